@@ -1,0 +1,35 @@
+// Response bodies: built as JSON values, written as MessagePack or JSON per the request.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "api/error.hpp"
+#include "api/media_type.hpp"
+#include "src/util/expected.hpp"
+
+namespace jq::api {
+
+// Wraps bytes that already hold one encoded MessagePack value (a worker's result, a job's
+// argument) so they can sit inside a response value: MessagePack output splices them in
+// unchanged; JSON output converts them, with bin and ext values as {"$bin": "<base64>"}.
+nlohmann::json raw_msgpack(std::string bytes);
+
+// Encodes a response value. Binary values (json::binary_t) become MessagePack bin, or
+// {"$bin": "<base64>"} in JSON.
+std::string encode_body(const nlohmann::json& value, MediaType type);
+
+// The contract's error shape {error, message, field?, index?}.
+std::string encode_error(const ApiError& error, MediaType type);
+
+// One MessagePack value -> JSON value ({"$bin": base64} for bin/ext). bad_request when the
+// bytes are not exactly one well-formed value.
+Expected<nlohmann::json, ApiError> msgpack_to_json(std::string_view bytes);
+
+// JSON text -> the same value as MessagePack bytes. bad_request (with the parser's position)
+// when the text is not valid JSON.
+Expected<std::string, ApiError> json_to_msgpack(std::string_view text);
+
+}  // namespace jq::api

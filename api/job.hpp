@@ -1,0 +1,50 @@
+// A job as a pusher sends it, validated against the contract's job table.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/error.hpp"
+#include "api/media_type.hpp"
+#include "src/util/expected.hpp"
+
+namespace jq::api {
+
+inline constexpr std::size_t kMaxBatchJobs = 1000;
+inline constexpr std::size_t kMaxNameBytes = 128;
+inline constexpr int kMaxRetryLimit = 1000;
+inline constexpr double kMaxTimeoutSeconds = 86400;
+
+// Values a job takes when the pusher leaves a field out (config `defaults`).
+struct JobDefaults {
+  int max_retry = 3;
+  std::chrono::milliseconds timeout{30'000};
+};
+
+struct NewJob {
+  std::string name;
+  std::string argument;  // exactly one encoded MessagePack value (nil when absent), byte for byte
+  std::int32_t priority = 0;
+  int max_retry = 3;
+  bool keep_result = false;
+  std::chrono::milliseconds timeout{30'000};  // fractions of a second round up to the next ms
+};
+
+struct PushRequest {
+  std::vector<NewJob> jobs;
+  bool batch = false;  // the body was an array: answer {ids: [...]}, else {id}
+};
+
+// 1-128 bytes of A-Z a-z 0-9 _ . : -, not starting with '.', ':' or '-'.
+bool is_valid_job_name(std::string_view name);
+
+// Decodes and validates a POST /v1/jobs body. A batch is validated whole: the first bad job
+// yields an error with `index`. Errors: bad_request (not MessagePack/JSON, not a map or array,
+// empty or >1000 jobs), invalid_job (with `field`: unknown key, wrong type, out of range).
+Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType type,
+                                            const JobDefaults& defaults);
+
+}  // namespace jq::api

@@ -1,0 +1,117 @@
+// The daemon's configuration: one struct per section with its defaults, filled from the YAML
+// file, then JQ_* environment variables, then command-line flags (each beats the one before).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace jq::config {
+
+struct ListenAddress {
+  std::string host = "127.0.0.1";  // IPv6 without brackets
+  std::uint16_t port = 8080;
+  bool is_loopback() const;  // 127.0.0.0/8, ::1 or "localhost"
+};
+
+struct Redis {
+  std::string url;  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p
+  std::string server_path = "redis-server";
+};
+
+struct Defaults {
+  int max_retry = 3;         // 0-1000
+  double timeout_s = 30;     // > 0, <= 86400
+  int result_ttl_s = 3600;   // > 0
+};
+
+struct Retry {
+  double base_s = 1.0;  // > 0
+  double max_s = 300;   // >= base
+  double jitter = 0.2;  // 0-1, +/- fraction
+};
+
+struct Limits {
+  std::size_t max_body_bytes = 1 << 20;  // >= 1024
+};
+
+enum class LogLevel { trace, debug, info, warn, error };
+enum class LogFormat { text, json };
+
+struct Log {
+  LogLevel level = LogLevel::info;
+  LogFormat format = LogFormat::text;
+};
+
+enum class Role { push, worker, admin };
+
+struct Token {
+  std::string token;
+  Role role = Role::push;
+};
+
+struct Auth {
+  bool configured = false;  // the `auth` section is present
+  std::vector<Token> tokens;
+  bool allow_open = false;  // listen on a non-loopback address without auth
+};
+
+struct StaticWorker {
+  std::string url;
+  std::vector<std::string> names;
+  int concurrency = 8;
+  std::map<std::string, std::string> headers;
+};
+
+struct Config {
+  ListenAddress listen;
+  int io_threads = 0;  // 0 = one per core
+  std::string data_dir = "./data";
+  Redis redis;
+  int shards = 16;  // 1-1024; fixed when the data store is created
+  Defaults defaults;
+  Retry retry;
+  Limits limits;
+  double shutdown_grace_s = 10;
+  Log log;
+  Auth auth;
+  std::vector<StaticWorker> workers;
+};
+
+// A bad key or value. `key` is the dotted path ("retry.base", "workers[1].url"); what() reads
+// "config: retry.base: must be a number greater than 0, got \"abc\"".
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string key, const std::string& problem);
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+// Values given on the command line; unset ones leave the lower layers alone.
+struct Flags {
+  std::optional<std::string> config_file;
+  std::optional<std::string> listen;
+  std::optional<std::string> redis_url;
+  std::optional<std::string> log_level;
+};
+
+using Getenv = std::function<const char*(const char*)>;
+
+// Parses one YAML document onto the defaults. Unknown keys and wrong values throw ConfigError.
+Config parse_yaml(const std::string& yaml_text);
+
+// Defaults <- file (flags.config_file, if any) <- JQ_LISTEN/JQ_REDIS_URL/JQ_LOG_LEVEL <- flags.
+// Throws ConfigError (a missing or unreadable file included).
+Config load(const Flags& flags, const Getenv& getenv);
+
+ListenAddress parse_listen(const std::string& text);  // "host:port", "[::1]:port"; ConfigError
+LogLevel parse_log_level(const std::string& text);    // ConfigError on unknown level
+
+}  // namespace jq::config
