@@ -1,6 +1,7 @@
 // Response bodies: built as JSON values, written as MessagePack or JSON per the request.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,9 +13,15 @@
 
 namespace jq::api {
 
+// raw_msgpack() values are json::binary_t with this subtype; encode_body() recognises it. Other
+// binary values (no subtype, or another one) are plain bytes.
+inline constexpr std::uint64_t kRawMsgpackSubtype = 0x6A;
+
 // Wraps bytes that already hold one encoded MessagePack value (a worker's result, a job's
 // argument) so they can sit inside a response value: MessagePack output splices them in
 // unchanged; JSON output converts them, with bin and ext values as {"$bin": "<base64>"}.
+// The bytes are trusted: pass only values this module decoded (JSON output writes null for
+// bytes that are not one well-formed value).
 nlohmann::json raw_msgpack(std::string bytes);
 
 // Encodes a response value. Binary values (json::binary_t) become MessagePack bin, or

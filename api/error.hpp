@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace jq::api {
 
@@ -30,7 +31,9 @@ struct ApiError {
   std::optional<std::string> field;  // the offending field, where one applies
   std::optional<std::size_t> index;  // the offending job's position in a batch
 
-  static ApiError make(ErrorCode code, std::string message) { return {code, std::move(message)}; }
+  static ApiError make(ErrorCode code, std::string message) {
+    return {code, std::move(message), std::nullopt, std::nullopt};
+  }
 };
 
 }  // namespace jq::api

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jq::config {
@@ -17,27 +18,32 @@ struct ListenAddress {
   std::string host = "127.0.0.1";  // IPv6 without brackets
   std::uint16_t port = 8080;
   bool is_loopback() const;  // 127.0.0.0/8, ::1 or "localhost"
+  bool operator==(const ListenAddress&) const = default;
 };
 
 struct Redis {
   std::string url;  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p
   std::string server_path = "redis-server";
+  bool operator==(const Redis&) const = default;
 };
 
 struct Defaults {
-  int max_retry = 3;         // 0-1000
-  double timeout_s = 30;     // > 0, <= 86400
-  int result_ttl_s = 3600;   // > 0
+  int max_retry = 3;        // 0-1000
+  double timeout_s = 30;    // > 0, <= 86400
+  int result_ttl_s = 3600;  // > 0
+  bool operator==(const Defaults&) const = default;
 };
 
 struct Retry {
   double base_s = 1.0;  // > 0
   double max_s = 300;   // >= base
   double jitter = 0.2;  // 0-1, +/- fraction
+  bool operator==(const Retry&) const = default;
 };
 
 struct Limits {
-  std::size_t max_body_bytes = 1 << 20;  // >= 1024
+  std::size_t max_body_bytes = 1 << 20;  // >= 1024, <= 1 GiB
+  bool operator==(const Limits&) const = default;
 };
 
 enum class LogLevel { trace, debug, info, warn, error };
@@ -46,6 +52,7 @@ enum class LogFormat { text, json };
 struct Log {
   LogLevel level = LogLevel::info;
   LogFormat format = LogFormat::text;
+  bool operator==(const Log&) const = default;
 };
 
 enum class Role { push, worker, admin };
@@ -53,12 +60,14 @@ enum class Role { push, worker, admin };
 struct Token {
   std::string token;
   Role role = Role::push;
+  bool operator==(const Token&) const = default;
 };
 
 struct Auth {
   bool configured = false;  // the `auth` section is present
   std::vector<Token> tokens;
   bool allow_open = false;  // listen on a non-loopback address without auth
+  bool operator==(const Auth&) const = default;
 };
 
 struct StaticWorker {
@@ -66,6 +75,7 @@ struct StaticWorker {
   std::vector<std::string> names;
   int concurrency = 8;
   std::map<std::string, std::string> headers;
+  bool operator==(const StaticWorker&) const = default;
 };
 
 struct Config {
@@ -81,6 +91,7 @@ struct Config {
   Log log;
   Auth auth;
   std::vector<StaticWorker> workers;
+  bool operator==(const Config&) const = default;
 };
 
 // A bad key or value. `key` is the dotted path ("retry.base", "workers[1].url"); what() reads
@@ -96,10 +107,10 @@ class ConfigError : public std::runtime_error {
 
 // Values given on the command line; unset ones leave the lower layers alone.
 struct Flags {
-  std::optional<std::string> config_file;
-  std::optional<std::string> listen;
-  std::optional<std::string> redis_url;
-  std::optional<std::string> log_level;
+  std::optional<std::string> config_file{};
+  std::optional<std::string> listen{};
+  std::optional<std::string> redis_url{};
+  std::optional<std::string> log_level{};
 };
 
 using Getenv = std::function<const char*(const char*)>;
@@ -108,10 +119,17 @@ using Getenv = std::function<const char*(const char*)>;
 Config parse_yaml(const std::string& yaml_text);
 
 // Defaults <- file (flags.config_file, if any) <- JQ_LISTEN/JQ_REDIS_URL/JQ_LOG_LEVEL <- flags.
-// Throws ConfigError (a missing or unreadable file included).
+// Empty environment variables count as unset. Errors name the variable or flag a value came
+// from ("JQ_LISTEN", "--listen"). A non-loopback listen address is refused unless auth has tokens
+// or auth.allow_open is true. Throws ConfigError (a missing or unreadable file included).
 Config load(const Flags& flags, const Getenv& getenv);
 
 ListenAddress parse_listen(const std::string& text);  // "host:port", "[::1]:port"; ConfigError
 LogLevel parse_log_level(const std::string& text);    // ConfigError on unknown level
+
+std::string to_string(const ListenAddress& address);  // "127.0.0.1:8080", "[::1]:8080"
+std::string_view to_string(LogLevel level);           // "trace" ... "error"
+std::string_view to_string(LogFormat format);         // "text" | "json"
+std::string_view to_string(Role role);                // "push" | "worker" | "admin"
 
 }  // namespace jq::config

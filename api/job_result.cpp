@@ -1,0 +1,135 @@
+// A worker's answer: a result object checked field by field. Unknown keys are kept (they are
+// part of `encoded`), because workers may add their own fields.
+#include "api/job_result.hpp"
+
+#include <array>
+
+#include <msgpack.hpp>
+
+#include "api/field_map.hpp"
+#include "api/field_values.hpp"
+#include "api/msgpack_reader.hpp"
+#include "api/request_body.hpp"
+
+namespace jq::api {
+
+namespace {
+
+constexpr std::size_t kMaxFinishedAtBytes = 64;
+
+// The exact bytes of each known field; empty = absent (an encoded value is never empty).
+struct ResultFields {
+  std::string_view type, finished_at, result, reason, should_retry, error, message;
+};
+
+template <std::string_view ResultFields::*Member>
+Expected<void, ApiError> keep(ResultFields& fields, std::string_view value) {
+  fields.*Member = value;
+  return {};
+}
+
+constexpr std::array<FieldRule<ResultFields>, 7> kResultRules{{
+    {"type", true, keep<&ResultFields::type>},
+    {"finished_at", true, keep<&ResultFields::finished_at>},
+    {"result", false, keep<&ResultFields::result>},
+    {"reason", false, keep<&ResultFields::reason>},
+    {"should_retry", false, keep<&ResultFields::should_retry>},
+    {"error", false, keep<&ResultFields::error>},
+    {"message", false, keep<&ResultFields::message>},
+}};
+
+constexpr FieldMapSpec kResultSpec{"the result body", "result.", true};
+
+bool is_nil(std::string_view value) {
+  return value == "\xc0";
+}
+
+// A string field that is one of `choices`; returns its position.
+Expected<std::size_t, std::string> read_choice(std::string_view field, std::string_view value,
+                                               std::string_view a, std::string_view b) {
+  const auto text = MsgpackReader(value).read_str();
+  if (text && *text == a) return 0;
+  if (text && *text == b) return 1;
+  return unexpected("result." + std::string(field) + " must be \"" + std::string(a) + "\" or \"" +
+                    std::string(b) + "\", got " + describe_value(value));
+}
+
+Expected<void, std::string> check_finished_at(std::string_view value) {
+  const auto text = MsgpackReader(value).read_str();
+  if (text && !text->empty() && text->size() <= kMaxFinishedAtBytes) return {};
+  return unexpected("result.finished_at must be an ISO 8601 time (a string of 1 to " +
+                    std::to_string(kMaxFinishedAtBytes) + " bytes), got " + describe_value(value));
+}
+
+// reason (default other), should_retry (required), message (default ""); nil counts as absent
+// for the optional ones.
+Expected<void, std::string> read_failure(const ResultFields& fields, JobResult& out) {
+  if (!fields.reason.empty() && !is_nil(fields.reason)) {
+    const auto reason = read_choice("reason", fields.reason, "other", "timeout");
+    if (!reason) return unexpected(reason.error());
+    out.reason = *reason == 0 ? FailureReason::other : FailureReason::timeout;
+  }
+  if (fields.should_retry.empty()) {
+    return unexpected(std::string("result.should_retry is required for a failure"));
+  }
+  const auto retry = read_bool_field("result.should_retry", fields.should_retry);
+  if (!retry) return unexpected(retry.error().message);
+  out.should_retry = *retry;
+  if (!fields.message.empty() && !is_nil(fields.message)) {
+    const auto message = read_string_field("result.message", fields.message);
+    if (!message) return unexpected(message.error().message);
+    out.message = std::string(*message);
+  }
+  return {};
+}
+
+Expected<void, std::string> check_fields(const ResultFields& fields, JobResult& out) {
+  const auto type = read_choice("type", fields.type, "success", "failure");
+  if (!type) return unexpected(type.error());
+  if (auto finished = check_finished_at(fields.finished_at); !finished) return finished;
+  out.type = *type == 0 ? ResultType::success : ResultType::failure;
+  if (out.type == ResultType::failure) return read_failure(fields, out);
+  return {};
+}
+
+void pack_str(msgpack::packer<msgpack::sbuffer>& pk, std::string_view s) {
+  pk.pack_str(static_cast<std::uint32_t>(s.size()));
+  pk.pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
+}
+
+}  // namespace
+
+Expected<JobResult, std::string> decode_job_result(std::string_view body, MediaType type) {
+  auto bytes = request_msgpack(body, type);
+  if (!bytes) return unexpected("result " + bytes.error().message);
+  ResultFields fields;
+  if (auto decoded = decode_field_map(*bytes, kResultRules, kResultSpec, fields); !decoded) {
+    return unexpected(decoded.error().message);
+  }
+  JobResult result;
+  if (auto checked = check_fields(fields, result); !checked) return unexpected(checked.error());
+  result.encoded = std::move(*bytes);
+  return result;
+}
+
+std::string encode_failure(FailureReason reason, bool should_retry, std::string_view message,
+                           std::string_view finished_at_iso8601) {
+  msgpack::sbuffer out;
+  msgpack::packer<msgpack::sbuffer> pk(out);
+  pk.pack_map(6);
+  pack_str(pk, "type");
+  pack_str(pk, "failure");
+  pack_str(pk, "reason");
+  pack_str(pk, reason == FailureReason::timeout ? "timeout" : "other");
+  pack_str(pk, "finished_at");
+  pack_str(pk, finished_at_iso8601);
+  pack_str(pk, "should_retry");
+  should_retry ? pk.pack_true() : pk.pack_false();
+  pack_str(pk, "error");
+  pk.pack_nil();
+  pack_str(pk, "message");
+  pack_str(pk, message);
+  return std::string(out.data(), out.size());
+}
+
+}  // namespace jq::api

@@ -1,0 +1,383 @@
+#include "api/msgpack_reader.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace jq::api {
+
+namespace {
+
+bool is_container(MsgpackKind kind) {
+  return kind == MsgpackKind::array || kind == MsgpackKind::map;
+}
+
+std::string at_byte(std::size_t offset) {
+  return " at byte " + std::to_string(offset);
+}
+
+// The kind named by a MessagePack type byte (the first byte of every value).
+MsgpackKind kind_of(std::uint8_t b) {
+  if (b <= 0x7f || b >= 0xe0) return MsgpackKind::integer;
+  if (b <= 0x8f) return MsgpackKind::map;
+  if (b <= 0x9f) return MsgpackKind::array;
+  if (b <= 0xbf) return MsgpackKind::str;
+  switch (b) {
+    case 0xc0:
+      return MsgpackKind::nil;
+    case 0xc2:
+    case 0xc3:
+      return MsgpackKind::boolean;
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      return MsgpackKind::bin;
+    case 0xc7:
+    case 0xc8:
+    case 0xc9:
+      return MsgpackKind::ext;
+    case 0xca:
+    case 0xcb:
+      return MsgpackKind::floating;
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
+      return MsgpackKind::ext;
+    case 0xd9:
+    case 0xda:
+    case 0xdb:
+      return MsgpackKind::str;
+    case 0xdc:
+    case 0xdd:
+      return MsgpackKind::array;
+    case 0xde:
+    case 0xdf:
+      return MsgpackKind::map;
+    case 0xc1:
+      return MsgpackKind::invalid;  // reserved: never used
+    default:
+      return MsgpackKind::integer;  // 0xcc-0xcf uint, 0xd0-0xd3 int
+  }
+}
+
+MsgpackInt from_unsigned(std::uint64_t u) {
+  const bool above = u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  return {above, static_cast<std::int64_t>(u)};  // modular: as_unsigned() gives u back
+}
+
+}  // namespace
+
+std::string_view to_string(MsgpackKind kind) {
+  switch (kind) {
+    case MsgpackKind::nil:
+      return "nil";
+    case MsgpackKind::boolean:
+      return "boolean";
+    case MsgpackKind::integer:
+      return "integer";
+    case MsgpackKind::floating:
+      return "float";
+    case MsgpackKind::str:
+      return "string";
+    case MsgpackKind::bin:
+      return "binary";
+    case MsgpackKind::array:
+      return "array";
+    case MsgpackKind::map:
+      return "map";
+    case MsgpackKind::ext:
+      return "ext";
+    case MsgpackKind::invalid:
+      break;
+  }
+  return "invalid";
+}
+
+// One decoded type byte with its length fields and, for scalars, its payload.
+struct MsgpackReader::Header {
+  MsgpackKind kind = MsgpackKind::invalid;
+  std::uint32_t count = 0;   // elements of an array, pairs of a map
+  std::string_view payload;  // the data of a str, bin or ext
+  std::int8_t ext_type = 0;
+  MsgpackInt integer;
+  double floating = 0;
+  bool boolean = false;
+};
+
+MsgpackKind MsgpackReader::peek() const {
+  if (at_end()) return MsgpackKind::invalid;
+  return kind_of(static_cast<std::uint8_t>(bytes_[pos_]));
+}
+
+bool MsgpackReader::fail(std::string why, std::size_t at) {
+  error_ = std::move(why) + at_byte(at);
+  return false;
+}
+
+std::optional<std::string_view> MsgpackReader::take(std::uint64_t n) {
+  if (n > remaining()) {
+    fail("truncated: " + std::to_string(n) + " bytes declared, " + std::to_string(remaining()) +
+             " left",
+         pos_);
+    return std::nullopt;
+  }
+  std::string_view out = bytes_.substr(pos_, n);
+  pos_ += n;
+  return out;
+}
+
+template <class T>
+std::optional<T> MsgpackReader::read_be() {
+  auto raw = take(sizeof(T));
+  if (!raw) return std::nullopt;
+  T value = 0;
+  for (char c : *raw) value = static_cast<T>((value << 8) | static_cast<std::uint8_t>(c));
+  return value;
+}
+
+std::optional<MsgpackReader::Header> MsgpackReader::read_header() {
+  const std::size_t start = pos_;
+  if (at_end()) {
+    fail("truncated: a value is missing", pos_);
+    return std::nullopt;
+  }
+  const auto b = static_cast<std::uint8_t>(bytes_[pos_++]);
+  Header h;
+  h.kind = kind_of(b);
+  bool ok = true;
+  std::optional<std::uint64_t> len;  // the declared length of a str/bin/ext payload or container
+  if (b <= 0x7f) {
+    h.integer = {false, b};
+  } else if (b >= 0xe0) {
+    h.integer = {false, static_cast<std::int8_t>(b)};
+  } else if (b <= 0x9f) {
+    len = b & 0x0f;
+  } else if (b <= 0xbf) {
+    len = b & 0x1f;
+  } else {
+    ok = read_typed_header(b, h, len);
+  }
+  if (ok && len) ok = is_container(h.kind) ? check_count(h, *len, start) : read_payload(h, *len);
+  if (!ok) pos_ = start;
+  return ok ? std::optional<Header>(h) : std::nullopt;
+}
+
+// The type bytes 0xc0-0xdf: everything with a fixed code and explicit length fields.
+bool MsgpackReader::read_typed_header(std::uint8_t b, Header& h,
+                                      std::optional<std::uint64_t>& len) {
+  switch (b) {
+    case 0xc0:
+      return true;
+    case 0xc1:
+      return fail("reserved byte 0xc1 (never used in MessagePack)", pos_ - 1);
+    case 0xc2:
+    case 0xc3:
+      h.boolean = b == 0xc3;
+      return true;
+    case 0xc4:
+    case 0xd9:
+      return assign(len, read_be<std::uint8_t>());
+    case 0xc5:
+    case 0xda:
+    case 0xdc:
+    case 0xde:
+      return assign(len, read_be<std::uint16_t>());
+    case 0xc6:
+    case 0xdb:
+    case 0xdd:
+    case 0xdf:
+      return assign(len, read_be<std::uint32_t>());
+    case 0xc7:
+      return assign(len, read_be<std::uint8_t>()) && read_ext_type(h);
+    case 0xc8:
+      return assign(len, read_be<std::uint16_t>()) && read_ext_type(h);
+    case 0xc9:
+      return assign(len, read_be<std::uint32_t>()) && read_ext_type(h);
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
+      len = std::uint64_t{1} << (b - 0xd4);
+      return read_ext_type(h);
+    case 0xca:
+      return read_float32(h);
+    case 0xcb:
+      return read_float64(h);
+    default:
+      return read_int_body(b, h);
+  }
+}
+
+bool MsgpackReader::read_ext_type(Header& h) {
+  auto type = read_be<std::uint8_t>();
+  if (type) h.ext_type = static_cast<std::int8_t>(*type);
+  return type.has_value();
+}
+
+bool MsgpackReader::read_float32(Header& h) {
+  auto bits = read_be<std::uint32_t>();
+  if (bits) h.floating = std::bit_cast<float>(*bits);
+  return bits.has_value();
+}
+
+bool MsgpackReader::read_float64(Header& h) {
+  auto bits = read_be<std::uint64_t>();
+  if (bits) h.floating = std::bit_cast<double>(*bits);
+  return bits.has_value();
+}
+
+// 0xcc-0xcf: uint 8/16/32/64; 0xd0-0xd3: int 8/16/32/64.
+bool MsgpackReader::read_int_body(std::uint8_t b, Header& h) {
+  std::optional<std::uint64_t> u;
+  switch (b & 0x03) {
+    case 0:
+      u = read_be<std::uint8_t>();
+      break;
+    case 1:
+      u = read_be<std::uint16_t>();
+      break;
+    case 2:
+      u = read_be<std::uint32_t>();
+      break;
+    default:
+      u = read_be<std::uint64_t>();
+      break;
+  }
+  if (!u) return false;
+  if (b <= 0xcf) {
+    h.integer = from_unsigned(*u);
+    return true;
+  }
+  const int bits = 8 << (b & 0x03);
+  std::int64_t v = static_cast<std::int64_t>(*u);
+  if (bits < 64 && (*u >> (bits - 1)) != 0) v -= std::int64_t{1} << bits;  // sign-extend
+  h.integer = {false, v};
+  return true;
+}
+
+// A container's count cannot exceed the bytes left: every element takes at least one byte.
+bool MsgpackReader::check_count(Header& h, std::uint64_t count, std::size_t start) {
+  const std::uint64_t min_bytes = h.kind == MsgpackKind::map ? 2 * count : count;
+  if (min_bytes > remaining()) {
+    return fail("truncated: the " + std::string(to_string(h.kind)) + " declares " +
+                    std::to_string(count) + " elements but only " + std::to_string(remaining()) +
+                    " bytes follow",
+                start);
+  }
+  h.count = static_cast<std::uint32_t>(count);
+  return true;
+}
+
+bool MsgpackReader::read_payload(Header& h, std::uint64_t len) {
+  auto payload = take(len);
+  if (payload) h.payload = *payload;
+  return payload.has_value();
+}
+
+bool MsgpackReader::assign(std::optional<std::uint64_t>& out, std::optional<std::uint64_t> in) {
+  out = in;
+  return in.has_value();
+}
+
+std::optional<MsgpackReader::Header> MsgpackReader::read_kind(MsgpackKind want) {
+  const std::size_t start = pos_;
+  auto h = read_header();
+  if (h && h->kind != want) {
+    fail("expected " + std::string(to_string(want)) + ", got " + std::string(to_string(h->kind)),
+         start);
+    pos_ = start;
+    return std::nullopt;
+  }
+  return h;
+}
+
+std::optional<std::uint32_t> MsgpackReader::read_map_header() {
+  auto h = read_kind(MsgpackKind::map);
+  return h ? std::optional(h->count) : std::nullopt;
+}
+
+std::optional<std::uint32_t> MsgpackReader::read_array_header() {
+  auto h = read_kind(MsgpackKind::array);
+  return h ? std::optional(h->count) : std::nullopt;
+}
+
+std::optional<std::string_view> MsgpackReader::read_str() {
+  auto h = read_kind(MsgpackKind::str);
+  return h ? std::optional(h->payload) : std::nullopt;
+}
+
+std::optional<std::string_view> MsgpackReader::read_bin() {
+  auto h = read_kind(MsgpackKind::bin);
+  return h ? std::optional(h->payload) : std::nullopt;
+}
+
+std::optional<MsgpackExt> MsgpackReader::read_ext() {
+  auto h = read_kind(MsgpackKind::ext);
+  return h ? std::optional(MsgpackExt{h->ext_type, h->payload}) : std::nullopt;
+}
+
+std::optional<MsgpackInt> MsgpackReader::read_int() {
+  auto h = read_kind(MsgpackKind::integer);
+  return h ? std::optional(h->integer) : std::nullopt;
+}
+
+std::optional<double> MsgpackReader::read_float() {
+  auto h = read_kind(MsgpackKind::floating);
+  return h ? std::optional(h->floating) : std::nullopt;
+}
+
+std::optional<bool> MsgpackReader::read_bool() {
+  auto h = read_kind(MsgpackKind::boolean);
+  return h ? std::optional(h->boolean) : std::nullopt;
+}
+
+bool MsgpackReader::read_nil() {
+  return read_kind(MsgpackKind::nil).has_value();
+}
+
+// Iterative, so a hostile body cannot exhaust the stack: pending[d] counts the elements still
+// to read in the container open at depth d.
+std::optional<std::string_view> MsgpackReader::skip() {
+  const std::size_t start = pos_;
+  std::uint64_t pending[kMaxDepth] = {};
+  int depth = 0;
+  do {
+    const std::size_t at = pos_;
+    auto h = read_header();
+    if (!h) break;
+    if (is_container(h->kind)) {
+      if (depth == kMaxDepth) {
+        fail("nested deeper than " + std::to_string(kMaxDepth) + " levels", at);
+        break;
+      }
+      const std::uint64_t n = h->kind == MsgpackKind::map ? 2ull * h->count : h->count;
+      if (n > 0) {
+        pending[depth++] = n;
+        continue;
+      }
+    }
+    while (depth > 0 && --pending[depth - 1] == 0) --depth;
+  } while (depth > 0);
+  if (depth > 0 || pos_ == start) {
+    pos_ = start;
+    return std::nullopt;
+  }
+  return bytes_.substr(start, pos_ - start);
+}
+
+std::string single_value_problem(std::string_view bytes) {
+  if (bytes.empty()) return "it is empty";
+  MsgpackReader reader(bytes);
+  if (!reader.skip()) return std::string(reader.error());
+  if (!reader.at_end()) {
+    return std::to_string(reader.remaining()) + " unexpected bytes after the value" +
+           at_byte(reader.offset());
+  }
+  return {};
+}
+
+}  // namespace jq::api

@@ -1,0 +1,196 @@
+// POST /v1/workers: a table of field rules (field_map.hpp), one per registration field.
+#include "api/worker_registration.hpp"
+
+#include <array>
+#include <cctype>
+#include <set>
+
+#include "api/field_map.hpp"
+#include "api/field_values.hpp"
+#include "api/http_url.hpp"
+#include "api/job.hpp"
+#include "api/request_body.hpp"
+
+namespace jq::api {
+
+namespace {
+
+// Headers the master sets on every dispatch; a registration may not override them.
+constexpr std::array<std::string_view, 5> kReservedHeaders{"Host", "Content-Type", "Content-Length",
+                                                           "X-Jq-Job-Id", "X-Jq-Attempt"};
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_reserved_header(std::string_view name) {
+  const std::string lower = lowercase(name);
+  for (std::string_view reserved : kReservedHeaders) {
+    if (lower == lowercase(reserved)) return true;
+  }
+  return false;
+}
+
+// RFC 9110 token: the characters a header name may hold.
+bool is_http_token(std::string_view name) {
+  static constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && kSymbols.find(c) == kSymbols.npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_safe_header_value(std::string_view value) {
+  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+Expected<void, ApiError> apply_url(WorkerRegistration& reg, std::string_view value) {
+  const auto url = read_string_field("url", value);
+  if (!url) return unexpected(url.error());
+  if (url->size() > kMaxWorkerUrlBytes) {
+    return unexpected(field_error("url", "url must be at most " +
+                                             std::to_string(kMaxWorkerUrlBytes) + " bytes, got " +
+                                             std::to_string(url->size())));
+  }
+  if (auto parsed = parse_http_url(*url); !parsed) {
+    return unexpected(
+        field_error("url", "url " + parsed.error() + ", got " + describe_value(value)));
+  }
+  reg.url = std::string(*url);
+  return {};
+}
+
+ApiError names_error(std::string message) {
+  return field_error("names", std::move(message));
+}
+
+// One element of `names`: a job name, or "*" (checked by the caller to stand alone).
+Expected<std::string_view, ApiError> read_worker_name(std::size_t i, std::string_view value) {
+  const std::string where = "names[" + std::to_string(i) + "]";
+  const auto name = MsgpackReader(value).read_str();
+  if (name && (*name == "*" || is_valid_job_name(*name))) return *name;
+  return unexpected(names_error(where +
+                                " must be a job name (1-128 bytes of A-Z a-z 0-9 _ . : -, not "
+                                "starting with '.', ':' or '-') or \"*\", got " +
+                                describe_value(value)));
+}
+
+Expected<void, ApiError> apply_names(WorkerRegistration& reg, std::string_view value) {
+  MsgpackReader reader(value);
+  const auto count = reader.read_array_header();
+  if (!count || *count == 0 || *count > kMaxWorkerNames) {
+    return unexpected(
+        names_error("names must be an array of 1 to " + std::to_string(kMaxWorkerNames) +
+                    " job names, or [\"*\"] for every name, got " +
+                    (count ? std::to_string(*count) + " names" : describe_value(value))));
+  }
+  std::set<std::string_view> seen;
+  for (std::uint32_t i = 0; i < *count; ++i) {
+    const auto name = read_worker_name(i, reader.skip().value_or(""));
+    if (!name) return unexpected(name.error());
+    if (*name == "*" && *count > 1) {
+      return unexpected(names_error("names may be [\"*\"] alone, not \"*\" among other names"));
+    }
+    if (seen.insert(*name).second) reg.names.emplace_back(*name);
+  }
+  return {};
+}
+
+Expected<void, ApiError> apply_concurrency(WorkerRegistration& reg, std::string_view value) {
+  const auto concurrency = read_int_field("concurrency", value, 1, kMaxWorkerConcurrency);
+  if (!concurrency) return unexpected(concurrency.error());
+  reg.concurrency = static_cast<int>(*concurrency);
+  return {};
+}
+
+ApiError headers_error(std::string message) {
+  return field_error("headers", std::move(message));
+}
+
+// One headers entry; `seen` holds the lowercased names so far (names are case-insensitive).
+Expected<void, ApiError> add_header(WorkerRegistration& reg, std::set<std::string>& seen,
+                                    std::string_view key, std::string_view value) {
+  const auto name = MsgpackReader(key).read_str();
+  const auto text = MsgpackReader(value).read_str();
+  if (!name || !text) {
+    return unexpected(headers_error("headers must map header names to string values, got " +
+                                    describe_value(key) + ": " + describe_value(value)));
+  }
+  const std::string shown = describe_value(key);
+  if (!is_http_token(*name)) {
+    return unexpected(headers_error(shown + " is not a valid HTTP header name (letters, "
+                                            "digits and !#$%&'*+-.^_`|~ only)"));
+  }
+  if (is_reserved_header(*name)) {
+    return unexpected(headers_error(shown + " is set by the master and cannot be registered"));
+  }
+  if (!is_safe_header_value(*text) || text->size() > kMaxWorkerHeaderValueBytes) {
+    return unexpected(headers_error("the value of " + shown + " must be at most " +
+                                    std::to_string(kMaxWorkerHeaderValueBytes) +
+                                    " bytes without CR, LF or NUL"));
+  }
+  if (!seen.insert(lowercase(*name)).second) {
+    return unexpected(headers_error(shown + " appears more than once"));
+  }
+  reg.headers.emplace_back(*name, *text);
+  return {};
+}
+
+Expected<void, ApiError> apply_headers(WorkerRegistration& reg, std::string_view value) {
+  MsgpackReader reader(value);
+  const auto count = reader.read_map_header();
+  if (!count) {
+    return unexpected(headers_error("headers must be a map of header names to strings, got " +
+                                    describe_value(value)));
+  }
+  if (*count > kMaxWorkerHeaders) {
+    return unexpected(headers_error("headers may hold at most " +
+                                    std::to_string(kMaxWorkerHeaders) + " entries, got " +
+                                    std::to_string(*count)));
+  }
+  std::set<std::string> seen;
+  for (std::uint32_t i = 0; i < *count; ++i) {
+    const std::string_view key = reader.skip().value_or("");
+    const std::string_view text = reader.skip().value_or("");
+    if (auto added = add_header(reg, seen, key, text); !added) return added;
+  }
+  return {};
+}
+
+Expected<void, ApiError> apply_ttl(WorkerRegistration& reg, std::string_view value) {
+  const auto ttl = read_seconds_field("ttl", value, kMaxWorkerTtlSeconds);
+  if (!ttl) return unexpected(ttl.error());
+  reg.ttl = *ttl;
+  return {};
+}
+
+constexpr std::array<FieldRule<WorkerRegistration>, 5> kRegistrationRules{{
+    {"url", true, apply_url},
+    {"names", true, apply_names},
+    {"concurrency", false, apply_concurrency},
+    {"headers", false, apply_headers},
+    {"ttl", false, apply_ttl},
+}};
+
+constexpr FieldMapSpec kRegistrationSpec{"a worker registration", "", false};
+
+}  // namespace
+
+Expected<WorkerRegistration, ApiError> decode_worker_registration(std::string_view body,
+                                                                  MediaType type) {
+  const auto bytes = request_msgpack(body, type);
+  if (!bytes) return unexpected(bytes.error());
+  WorkerRegistration reg;
+  if (auto decoded = decode_field_map(*bytes, kRegistrationRules, kRegistrationSpec, reg);
+      !decoded) {
+    return unexpected(decoded.error());
+  }
+  return reg;
+}
+
+}  // namespace jq::api

@@ -1,0 +1,35 @@
+// jqmaster: flags -> config -> run -> exit code.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "src/app/app.hpp"
+#include "src/config/config.hpp"
+#include "src/log/log.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App cli{"jqmaster: a job-queue master that dispatches jobs to HTTP workers by priority"};
+  jq::config::Flags flags;
+  cli.add_option("--config", flags.config_file, "YAML configuration file");
+  cli.add_option("--listen", flags.listen, "HOST:PORT to serve HTTP on (env JQ_LISTEN)");
+  cli.add_option("--redis-url", flags.redis_url,
+                 "redis://host:port/db or unix:///path; empty: embedded Redis (env JQ_REDIS_URL)");
+  cli.add_option("--log-level", flags.log_level,
+                 "trace, debug, info, warn or error (env JQ_LOG_LEVEL)");
+  cli.set_version_flag("--version", std::string("jqmaster ") + JQ_VERSION);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = cli.exit(e);
+    return code == 0 ? 0 : jq::app::kExitBadConfig;
+  }
+  jq::config::Config config;
+  try {
+    config = jq::config::load(flags, [](const char* name) { return std::getenv(name); });
+  } catch (const jq::config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return jq::app::kExitBadConfig;
+  }
+  jq::log::setup(config.log);
+  return jq::app::run(config);
+}

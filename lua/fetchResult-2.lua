@@ -1,0 +1,23 @@
+--[[ fetchResult: hands a finished job's kept result to the pusher exactly once.
+  KEYS[1] jobs hash of the job's shard
+  KEYS[2] done key of the job (finished record, R_RESULT = the result object)
+  ARGV[1] the job's field
+  Returns: {1, result}           the result (MessagePack bytes); the done key is deleted
+           {2, state, attempts}  the job is still queued, scheduled or running
+           {0}                   nothing to give: unknown, fetched already, expired, or not kept
+]]
+local jobs, done = KEYS[1], KEYS[2]
+local raw = rcall('GET', done)
+if raw then
+  rcall('DEL', done)
+  local record = cmsgpack.unpack(raw)
+  return {1, record[R_RESULT]}
+end
+local record = load_record(jobs, ARGV[1])
+if record then
+  local state = record[R_STATE]
+  if state == S_QUEUED or state == S_SCHEDULED or state == S_RUNNING then
+    return {2, state, record[R_ATTEMPTS]}
+  end
+end
+return {0}

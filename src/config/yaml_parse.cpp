@@ -1,0 +1,180 @@
+// The YAML document onto the defaults. A section that is absent or null keeps its defaults
+// (except `auth`, whose mere presence turns auth on); every key present is checked.
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <climits>
+
+#include "src/config/sections.hpp"
+#include "src/config/values.hpp"
+
+namespace jq::config {
+namespace detail {
+namespace {
+
+constexpr long long kMaxIoThreads = 256;
+constexpr long long kMaxShards = 1024;
+constexpr long long kMaxRetry = 1000;
+constexpr double kMaxTimeoutS = 86400;
+constexpr long long kMinBodyBytes = 1024;
+constexpr long long kMaxBodyBytes = 1LL << 30;
+
+constexpr std::string_view kString = "must be a string";
+constexpr std::string_view kPositiveSeconds = "must be a number of seconds greater than 0";
+
+bool positive(double value) {
+  return value > 0;
+}
+
+std::string format_number(double value) {
+  char buf[32];
+  const auto result = std::to_chars(buf, buf + sizeof buf, value);
+  return std::string(buf, result.ptr);
+}
+
+Redis parse_redis(const At& at) {
+  expect_keys(at, {"url", "server_path"});
+  Redis redis;
+  if (auto v = field(at, "url")) redis.url = redis_url_from(v->path, string(*v, kString));
+  if (auto v = field(at, "server_path")) {
+    redis.server_path = non_empty_string(*v,
+                                         "must name the redis-server program (a path or a "
+                                         "name looked up on PATH)");
+  }
+  return redis;
+}
+
+Defaults parse_defaults(const At& at) {
+  expect_keys(at, {"max_retry", "timeout", "result_ttl"});
+  Defaults defaults;
+  if (auto v = field(at, "max_retry")) {
+    defaults.max_retry = static_cast<int>(
+        integer(*v, 0, kMaxRetry, "must be an integer between 0 (never retry) and 1000"));
+  }
+  if (auto v = field(at, "timeout")) {
+    defaults.timeout_s = number(
+        *v, [](double s) { return s > 0 && s <= kMaxTimeoutS; },
+        "must be a number of seconds greater than 0 and at most 86400");
+  }
+  if (auto v = field(at, "result_ttl")) {
+    defaults.result_ttl_s = static_cast<int>(
+        integer(*v, 1, INT_MAX, "must be a whole number of seconds greater than 0"));
+  }
+  return defaults;
+}
+
+Retry parse_retry(const At& at) {
+  expect_keys(at, {"base", "max", "jitter"});
+  Retry retry;
+  const auto base = field(at, "base");
+  const auto max = field(at, "max");
+  if (base) retry.base_s = number(*base, positive, kPositiveSeconds);
+  if (max) retry.max_s = number(*max, positive, kPositiveSeconds);
+  if (auto v = field(at, "jitter")) {
+    retry.jitter = number(
+        *v, [](double f) { return f >= 0 && f <= 1; }, "must be a fraction between 0 and 1");
+  }
+  if (retry.max_s < retry.base_s) {
+    if (max) fail(*max, "must be at least retry.base (" + format_number(retry.base_s) + ")");
+    fail(*base, "must be at most retry.max (" + format_number(retry.max_s) + ", the default)");
+  }
+  return retry;
+}
+
+Limits parse_limits(const At& at) {
+  expect_keys(at, {"max_body_bytes"});
+  Limits limits;
+  if (auto v = field(at, "max_body_bytes")) {
+    limits.max_body_bytes = static_cast<std::size_t>(
+        integer(*v, kMinBodyBytes, kMaxBodyBytes,
+                "must be a number of bytes between 1024 and 1073741824 (1 GiB)"));
+  }
+  return limits;
+}
+
+Log parse_log(const At& at) {
+  expect_keys(at, {"level", "format"});
+  Log log;
+  if (auto v = field(at, "level")) log.level = log_level_from(v->path, string(*v, kString));
+  if (auto v = field(at, "format")) log.format = log_format_from(v->path, string(*v, kString));
+  return log;
+}
+
+void parse_top_scalars(const At& root, Config& config) {
+  if (auto v = field(root, "listen")) {
+    config.listen = listen_from(
+        v->path, string(*v, "must be a string HOST:PORT (quote an IPv6 one: \"[::1]:8080\")"));
+  }
+  if (auto v = field(root, "io_threads")) {
+    config.io_threads = static_cast<int>(
+        integer(*v, 0, kMaxIoThreads, "must be an integer between 0 (one per core) and 256"));
+  }
+  if (auto v = field(root, "data_dir")) {
+    config.data_dir = non_empty_string(*v, "must be a directory path");
+  }
+  if (auto v = field(root, "shards")) {
+    config.shards = static_cast<int>(integer(*v, 1, kMaxShards,
+                                             "must be an integer between 1 and 1024 (fixed when "
+                                             "the data store is created)"));
+  }
+  if (auto v = field(root, "shutdown_grace")) {
+    config.shutdown_grace_s = number(
+        *v, [](double s) { return s >= 0; }, "must be a number of seconds, 0 or more");
+  }
+}
+
+Config parse_document(const At& root) {
+  expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "defaults", "retry",
+                     "limits", "shutdown_grace", "log", "auth", "workers"});
+  Config config;
+  parse_top_scalars(root, config);
+  if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
+  if (auto v = field(root, "defaults")) config.defaults = parse_defaults(*v);
+  if (auto v = field(root, "retry")) config.retry = parse_retry(*v);
+  if (auto v = field(root, "limits")) config.limits = parse_limits(*v);
+  if (auto v = field(root, "log")) config.log = parse_log(*v);
+  if (auto v = field(root, "auth")) config.auth = parse_auth(*v);
+  if (auto v = field(root, "workers")) config.workers = parse_workers(*v);
+  return config;
+}
+
+std::string syntax_problem(const YAML::Exception& e) {
+  if (e.mark.is_null()) return "not valid YAML: " + e.msg;
+  return "not valid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
+         std::to_string(e.mark.column + 1) + ": " + e.msg;
+}
+
+}  // namespace
+
+std::string non_empty_string(const At& at, std::string_view must) {
+  std::string text = string(at, must);
+  if (text.empty()) fail(at, must);
+  return text;
+}
+
+Config parse_yaml_from(std::string_view text, const std::string& source) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, syntax_problem(e));
+  }
+  if (documents.size() > 1) {
+    throw ConfigError(source, "holds " + std::to_string(documents.size()) +
+                                  " YAML documents (separated by ---); put every setting in one");
+  }
+  const At root{documents.empty() ? YAML::Node() : documents.front(), ""};
+  if (!root.node.IsNull() && !root.node.IsMap()) {
+    throw ConfigError(source,
+                      "must be a map of settings (key: value lines), got " + describe(root.node));
+  }
+  return parse_document(root);
+}
+
+}  // namespace detail
+
+Config parse_yaml(const std::string& yaml_text) {
+  return detail::parse_yaml_from(yaml_text, "");
+}
+
+}  // namespace jq::config

@@ -1,0 +1,13 @@
+// GET /healthz (the process serves) and GET /readyz (Redis answers and we are not stopping).
+#pragma once
+
+#include <atomic>
+
+#include "src/http/router.hpp"
+#include "src/redis/client.hpp"
+
+namespace jq::http {
+
+void add_health_routes(Router& router, redis::Client& redis, const std::atomic<bool>& stopping);
+
+}  // namespace jq::http

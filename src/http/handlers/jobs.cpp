@@ -1,0 +1,131 @@
+#include "src/http/handlers/jobs.hpp"
+
+#include <charconv>
+
+#include "api/body.hpp"
+#include "src/http/handlers/store_errors.hpp"
+#include "src/http/query.hpp"
+#include "src/http/respond.hpp"
+#include "src/util/time.hpp"
+
+namespace jq::http {
+namespace {
+
+using asio::awaitable;
+using nlohmann::json;
+
+constexpr double kMaxWaitSeconds = 60;
+
+Response not_found(const Request& req, std::string_view id) {
+  return respond_error(req, api::ErrorCode::not_found, "no job " + std::string(id));
+}
+
+// A timeout goes back out the way it usually comes in: whole seconds as an integer.
+json timeout_seconds(std::int64_t timeout_ms) {
+  if (timeout_ms % 1000 == 0) return timeout_ms / 1000;
+  return static_cast<double>(timeout_ms) / 1000.0;
+}
+
+json job_view(const std::string& id, const store::JobRecord& r) {
+  json view = {{"id", id},
+               {"name", r.name},
+               {"priority", r.priority},
+               {"max_retry", r.max_retry},
+               {"keep_result", r.keep_result},
+               {"timeout", timeout_seconds(r.timeout_ms)},
+               {"state", store::to_string(r.state)},
+               {"attempts", r.attempts},
+               {"enqueued_at", iso8601_utc(r.enqueued_at_ms)}};
+  if (!r.last_error.empty()) view["last_error"] = r.last_error;
+  return view;
+}
+
+awaitable<Response> push(store::JobStore& store, const api::JobDefaults& defaults, Request& req) {
+  if (req.body.empty()) {
+    co_return respond_error(req, api::ErrorCode::bad_request,
+                            "the body is empty: send one job (a map) or an array of jobs");
+  }
+  auto type = api::parse_content_type(req.content_type);
+  if (!type) {
+    co_return respond_error(req, api::ErrorCode::unsupported_media_type,
+                            "Content-Type \"" + req.content_type +
+                                "\" is not supported: send application/msgpack or "
+                                "application/json");
+  }
+  auto decoded = api::decode_push(req.body, *type, defaults);
+  if (!decoded) co_return respond_error(req, decoded.error());
+  const bool batch = decoded->batch;
+  auto ids = co_await store.push(std::move(decoded->jobs));
+  if (!ids) co_return respond_error(req, to_api_error(ids.error()));
+  if (batch) co_return respond(req, 201, {{"ids", std::move(*ids)}});
+  co_return respond(req, 201, {{"id", std::move(ids->front())}});
+}
+
+awaitable<Response> get(store::JobStore& store, Request& req) {
+  const std::string_view id_text = req.param("id");
+  auto id = store::parse_job_id(id_text, store.shards());
+  if (!id) co_return not_found(req, id_text);
+  auto record = co_await store.get(*id);
+  if (!record) co_return respond_error(req, to_api_error(record.error()));
+  co_return respond(req, 200, job_view(id->str(), *record));
+}
+
+awaitable<Response> cancel(store::JobStore& store, Request& req) {
+  const std::string_view id_text = req.param("id");
+  auto id = store::parse_job_id(id_text, store.shards());
+  if (!id) co_return not_found(req, id_text);
+  auto done = co_await store.cancel(*id);
+  if (!done) co_return respond_error(req, to_api_error(done.error()));
+  co_return respond_no_content();
+}
+
+// `wait` is checked here; the long poll itself arrives with dispatch, which is what completes
+// jobs (until then a pending job is answered at once).
+std::optional<api::ApiError> check_wait(const Request& req) {
+  auto text = query_value(req.query, "wait");
+  if (!text) return std::nullopt;
+  double wait = -1;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), wait);
+  if (ec != std::errc{} || end != text->data() + text->size() || wait < 0 ||
+      wait > kMaxWaitSeconds) {
+    api::ApiError e = api::ApiError::make(
+        api::ErrorCode::bad_request, "wait must be a number of seconds between 0 and 60, got \"" +
+                                         *text + "\"");
+    e.field = "wait";
+    return e;
+  }
+  return std::nullopt;
+}
+
+awaitable<Response> result(store::JobStore& store, Request& req) {
+  if (auto bad = check_wait(req)) co_return respond_error(req, *bad);
+  const std::string_view id_text = req.param("id");
+  auto id = store::parse_job_id(id_text, store.shards());
+  if (!id) co_return respond(req, 200, nullptr);
+  auto fetched = co_await store.fetch_result(*id);
+  if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
+  switch (fetched->kind) {
+    case store::ResultFetch::Kind::result:
+      co_return respond(req, 200, api::raw_msgpack(std::move(fetched->result)));
+    case store::ResultFetch::Kind::pending:
+      co_return respond(req, 202,
+                        {{"id", id->str()},
+                         {"state", store::to_string(fetched->state)},
+                         {"attempts", fetched->attempts}});
+    case store::ResultFetch::Kind::none: break;
+  }
+  co_return respond(req, 200, nullptr);
+}
+
+}  // namespace
+
+void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults) {
+  router.add(Method::post, "/v1/jobs",
+             [&store, defaults](Request& req) { return push(store, defaults, req); });
+  router.add(Method::get, "/v1/jobs/{id}", [&store](Request& req) { return get(store, req); });
+  router.add(Method::del, "/v1/jobs/{id}", [&store](Request& req) { return cancel(store, req); });
+  router.add(Method::get, "/v1/jobs/{id}/result",
+             [&store](Request& req) { return result(store, req); });
+}
+
+}  // namespace jq::http

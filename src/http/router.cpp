@@ -1,0 +1,77 @@
+#include "src/http/router.hpp"
+
+#include <string_view>
+
+#include "src/http/respond.hpp"
+
+namespace jq::http {
+namespace {
+
+std::string_view next_segment(std::string_view& path) {
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  auto slash = path.find('/');
+  std::string_view segment = path.substr(0, slash);
+  path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash);
+  return segment;
+}
+
+bool matches(std::string_view pattern, std::string_view path,
+             std::vector<std::pair<std::string, std::string>>& params) {
+  params.clear();
+  while (!pattern.empty() || !path.empty()) {
+    if (pattern.empty() || path.empty()) return false;
+    std::string_view want = next_segment(pattern);
+    std::string_view have = next_segment(path);
+    if (want.size() > 2 && want.front() == '{' && want.back() == '}') {
+      if (have.empty()) return false;
+      params.emplace_back(std::string(want.substr(1, want.size() - 2)), std::string(have));
+    } else if (want != have) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void Router::add(Method method, std::string pattern, Handler handler) {
+  routes_.push_back(Route{method, std::move(pattern), std::move(handler)});
+}
+
+Router::Match Router::match(Request& request) const {
+  Match result;
+  std::vector<std::pair<std::string, std::string>> params;
+  for (const Route& route : routes_) {
+    if (!matches(route.pattern, request.path, params)) continue;
+    if (route.method == request.method ||
+        (request.method == Method::head && route.method == Method::get)) {
+      request.params = std::move(params);
+      result.handler = &route.handler;
+      return result;
+    }
+    result.allowed_methods.push_back(route.method);
+  }
+  return result;
+}
+
+boost::asio::awaitable<Response> Router::handle(Request& request) const {
+  Match m = match(request);
+  if (m.handler != nullptr) co_return co_await (*m.handler)(request);
+  if (m.allowed_methods.empty()) {
+    co_return respond_error(request, api::ErrorCode::not_found,
+                            "no such endpoint: " + request.path + "; see openapi/master.yaml");
+  }
+  std::string allowed;
+  for (Method method : m.allowed_methods) {
+    if (!allowed.empty()) allowed += ", ";
+    allowed += to_string(method);
+  }
+  Response r = respond_error(request, api::ErrorCode::not_found,
+                             std::string(to_string(request.method)) + " is not allowed on " +
+                                 request.path + "; use " + allowed);
+  r.status = 405;
+  r.headers.emplace_back("Allow", allowed);
+  co_return r;
+}
+
+}  // namespace jq::http

@@ -1,0 +1,294 @@
+#include "src/http/server.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <system_error>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+#include "src/http/query.hpp"
+#include "src/http/respond.hpp"
+
+namespace jq::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using asio::ip::tcp;
+using asio::use_awaitable;
+
+namespace {
+
+constexpr std::uint32_t kHeaderLimit = 16 * 1024;
+// After refusing a request whose body we will not read, keep reading (and discarding) for a
+// while so the client gets to read our answer instead of a connection reset.
+constexpr std::size_t kDrainLimit = 8 * 1024 * 1024;
+constexpr std::chrono::seconds kDrainTimeout{2};
+
+Method to_method(bhttp::verb verb) {
+  switch (verb) {
+    case bhttp::verb::get: return Method::get;
+    case bhttp::verb::post: return Method::post;
+    case bhttp::verb::put: return Method::put;
+    case bhttp::verb::delete_: return Method::del;
+    case bhttp::verb::head: return Method::head;
+    default: return Method::other;
+  }
+}
+
+// Fills everything but the body from a parsed header.
+bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
+  out.method = to_method(header.method());
+  std::string_view target = header.target();
+  auto q = target.find('?');
+  out.query = q == std::string_view::npos ? std::string() : std::string(target.substr(q + 1));
+  auto path = percent_decode(target.substr(0, q), false);
+  out.content_type = std::string(header[bhttp::field::content_type]);
+  out.accept = std::string(header[bhttp::field::accept]);
+  out.authorization = std::string(header[bhttp::field::authorization]);
+  if (!path) return false;
+  out.path = std::move(*path);
+  return true;
+}
+
+bhttp::response<bhttp::string_body> to_beast(Response&& r, unsigned version, bool keep_alive,
+                                             bool head) {
+  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
+  res.set(bhttp::field::server, "jqmaster");
+  if (!r.content_type.empty()) res.set(bhttp::field::content_type, r.content_type);
+  for (auto& [name, value] : r.headers) res.set(name, value);
+  if (!head) res.body() = std::move(r.body);
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  if (head) res.content_length(r.body.size());
+  return res;
+}
+
+bool is_quiet_end(const boost::system::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted ||
+         ec == beast::error::timeout || ec == asio::error::connection_reset ||
+         ec == asio::error::eof || ec == asio::error::bad_descriptor;
+}
+
+}  // namespace
+
+struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
+  // What shutdown needs to reach a connection: its strand, its socket and whether it is between
+  // requests. `idle` and the socket are only touched on the connection's strand.
+  struct Connection {
+    explicit Connection(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+    bool idle = true;
+  };
+
+  Impl(asio::io_context& io, ServerOptions o, RequestHandler h)
+      : io(io), options(std::move(o)), handler(std::move(h)), acceptor(io) {}
+
+  asio::io_context& io;
+  ServerOptions options;
+  RequestHandler handler;
+  tcp::acceptor acceptor;
+  std::atomic<bool> closing{false};
+  std::atomic<std::size_t> open{0};
+  std::mutex mutex;
+  std::set<std::shared_ptr<Connection>> connections;
+
+  asio::awaitable<void> accept_loop();
+  asio::awaitable<void> serve(std::shared_ptr<Connection> c);
+  asio::awaitable<void> refuse(std::shared_ptr<Connection> c, Request req, api::ErrorCode code,
+                               std::string message);
+  asio::awaitable<bool> write(Connection& c, Response r, unsigned version, bool keep_alive,
+                              bool head);
+};
+
+Server::Server(asio::io_context& io, ServerOptions options, RequestHandler handler)
+    : impl_(std::make_shared<Impl>(io, std::move(options), std::move(handler))) {}
+
+Server::~Server() = default;
+
+void Server::start() {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(impl_->options.host, ec);
+  tcp::endpoint endpoint;
+  if (ec) {
+    tcp::resolver resolver(impl_->io);
+    auto results = resolver.resolve(impl_->options.host, std::to_string(impl_->options.port), ec);
+    if (ec || results.empty()) {
+      throw std::system_error(ec, "cannot resolve listen host " + impl_->options.host);
+    }
+    endpoint = results.begin()->endpoint();
+  } else {
+    endpoint = tcp::endpoint(address, impl_->options.port);
+  }
+  auto& a = impl_->acceptor;
+  const std::string where = impl_->options.host + ":" + std::to_string(impl_->options.port);
+  a.open(endpoint.protocol(), ec);
+  if (!ec) a.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) a.bind(endpoint, ec);
+  if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::system_error(ec, "cannot listen on " + where);
+  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
+}
+
+std::uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void Server::stop_accepting() {
+  asio::post(impl_->acceptor.get_executor(), [impl = impl_] {
+    boost::system::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+}
+
+void Server::close_connections() {
+  impl_->closing = true;
+  std::lock_guard lock(impl_->mutex);
+  for (const auto& c : impl_->connections) {
+    asio::post(c->stream.get_executor(), [c] {
+      if (c->idle) c->stream.socket().cancel();
+    });
+  }
+}
+
+std::size_t Server::open_connections() const { return impl_->open.load(); }
+
+asio::awaitable<void> Server::Impl::accept_loop() {
+  auto self = shared_from_this();
+  for (;;) {
+    boost::system::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(asio::make_strand(io),
+                                                        asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+      spdlog::warn("accept failed: {}", ec.message());
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    auto c = std::make_shared<Connection>(std::move(socket));
+    const std::size_t now_open = ++open;
+    {
+      std::lock_guard lock(mutex);
+      connections.insert(c);
+    }
+    auto exec = c->stream.get_executor();
+    if (now_open > options.max_connections) {
+      asio::co_spawn(exec,
+                     refuse(c, Request{}, api::ErrorCode::unavailable,
+                            "too many open connections (limit " +
+                                std::to_string(options.max_connections) +
+                                "); reuse keep-alive connections or retry later"),
+                     asio::detached);
+    } else {
+      asio::co_spawn(exec, serve(c), asio::detached);
+    }
+  }
+}
+
+asio::awaitable<bool> Server::Impl::write(Connection& c, Response r, unsigned version,
+                                          bool keep_alive, bool head) {
+  auto res = to_beast(std::move(r), version, keep_alive, head);
+  c.stream.expires_after(options.read_timeout);
+  boost::system::error_code ec;
+  co_await bhttp::async_write(c.stream, res, asio::redirect_error(use_awaitable, ec));
+  co_return !ec;
+}
+
+// Answers an error and closes, after draining what the client may still be sending.
+asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection> c, Request req,
+                                           api::ErrorCode code, std::string message) {
+  c->idle = false;
+  if (co_await write(*c, respond_error(req, code, std::move(message)), 11, false, false)) {
+    boost::system::error_code ec;
+    c->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    c->stream.expires_after(kDrainTimeout);
+    std::array<char, 16 * 1024> sink;
+    std::size_t drained = 0;
+    while (!ec && drained < kDrainLimit) {
+      drained += co_await c->stream.async_read_some(asio::buffer(sink),
+                                                    asio::redirect_error(use_awaitable, ec));
+    }
+  }
+  boost::system::error_code ignored;
+  c->stream.socket().close(ignored);
+  std::lock_guard lock(mutex);
+  connections.erase(c);
+  --open;
+}
+
+asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
+  auto self = shared_from_this();
+  beast::flat_buffer buffer;
+  for (;;) {
+    c->idle = true;
+    if (closing) break;
+    bhttp::request_parser<bhttp::string_body> parser;
+    parser.header_limit(kHeaderLimit);
+    parser.body_limit(options.max_body_bytes);
+    boost::system::error_code ec;
+    c->stream.expires_after(options.idle_timeout);
+    co_await bhttp::async_read_header(c->stream, buffer, parser,
+                                      asio::redirect_error(use_awaitable, ec));
+    c->idle = false;
+    Request req;
+    if (!ec && !fill_request_header(parser.get(), req)) {
+      co_await refuse(c, req, api::ErrorCode::bad_request, "the request path is badly encoded");
+      co_return;
+    }
+    if (!ec) {
+      if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue") &&
+          !(parser.content_length() && *parser.content_length() > options.max_body_bytes)) {
+        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
+        co_await bhttp::async_write(c->stream, cont, asio::redirect_error(use_awaitable, ec));
+      }
+      c->stream.expires_after(options.read_timeout);
+      if (!ec) {
+        co_await bhttp::async_read(c->stream, buffer, parser,
+                                   asio::redirect_error(use_awaitable, ec));
+      }
+    }
+    if (ec == bhttp::error::body_limit) {
+      co_await refuse(c, req, api::ErrorCode::payload_too_large,
+                      "the request body is larger than limits.max_body_bytes (" +
+                          std::to_string(options.max_body_bytes) +
+                          " bytes); split the batch or send a smaller argument");
+      co_return;
+    }
+    if (ec) {
+      if (!is_quiet_end(ec) && ec != bhttp::error::partial_message) {
+          co_await refuse(c, req, api::ErrorCode::bad_request,
+                        "the request is not valid HTTP/1.1: " + ec.message());
+        co_return;
+      }
+      break;
+    }
+    auto& msg = parser.get();
+    req.body = std::move(msg.body());
+    const bool head = req.method == Method::head;
+    const bool keep_alive = msg.keep_alive() && !closing;
+    Response res;
+    try {
+      res = co_await handler(req);
+    } catch (const std::exception& e) {
+      spdlog::error("{} {} failed: {}", to_string(req.method), req.path, e.what());
+      res = respond_error(req, api::ErrorCode::internal,
+                          "the master failed to handle this request; see its log");
+    }
+    if (!co_await write(*c, std::move(res), msg.version(), keep_alive, head) || !keep_alive) break;
+  }
+  boost::system::error_code ignored;
+  c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c->stream.socket().close(ignored);
+  std::lock_guard lock(mutex);
+  connections.erase(c);
+  --open;
+}
+
+}  // namespace jq::http

@@ -1,0 +1,52 @@
+// The HTTP/1.1 server: a listener, one coroutine per connection (keep-alive, a read timeout and
+// a body limit on every request, a connection limit), and a handler that turns a Request into a
+// Response. Beast stays inside server.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "src/http/message.hpp"
+
+namespace jq::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::size_t max_body_bytes = 1 << 20;
+  std::size_t max_connections = 10'000;
+  std::chrono::milliseconds idle_timeout{60'000};  // between requests on a kept-alive connection
+  std::chrono::milliseconds read_timeout{30'000};  // to read one whole request once it began
+};
+
+using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, ServerOptions options, RequestHandler handler);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens; throws std::system_error naming the address when it cannot.
+  void start();
+  std::uint16_t port() const;
+
+  // Shutdown, in this order: no new connections; idle ones close now and busy ones after their
+  // current response; open_connections() reaches 0 when all are gone.
+  void stop_accepting();
+  void close_connections();
+  std::size_t open_connections() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace jq::http

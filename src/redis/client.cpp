@@ -1,0 +1,94 @@
+#include "src/redis/client.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include "src/redis/errc.hpp"
+
+namespace jq::redis {
+namespace {
+
+std::string encode(const std::vector<std::string>& args) {
+  std::vector<std::string_view> views(args.begin(), args.end());
+  std::string frame;
+  append_command(frame, views);
+  return frame;
+}
+
+std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
+  std::vector<std::string_view> argv;
+  argv.reserve(3 + call.keys.size() + call.args.size());
+  const std::string num_keys = std::to_string(call.keys.size());
+  argv.push_back(by_sha ? "EVALSHA" : "EVAL");
+  argv.push_back(by_sha ? std::string_view(s.sha1) : s.source);
+  argv.push_back(num_keys);
+  argv.insert(argv.end(), call.keys.begin(), call.keys.end());
+  argv.insert(argv.end(), call.args.begin(), call.args.end());
+  std::string frame;
+  append_command(frame, argv);
+  return frame;
+}
+
+}  // namespace
+
+Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect)
+    : options_(options), on_connect_(std::move(on_connect)) {
+  connection_ = Connection::create(std::move(executor), std::move(options),
+                                   [this](Connection&) { return handshake(); });
+}
+
+Client::~Client() { stop(); }
+
+void Client::start() { connection_->start(); }
+void Client::stop() { connection_->stop(); }
+bool Client::ready() const { return connection_->ready(); }
+
+asio::awaitable<ReplyResult> Client::send(std::string frame, std::size_t replies, Phase phase) {
+  if (phase == Phase::handshake) {
+    co_return co_await connection_->async_exec_handshake(std::move(frame), replies,
+                                                         asio::use_awaitable);
+  }
+  co_return co_await connection_->async_exec(std::move(frame), replies, asio::use_awaitable);
+}
+
+asio::awaitable<ReplyResult> Client::command(std::vector<std::string> args, Phase phase) {
+  co_return co_await send(encode(args), 1, phase);
+}
+
+asio::awaitable<ReplyResult> Client::pipeline(std::vector<std::vector<std::string>> commands,
+                                              Phase phase) {
+  std::string frame;
+  for (const auto& args : commands) frame += encode(args);
+  co_return co_await send(std::move(frame), commands.size(), phase);
+}
+
+asio::awaitable<ReplyResult> Client::eval(ScriptCall call, Phase phase) {
+  const Script& s = script(call.id);
+  auto reply = co_await send(encode_script(s, call, /*by_sha=*/true), 1, phase);
+  if (reply && reply->is_error() && reply->str.starts_with("NOSCRIPT")) {
+    spdlog::info("Redis lost script {}; sending it again", s.file);
+    reply = co_await send(encode_script(s, call, /*by_sha=*/false), 1, phase);
+  }
+  co_return reply;
+}
+
+// AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
+// must stop the start, not the first request that needs it.
+asio::awaitable<std::error_code> Client::handshake() {
+  std::vector<std::vector<std::string>> setup;
+  if (!options_.address.password.empty()) setup.push_back({"AUTH", options_.address.password});
+  if (options_.address.db != 0) setup.push_back({"SELECT", std::to_string(options_.address.db)});
+  for (const Script& s : all_scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+  auto replies = co_await pipeline(std::move(setup), Phase::handshake);
+  if (!replies) co_return replies.error();
+  for (const Reply& r : replies->elements) {
+    if (r.is_error()) {
+      spdlog::error("Redis refused the connection set-up: {}", r.str);
+      co_return make_error_code(Errc::protocol_error);
+    }
+  }
+  if (on_connect_) co_return co_await on_connect_(*this);
+  co_return std::error_code{};
+}
+
+}  // namespace jq::redis

@@ -1,0 +1,59 @@
+// The engine's door to Redis: commands and scripts over one pipelined, self-healing connection.
+// Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH) is retried once with
+// EVAL, which also puts the script back in Redis's cache.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "src/redis/connection.hpp"
+#include "src/redis/scripts.hpp"
+
+namespace jq::redis {
+
+struct ScriptCall {
+  ScriptId id;
+  std::vector<std::string> keys;  // exactly script(id).num_keys
+  std::vector<std::string> args;
+};
+
+// Commands may run during the handshake (from the OnConnect hook) or once the client is ready.
+enum class Phase { ready, handshake };
+
+class Client {
+ public:
+  // Runs at the end of every handshake, after AUTH, SELECT and SCRIPT LOAD; an error drops the
+  // connection (and is retried), unless the hook decides the process must stop.
+  using OnConnect = std::function<asio::awaitable<std::error_code>(Client&)>;
+
+  Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  void start();
+  void stop();
+  bool ready() const;
+
+  asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
+  // Several commands in one write; the reply is an array with one element per command.
+  asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
+                                        Phase phase = Phase::ready);
+  asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
+
+ private:
+  asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
+  asio::awaitable<std::error_code> handshake();
+
+  ConnectionOptions options_;
+  OnConnect on_connect_;
+  std::shared_ptr<Connection> connection_;
+};
+
+}  // namespace jq::redis

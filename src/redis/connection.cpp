@@ -1,0 +1,245 @@
+#include "src/redis/connection.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <spdlog/spdlog.h>
+
+#include "src/redis/errc.hpp"
+
+namespace jq::redis {
+namespace {
+
+using asio::use_awaitable;
+using std::chrono::milliseconds;
+constexpr milliseconds kWatchdogPeriod{250};
+
+}  // namespace
+
+std::shared_ptr<Connection> Connection::create(asio::any_io_executor executor,
+                                               ConnectionOptions options, Handshake handshake) {
+  return std::shared_ptr<Connection>(
+      new Connection(std::move(executor), std::move(options), std::move(handshake)));
+}
+
+Connection::Connection(asio::any_io_executor executor, ConnectionOptions options,
+                       Handshake handshake)
+    : strand_(asio::make_strand(executor)),
+      options_(std::move(options)),
+      handshake_(std::move(handshake)),
+      socket_(strand_),
+      reader_exit_(strand_),
+      backoff_timer_(strand_),
+      watchdog_timer_(strand_) {}
+
+Connection::~Connection() = default;
+
+void Connection::start() {
+  auto self = shared_from_this();
+  asio::co_spawn(strand_, [self]() { return self->run(); }, asio::detached);
+  asio::co_spawn(strand_, [self]() { return self->watchdog(); }, asio::detached);
+}
+
+void Connection::stop() {
+  asio::dispatch(strand_, [self = shared_from_this()]() {
+    self->state_ = State::stopped;
+    self->ready_.store(false, std::memory_order_release);
+    self->drop(Errc::shutting_down);
+    self->reader_exit_.cancel();
+    self->backoff_timer_.cancel();
+    self->watchdog_timer_.cancel();
+  });
+}
+
+void Connection::submit(std::string frame, std::size_t replies, bool handshake,
+                        ReplyCallback cb) {
+  asio::dispatch(strand_, [self = shared_from_this(), frame = std::move(frame), replies, handshake,
+                           cb = std::move(cb)]() mutable {
+    self->enqueue(std::move(frame), replies, handshake, std::move(cb));
+  });
+}
+
+void Connection::enqueue(std::string frame, std::size_t replies, bool handshake,
+                         ReplyCallback cb) {
+  const bool accepted = handshake ? state_ == State::handshaking : state_ == State::ready;
+  if (!accepted) {
+    cb(unexpected(make_error_code(state_ == State::stopped ? Errc::shutting_down
+                                                           : Errc::not_connected)));
+    return;
+  }
+  out_ += frame;
+  pending_.push_back(Pending{std::move(cb), replies, {}, std::chrono::steady_clock::now()});
+  maybe_write();
+}
+
+void Connection::maybe_write() {
+  if (writing_ || out_.empty()) return;
+  writing_ = true;
+  std::swap(out_, writing_buf_);
+  asio::async_write(socket_, asio::buffer(writing_buf_),
+                    [self = shared_from_this(), gen = generation_](boost::system::error_code ec,
+                                                                  std::size_t) {
+                      if (gen != self->generation_) return;  // belongs to a dropped socket
+                      self->writing_ = false;
+                      self->writing_buf_.clear();
+                      if (ec) {
+                        self->drop(Errc::connection_lost);
+                        return;
+                      }
+                      self->maybe_write();
+                    });
+}
+
+void Connection::on_bytes(std::size_t n) {
+  parser_->feed(read_buf_.data(), n);
+  while (auto reply = parser_->next()) {
+    if (pending_.empty()) {
+      drop(Errc::protocol_error);  // a reply nobody asked for: the stream is out of step
+      return;
+    }
+    Pending& p = pending_.front();
+    if (p.remaining == 1 && p.collected.empty()) {
+      auto cb = std::move(p.callback);
+      pending_.pop_front();
+      cb(std::move(*reply));
+      continue;
+    }
+    p.collected.push_back(std::move(*reply));
+    if (--p.remaining > 0) continue;
+    Reply array;
+    array.type = Reply::Type::array;
+    array.elements = std::move(p.collected);
+    auto cb = std::move(p.callback);
+    pending_.pop_front();
+    cb(std::move(array));
+  }
+  if (parser_->failed()) drop(Errc::protocol_error);
+}
+
+// Closes the socket and fails everything queued; the run loop reconnects.
+void Connection::drop(std::error_code reason) {
+  if (state_ != State::stopped) state_ = State::disconnected;
+  ready_.store(false, std::memory_order_release);
+  ++generation_;
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  writing_ = false;
+  out_.clear();
+  writing_buf_.clear();
+  fail_all(reason);
+}
+
+void Connection::fail_all(std::error_code reason) {
+  auto pending = std::move(pending_);
+  pending_.clear();
+  for (auto& p : pending) p.callback(unexpected(reason));
+}
+
+asio::awaitable<std::error_code> Connection::connect() {
+  boost::system::error_code ec;
+  asio::generic::stream_protocol::endpoint endpoint;
+  const Address& a = options_.address;
+  if (a.is_unix) {
+    endpoint = asio::local::stream_protocol::endpoint(a.host);
+  } else {
+    asio::ip::tcp::resolver resolver(strand_);
+    auto results = co_await resolver.async_resolve(a.host, std::to_string(a.port),
+                                                   asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return ec;
+    endpoint = results.begin()->endpoint();
+  }
+  asio::steady_timer deadline(strand_);
+  deadline.expires_after(options_.connect_timeout);
+  deadline.async_wait([this, self = shared_from_this()](boost::system::error_code e) {
+    if (!e) {
+      boost::system::error_code ignored;
+      socket_.close(ignored);
+    }
+  });
+  co_await socket_.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
+  deadline.cancel();
+  if (!ec && !a.is_unix) socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  co_return ec;
+}
+
+asio::awaitable<void> Connection::read_loop(std::uint64_t generation) {
+  for (;;) {
+    boost::system::error_code ec;
+    std::size_t n = co_await socket_.async_read_some(asio::buffer(read_buf_),
+                                                    asio::redirect_error(use_awaitable, ec));
+    if (generation != generation_) break;  // dropped elsewhere (watchdog, write error, stop)
+    if (ec) {
+      drop(Errc::connection_lost);
+      break;
+    }
+    on_bytes(n);
+    if (generation != generation_) break;
+  }
+  reader_done_ = true;
+  reader_exit_.cancel();
+}
+
+asio::awaitable<void> Connection::run() {
+  auto self = shared_from_this();
+  milliseconds backoff = options_.reconnect_min;
+  bool logged_down = false;
+  while (state_ != State::stopped) {
+    std::error_code ec = co_await connect();
+    if (!ec && state_ != State::stopped) {
+      parser_ = std::make_unique<ReplyParser>();
+      state_ = State::handshaking;
+      reader_done_ = false;
+      asio::co_spawn(strand_, read_loop(generation_), asio::detached);
+      ec = co_await handshake_(*this);
+      if (!ec && state_ == State::handshaking) {
+        state_ = State::ready;
+        ready_.store(true, std::memory_order_release);
+        spdlog::info("connected to Redis at {}", options_.address.describe());
+        logged_down = false;
+        backoff = options_.reconnect_min;
+      } else if (state_ == State::handshaking) {
+        drop(ec ? ec : make_error_code(Errc::connection_lost));
+      }
+      // Park until the reader ends: the socket is reused by the next attempt.
+      while (!reader_done_) {
+        reader_exit_.expires_at(asio::steady_timer::time_point::max());
+        boost::system::error_code ignored;
+        co_await reader_exit_.async_wait(asio::redirect_error(use_awaitable, ignored));
+      }
+    }
+    if (state_ == State::stopped) break;
+    if (!logged_down) {
+      spdlog::warn("Redis at {} unavailable ({}); retrying with backoff",
+                   options_.address.describe(), ec ? ec.message() : "connection closed");
+      logged_down = true;
+    }
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    backoff_timer_.expires_after(backoff);
+    co_await backoff_timer_.async_wait(asio::redirect_error(use_awaitable, ignored));
+    backoff = std::min(backoff * 2, options_.reconnect_max);
+  }
+}
+
+asio::awaitable<void> Connection::watchdog() {
+  auto self = shared_from_this();
+  while (state_ != State::stopped) {
+    watchdog_timer_.expires_after(kWatchdogPeriod);
+    boost::system::error_code ec;
+    co_await watchdog_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (!pending_.empty() &&
+        std::chrono::steady_clock::now() - pending_.front().sent_at > options_.command_timeout) {
+      spdlog::warn("Redis at {} did not answer within {} ms; reconnecting",
+                   options_.address.describe(), options_.command_timeout.count());
+      drop(Errc::timed_out);
+    }
+  }
+}
+
+}  // namespace jq::redis

@@ -1,0 +1,141 @@
+#include "src/redis/embedded_server.hpp"
+
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <hiredis/hiredis.h>
+#include <spdlog/spdlog.h>
+#include <stdexcept>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace jq::redis {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string find_executable(const std::string& name) {
+  if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  dirs += ":/usr/sbin:/sbin";  // Debian installs redis-server in /usr/bin, but be lenient
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/" + name;
+    if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+bool answers_ping(const std::string& socket_path) {
+  timeval timeout{0, 200'000};
+  redisContext* ctx = redisConnectUnixWithTimeout(socket_path.c_str(), timeout);
+  bool ok = false;
+  if (ctx != nullptr && ctx->err == 0) {
+    auto* reply = static_cast<redisReply*>(redisCommand(ctx, "PING"));
+    ok = reply != nullptr && reply->type == REDIS_REPLY_STATUS;
+    if (reply != nullptr) freeReplyObject(reply);
+  }
+  if (ctx != nullptr) redisFree(ctx);
+  return ok;
+}
+
+std::string tail_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  for (std::size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) {
+    out += "\n  " + lines[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(options)) {
+  const std::string exe = find_executable(options_.server_path);
+  if (exe.empty()) {
+    throw std::runtime_error(
+        "redis-server was not found (redis.server_path: \"" + options_.server_path +
+        "\"). Install it (Debian/Ubuntu: apt-get install redis-server), set redis.server_path, "
+        "or set redis.url to use a Redis you run yourself");
+  }
+  std::error_code ec;
+  fs::create_directories(options_.data_dir, ec);
+  const fs::path dir = fs::absolute(options_.data_dir, ec).lexically_normal();
+  if (ec) throw std::runtime_error("cannot create data_dir " + options_.data_dir + ": " + ec.message());
+  socket_path_ = (dir / "redis.sock").string();
+  const std::string log_file = (dir / "redis.log").string();
+  std::vector<std::string> args = {exe,
+                                   "--port", "0",
+                                   "--unixsocket", socket_path_,
+                                   "--unixsocketperm", "700",
+                                   "--dir", dir.string(),
+                                   "--appendonly", "yes",
+                                   "--appendfsync", "everysec",
+                                   "--save", "",
+                                   "--daemonize", "no",
+                                   "--logfile", log_file};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("cannot start redis-server: fork failed");
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);  // the master died before prctl took effect
+    setpgid(0, 0);  // Ctrl-C in the terminal goes to the master, which stops Redis in order
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + options_.start_timeout;
+  while (!answers_ping(socket_path_)) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("redis-server exited during start-up; its log " + log_file +
+                               " ends with:" + tail_of(log_file));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      stop();
+      throw std::runtime_error("redis-server did not answer within " +
+                               std::to_string(options_.start_timeout.count()) +
+                               " ms; see " + log_file);
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
+}
+
+EmbeddedServer::~EmbeddedServer() { stop(); }
+
+void EmbeddedServer::stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  int status = 0;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      spdlog::warn("embedded redis-server did not stop in 10 s; killing it");
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  spdlog::info("embedded redis-server stopped");
+  pid_ = -1;
+}
+
+}  // namespace jq::redis

@@ -1,0 +1,66 @@
+#include "src/redis/scripts.hpp"
+
+#include <array>
+#include <boost/uuid/detail/sha1.hpp>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+#include "src/redis/script_sources.hpp"
+
+namespace jq::redis {
+namespace {
+
+struct Binding {
+  ScriptId id;
+  std::string_view file;
+};
+
+// Listed in ScriptId order.
+constexpr std::array kBindings = {
+    Binding{ScriptId::init_store, "initStore-1"},   Binding{ScriptId::push_jobs, "pushJobs-4"},
+    Binding{ScriptId::get_job, "getJob-2"},         Binding{ScriptId::cancel_job, "cancelJob-4"},
+    Binding{ScriptId::fetch_result, "fetchResult-2"},
+};
+
+std::string sha1_hex(std::string_view data) {
+  boost::uuids::detail::sha1 sha;
+  sha.process_bytes(data.data(), data.size());
+  boost::uuids::detail::sha1::digest_type digest;
+  sha.get_digest(digest);
+  std::string hex(40, '0');
+  for (int i = 0; i < 5; ++i) std::snprintf(hex.data() + i * 8, 9, "%08x", digest[i]);
+  return hex;
+}
+
+std::size_t key_count(std::string_view file) {
+  auto dash = file.rfind('-');
+  if (dash == std::string_view::npos) {
+    throw std::logic_error("lua/" + std::string(file) + ".lua: name lacks -<number of keys>");
+  }
+  return std::stoul(std::string(file.substr(dash + 1)));
+}
+
+std::vector<Script> build() {
+  std::vector<Script> scripts;
+  for (const Binding& b : kBindings) {
+    const ScriptSource* found = nullptr;
+    for (const ScriptSource& s : script_sources()) {
+      if (s.file == b.file) found = &s;
+    }
+    if (found == nullptr) throw std::logic_error("lua/" + std::string(b.file) + ".lua is missing");
+    scripts.push_back(Script{b.id, b.file, found->source, sha1_hex(found->source), key_count(b.file)});
+  }
+  return scripts;
+}
+
+}  // namespace
+
+std::span<const Script> all_scripts() {
+  static const std::vector<Script> scripts = build();
+  return scripts;
+}
+
+const Script& script(ScriptId id) { return all_scripts()[static_cast<std::size_t>(id)]; }
+
+}  // namespace jq::redis

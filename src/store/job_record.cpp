@@ -1,0 +1,71 @@
+#include "src/store/job_record.hpp"
+
+#include <msgpack.hpp>
+
+namespace jq::store {
+namespace {
+
+// Slots of the record array, 0-based (the Lua side counts from 1).
+enum Slot : std::size_t {
+  kName,
+  kArgument,
+  kPriority,
+  kMaxRetry,
+  kKeepResult,
+  kTimeoutMs,
+  kState,
+  kAttempts,
+  kEnqueuedAtMs,
+  kReadyMember,
+  kLastError,
+  kTraceparent,
+  kResult,
+  kSlots
+};
+
+std::string as_string(const msgpack::object& o) {
+  if (o.type == msgpack::type::STR) return std::string(o.via.str.ptr, o.via.str.size);
+  if (o.type == msgpack::type::BIN) return std::string(o.via.bin.ptr, o.via.bin.size);
+  return {};
+}
+
+std::int64_t as_int(const msgpack::object& o) {
+  switch (o.type) {
+    case msgpack::type::POSITIVE_INTEGER: return static_cast<std::int64_t>(o.via.u64);
+    case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
+    case msgpack::type::FLOAT32:
+    case msgpack::type::FLOAT64: return static_cast<std::int64_t>(o.via.f64);
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+std::optional<JobRecord> decode_record(std::string_view packed) {
+  try {
+    msgpack::object_handle handle = msgpack::unpack(packed.data(), packed.size());
+    const msgpack::object& root = handle.get();
+    if (root.type != msgpack::type::ARRAY || root.via.array.size < kSlots) return std::nullopt;
+    const msgpack::object* s = root.via.array.ptr;
+    auto state = job_state_from_int(as_int(s[kState]));
+    if (!state) return std::nullopt;
+    JobRecord r;
+    r.name = as_string(s[kName]);
+    r.argument = as_string(s[kArgument]);
+    r.priority = static_cast<std::int32_t>(as_int(s[kPriority]));
+    r.max_retry = static_cast<int>(as_int(s[kMaxRetry]));
+    r.keep_result = as_int(s[kKeepResult]) != 0;
+    r.timeout_ms = as_int(s[kTimeoutMs]);
+    r.state = *state;
+    r.attempts = static_cast<int>(as_int(s[kAttempts]));
+    r.enqueued_at_ms = as_int(s[kEnqueuedAtMs]);
+    r.last_error = as_string(s[kLastError]);
+    r.traceparent = as_string(s[kTraceparent]);
+    r.result = as_string(s[kResult]);
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace jq::store

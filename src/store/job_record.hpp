@@ -1,0 +1,31 @@
+// A job's record as the scripts store it: a MessagePack array (lua/lib/preamble.lua, R_*).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "src/store/job_state.hpp"
+
+namespace jq::store {
+
+struct JobRecord {
+  std::string name;
+  std::string argument;  // MessagePack bytes
+  std::int32_t priority = 0;
+  int max_retry = 0;
+  bool keep_result = false;
+  std::int64_t timeout_ms = 0;
+  JobState state = JobState::queued;
+  int attempts = 0;
+  std::int64_t enqueued_at_ms = 0;
+  std::string last_error;   // empty: none
+  std::string traceparent;  // empty: none
+  std::string result;       // finished jobs: the result object (MessagePack), else empty
+};
+
+// nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.
+std::optional<JobRecord> decode_record(std::string_view packed);
+
+}  // namespace jq::store

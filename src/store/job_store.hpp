@@ -1,0 +1,63 @@
+// The policy side of jobs: push, read, cancel and hand over results, each one script call.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "api/job.hpp"
+#include "src/redis/client.hpp"
+#include "src/redis/keys.hpp"
+#include "src/store/job_id.hpp"
+#include "src/store/job_record.hpp"
+#include "src/store/store_error.hpp"
+#include "src/util/expected.hpp"
+
+namespace jq::store {
+
+namespace asio = boost::asio;
+using Clock = std::function<std::chrono::system_clock::time_point()>;
+
+struct ResultFetch {
+  enum class Kind { result, pending, none };
+  Kind kind = Kind::none;
+  std::string result;  // Kind::result: the result object (MessagePack)
+  JobState state = JobState::queued;  // Kind::pending
+  int attempts = 0;                   // Kind::pending
+};
+
+class JobStore {
+ public:
+  JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock);
+
+  int shards() const { return shards_; }
+  const redis::Keys& keys() const { return keys_; }
+
+  // Stores all jobs in one shard with one script: all or nothing. Returns their ids in order.
+  asio::awaitable<Expected<std::vector<std::string>, StoreError>> push(
+      std::vector<api::NewJob> jobs);
+  asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
+  asio::awaitable<Expected<void, StoreError>> cancel(JobId id);
+  asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(JobId id);
+
+  // Run on every Redis (re)connect: creates the store's metadata or checks that its shard count
+  // is ours. Returns false (after logging why) when this master must not run against the store.
+  asio::awaitable<Expected<bool, std::error_code>> verify_shards(redis::Phase phase);
+
+ private:
+  std::int64_t now_ms() const;
+  std::int64_t next_ready_stamp_us();
+
+  redis::Client& redis_;
+  redis::Keys keys_;
+  int shards_;
+  Clock clock_;
+  std::atomic<unsigned> next_shard_{0};
+  std::atomic<std::int64_t> last_stamp_us_{0};
+};
+
+}  // namespace jq::store

@@ -1,0 +1,17 @@
+#include "src/store/store_error.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace jq::store {
+
+StoreError StoreError::unavailable(const std::error_code& cause) {
+  return {StoreErrc::unavailable,
+          "the job store is unavailable (" + cause.message() + "); retry in a moment"};
+}
+
+StoreError StoreError::internal(std::string detail) {
+  spdlog::error("store: {}", detail);
+  return {StoreErrc::internal, "the job store answered unexpectedly; see the master's log"};
+}
+
+}  // namespace jq::store
