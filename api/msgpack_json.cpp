@@ -6,7 +6,10 @@
 // first checked against the same nesting limit as MessagePack input.
 #include <cmath>
 #include <exception>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "api/base64.hpp"
 #include "api/body.hpp"
@@ -94,12 +97,8 @@ bool json_nests_deeper_than(std::string_view text, int limit) {
   bool escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
+      in_string = escaped || c != '"';
+      escaped = !escaped && c == '\\';
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -110,6 +109,26 @@ bool json_nests_deeper_than(std::string_view text, int limit) {
   }
   return false;
 }
+
+// Watches the parser for a key repeated in one object. JSON parsers keep one of the two
+// silently; a MessagePack body with a repeated key is rejected, and JSON should not differ.
+struct DuplicateKeys {
+  std::vector<std::set<std::string>> open_objects;  // keys seen, innermost object last
+  std::optional<std::string> first_duplicate;
+
+  bool on_event(nlohmann::ordered_json::parse_event_t event, const nlohmann::ordered_json& value) {
+    using Event = nlohmann::ordered_json::parse_event_t;
+    if (event == Event::object_start) {
+      open_objects.emplace_back();
+    } else if (event == Event::object_end && !open_objects.empty()) {
+      open_objects.pop_back();
+    } else if (event == Event::key && !open_objects.empty() && !first_duplicate &&
+               !open_objects.back().insert(value.get<std::string>()).second) {
+      first_duplicate = value.get<std::string>();
+    }
+    return true;  // keep every value
+  }
+};
 
 // "[json.exception.parse_error.101] parse error at line 1, ..." -> "parse error at line 1, ...".
 std::string without_exception_id(const char* what) {
@@ -148,7 +167,15 @@ Expected<std::string, ApiError> json_to_msgpack(std::string_view text) {
                                std::to_string(MsgpackReader::kMaxDepth) + " levels"));
   }
   try {
-    const auto value = nlohmann::ordered_json::parse(text);
+    DuplicateKeys duplicates;
+    const auto value =
+        nlohmann::ordered_json::parse(text, [&duplicates](int, auto event, auto& parsed) {
+          return duplicates.on_event(event, parsed);
+        });
+    if (duplicates.first_duplicate) {
+      return unexpected(bad_json("the key " + nlohmann::json(*duplicates.first_duplicate).dump() +
+                                 " appears twice in one object"));
+    }
     const std::vector<std::uint8_t> bytes = nlohmann::ordered_json::to_msgpack(value);
     return std::string(bytes.begin(), bytes.end());
   } catch (const nlohmann::json::exception& e) {

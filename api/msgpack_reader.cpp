@@ -17,50 +17,25 @@ std::string at_byte(std::size_t offset) {
   return " at byte " + std::to_string(offset);
 }
 
+// The kinds of the type bytes 0xc0-0xdf, in order (0xc1 is reserved: never used).
+constexpr MsgpackKind kTypedKinds[32] = {
+    MsgpackKind::nil,     MsgpackKind::invalid, MsgpackKind::boolean,  MsgpackKind::boolean,
+    MsgpackKind::bin,     MsgpackKind::bin,     MsgpackKind::bin,      MsgpackKind::ext,
+    MsgpackKind::ext,     MsgpackKind::ext,     MsgpackKind::floating, MsgpackKind::floating,
+    MsgpackKind::integer, MsgpackKind::integer, MsgpackKind::integer,  MsgpackKind::integer,
+    MsgpackKind::integer, MsgpackKind::integer, MsgpackKind::integer,  MsgpackKind::integer,
+    MsgpackKind::ext,     MsgpackKind::ext,     MsgpackKind::ext,      MsgpackKind::ext,
+    MsgpackKind::ext,     MsgpackKind::str,     MsgpackKind::str,      MsgpackKind::str,
+    MsgpackKind::array,   MsgpackKind::array,   MsgpackKind::map,      MsgpackKind::map,
+};
+
 // The kind named by a MessagePack type byte (the first byte of every value).
 MsgpackKind kind_of(std::uint8_t b) {
-  if (b <= 0x7f || b >= 0xe0) return MsgpackKind::integer;
+  if (b <= 0x7f || b >= 0xe0) return MsgpackKind::integer;  // positive and negative fixint
   if (b <= 0x8f) return MsgpackKind::map;
   if (b <= 0x9f) return MsgpackKind::array;
   if (b <= 0xbf) return MsgpackKind::str;
-  switch (b) {
-    case 0xc0:
-      return MsgpackKind::nil;
-    case 0xc2:
-    case 0xc3:
-      return MsgpackKind::boolean;
-    case 0xc4:
-    case 0xc5:
-    case 0xc6:
-      return MsgpackKind::bin;
-    case 0xc7:
-    case 0xc8:
-    case 0xc9:
-      return MsgpackKind::ext;
-    case 0xca:
-    case 0xcb:
-      return MsgpackKind::floating;
-    case 0xd4:
-    case 0xd5:
-    case 0xd6:
-    case 0xd7:
-    case 0xd8:
-      return MsgpackKind::ext;
-    case 0xd9:
-    case 0xda:
-    case 0xdb:
-      return MsgpackKind::str;
-    case 0xdc:
-    case 0xdd:
-      return MsgpackKind::array;
-    case 0xde:
-    case 0xdf:
-      return MsgpackKind::map;
-    case 0xc1:
-      return MsgpackKind::invalid;  // reserved: never used
-    default:
-      return MsgpackKind::integer;  // 0xcc-0xcf uint, 0xd0-0xd3 int
-  }
+  return kTypedKinds[b - 0xc0];
 }
 
 MsgpackInt from_unsigned(std::uint64_t u) {

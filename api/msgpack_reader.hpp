@@ -43,6 +43,8 @@ class MsgpackReader {
   static constexpr int kMaxDepth = 64;  // nested maps/arrays, counting the outermost
 
   explicit MsgpackReader(std::string_view bytes) : bytes_(bytes) {}
+  // The reader only views its bytes: a temporary string would dangle.
+  explicit MsgpackReader(std::string&&) = delete;
 
   // The kind of the next value without consuming it; invalid at the end or on a reserved byte.
   MsgpackKind peek() const;

@@ -39,6 +39,9 @@ http::ServerOptions server_options(const config::Config& c) {
   o.host = c.listen.host;
   o.port = c.listen.port;
   o.max_body_bytes = c.limits.max_body_bytes;
+  o.max_connections = static_cast<std::size_t>(c.limits.max_connections);
+  o.read_timeout = milliseconds(static_cast<std::int64_t>(c.limits.read_timeout_s * 1000));
+  o.idle_timeout = milliseconds(static_cast<std::int64_t>(c.limits.idle_timeout_s * 1000));
   return o;
 }
 

@@ -43,6 +43,9 @@ struct Retry {
 
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;  // >= 1024, <= 1 GiB
+  int max_connections = 10'000;          // open HTTP connections at once, 1-1000000
+  double read_timeout_s = 30;            // to read one request once it began, > 0
+  double idle_timeout_s = 60;            // a kept-alive connection may wait for its next request
   bool operator==(const Limits&) const = default;
 };
 

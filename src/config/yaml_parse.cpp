@@ -18,6 +18,7 @@ constexpr long long kMaxRetry = 1000;
 constexpr double kMaxTimeoutS = 86400;
 constexpr long long kMinBodyBytes = 1024;
 constexpr long long kMaxBodyBytes = 1LL << 30;
+constexpr long long kMaxConnections = 1'000'000;
 
 constexpr std::string_view kString = "must be a string";
 constexpr std::string_view kPositiveSeconds = "must be a number of seconds greater than 0";
@@ -82,12 +83,22 @@ Retry parse_retry(const At& at) {
 }
 
 Limits parse_limits(const At& at) {
-  expect_keys(at, {"max_body_bytes"});
+  expect_keys(at, {"max_body_bytes", "max_connections", "read_timeout", "idle_timeout"});
   Limits limits;
   if (auto v = field(at, "max_body_bytes")) {
     limits.max_body_bytes = static_cast<std::size_t>(
         integer(*v, kMinBodyBytes, kMaxBodyBytes,
                 "must be a number of bytes between 1024 and 1073741824 (1 GiB)"));
+  }
+  if (auto v = field(at, "max_connections")) {
+    limits.max_connections = static_cast<int>(
+        integer(*v, 1, kMaxConnections, "must be an integer between 1 and 1000000"));
+  }
+  if (auto v = field(at, "read_timeout")) {
+    limits.read_timeout_s = number(*v, positive, kPositiveSeconds);
+  }
+  if (auto v = field(at, "idle_timeout")) {
+    limits.idle_timeout_s = number(*v, positive, kPositiveSeconds);
   }
   return limits;
 }

@@ -133,21 +133,16 @@ TEST_CASE("a job with only a name takes the defaults", "[unit]") {
 }
 
 TEST_CASE("a job with every field keeps every value", "[unit]") {
-  const std::string mp = Mp().map(6)
-                             .str("name")
-                             .str("resize:image_2")
-                             .str("argument")
-                             .map(1)
-                             .str("w")
-                             .i(640)
-                             .str("priority")
-                             .i(-5)
-                             .str("max_retry")
-                             .i(0)
-                             .str("keep_result")
-                             .boolean(true)
-                             .str("timeout")
-                             .f64(2.5);
+  // clang-format off
+  const std::string mp = Mp()
+      .map(6)
+          .str("name").str("resize:image_2")
+          .str("argument").map(1).str("w").i(640)
+          .str("priority").i(-5)
+          .str("max_retry").i(0)
+          .str("keep_result").boolean(true)
+          .str("timeout").f64(2.5);
+  // clang-format on
   const std::string json =
       R"({"name":"resize:image_2","argument":{"w":640},"priority":-5,"max_retry":0,)"
       R"("keep_result":true,"timeout":2.5})";
@@ -284,17 +279,12 @@ TEST_CASE("the argument is kept byte for byte, however it was encoded", "[unit]"
 TEST_CASE("a JSON argument becomes MessagePack with its key order kept", "[unit]") {
   const auto job =
       one_job(push_json(R"({"name":"a","argument":{"b":1,"a":[-1,2.5,"x",null,true]}})"));
-  CHECK(job.argument == Mp().map(2)
-                            .str("b")
-                            .i(1)
-                            .str("a")
-                            .array(5)
-                            .i(-1)
-                            .f32(2.5f)
-                            .str("x")
-                            .nil()
-                            .boolean(true)
-                            .bytes());
+  // clang-format off
+  CHECK(job.argument == Mp()
+      .map(2)
+          .str("b").i(1)
+          .str("a").array(5).i(-1).f32(2.5f).str("x").nil().boolean(true).bytes());
+  // clang-format on
 }
 
 TEST_CASE("an absent argument is nil", "[unit]") {
@@ -452,19 +442,12 @@ TEST_CASE("a batch element that is not a map reports its index", "[unit]") {
 TEST_CASE("garbage and mutated job bodies never crash the decoder", "[unit]") {
   std::mt19937 rng(777);
   std::uniform_int_distribution<int> byte(0, 255);
-  const std::string base = Mp().array(2)
-                               .map(3)
-                               .str("name")
-                               .str("a")
-                               .str("argument")
-                               .ext(3, "xy")
-                               .str("timeout")
-                               .f32(1.5f)
-                               .map(2)
-                               .str("name")
-                               .str("b")
-                               .str("priority")
-                               .i(-70000);
+  // clang-format off
+  const std::string base = Mp()
+      .array(2)
+          .map(3).str("name").str("a").str("argument").ext(3, "xy").str("timeout").f32(1.5f)
+          .map(2).str("name").str("b").str("priority").i(-70000);
+  // clang-format on
   const std::string json_base = R"([{"name":"a","argument":{"k":[1,2]},"timeout":1.5}])";
   for (int round = 0; round < 20000; ++round) {
     std::string bytes = round % 2 ? base : json_base;
@@ -474,4 +457,9 @@ TEST_CASE("garbage and mutated job bodies never crash the decoder", "[unit]") {
     const auto result = decode_push(bytes, round % 2 ? MediaType::msgpack : MediaType::json, {});
     if (!result) CHECK_FALSE(result.error().message.empty());
   }
+}
+
+TEST_CASE("a JSON job with a repeated key is a bad request", "[unit]") {
+  check_error(push_json(R"({"name":"a","priority":1,"priority":2})"), ErrorCode::bad_request,
+              std::nullopt, "the key \"priority\" appears twice");
 }

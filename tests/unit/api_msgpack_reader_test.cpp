@@ -21,31 +21,27 @@ std::string nested_arrays(int depth) {
 
 // A value with every kind of MessagePack value in it.
 std::string every_kind() {
+  // clang-format off
   return Mp()
       .map(9)
-      .str("nil")
-      .nil()
-      .str("bool")
-      .boolean(true)
-      .str("int")
-      .i(-5)
-      .str("uint")
-      .u(std::numeric_limits<std::uint64_t>::max())
-      .str("float")
-      .f32(1.5f)
-      .str("double")
-      .f64(2.25)
-      .str("bin")
-      .bin(std::string("\x00\x01", 2))
-      .str("ext")
-      .ext(7, "abc")
-      .str("list")
-      .array(2)
-      .str("x")
-      .map(1)
-      .i(1)
-      .array(0)
+          .str("nil").nil()
+          .str("bool").boolean(true)
+          .str("int").i(-5)
+          .str("uint").u(std::numeric_limits<std::uint64_t>::max())
+          .str("float").f32(1.5f)
+          .str("double").f64(2.25)
+          .str("bin").bin(std::string("\x00\x01", 2))
+          .str("ext").ext(7, "abc")
+          .str("list").array(2).str("x").map(1).i(1).array(0)
       .bytes();
+  // clang-format on
+}
+
+// One read by a reader over `bytes`, which lives until the end of the caller's expression.
+template <class Read>
+auto read1(const std::string& bytes, Read read) {
+  MsgpackReader reader(bytes);
+  return (reader.*read)();
 }
 
 }  // namespace
@@ -82,30 +78,29 @@ TEST_CASE("the reader reads integers of every width and sign", "[unit]") {
 }
 
 TEST_CASE("the reader sign-extends every signed width", "[unit]") {
-  CHECK(MsgpackReader(std::string("\xd0\x80", 2)).read_int()->value == -128);
-  CHECK(MsgpackReader(std::string("\xd1\x80\x00", 3)).read_int()->value == -32768);
-  CHECK(MsgpackReader(std::string("\xd2\xff\xff\xff\xfe", 5)).read_int()->value == -2);
-  CHECK(MsgpackReader(std::string("\xd0\x7f", 2)).read_int()->value == 127);
-  CHECK(MsgpackReader(std::string("\xcc\xff", 2)).read_int()->value == 255);
+  CHECK(read1(std::string("\xd0\x80", 2), &MsgpackReader::read_int)->value == -128);
+  CHECK(read1(std::string("\xd1\x80\x00", 3), &MsgpackReader::read_int)->value == -32768);
+  CHECK(read1(std::string("\xd2\xff\xff\xff\xfe", 5), &MsgpackReader::read_int)->value == -2);
+  CHECK(read1(std::string("\xd0\x7f", 2), &MsgpackReader::read_int)->value == 127);
+  CHECK(read1(std::string("\xcc\xff", 2), &MsgpackReader::read_int)->value == 255);
 }
 
 TEST_CASE("the reader reads floats, booleans, nil, strings, bin and ext", "[unit]") {
-  CHECK(*MsgpackReader(Mp().f32(1.5f).bytes()).read_float() == 1.5);
-  CHECK(*MsgpackReader(Mp().f64(-2.25).bytes()).read_float() == -2.25);
-  CHECK(*MsgpackReader(Mp().boolean(true).bytes()).read_bool() == true);
-  CHECK(*MsgpackReader(Mp().boolean(false).bytes()).read_bool() == false);
-  CHECK(MsgpackReader(Mp().nil().bytes()).read_nil());
-  CHECK(*MsgpackReader(Mp().str("héllo").bytes()).read_str() == "héllo");
-  CHECK(*MsgpackReader(Mp().str(std::string(300, 'a')).bytes()).read_str() ==
-        std::string(300, 'a'));
-  CHECK(*MsgpackReader(Mp().str(std::string(70000, 'b')).bytes()).read_str() ==
+  CHECK(*read1(Mp().f32(1.5f), &MsgpackReader::read_float) == 1.5);
+  CHECK(*read1(Mp().f64(-2.25), &MsgpackReader::read_float) == -2.25);
+  CHECK(*read1(Mp().boolean(true), &MsgpackReader::read_bool) == true);
+  CHECK(*read1(Mp().boolean(false), &MsgpackReader::read_bool) == false);
+  CHECK(read1(Mp().nil(), &MsgpackReader::read_nil));
+  CHECK(*read1(Mp().str("héllo"), &MsgpackReader::read_str) == "héllo");
+  CHECK(*read1(Mp().str(std::string(300, 'a')), &MsgpackReader::read_str) == std::string(300, 'a'));
+  CHECK(*read1(Mp().str(std::string(70000, 'b')), &MsgpackReader::read_str) ==
         std::string(70000, 'b'));
-  CHECK(*MsgpackReader(Mp().bin(std::string("\0\1", 2)).bytes()).read_bin() ==
+  CHECK(*read1(Mp().bin(std::string("\0\1", 2)), &MsgpackReader::read_bin) ==
         std::string("\0\1", 2));
   for (std::size_t size : {1u, 2u, 4u, 8u, 16u, 3u, 300u, 70000u}) {
     const std::string payload(size, 'x');
     const std::string bytes = Mp().ext(-3, payload);
-    auto ext = MsgpackReader(bytes).read_ext();
+    auto ext = read1(bytes, &MsgpackReader::read_ext);
     REQUIRE(ext);
     CHECK(ext->type == -3);
     CHECK(ext->data == payload);
@@ -121,8 +116,9 @@ TEST_CASE("the reader reads container headers", "[unit]") {
   CHECK(reader.read_int()->value == 1);
   CHECK(reader.read_int()->value == 2);
   CHECK(reader.at_end());
-  CHECK(MsgpackReader(std::string("\xdc\x00\x01\xc0", 4)).read_array_header() == 1u);
-  CHECK(MsgpackReader(std::string("\xdf\x00\x00\x00\x01\xc0\xc0", 7)).read_map_header() == 1u);
+  CHECK(read1(std::string("\xdc\x00\x01\xc0", 4), &MsgpackReader::read_array_header) == 1u);
+  CHECK(read1(std::string("\xdf\x00\x00\x00\x01\xc0\xc0", 7), &MsgpackReader::read_map_header) ==
+        1u);
 }
 
 TEST_CASE("peek names the kind of the next value without consuming it", "[unit]") {
@@ -142,7 +138,7 @@ TEST_CASE("peek names the kind of the next value without consuming it", "[unit]"
   CHECK(reader.peek() == MsgpackKind::boolean);
   reader.skip();
   CHECK(reader.peek() == MsgpackKind::invalid);
-  CHECK(MsgpackReader(std::string("\xc1")).peek() == MsgpackKind::invalid);
+  CHECK(read1(std::string("\xc1"), &MsgpackReader::peek) == MsgpackKind::invalid);
 }
 
 TEST_CASE("a read of the wrong kind fails without moving the cursor", "[unit]") {
@@ -158,9 +154,9 @@ TEST_CASE("a read of the wrong kind fails without moving the cursor", "[unit]") 
 }
 
 TEST_CASE("an integer is not a float and a float is not an integer", "[unit]") {
-  CHECK_FALSE(MsgpackReader(Mp().i(3).bytes()).read_float());
-  CHECK_FALSE(MsgpackReader(Mp().f64(3.0).bytes()).read_int());
-  CHECK_FALSE(MsgpackReader(Mp().f32(3.0f).bytes()).read_int());
+  CHECK_FALSE(read1(Mp().i(3), &MsgpackReader::read_float));
+  CHECK_FALSE(read1(Mp().f64(3.0), &MsgpackReader::read_int));
+  CHECK_FALSE(read1(Mp().f32(3.0f), &MsgpackReader::read_int));
 }
 
 TEST_CASE("skip returns the exact bytes of one whole value", "[unit]") {
@@ -208,8 +204,8 @@ TEST_CASE("huge declared lengths are rejected, not trusted", "[unit]") {
     CHECK_FALSE(reader.skip());
     CHECK(reader.error().find("truncated") != std::string_view::npos);
   }
-  CHECK_FALSE(MsgpackReader(cases[0]).read_str());
-  CHECK_FALSE(MsgpackReader(cases[3]).read_array_header());
+  CHECK_FALSE(read1(cases[0], &MsgpackReader::read_str));
+  CHECK_FALSE(read1(cases[3], &MsgpackReader::read_array_header));
 }
 
 TEST_CASE("the reserved byte 0xc1 is not a value", "[unit]") {
@@ -220,12 +216,13 @@ TEST_CASE("the reserved byte 0xc1 is not a value", "[unit]") {
 }
 
 TEST_CASE("nesting is limited to 64 containers", "[unit]") {
-  CHECK(MsgpackReader(nested_arrays(MsgpackReader::kMaxDepth)).skip());
-  MsgpackReader too_deep(nested_arrays(MsgpackReader::kMaxDepth + 1));
+  CHECK(read1(nested_arrays(MsgpackReader::kMaxDepth), &MsgpackReader::skip));
+  const std::string bytes = nested_arrays(MsgpackReader::kMaxDepth + 1);
+  MsgpackReader too_deep(bytes);
   CHECK_FALSE(too_deep.skip());
   CHECK(too_deep.error().find("deeper than 64") != std::string_view::npos);
   const std::string empty_at_65 = std::string(64, '\x91') + "\x90";
-  CHECK_FALSE(MsgpackReader(empty_at_65).skip());
+  CHECK_FALSE(read1(empty_at_65, &MsgpackReader::skip));
 }
 
 TEST_CASE("100000 nested arrays are rejected without exhausting the stack", "[unit]") {
@@ -234,7 +231,7 @@ TEST_CASE("100000 nested arrays are rejected without exhausting the stack", "[un
   CHECK_FALSE(reader.skip());
   CHECK_FALSE(single_value_problem(deep).empty());
   const std::string deep_maps = std::string(100000, '\x81') + std::string(1, '\xc0');
-  CHECK_FALSE(MsgpackReader(deep_maps).skip());
+  CHECK_FALSE(read1(deep_maps, &MsgpackReader::skip));
 }
 
 TEST_CASE("single_value_problem reports empty input and trailing bytes", "[unit]") {
@@ -267,4 +264,16 @@ TEST_CASE("random bytes and mutated values never crash the reader", "[unit]") {
       CHECK(reader.offset() == 0);
     }
   }
+}
+
+TEST_CASE("every type byte but 0xc1 names a kind", "[unit]") {
+  for (int b = 0; b < 256; ++b) {
+    const std::string bytes(1, static_cast<char>(b));
+    INFO("type byte " << b);
+    CHECK((read1(bytes, &MsgpackReader::peek) == MsgpackKind::invalid) == (b == 0xc1));
+  }
+  CHECK(read1(std::string(1, '\xcf'), &MsgpackReader::peek) == MsgpackKind::integer);
+  CHECK(read1(std::string(1, '\xd3'), &MsgpackReader::peek) == MsgpackKind::integer);
+  CHECK(read1(std::string(1, '\xd8'), &MsgpackReader::peek) == MsgpackKind::ext);
+  CHECK(read1(std::string(1, '\xdf'), &MsgpackReader::peek) == MsgpackKind::map);
 }

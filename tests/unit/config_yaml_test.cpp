@@ -58,6 +58,9 @@ retry:
   jitter: 0
 limits:
   max_body_bytes: 4096
+  max_connections: 50
+  read_timeout: 2.5
+  idle_timeout: 5
 shutdown_grace: 0
 log:
   level: debug
@@ -79,7 +82,7 @@ workers:
   CHECK(config.shards == 64);
   CHECK(config.defaults == Defaults{0, 2.5, 60});
   CHECK(config.retry == Retry{0.5, 60, 0});
-  CHECK(config.limits.max_body_bytes == 4096);
+  CHECK(config.limits == Limits{4096, 50, 2.5, 5});
   CHECK(config.shutdown_grace_s == 0);
   CHECK(config.log == Log{LogLevel::debug, LogFormat::json});
   CHECK(config.auth == Auth{true, {Token{"0123456789abcdef", Role::admin}}, true});
@@ -129,6 +132,9 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"retry: {jitter: -0.1}", "retry.jitter"},
       {"limits: {max_body_bytes: 1023}", "limits.max_body_bytes"},
       {"limits: {max_body_bytes: 1073741825}", "limits.max_body_bytes"},
+      {"limits: {max_connections: 0}", "limits.max_connections"},
+      {"limits: {read_timeout: 0}", "limits.read_timeout"},
+      {"limits: {idle_timeout: -1}", "limits.idle_timeout"},
       {"shutdown_grace: -1", "shutdown_grace"},
       {"log: {level: verbose}", "log.level"},
       {"log: {format: xml}", "log.format"},

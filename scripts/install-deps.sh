@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what jqmaster needs from Debian 12's packages, only what is missing.
+#   scripts/install-deps.sh            build + test dependencies (the default)
+#   scripts/install-deps.sh --runtime  only what the built daemon needs to run (Docker's last stage)
+# The one list of Debian packages for the README, .ci/run and docker/Dockerfile.
+set -euo pipefail
+
+BUILD_PACKAGES=(
+  g++ cmake ninja-build pkg-config ccache
+  libboost-dev libboost-system-dev libhiredis-dev libmsgpack-cxx-dev nlohmann-json3-dev
+  libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2
+  redis-server redis-tools
+  python3 python3-msgpack curl ca-certificates
+)
+RUNTIME_PACKAGES=(
+  libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 redis-server ca-certificates curl
+)
+
+packages=("${BUILD_PACKAGES[@]}")
+if [[ "${1:-}" == "--runtime" ]]; then packages=("${RUNTIME_PACKAGES[@]}"); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (missing: ${missing[*]})" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,78 @@
+// The HTTP server's protection of itself: keep-alive, timeouts, connection limit, bad HTTP.
+#include <catch2/catch.hpp>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::RawConnection;
+using jq::test::RedisServer;
+
+namespace {
+
+const std::string kHealth = "GET /healthz HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n";
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("one connection serves several requests (keep-alive, pipelined)", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  idle_timeout: 0.5\n"});
+  RawConnection c(daemon.port());
+  REQUIRE(c.send(kHealth + kHealth + kHealth));
+  bool closed = false;
+  const std::string answer = c.read_until_closed(5s, &closed);
+  CHECK(count(answer, "HTTP/1.1 200 OK") == 3);
+  CHECK(closed);  // by the idle timeout after the third answer
+}
+
+TEST_CASE("an idle or slow client cannot hold a connection", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  idle_timeout: 0.5\n  read_timeout: 0.5\n"});
+  SECTION("idle: connects and sends nothing") {
+    RawConnection c(daemon.port());
+    bool closed = false;
+    c.read_until_closed(5s, &closed);
+    CHECK(closed);
+  }
+  SECTION("slow: starts a request and never finishes its body") {
+    RawConnection c(daemon.port());
+    REQUIRE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   "Content-Length: 100\r\n\r\n{\"na"));
+    bool closed = false;
+    c.read_until_closed(5s, &closed);
+    CHECK(closed);
+  }
+  CHECK(daemon.http().get("/healthz").status == 200);
+}
+
+TEST_CASE("bytes that are not HTTP get 400 and the connection closes", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  RawConnection c(daemon.port());
+  REQUIRE(c.send(std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n", 25)));
+  bool closed = false;
+  const std::string answer = c.read_until_closed(5s, &closed);
+  CHECK(answer.starts_with("HTTP/1.1 400"));
+  CHECK(closed);
+  CHECK(daemon.http().get("/healthz").status == 200);
+}
+
+TEST_CASE("connections over limits.max_connections get 503", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  max_connections: 2\n"});
+  RawConnection a(daemon.port());
+  RawConnection b(daemon.port());
+  REQUIRE(a.send(kHealth));  // make sure both are accepted before the third
+  REQUIRE(b.send(kHealth));
+  RawConnection c(daemon.port());
+  const std::string refused = c.read_until_closed(5s);
+  CHECK(refused.starts_with("HTTP/1.1 503"));
+  CHECK(refused.find("unavailable") != std::string::npos);
+}

@@ -1,0 +1,58 @@
+// With no redis.url the daemon runs its own redis-server and stops it on exit.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/daemon.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+
+namespace {
+
+bool process_exists(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+pid_t embedded_pid(const std::string& log) {
+  auto at = log.find("embedded redis-server (pid ");
+  if (at == std::string::npos) return -1;
+  return static_cast<pid_t>(std::stol(log.substr(at + 27)));
+}
+
+}  // namespace
+
+TEST_CASE("the embedded Redis serves jobs, keeps them across restarts and stops with the master",
+          "[http]") {
+  jq::test::TempDir dir;
+  const std::string data = dir.file("data");
+  std::string id;
+  pid_t redis_pid = -1;
+  {
+    Daemon daemon({.data_dir = data});
+    auto pushed = daemon.http().post("/v1/jobs", {{"name", "n"}});
+    REQUIRE(pushed.status == 201);
+    id = pushed.value()["id"];
+    redis_pid = embedded_pid(daemon.log());
+    REQUIRE(process_exists(redis_pid));
+    CHECK(std::filesystem::exists(data + "/appendonlydir"));
+    CHECK(daemon.stop(SIGINT, 15s) == 0);
+    CHECK(daemon.log().find("embedded redis-server stopped") != std::string::npos);
+  }
+  CHECK_FALSE(process_exists(redis_pid));
+  Daemon again({.data_dir = data});
+  CHECK(again.http().get("/v1/jobs/" + id).value()["state"] == "queued");
+}
+
+TEST_CASE("a missing redis-server is reported with what to do", "[http]") {
+  jq::test::TempDir dir;
+  std::ofstream(dir.file("c.yaml")) << "redis:\n  server_path: /nonexistent/redis-server\n"
+                                    << "data_dir: " << dir.file("d") << "\n";
+  auto run = jq::test::run_master(
+      {"--config", dir.file("c.yaml"), "--listen",
+       "127.0.0.1:" + std::to_string(jq::test::free_port())});
+  CHECK(run.exit_code == 1);
+  CHECK(run.output.find("apt-get install redis-server") != std::string::npos);
+  CHECK(run.output.find("redis.url") != std::string::npos);
+}

@@ -1,0 +1,280 @@
+// POST/GET/DELETE /v1/jobs and GET /v1/jobs/{id}/result against the real daemon and Redis.
+#include <catch2/catch.hpp>
+
+#include "src/redis/keys.hpp"
+#include "src/store/job_id.hpp"
+#include "src/store/job_record.hpp"
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+using jq::test::HttpClient;
+using jq::test::RedisServer;
+using jq::test::SyncRedis;
+using nlohmann::json;
+using namespace std::string_literals;
+
+namespace {
+
+constexpr int kShards = 4;
+
+struct Fixture {
+  RedisServer redis;
+  Daemon daemon{DaemonOptions{redis.url(), kShards}};
+  HttpClient http = daemon.http();
+  SyncRedis check{redis.port()};
+
+  long long stored_jobs() {
+    long long total = 0;
+    jq::redis::Keys keys;
+    for (int s = 0; s < kShards; ++s) total += check.call({"HLEN", keys.jobs(s)}).integer;
+    return total;
+  }
+
+  jq::store::JobRecord record(const std::string& id) {
+    auto parsed = jq::store::parse_job_id(id, kShards);
+    REQUIRE(parsed);
+    auto raw = check.call({"HGET", jq::redis::Keys{}.jobs(parsed->shard), parsed->field});
+    REQUIRE(raw.is_string());
+    auto rec = jq::store::decode_record(raw.str);
+    REQUIRE(rec);
+    return *rec;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a JSON job is stored, readable, and answered in JSON", "[http]") {
+  Fixture f;
+  auto pushed = f.http.post("/v1/jobs", {{"name", "email.send"},
+                                         {"argument", {{"to", "a@example.com"}}},
+                                         {"priority", -7},
+                                         {"keep_result", true},
+                                         {"timeout", 2.5}});
+  REQUIRE(pushed.status == 201);
+  CHECK(pushed.header("content-type") == "application/json");
+  const std::string id = pushed.value()["id"];
+  CHECK(id.size() <= 64);
+
+  auto got = f.http.get("/v1/jobs/" + id);
+  REQUIRE(got.status == 200);
+  json job = got.value();
+  CHECK(job["id"] == id);
+  CHECK(job["name"] == "email.send");
+  CHECK(job["priority"] == -7);
+  CHECK(job["max_retry"] == 3);
+  CHECK(job["keep_result"] == true);
+  CHECK(job["timeout"] == 2.5);
+  CHECK(job["state"] == "queued");
+  CHECK(job["attempts"] == 0);
+  CHECK(job["enqueued_at"].get<std::string>().ends_with("Z"));
+  CHECK_FALSE(job.contains("last_error"));
+}
+
+TEST_CASE("a MessagePack job keeps its argument byte for byte and is answered in MessagePack",
+          "[http]") {
+  Fixture f;
+  // A non-canonical argument: 5 as int32, then a bin value; re-encoding would change the bytes.
+  const std::string argument = std::string("\x92\xd2\x00\x00\x00\x05\xc4\x02\x00\xff", 10);
+  std::string body = "\x82\xa4name\xa3" "abc\xa8" "argument";
+  body += argument;
+  auto pushed = f.http.post_msgpack("/v1/jobs", body);
+  REQUIRE(pushed.status == 201);
+  CHECK(pushed.header("content-type") == "application/msgpack");
+  const std::string id = pushed.value()["id"];
+  CHECK(f.record(id).argument == argument);
+
+  auto as_json = f.http.request("GET", "/v1/jobs/" + id);  // no Accept: MessagePack
+  CHECK(as_json.header("content-type") == "application/msgpack");
+  CHECK(as_json.value()["name"] == "abc");
+}
+
+TEST_CASE("the response encoding follows Accept, then the request's own encoding", "[http]") {
+  Fixture f;
+  const std::string job = R"({"name":"n"})";
+  auto json_in_msgpack_out = f.http.request(
+      "POST", "/v1/jobs", job,
+      {{"Content-Type", "application/json"}, {"Accept", "application/msgpack"}});
+  CHECK(json_in_msgpack_out.status == 201);
+  CHECK(json_in_msgpack_out.header("content-type") == "application/msgpack");
+  auto x_msgpack = f.http.request("POST", "/v1/jobs", std::string("\x81\xa4name\xa1n", 8),
+                                  {{"Content-Type", "application/x-msgpack"},
+                                   {"Accept", "application/json"}});
+  CHECK(x_msgpack.status == 201);
+  CHECK(x_msgpack.header("content-type") == "application/json");
+}
+
+TEST_CASE("a batch answers ids in order and stores every job", "[http]") {
+  Fixture f;
+  json batch = json::array();
+  for (int i = 0; i < 50; ++i) batch.push_back({{"name", "n" + std::to_string(i)}, {"priority", i}});
+  auto pushed = f.http.post("/v1/jobs", batch);
+  REQUIRE(pushed.status == 201);
+  auto ids = pushed.value()["ids"];
+  REQUIRE(ids.size() == 50);
+  for (int i = 0; i < 50; ++i) {
+    auto job = f.http.get("/v1/jobs/" + ids[i].get<std::string>()).value();
+    CHECK(job["name"] == "n" + std::to_string(i));
+    CHECK(job["priority"] == i);
+  }
+  CHECK(f.stored_jobs() == 50);
+}
+
+TEST_CASE("a batch with one bad job stores nothing and names its index and field", "[http]") {
+  Fixture f;
+  json batch = json::array();
+  for (int i = 0; i < 10; ++i) batch.push_back({{"name", "ok"}});
+  batch[6]["max_retries"] = 2;
+  auto res = f.http.post("/v1/jobs", batch);
+  REQUIRE(res.status == 400);
+  json err = res.value();
+  CHECK(err["error"] == "invalid_job");
+  CHECK(err["index"] == 6);
+  CHECK(err["field"] == "max_retries");
+  CHECK_FALSE(err["message"].get<std::string>().empty());
+  CHECK(f.stored_jobs() == 0);
+}
+
+TEST_CASE("bad bodies get a clear 4xx in the error shape and nothing is stored", "[http]") {
+  Fixture f;
+  SECTION("garbage bytes as MessagePack") {
+    auto res = f.http.post_msgpack("/v1/jobs", std::string("\xc1\xff\x00garbage", 10),
+                                   {{"Accept", "application/json"}});
+    CHECK(res.status == 400);
+    CHECK(res.value()["error"] == "bad_request");
+  }
+  SECTION("invalid JSON") {
+    auto res = f.http.request("POST", "/v1/jobs", "{\"name\": ",
+                              {{"Content-Type", "application/json"}});
+    CHECK(res.status == 400);
+    CHECK(res.value()["error"] == "bad_request");
+  }
+  SECTION("a wrong content type") {
+    auto res = f.http.request("POST", "/v1/jobs", "name=x",
+                              {{"Content-Type", "application/x-www-form-urlencoded"},
+                               {"Accept", "application/json"}});
+    CHECK(res.status == 415);
+    CHECK(res.value()["error"] == "unsupported_media_type");
+  }
+  SECTION("a body over limits.max_body_bytes") {
+    json big = {{"name", "big"}, {"argument", std::string(2 * 1024 * 1024, 'x')}};
+    auto res = f.http.post("/v1/jobs", big);
+    CHECK(res.status == 413);
+    CHECK(res.value()["error"] == "payload_too_large");
+  }
+  SECTION("a field out of range") {
+    auto res = f.http.post("/v1/jobs", {{"name", "x"}, {"priority", 2147483648LL}});
+    CHECK(res.status == 400);
+    CHECK(res.value()["field"] == "priority");
+  }
+  SECTION("a name with a bad character") {
+    auto res = f.http.post("/v1/jobs", {{"name", "a/b"}});
+    CHECK(res.status == 400);
+    CHECK(res.value()["field"] == "name");
+  }
+  SECTION("an empty batch") {
+    auto res = f.http.post("/v1/jobs", json::array());
+    CHECK(res.status == 400);
+    CHECK(res.value()["error"] == "bad_request");
+  }
+  CHECK(f.stored_jobs() == 0);
+  CHECK(f.http.get("/healthz").status == 200);  // and the daemon is still there
+}
+
+TEST_CASE("a queued job can be cancelled once; unknown ids are 404", "[http]") {
+  Fixture f;
+  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}}).value()["id"];
+  CHECK(f.http.del("/v1/jobs/" + id).status == 204);
+  CHECK(f.http.get("/v1/jobs/" + id).status == 404);
+  auto again = f.http.del("/v1/jobs/" + id);
+  CHECK(again.status == 404);
+  CHECK(again.value()["error"] == "not_found");
+  CHECK(f.http.del("/v1/jobs/not-an-id").status == 404);
+  CHECK(f.http.get("/v1/jobs/99-000000001").status == 404);
+  CHECK(f.stored_jobs() == 0);
+}
+
+TEST_CASE("a running job cannot be cancelled", "[http]") {
+  Fixture f;
+  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}}).value()["id"];
+  // Mark it running the way a reservation does (dispatch is another issue's work).
+  auto parsed = *jq::store::parse_job_id(id, kShards);
+  jq::redis::Keys keys;
+  f.check.call({"EVAL",
+                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 3 "
+                "redis.call('HSET', KEYS[1], ARGV[1], cmsgpack.pack(r))",
+                "1", keys.jobs(parsed.shard), parsed.field});
+  auto res = f.http.del("/v1/jobs/" + id);
+  CHECK(res.status == 409);
+  CHECK(res.value()["error"] == "conflict");
+  CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "running");
+}
+
+TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") {
+  Fixture f;
+  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}})
+                             .value()["id"];
+  auto pending = f.http.get("/v1/jobs/" + id + "/result");
+  CHECK(pending.status == 202);
+  CHECK(pending.value() == json{{"id", id}, {"state", "queued"}, {"attempts", 0}});
+
+  // Finish it as completion does: the record moves to its done key with the result object.
+  auto parsed = *jq::store::parse_job_id(id, kShards);
+  jq::redis::Keys keys;
+  const std::string result = "\x83\xa4type\xa7success\xab" "finished_at\xa1t\xa6result\xc4\x01\x07"s;
+  f.check.call({"EVAL",
+                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
+                "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
+                "redis.call('HDEL', KEYS[1], ARGV[1])",
+                "2", keys.jobs(parsed.shard), keys.done(parsed.shard, parsed.field), parsed.field,
+                result});
+  CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
+
+  auto as_msgpack = f.http.request("GET", "/v1/jobs/" + id + "/result");
+  CHECK(as_msgpack.status == 200);
+  CHECK(as_msgpack.body == result);  // exactly as the worker sent it
+  auto gone = f.http.get("/v1/jobs/" + id + "/result");
+  CHECK(gone.status == 200);
+  CHECK(gone.body == "null");
+  CHECK(f.http.get("/v1/jobs/" + id).status == 404);
+}
+
+TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
+  Fixture f;
+  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}})
+                             .value()["id"];
+  auto parsed = *jq::store::parse_job_id(id, kShards);
+  jq::redis::Keys keys;
+  const std::string result = "\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff"s;
+  f.check.call({"EVAL",
+                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
+                "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
+                "redis.call('HDEL', KEYS[1], ARGV[1])",
+                "2", keys.jobs(parsed.shard), keys.done(parsed.shard, parsed.field), parsed.field,
+                result});
+  auto res = f.http.get("/v1/jobs/" + id + "/result");
+  REQUIRE(res.status == 200);
+  CHECK(res.value() == json{{"type", "success"}, {"result", {{"$bin", "AP8="}}}});
+}
+
+TEST_CASE("results of unknown ids and bad wait values", "[http]") {
+  Fixture f;
+  auto unknown = f.http.get("/v1/jobs/1-000000abc/result");
+  CHECK(unknown.status == 200);
+  CHECK(unknown.body == "null");
+  CHECK(f.http.get("/v1/jobs/garbage/result").body == "null");
+  auto bad_wait = f.http.get("/v1/jobs/1-000000abc/result?wait=61");
+  CHECK(bad_wait.status == 400);
+  CHECK(bad_wait.value()["field"] == "wait");
+}
+
+TEST_CASE("unknown routes are 404 and known paths with another method are 405", "[http]") {
+  Fixture f;
+  auto missing = f.http.get("/v2/nothing");
+  CHECK(missing.status == 404);
+  CHECK(missing.value()["error"] == "not_found");
+  auto wrong = f.http.request("PUT", "/v1/jobs", "", {{"Accept", "application/json"}});
+  CHECK(wrong.status == 405);
+  CHECK(wrong.header("allow") == "POST");
+}

@@ -1,0 +1,115 @@
+// cancelJob-4.lua: removes a job that has not started; refuses running and finished ones.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                            const std::string& field) {
+  return r.eval(
+      ScriptId::cancel_job,
+      {keys.jobs(shard), keys.scheduled(shard), keys.ready_prefix(shard), keys.done(shard, field)},
+      {field});
+}
+
+}  // namespace
+
+TEST_CASE("cancelling a queued job removes it from its ready queue and the jobs hash", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {.name = "resize"}}));
+
+  auto reply = cancel_job(r, keys, 0, f[0]);
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+
+  CHECK_FALSE(hget(r, keys.jobs(0), f[0]));
+  auto ready = zrange(r, keys.ready(0, "email"));
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0].first.substr(9) == f[1]);
+  CHECK(read_record(r, keys, 0, f[1]));
+  CHECK(zrange(r, keys.ready(0, "resize")).size() == 1);
+}
+
+TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled set", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 2, "00000000A", record_in(JobState::scheduled, 1));
+  put_record(r, keys, 2, "00000000B", record_in(JobState::scheduled, 1));
+  r.call({"ZADD", keys.scheduled(2), "1700000005000", "00000000A", "1700000009000", "00000000B"});
+
+  auto reply = cancel_job(r, keys, 2, "00000000A");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+
+  CHECK_FALSE(hget(r, keys.jobs(2), "00000000A"));
+  auto scheduled = zrange(r, keys.scheduled(2));
+  REQUIRE(scheduled.size() == 1);
+  CHECK(scheduled[0].first == "00000000B");
+  CHECK(read_record(r, keys, 2, "00000000B"));
+}
+
+TEST_CASE("a cancelled job cannot be cancelled again", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{}}));
+  CHECK(cancel_job(r, keys, 0, f[0]).integer == 1);
+  CHECK(cancel_job(r, keys, 0, f[0]).integer == -1);
+}
+
+TEST_CASE("a running job is not cancelled and nothing changes", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
+  r.call({"ZADD", keys.inflight(0), "1700000030000", "00000000A"});
+  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string inflight_before = dump(r, keys.inflight(0));
+
+  auto reply = cancel_job(r, keys, 0, "00000000A");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == -2);
+  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(dump(r, keys.inflight(0)) == inflight_before);
+}
+
+TEST_CASE("a dead job counts as finished and is not cancelled", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::dead, 4));
+  r.call({"ZADD", keys.dead(0), "1700000030000", "00000000A"});
+  const std::string jobs_before = dump(r, keys.jobs(0));
+
+  auto reply = cancel_job(r, keys, 0, "00000000A");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == -3);
+  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(zrange(r, keys.dead(0)).size() == 1);
+}
+
+TEST_CASE("a succeeded job with a kept result is finished and not cancelled", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string done = keys.done(0, "00000000A");
+  r.call({"SET", done, pack_record(record_in(JobState::succeeded, 1)), "EX", "3600"});
+
+  auto reply = cancel_job(r, keys, 0, "00000000A");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == -3);
+  CHECK(exists(r, done));
+}
+
+TEST_CASE("cancelling an unknown job answers -1", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 0, {{}});
+
+  auto reply = cancel_job(r, keys, 0, "00000000Z");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == -1);
+  CHECK(r.call({"HLEN", keys.jobs(0)}).integer == 1);
+}

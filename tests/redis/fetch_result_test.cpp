@@ -1,0 +1,84 @@
+// fetchResult-2.lua: a kept result is handed out exactly once.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
+  return r.eval(ScriptId::fetch_result, {keys.jobs(shard), keys.done(shard, field)}, {field});
+}
+
+// The reply's integers, e.g. {2, state, attempts}; fails the test on anything else.
+std::vector<std::int64_t> integers(const Reply& reply) {
+  REQUIRE(reply.is_array());
+  std::vector<std::int64_t> out;
+  for (const Reply& e : reply.elements) {
+    REQUIRE(e.is_integer());
+    out.push_back(e.integer);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fetchResult hands out a kept result once and deletes the done key", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto finished = record_in(JobState::succeeded, 1);
+  finished.keep_result = true;
+  finished.result = std::string("\x82\xa2ok\xc3\xa1v\xc4\x03\x00\r\n", 12);
+  const std::string done = keys.done(0, "00000000A");
+  r.call({"SET", done, pack_record(finished), "EX", "3600"});
+
+  auto first = fetch_result(r, keys, 0, "00000000A");
+  REQUIRE(first.is_array());
+  REQUIRE(first.elements.size() == 2);
+  CHECK(first.elements[0].integer == 1);
+  CHECK(first.elements[1].str == finished.result);
+  CHECK_FALSE(exists(r, done));
+
+  CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{0});
+}
+
+TEST_CASE("fetchResult of an unfinished job reports its state and attempts", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+
+  SECTION("queued") {
+    auto f = fields_of(push_jobs(r, keys, 0, {{}}));
+    const std::string before = dump(r, keys.jobs(0));
+    CHECK(integers(fetch_result(r, keys, 0, f[0])) == std::vector<std::int64_t>{2, 1, 0});
+    CHECK(dump(r, keys.jobs(0)) == before);
+  }
+  SECTION("scheduled for a retry") {
+    put_record(r, keys, 0, "00000000A", record_in(JobState::scheduled, 2));
+    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 2, 2});
+  }
+  SECTION("running") {
+    put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
+    const std::string before = dump(r, keys.jobs(0));
+    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 3, 1});
+    CHECK(dump(r, keys.jobs(0)) == before);
+  }
+}
+
+TEST_CASE("fetchResult of a dead job has nothing to give and keeps the record", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::dead, 4));
+
+  CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{0});
+  CHECK(read_record(r, keys, 0, "00000000A"));
+}
+
+TEST_CASE("fetchResult of an unknown job has nothing to give", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  CHECK(integers(fetch_result(r, keys, 0, "00000000Z")) == std::vector<std::int64_t>{0});
+}

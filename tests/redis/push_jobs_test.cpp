@@ -1,0 +1,216 @@
+// pushJobs-4.lua: a batch of jobs stored in one shard and made ready, in order.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::store::JobState;
+
+namespace {
+
+std::vector<std::string> members_of(const std::vector<std::pair<std::string, std::int64_t>>& z) {
+  std::vector<std::string> out;
+  for (const auto& [member, score] : z) out.push_back(member);
+  return out;
+}
+
+// The ready member a job got: the stamp (9) followed by its field (9).
+std::string member_of(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                      const std::string& field) {
+  auto raw = hget(r, keys.jobs(shard), field);
+  REQUIRE(raw);
+  return record_string_slot(*raw, 9);
+}
+
+}  // namespace
+
+TEST_CASE("pushJobs stores a batch in order and returns increasing 9-character fields", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto fields = fields_of(push_jobs(r, keys, 0, {{.name = "a"}, {.name = "b"}, {.name = "c"}}));
+
+  REQUIRE(fields.size() == 3);
+  CHECK(fields[0] == "000000001");
+  for (const std::string& f : fields) {
+    CHECK(f.size() == 9);
+    CHECK(std::all_of(f.begin(), f.end(), [](unsigned char c) { return std::isalnum(c); }));
+  }
+  CHECK(fields[0] < fields[1]);
+  CHECK(fields[1] < fields[2]);
+  CHECK(read_record(r, keys, 0, fields[0])->name == "a");
+  CHECK(read_record(r, keys, 0, fields[1])->name == "b");
+  CHECK(read_record(r, keys, 0, fields[2])->name == "c");
+}
+
+TEST_CASE("pushJobs records hold every field given, queued with no attempts", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string binary("\x00\r\n\xff\xc1 bytes\x00", 12);
+  auto fields = fields_of(
+      push_jobs(r, keys, 2,
+                {{"resize", binary, std::numeric_limits<std::int32_t>::min(), 0, true, 1},
+                 {"email", "", std::numeric_limits<std::int32_t>::max(), 25, false, 86400000}}));
+  REQUIRE(fields.size() == 2);
+
+  auto first = read_record(r, keys, 2, fields[0]);
+  REQUIRE(first);
+  CHECK(first->name == "resize");
+  CHECK(first->argument == binary);
+  CHECK(first->priority == std::numeric_limits<std::int32_t>::min());
+  CHECK(first->max_retry == 0);
+  CHECK(first->keep_result);
+  CHECK(first->timeout_ms == 1);
+  CHECK(first->state == JobState::queued);
+  CHECK(first->attempts == 0);
+  CHECK(first->enqueued_at_ms == kNowMs);
+  CHECK(first->last_error.empty());
+  CHECK(first->traceparent.empty());
+  CHECK(first->result.empty());
+
+  auto second = read_record(r, keys, 2, fields[1]);
+  REQUIRE(second);
+  CHECK(second->name == "email");
+  CHECK(second->argument.empty());
+  CHECK(second->priority == std::numeric_limits<std::int32_t>::max());
+  CHECK(second->max_retry == 25);
+  CHECK_FALSE(second->keep_result);
+  CHECK(second->timeout_ms == 86400000);
+  CHECK(second->state == JobState::queued);
+}
+
+TEST_CASE("every pushed job is in its ready queue under the member its record names", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto fields = fields_of(push_jobs(r, keys, 1, {{.priority = -7}, {.priority = 9}}));
+
+  auto ready = zrange(r, keys.ready(1, "email"));
+  REQUIRE(ready.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string member = member_of(r, keys, 1, fields[i]);
+    CHECK(member.size() == 18);
+    CHECK(member.substr(9) == fields[i]);
+    CHECK(ready[i].first == member);
+  }
+  CHECK(ready[0].second == -7);
+  CHECK(ready[1].second == 9);
+}
+
+TEST_CASE("the ready queue orders by priority, then push order among equal priorities", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0,
+                               {{.priority = 5},
+                                {.priority = 1},
+                                {.priority = 5},
+                                {.priority = 1},
+                                {.priority = std::numeric_limits<std::int32_t>::min()}}));
+  REQUIRE(f.size() == 5);
+
+  auto ready = zrange(r, keys.ready(0, "email"));
+  REQUIRE(ready.size() == 5);
+  std::vector<std::string> order;
+  for (const auto& [member, score] : ready) order.push_back(member.substr(9));
+  CHECK(order == std::vector<std::string>{f[4], f[1], f[3], f[0], f[2]});
+  CHECK(ready[0].second == std::numeric_limits<std::int32_t>::min());
+}
+
+TEST_CASE("a later push with a larger ready stamp sorts after earlier jobs of equal priority",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto early = fields_of(push_jobs(r, keys, 0, {{}, {}}, kNowMs, kStampUs));
+  auto late = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, kStampUs + 1));
+  auto urgent = fields_of(push_jobs(r, keys, 0, {{.priority = -1}}, kNowMs, kStampUs + 2));
+
+  std::vector<std::string> order;
+  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+    order.push_back(member.substr(9));
+  }
+  CHECK(order == std::vector<std::string>{urgent[0], early[0], early[1], late[0]});
+}
+
+TEST_CASE("the ready stamp, not the field, decides among equal priorities", "[redis]") {
+  // Stamps picked so that their decimal texts would sort the other way round: the members must
+  // compare as numbers (fixed-width base62), and a job that became ready first sorts first even
+  // when it was given a later field.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto ten = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 10));
+  auto nine = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 9));
+  auto sixty_two = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 62));
+  auto sixty_one = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 61));
+
+  CHECK(members_of(zrange(r, keys.ready(0, "email"))) ==
+        std::vector<std::string>{member_of(r, keys, 0, nine[0]), member_of(r, keys, 0, ten[0]),
+                                 member_of(r, keys, 0, sixty_one[0]),
+                                 member_of(r, keys, 0, sixty_two[0])});
+}
+
+TEST_CASE("fields keep increasing across a base62 digit boundary", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  r.call({"HSET", keys.stats(0), "seq", "59"});
+  auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {}}));
+  CHECK(f == std::vector<std::string>{"00000000y", "00000000z", "000000010"});
+  CHECK(std::is_sorted(f.begin(), f.end()));
+  // Equal priorities and stamps: push order comes from the field.
+  std::vector<std::string> order;
+  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+    order.push_back(member.substr(9));
+  }
+  CHECK(order == f);
+}
+
+TEST_CASE("jobs of different names go to their own ready queues and the names set", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f =
+      fields_of(push_jobs(r, keys, 3, {{.name = "email"}, {.name = "resize"}, {.name = "email"}}));
+
+  auto email = zrange(r, keys.ready(3, "email"));
+  auto resize = zrange(r, keys.ready(3, "resize"));
+  REQUIRE(email.size() == 2);
+  REQUIRE(resize.size() == 1);
+  CHECK(email[0].first.substr(9) == f[0]);
+  CHECK(email[1].first.substr(9) == f[2]);
+  CHECK(resize[0].first.substr(9) == f[1]);
+
+  auto names = r.call({"SMEMBERS", keys.names(3)});
+  std::set<std::string> got;
+  for (const auto& e : names.elements) got.insert(e.str);
+  CHECK(got == std::set<std::string>{"email", "resize"});
+}
+
+TEST_CASE("pushJobs counts pushed jobs and continues the sequence across batches", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto first = fields_of(push_jobs(r, keys, 0, {{}, {}}));
+  auto second = fields_of(push_jobs(r, keys, 0, {{}, {}, {}}));
+
+  CHECK(first == std::vector<std::string>{"000000001", "000000002"});
+  CHECK(second == std::vector<std::string>{"000000003", "000000004", "000000005"});
+  CHECK(hget(r, keys.stats(0), "seq") == "5");
+  CHECK(hget(r, keys.stats(0), "pushed") == "5");
+  CHECK(r.call({"HLEN", keys.jobs(0)}).integer == 5);
+}
+
+TEST_CASE("shards keep their own sequences, records and queues", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto in_zero = fields_of(push_jobs(r, keys, 0, {{.name = "a"}}));
+  auto in_one = fields_of(push_jobs(r, keys, 1, {{.name = "b"}, {.name = "b"}}));
+
+  CHECK(in_zero == std::vector<std::string>{"000000001"});
+  CHECK(in_one == std::vector<std::string>{"000000001", "000000002"});
+  CHECK(read_record(r, keys, 0, "000000001")->name == "a");
+  CHECK(read_record(r, keys, 1, "000000001")->name == "b");
+  CHECK(hget(r, keys.stats(0), "pushed") == "1");
+  CHECK(hget(r, keys.stats(1), "pushed") == "2");
+  CHECK_FALSE(exists(r, keys.ready(0, "b")));
+  CHECK_FALSE(exists(r, keys.ready(1, "a")));
+}

@@ -1,0 +1,73 @@
+#include "tests/support/daemon.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <stdexcept>
+
+namespace jq::test {
+
+using namespace std::chrono_literals;
+
+std::string master_binary() { return JQ_MASTER_BINARY; }
+
+Daemon::Daemon(DaemonOptions options)
+    : port_(free_port()),
+      data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir) {
+  const std::string config = dir_.file("jqmaster.yaml");
+  {
+    std::ofstream out(config);
+    out << "listen: 127.0.0.1:" << port_ << "\n"
+        << "data_dir: " << data_dir_ << "\n"
+        << "shards: " << options.shards << "\n"
+        << "redis:\n  url: \"" << options.redis_url << "\"\n"
+        << options.extra_yaml << "\n";
+  }
+  process_ = ChildProcess({master_binary(), "--config", config}, dir_.file("jqmaster.log"));
+  HttpClient client(port_);
+  const bool up = wait_until(
+      [&] {
+        if (!process_.running()) return false;
+        try {
+          return client.get(options.wait_ready ? "/readyz" : "/healthz").status == 200;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      20s);
+  if (!up) throw std::runtime_error("jqmaster did not come up; its log:\n" + log());
+}
+
+Daemon::~Daemon() {
+  process_.signal(SIGTERM);
+  if (!process_.wait(15s)) process_.kill_and_wait();
+}
+
+std::string Daemon::log() const { return read_file(dir_.file("jqmaster.log")); }
+
+bool Daemon::ready() const {
+  try {
+    return http().get("/readyz").status == 200;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::optional<int> Daemon::stop(int signo, std::chrono::milliseconds timeout) {
+  process_.signal(signo);
+  return process_.wait(timeout);
+}
+
+RunResult run_master(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                     std::chrono::milliseconds timeout) {
+  TempDir dir;
+  std::vector<std::string> argv = {master_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ChildProcess p(argv, dir.file("out.log"), env);
+  RunResult r;
+  auto code = p.wait(timeout);
+  r.exit_code = code.value_or(-1);
+  r.output = read_file(dir.file("out.log"));
+  return r;
+}
+
+}  // namespace jq::test

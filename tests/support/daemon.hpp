@@ -1,0 +1,53 @@
+// The real jqmaster binary for a test: its own config file, port and data dir.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tests/support/http_client.hpp"
+#include "tests/support/process.hpp"
+
+namespace jq::test {
+
+struct DaemonOptions {
+  std::string redis_url{};  // empty: the daemon starts its embedded redis-server
+  int shards = 4;
+  std::string extra_yaml{};  // appended to the generated config file
+  bool wait_ready{true};    // wait for /readyz (else only /healthz)
+  std::string data_dir{};  // empty: a fresh one in the test's temp dir
+};
+
+class Daemon {
+ public:
+  explicit Daemon(DaemonOptions options);
+  ~Daemon();
+
+  std::uint16_t port() const { return port_; }
+  HttpClient http() const { return HttpClient(port_); }
+  const std::string& data_dir() const { return data_dir_; }
+  pid_t pid() const { return process_.pid(); }
+  std::string log() const;
+
+  bool ready() const;  // /readyz says 200
+  // Sends `signo` and waits for the exit code (nullopt: still running after the timeout).
+  std::optional<int> stop(int signo, std::chrono::milliseconds timeout);
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout) { return process_.wait(timeout); }
+
+ private:
+  TempDir dir_;
+  std::uint16_t port_;
+  std::string data_dir_;
+  ChildProcess process_;
+};
+
+// Starts the binary with `args` and returns its exit code and output (for start-up failures).
+struct RunResult {
+  int exit_code = -1;
+  std::string output;
+};
+RunResult run_master(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                     std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+std::string master_binary();
+
+}  // namespace jq::test

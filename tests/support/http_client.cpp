@@ -1,0 +1,128 @@
+#include "tests/support/http_client.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace jq::test {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using boost::asio::ip::tcp;
+
+std::string HttpResult::header(const std::string& lower_name) const {
+  auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+nlohmann::json HttpResult::value() const {
+  const std::string type = header("content-type");
+  if (type.find("json") != std::string::npos) return nlohmann::json::parse(body);
+  return nlohmann::json::from_msgpack(body);
+}
+
+HttpResult HttpClient::request(const std::string& method, const std::string& target,
+                               const std::string& body, const Headers& headers) const {
+  boost::asio::io_context io;
+  beast::tcp_stream stream(io);
+  stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port_));
+  stream.expires_after(std::chrono::seconds(70));
+  bhttp::request<bhttp::string_body> req{bhttp::string_to_verb(method), target, 11};
+  req.set(bhttp::field::host, "127.0.0.1");
+  for (const auto& [name, value] : headers) req.set(name, value);
+  req.body() = body;
+  if (!body.empty() || method == "POST") req.prepare_payload();
+  bhttp::write(stream, req);
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.body_limit(64 * 1024 * 1024);
+  if (method == "HEAD") parser.skip(true);
+  bhttp::read(stream, buffer, parser);
+  HttpResult result;
+  auto& res = parser.get();
+  result.status = static_cast<int>(res.result_int());
+  for (const auto& field : res) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    result.headers[name] = std::string(field.value());
+  }
+  result.body = std::move(res.body());
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  return result;
+}
+
+HttpResult HttpClient::get(const std::string& target) const {
+  return request("GET", target, "", {{"Accept", "application/json"}});
+}
+
+HttpResult HttpClient::del(const std::string& target) const {
+  return request("DELETE", target, "", {{"Accept", "application/json"}});
+}
+
+HttpResult HttpClient::post(const std::string& target, const nlohmann::json& body) const {
+  return request("POST", target, body.dump(), {{"Content-Type", "application/json"}});
+}
+
+HttpResult HttpClient::post_msgpack(const std::string& target, const std::string& body,
+                                    const Headers& extra) const {
+  Headers headers = {{"Content-Type", "application/msgpack"}};
+  headers.insert(headers.end(), extra.begin(), extra.end());
+  return request("POST", target, body, headers);
+}
+
+RawConnection::RawConnection(std::uint16_t port) {
+  fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+RawConnection::~RawConnection() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool RawConnection::send(const std::string& bytes) {
+  if (fd_ < 0) return false;
+  for (std::size_t sent = 0; sent < bytes.size();) {
+    ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string RawConnection::read_until_closed(std::chrono::milliseconds timeout, bool* closed) {
+  std::string out;
+  if (closed) *closed = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  while (fd_ >= 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) {
+      if (closed) *closed = true;
+      break;
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+}  // namespace jq::test

@@ -1,0 +1,123 @@
+#include "tests/support/process.hpp"
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <netinet/in.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace jq::test {
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_file,
+                           const std::vector<std::string>& env) {
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  std::vector<std::string> env_copy = env;
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test leaves nothing running
+    int fd = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
+      close(fd);
+    }
+    int null_in = open("/dev/null", O_RDONLY);
+    if (null_in >= 0) dup2(null_in, STDIN_FILENO);
+    for (auto& e : env_copy) putenv(e.data());
+    execvp(cargs[0], cargs.data());
+    _exit(127);
+  }
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)), exit_code_(other.exit_code_) {}
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    kill_and_wait();
+    pid_ = std::exchange(other.pid_, -1);
+    exit_code_ = other.exit_code_;
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() { kill_and_wait(); }
+
+bool ChildProcess::running() {
+  if (pid_ <= 0 || exit_code_) return false;
+  return !wait(std::chrono::milliseconds(0)).has_value();
+}
+
+void ChildProcess::signal(int signo) {
+  if (pid_ > 0 && !exit_code_) ::kill(pid_, signo);
+}
+
+std::optional<int> ChildProcess::wait(std::chrono::milliseconds timeout) {
+  if (exit_code_) return exit_code_;
+  if (pid_ <= 0) return std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return exit_code_;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    usleep(2000);
+  }
+}
+
+void ChildProcess::kill_and_wait() {
+  if (pid_ <= 0 || exit_code_) return;
+  ::kill(pid_, SIGKILL);
+  wait(std::chrono::milliseconds(10'000));
+}
+
+std::uint16_t free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    throw std::runtime_error("cannot find a free port");
+  }
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TempDir::TempDir() {
+  std::string tmpl = "/tmp/jqtest-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (std::getenv("JQ_TEST_KEEP") == nullptr) std::filesystem::remove_all(path_, ec);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace jq::test

@@ -1,0 +1,99 @@
+#include "tests/support/redis_server.hpp"
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "src/redis/resp.hpp"
+
+namespace jq::test {
+
+using namespace std::chrono_literals;
+
+SyncRedis::SyncRedis(std::uint16_t port) {
+  fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd_);
+    fd_ = -1;
+    throw std::runtime_error("cannot connect to Redis on port " + std::to_string(port));
+  }
+  timeval tv{10, 0};
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+SyncRedis::~SyncRedis() {
+  if (fd_ >= 0) close(fd_);
+}
+
+redis::Reply SyncRedis::call(const std::vector<std::string>& args) {
+  std::vector<std::string_view> views(args.begin(), args.end());
+  std::string frame;
+  redis::append_command(frame, views);
+  for (std::size_t sent = 0; sent < frame.size();) {
+    ssize_t n = ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) throw std::runtime_error("write to Redis failed");
+    sent += static_cast<std::size_t>(n);
+  }
+  redis::ReplyParser parser;
+  char buf[16384];
+  for (;;) {
+    if (auto reply = parser.next()) return *reply;
+    if (parser.failed()) throw std::runtime_error("bad reply from Redis");
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) throw std::runtime_error("read from Redis failed");
+    parser.feed(buf, static_cast<std::size_t>(n));
+  }
+}
+
+redis::Reply SyncRedis::eval(redis::ScriptId id, const std::vector<std::string>& keys,
+                             const std::vector<std::string>& args) {
+  const redis::Script& s = redis::script(id);
+  if (keys.size() != s.num_keys) throw std::logic_error("wrong key count for " + std::string(s.file));
+  std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(keys.size())};
+  cmd.insert(cmd.end(), keys.begin(), keys.end());
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  redis::Reply r = call(cmd);
+  if (r.is_error() && r.str.starts_with("NOSCRIPT")) {
+    cmd[0] = "EVAL";
+    cmd[1] = std::string(s.source);
+    r = call(cmd);
+  }
+  return r;
+}
+
+RedisServer::RedisServer() : port_(free_port()) { start(); }
+
+RedisServer::~RedisServer() { stop(); }
+
+void RedisServer::start() {
+  process_ = ChildProcess({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
+                           "--dir", dir_.path(), "--save", "", "--appendonly", "yes",
+                           "--daemonize", "no"},
+                          dir_.file("redis.log"));
+  const bool up = wait_until(
+      [&] {
+        try {
+          SyncRedis r(port_);
+          return r.call({"PING"}).str == "PONG";
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      10s);
+  if (!up) throw std::runtime_error("redis-server did not start: " + read_file(dir_.file("redis.log")));
+}
+
+void RedisServer::stop() {
+  process_.signal(SIGTERM);
+  if (!process_.wait(10s)) process_.kill_and_wait();
+}
+
+}  // namespace jq::test

@@ -1,0 +1,50 @@
+// A real redis-server for one test, on a free loopback port, and a blocking client for checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/redis/reply.hpp"
+#include "src/redis/scripts.hpp"
+#include "tests/support/process.hpp"
+
+namespace jq::test {
+
+// Blocking RESP client over a plain socket, using the engine's hiredis codec.
+class SyncRedis {
+ public:
+  explicit SyncRedis(std::uint16_t port);
+  ~SyncRedis();
+  SyncRedis(const SyncRedis&) = delete;
+  SyncRedis& operator=(const SyncRedis&) = delete;
+
+  redis::Reply call(const std::vector<std::string>& args);
+  // EVALSHA with EVAL fallback, as the engine does.
+  redis::Reply eval(redis::ScriptId id, const std::vector<std::string>& keys,
+                    const std::vector<std::string>& args);
+
+ private:
+  int fd_ = -1;
+};
+
+class RedisServer {
+ public:
+  RedisServer();  // starts and waits until it answers PING
+  ~RedisServer();
+
+  std::uint16_t port() const { return port_; }
+  std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_) + "/0"; }
+  const std::string& dir() const { return dir_.path(); }
+  pid_t pid() const { return process_.pid(); }
+
+  void stop();   // SIGTERM and wait
+  void start();  // again, on the same port and data dir
+
+ private:
+  TempDir dir_;
+  std::uint16_t port_;
+  ChildProcess process_;
+};
+
+}  // namespace jq::test

@@ -1,0 +1,225 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "api/base64.hpp"
+#include "api/body.hpp"
+#include "api/error.hpp"
+#include "api_test_msgpack.hpp"
+
+using jq::api::ApiError;
+using jq::api::base64_encode;
+using jq::api::encode_body;
+using jq::api::encode_error;
+using jq::api::ErrorCode;
+using jq::api::json_to_msgpack;
+using jq::api::MediaType;
+using jq::api::msgpack_to_json;
+using jq::api::raw_msgpack;
+using jq::api::test::Mp;
+using nlohmann::json;
+
+namespace {
+
+json binary(std::string_view bytes) {
+  return json::binary(json::binary_t::container_type(bytes.begin(), bytes.end()));
+}
+
+json to_json(const std::string& msgpack) {
+  auto converted = msgpack_to_json(msgpack);
+  if (!converted) FAIL(converted.error().message);
+  return *converted;
+}
+
+}  // namespace
+
+TEST_CASE("every error code has its wire name and HTTP status", "[unit]") {
+  const std::tuple<ErrorCode, std::string_view, int> table[] = {
+      {ErrorCode::bad_request, "bad_request", 400},
+      {ErrorCode::invalid_job, "invalid_job", 400},
+      {ErrorCode::unauthorized, "unauthorized", 401},
+      {ErrorCode::forbidden, "forbidden", 403},
+      {ErrorCode::not_found, "not_found", 404},
+      {ErrorCode::conflict, "conflict", 409},
+      {ErrorCode::payload_too_large, "payload_too_large", 413},
+      {ErrorCode::unsupported_media_type, "unsupported_media_type", 415},
+      {ErrorCode::unavailable, "unavailable", 503},
+      {ErrorCode::internal, "internal", 500},
+  };
+  for (const auto& [code, name, status] : table) {
+    CHECK(jq::api::to_string(code) == name);
+    CHECK(jq::api::http_status(code) == status);
+  }
+}
+
+TEST_CASE("base64 follows RFC 4648 with padding", "[unit]") {
+  CHECK(base64_encode("") == "");
+  CHECK(base64_encode("f") == "Zg==");
+  CHECK(base64_encode("fo") == "Zm8=");
+  CHECK(base64_encode("foo") == "Zm9v");
+  CHECK(base64_encode("foob") == "Zm9vYg==");
+  CHECK(base64_encode("fooba") == "Zm9vYmE=");
+  CHECK(base64_encode("foobar") == "Zm9vYmFy");
+  CHECK(base64_encode(std::string("\xfb\xff\xbf", 3)) == "+/+/");
+}
+
+TEST_CASE("a response value is written as MessagePack with exact types", "[unit]") {
+  const json value = {{"a", 1},
+                      {"b", {true, nullptr, -5, 2.5, 3.0, "s"}},
+                      {"u", std::numeric_limits<std::uint64_t>::max()},
+                      {"i", std::numeric_limits<std::int64_t>::min()},
+                      {"o", json::object()}};
+  // nlohmann::json keeps object keys sorted.
+  // clang-format off
+  const std::string expected = Mp()
+      .map(5)
+          .str("a").i(1)
+          .str("b").array(6).boolean(true).nil().i(-5).f64(2.5).f64(3.0).str("s")
+          .str("i").i(std::numeric_limits<std::int64_t>::min())
+          .str("o").map(0)
+          .str("u").u(std::numeric_limits<std::uint64_t>::max());
+  // clang-format on
+  CHECK(encode_body(value, MediaType::msgpack) == expected);
+}
+
+TEST_CASE("a response value is written as compact JSON", "[unit]") {
+  const json value = {{"id", "abc"}, {"n", {1, 2.5, nullptr}}};
+  CHECK(encode_body(value, MediaType::json) == R"({"id":"abc","n":[1,2.5,null]})");
+  CHECK(encode_body(nullptr, MediaType::json) == "null");
+  CHECK(encode_body(nullptr, MediaType::msgpack) == std::string("\xc0", 1));
+}
+
+TEST_CASE("binary values are bin in MessagePack and $bin in JSON", "[unit]") {
+  const json value = {{"data", binary(std::string("\0\1\2", 3))}};
+  CHECK(encode_body(value, MediaType::msgpack) ==
+        Mp().map(1).str("data").bin(std::string("\0\1\2", 3)).bytes());
+  CHECK(encode_body(value, MediaType::json) == R"({"data":{"$bin":"AAEC"}})");
+}
+
+TEST_CASE("raw MessagePack is spliced in verbatim", "[unit]") {
+  const std::string argument = Mp().raw(std::string("\xd2\0\0\0\x05", 5));  // int32 5
+  const std::string result =
+      Mp().map(2).str("k").ext(9, "xyz").str("f").f32(1.5f);  // ext and float32 kept as is
+  const json value = {{"argument", raw_msgpack(argument)}, {"result", raw_msgpack(result)}};
+  CHECK(encode_body(value, MediaType::msgpack) ==
+        Mp().map(2).str("argument").raw(argument).str("result").raw(result).bytes());
+  CHECK(encode_body(raw_msgpack(result), MediaType::msgpack) == result);
+}
+
+TEST_CASE("raw MessagePack is converted in JSON output", "[unit]") {
+  const std::string argument = Mp().map(2).str("k").bin(std::string("\1\2", 2)).str("n").i32(5);
+  const json value = {{"argument", raw_msgpack(argument)}, {"list", {raw_msgpack(Mp().nil())}}};
+  CHECK(encode_body(value, MediaType::json) ==
+        R"({"argument":{"k":{"$bin":"AQI="},"n":5},"list":[null]})");
+}
+
+TEST_CASE("raw bytes that are not one MessagePack value become null in JSON", "[unit]") {
+  CHECK(encode_body(raw_msgpack(std::string("\xc1", 1)), MediaType::json) == "null");
+  CHECK(encode_body(raw_msgpack(""), MediaType::json) == "null");
+}
+
+TEST_CASE("strings that are not UTF-8 are replaced, not thrown on, in JSON", "[unit]") {
+  CHECK(encode_body(raw_msgpack(Mp().str("a\xff")), MediaType::json) == "\"a\xEF\xBF\xBD\"");
+  CHECK(encode_body(json("b\xfe"), MediaType::json) == "\"b\xEF\xBF\xBD\"");
+}
+
+TEST_CASE("msgpack_to_json converts every kind of value", "[unit]") {
+  CHECK(to_json(Mp().nil()) == nullptr);
+  CHECK(to_json(Mp().boolean(false)) == false);
+  CHECK(to_json(Mp().i32(-7)) == -7);
+  CHECK(to_json(Mp().u(std::numeric_limits<std::uint64_t>::max())) ==
+        std::numeric_limits<std::uint64_t>::max());
+  CHECK(to_json(Mp().i(std::numeric_limits<std::int64_t>::min())) ==
+        std::numeric_limits<std::int64_t>::min());
+  CHECK(to_json(Mp().f32(0.5f)) == 0.5);
+  CHECK(to_json(Mp().f64(3.0)).is_number_float());
+  CHECK(to_json(Mp().str("héllo")) == "héllo");
+  CHECK(to_json(Mp().bin("hi")) == json{{"$bin", "aGk="}});
+  CHECK(to_json(Mp().ext(-1, "hi")) == json{{"$bin", "aGk="}});
+  CHECK(to_json(Mp().array(2).i(1).str("x")) == json{1, "x"});
+  CHECK(to_json(Mp().map(1).str("k").map(1).str("j").array(0)) ==
+        json{{"k", {{"j", json::array()}}}});
+}
+
+TEST_CASE("NaN and infinite floats become null in JSON", "[unit]") {
+  CHECK(to_json(Mp().f64(std::nan(""))) == nullptr);
+  CHECK(to_json(Mp().f64(-INFINITY)) == nullptr);
+  CHECK(to_json(Mp().f32(INFINITY)) == nullptr);
+}
+
+TEST_CASE("map keys that are not strings use their JSON text", "[unit]") {
+  // clang-format off
+  const std::string map = Mp()
+      .map(4)
+          .i(1).str("one")
+          .nil().i(0)
+          .array(2).i(1).i(2).boolean(true)
+          .f64(1.5).boolean(false);
+  // clang-format on
+  CHECK(to_json(map) == json{{"1", "one"}, {"null", 0}, {"[1,2]", true}, {"1.5", false}});
+}
+
+TEST_CASE("msgpack_to_json rejects bytes that are not exactly one value", "[unit]") {
+  for (const std::string& bad :
+       {std::string(), std::string("\xc1", 1), Mp().i(1).i(2).bytes(), Mp().array(2).i(1).bytes(),
+        std::string(100000, '\x91') + std::string(1, '\xc0')}) {
+    const auto converted = msgpack_to_json(bad);
+    REQUIRE_FALSE(converted);
+    CHECK(converted.error().code == ErrorCode::bad_request);
+    CHECK_THAT(converted.error().message, Catch::StartsWith("body is not valid MessagePack"));
+  }
+}
+
+TEST_CASE("json_to_msgpack converts JSON text and keeps key order", "[unit]") {
+  const auto bytes = json_to_msgpack(R"({"z":[1,-2,0.5,"s",null,false],"a":{}})");
+  REQUIRE(bytes);
+  // clang-format off
+  CHECK(*bytes == Mp()
+      .map(2)
+          .str("z").array(6).i(1).i(-2).f32(0.5f).str("s").nil().boolean(false)
+          .str("a").map(0).bytes());
+  // clang-format on
+}
+
+TEST_CASE("json_to_msgpack reports where the JSON is wrong", "[unit]") {
+  const auto bytes = json_to_msgpack("{\"a\":\n tru}");
+  REQUIRE_FALSE(bytes);
+  CHECK(bytes.error().code == ErrorCode::bad_request);
+  CHECK_THAT(bytes.error().message, Catch::StartsWith("body is not valid JSON: parse error at "
+                                                      "line 2, column"));
+  CHECK_THAT(bytes.error().message, !Catch::Contains("[json.exception"));
+}
+
+TEST_CASE("json_to_msgpack refuses nesting deeper than the limit", "[unit]") {
+  CHECK(json_to_msgpack(std::string(64, '[') + std::string(64, ']')));
+  CHECK_FALSE(json_to_msgpack(std::string(65, '[') + std::string(65, ']')));
+  // Brackets inside strings do not count.
+  CHECK(json_to_msgpack("[\"" + std::string(100, '[') + "\\\"\"]"));
+}
+
+TEST_CASE("an error is written as {error, message} plus field and index", "[unit]") {
+  ApiError error = ApiError::make(ErrorCode::invalid_job, "priority must be an integer");
+  error.field = "priority";
+  error.index = 5;
+  CHECK(json::parse(encode_error(error, MediaType::json)) ==
+        json{{"error", "invalid_job"},
+             {"message", "priority must be an integer"},
+             {"field", "priority"},
+             {"index", 5}});
+  CHECK(json::from_msgpack(encode_error(error, MediaType::msgpack)) ==
+        json::parse(encode_error(error, MediaType::json)));
+  const ApiError plain = ApiError::make(ErrorCode::not_found, "no job abc");
+  CHECK(encode_error(plain, MediaType::json) == R"({"error":"not_found","message":"no job abc"})");
+}
+
+TEST_CASE("json_to_msgpack rejects a key repeated in one object", "[unit]") {
+  const auto top = json_to_msgpack(R"({"name":"a","name":"b"})");
+  REQUIRE_FALSE(top);
+  CHECK(top.error().code == ErrorCode::bad_request);
+  CHECK(top.error().message ==
+        "body is not valid JSON: the key \"name\" appears twice in one object");
+  CHECK_FALSE(json_to_msgpack(R"([{"a":{"k":1,"k":2}}])"));
+  CHECK(json_to_msgpack(R"({"k":{"k":1},"j":[{"k":2},{"k":3}]})"));
+}

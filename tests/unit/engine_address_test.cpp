@@ -1,0 +1,111 @@
+// Redis URLs: redis://[:password@]host[:port][/db] and unix:///path[?db=N].
+#include <catch2/catch.hpp>
+
+#include "src/redis/address.hpp"
+
+using jq::redis::parse_address;
+
+TEST_CASE("a redis URL gives host, port and database", "[unit]") {
+  auto a = parse_address("redis://cache.internal:6380/2");
+  REQUIRE(a);
+  CHECK_FALSE(a->is_unix);
+  CHECK(a->host == "cache.internal");
+  CHECK(a->port == 6380);
+  CHECK(a->db == 2);
+  CHECK(a->password.empty());
+}
+
+TEST_CASE("a redis URL without port or database uses 6379 and database 0", "[unit]") {
+  for (const char* url : {"redis://localhost", "redis://localhost/", "redis://localhost/0"}) {
+    INFO(url);
+    auto a = parse_address(url);
+    REQUIRE(a);
+    CHECK(a->host == "localhost");
+    CHECK(a->port == 6379);
+    CHECK(a->db == 0);
+  }
+}
+
+TEST_CASE("a redis URL carries a password, which describe() never shows", "[unit]") {
+  auto a = parse_address("redis://:s3cret@10.0.0.5:7000/1");
+  REQUIRE(a);
+  CHECK(a->password == "s3cret");
+  CHECK(a->host == "10.0.0.5");
+  CHECK(a->port == 7000);
+  CHECK(a->db == 1);
+  CHECK(a->describe() == "redis://10.0.0.5:7000/1");
+
+  auto with_user = parse_address("redis://default:pa:ss@host");
+  REQUIRE(with_user);
+  CHECK(with_user->password == "pa:ss");
+  CHECK(with_user->host == "host");
+}
+
+TEST_CASE("a redis URL takes an IPv6 host in brackets", "[unit]") {
+  auto a = parse_address("redis://[::1]:6380/3");
+  REQUIRE(a);
+  CHECK(a->host == "::1");
+  CHECK(a->port == 6380);
+  CHECK(a->db == 3);
+
+  auto no_port = parse_address("redis://[fe80::1]");
+  REQUIRE(no_port);
+  CHECK(no_port->host == "fe80::1");
+  CHECK(no_port->port == 6379);
+}
+
+TEST_CASE("a unix URL gives an absolute socket path and an optional database", "[unit]") {
+  auto a = parse_address("unix:///var/run/redis/redis.sock");
+  REQUIRE(a);
+  CHECK(a->is_unix);
+  CHECK(a->host == "/var/run/redis/redis.sock");
+  CHECK(a->db == 0);
+  CHECK(a->describe() == "unix:///var/run/redis/redis.sock");
+
+  auto with_db = parse_address("unix:///tmp/r.sock?db=3");
+  REQUIRE(with_db);
+  CHECK(with_db->host == "/tmp/r.sock");
+  CHECK(with_db->db == 3);
+  CHECK(with_db->describe() == "unix:///tmp/r.sock?db=3");
+}
+
+TEST_CASE("a URL of another scheme is refused with the accepted forms", "[unit]") {
+  for (const char* url : {"http://localhost:6379", "rediss://localhost", "localhost:6379", ""}) {
+    INFO(url);
+    auto a = parse_address(url);
+    REQUIRE_FALSE(a);
+    CHECK_THAT(a.error(), Catch::Contains("unknown scheme"));
+    CHECK_THAT(a.error(), Catch::Contains("redis://host:port/db"));
+  }
+}
+
+TEST_CASE("a redis URL with a bad port is refused", "[unit]") {
+  for (const char* url : {"redis://host:0", "redis://host:65536", "redis://host:abc",
+                          "redis://host:-1", "redis://host:63 79", "redis://[::1]:x"}) {
+    INFO(url);
+    auto a = parse_address(url);
+    REQUIRE_FALSE(a);
+    CHECK_THAT(a.error(), Catch::Contains("port"));
+  }
+}
+
+TEST_CASE("a redis URL with a bad host or database is refused", "[unit]") {
+  CHECK_FALSE(parse_address("redis://"));
+  CHECK_FALSE(parse_address("redis://:6379"));
+  CHECK_FALSE(parse_address("redis:///0"));
+  CHECK_FALSE(parse_address("redis://[::1"));
+  CHECK_FALSE(parse_address("redis://[::1]6379"));
+  CHECK_FALSE(parse_address("redis://host/abc"));
+  CHECK_FALSE(parse_address("redis://host/-1"));
+  CHECK_FALSE(parse_address("redis://host/1/2"));
+}
+
+TEST_CASE("a unix URL with a relative path or another query is refused", "[unit]") {
+  auto relative = parse_address("unix://redis.sock");
+  REQUIRE_FALSE(relative);
+  CHECK_THAT(relative.error(), Catch::Contains("absolute"));
+  CHECK_FALSE(parse_address("unix://"));
+  CHECK_FALSE(parse_address("unix:///tmp/r.sock?db=x"));
+  CHECK_FALSE(parse_address("unix:///tmp/r.sock?db=-2"));
+  CHECK_FALSE(parse_address("unix:///tmp/r.sock?timeout=1"));
+}

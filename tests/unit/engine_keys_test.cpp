@@ -1,0 +1,79 @@
+// The key schema: every key of a shard carries that shard's hash tag, under the prefix.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "src/redis/keys.hpp"
+
+using jq::redis::Keys;
+
+namespace {
+
+// The part of a key Redis Cluster hashes: between the first '{' and the next '}'.
+std::string hash_tag(const std::string& key) {
+  auto open = key.find('{');
+  if (open == std::string::npos) return {};
+  auto close = key.find('}', open + 1);
+  if (close == std::string::npos || close == open + 1) return {};
+  return key.substr(open + 1, close - open - 1);
+}
+
+std::vector<std::string> shard_keys(const Keys& keys, int shard) {
+  return {keys.stats(shard),        keys.jobs(shard),           keys.names(shard),
+          keys.ready_prefix(shard), keys.ready(shard, "email"), keys.scheduled(shard),
+          keys.inflight(shard),     keys.dead(shard),           keys.done(shard, "00000000A")};
+}
+
+}  // namespace
+
+TEST_CASE("every key of a shard carries the prefix and the shard's hash tag", "[unit]") {
+  const Keys keys("myapp");
+  for (int shard : {0, 7, 15, 1023}) {
+    for (const std::string& key : shard_keys(keys, shard)) {
+      INFO(key);
+      CHECK(key.starts_with("myapp:{" + std::to_string(shard) + "}:"));
+      CHECK(hash_tag(key) == std::to_string(shard));
+    }
+  }
+}
+
+TEST_CASE("the keys of one shard are all different", "[unit]") {
+  const Keys keys("jq");
+  auto all = shard_keys(keys, 3);
+  CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
+}
+
+TEST_CASE("the same key of different shards differs", "[unit]") {
+  const Keys keys("jq");
+  auto zero = shard_keys(keys, 0);
+  auto one = shard_keys(keys, 1);
+  auto eleven = shard_keys(keys, 11);
+  for (std::size_t i = 0; i < zero.size(); ++i) {
+    CHECK(zero[i] != one[i]);
+    CHECK(one[i] != eleven[i]);
+  }
+}
+
+TEST_CASE("a name's ready queue is the shard's ready prefix followed by the name", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.ready(4, "email") == keys.ready_prefix(4) + "email");
+  CHECK(keys.ready(4, "a:b{c}") == keys.ready_prefix(4) + "a:b{c}");
+  CHECK(keys.ready(4, "email") != keys.ready(4, "resize"));
+  CHECK(keys.ready_prefix(4) == "jq:{4}:ready:");
+}
+
+TEST_CASE("a job's done key ends with its field", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.done(2, "00000000A") == "jq:{2}:done:00000000A");
+  CHECK(keys.done(2, "00000000A") != keys.done(2, "00000000B"));
+}
+
+TEST_CASE("the meta key is global and keys follow the prefix", "[unit]") {
+  CHECK(Keys().prefix() == "jq");
+  CHECK(Keys().meta() == "jq:meta");
+  CHECK(Keys("other").meta() == "other:meta");
+  CHECK(Keys("other").jobs(0) != Keys("jq").jobs(0));
+  CHECK(hash_tag(Keys("jq").meta()).empty());
+}
