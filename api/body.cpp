@@ -100,15 +100,17 @@ json jsonable(const json& value) {
     auto converted = msgpack_to_json(bytes_of(bin));
     return converted ? std::move(*converted) : json(nullptr);
   }
-  if (!value.is_structured()) return value;
-  json out = value.is_array() ? json::array() : json::object();
-  for (const auto& [key, item] : value.items()) {
-    if (value.is_array())
-      out.push_back(jsonable(item));
-    else
-      out[key] = jsonable(item);
+  if (value.is_array()) {
+    json out = json::array();
+    for (const auto& item : value) out.push_back(jsonable(item));
+    return out;
   }
-  return out;
+  if (value.is_object()) {
+    json out = json::object();
+    for (const auto& [key, item] : value.items()) out[key] = jsonable(item);
+    return out;
+  }
+  return value;
 }
 
 }  // namespace
