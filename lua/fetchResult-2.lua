@@ -3,7 +3,9 @@
   KEYS[2] done key of the job (finished record, R_RESULT = the result object)
   ARGV[1] the job's field
   Returns: {1, result}           the result (MessagePack bytes); the done key is deleted
-           {2, state, attempts}  the job is still queued, scheduled or running
+           {2, state, attempts, keep_result (0|1)}
+                                 the job is still queued, scheduled or running (a long poll
+                                 waits only when keep_result is 1: nothing else gets stored)
            {0}                   nothing to give: unknown, fetched already, expired, or not kept
 ]]
 local jobs, done = KEYS[1], KEYS[2]
@@ -17,7 +19,7 @@ local record = load_record(jobs, ARGV[1])
 if record then
   local state = record[R_STATE]
   if state == S_QUEUED or state == S_SCHEDULED or state == S_RUNNING then
-    return {2, state, record[R_ATTEMPTS]}
+    return {2, state, record[R_ATTEMPTS], record[R_KEEP_RESULT]}
   end
 end
 return {0}

@@ -9,20 +9,24 @@
   KEYS[4] ready-queue prefix: the ready zset of name N is KEYS[4] .. N (keys.cpp builds it so)
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
-  ARGV[3..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+  ARGV[3] events channel: gets "p <name>" once per distinct name of the batch, so schedulers
+          waiting for work on that name look again
+  ARGV[4..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
             keep_result (0|1), timeout (ms)
   Returns: the new jobs' fields (array of 9-character strings), in the order given.
 ]]
 local stats, jobs, names, ready_prefix = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now = tonumber(ARGV[1])
 local stamp = base62(tonumber(ARGV[2]), 9)
+local channel = ARGV[3]
 local per_job = 6
-local count = (#ARGV - 2) / per_job
+local count = (#ARGV - 3) / per_job
 
 local last = rcall('HINCRBY', stats, 'seq', count)
 local fields = {}
+local names_in_batch, seen = {}, {}
 for i = 0, count - 1 do
-  local a = 3 + i * per_job
+  local a = 4 + i * per_job
   local name, priority = ARGV[a], tonumber(ARGV[a + 2])
   local field = base62(last - count + 1 + i, 9)
   local member = stamp .. field
@@ -31,6 +35,11 @@ for i = 0, count - 1 do
   rcall('ZADD', ready_prefix .. name, priority, member)
   rcall('SADD', names, name)
   fields[i + 1] = field
+  if not seen[name] then
+    seen[name] = true
+    names_in_batch[#names_in_batch + 1] = name
+  end
 end
 rcall('HINCRBY', stats, 'pushed', count)
+for _, name in ipairs(names_in_batch) do rcall('PUBLISH', channel, 'p ' .. name) end
 return fields

@@ -1,5 +1,9 @@
 -- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake).
 --
+-- The files of lua/lib/ are concatenated in sorted file-name order: this file first (records,
+-- states, rcall, base62), then preamble_<level>_<function>.lua, one helper per file, where a
+-- helper of level n uses only helpers of lower levels (a Lua local must be defined before use).
+--
 -- A job's record is one MessagePack array (cmsgpack) in the shard's jobs hash, under the job's
 -- field (a 9-character base62 sequence number, which is also the id's suffix). Its slots:
 local R_NAME, R_ARGUMENT, R_PRIORITY, R_MAX_RETRY, R_KEEP_RESULT, R_TIMEOUT_MS = 1, 2, 3, 4, 5, 6

@@ -15,12 +15,25 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
+#include <random>
+
+#include "src/dispatch/dispatcher.hpp"
+#include "src/events/result_waiters.hpp"
+#include "src/events/subscriber.hpp"
 #include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
+#include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/embedded_server.hpp"
+#include "src/scheduler/maintenance.hpp"
+#include "src/scheduler/promoter.hpp"
+#include "src/scheduler/scheduler.hpp"
+#include "src/store/dispatch_store.hpp"
 #include "src/store/job_store.hpp"
+#include "src/workers/worker_store.hpp"
 
 namespace jq::app {
 namespace {
@@ -45,6 +58,24 @@ http::ServerOptions server_options(const config::Config& c) {
   return o;
 }
 
+store::RetryPolicy retry_policy(const config::Config& c) {
+  return store::RetryPolicy{milliseconds(static_cast<std::int64_t>(c.retry.base_s * 1000)),
+                            milliseconds(static_cast<std::int64_t>(c.retry.max_s * 1000)),
+                            c.retry.jitter, std::chrono::seconds(c.defaults.result_ttl_s)};
+}
+
+// Unique per process: slot leases and heartbeats are kept per master.
+std::string make_master_id() {
+  char host[256] = "master";
+  gethostname(host, sizeof host - 1);
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%08x", rd());
+  return std::string(host) + ":" + std::to_string(getpid()) + ":" + suffix;
+}
+
+std::chrono::system_clock::time_point system_now() { return std::chrono::system_clock::now(); }
+
 unsigned io_thread_count(const config::Config& c) {
   if (c.io_threads > 0) return static_cast<unsigned>(c.io_threads);
   return std::max(1u, std::thread::hardware_concurrency());
@@ -56,13 +87,31 @@ class Daemon {
   Daemon(const config::Config& config, redis::Address address)
       : config_(config),
         io_(static_cast<int>(io_thread_count(config))),
-        redis_(io_.get_executor(), redis::ConnectionOptions{std::move(address)},
+        redis_(io_.get_executor(), redis::ConnectionOptions{address},
                [this](redis::Client&) { return on_redis_connect(); }),
-        store_(redis_, redis::Keys{}, config.shards, [] { return std::chrono::system_clock::now(); }),
+        subscriber_(io_.get_executor(), address, keys_.events_channel()),
+        store_(redis_, keys_, config.shards, system_now),
+        dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
+        workers_(redis_, keys_, system_now, make_master_id()),
+        dispatcher_(io_, dispatch_store_, workers_),
+        scheduler_(io_, redis_, keys_, dispatch_store_, workers_, dispatcher_),
+        promoter_(io_, redis_, dispatch_store_),
+        maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config), [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM) {
     http::add_health_routes(router_, redis_, stopping_);
-    http::add_job_routes(router_, store_, job_defaults(config));
+    http::add_job_routes(router_, store_, job_defaults(config), waiters_,
+                         [this](const std::vector<std::string>& names) {
+                           for (const auto& n : names) {
+                             scheduler_.on_event(events::Event{events::EventKind::pushed, n});
+                           }
+                         });
+    http::add_worker_routes(router_, workers_);
+    subscriber_.add_listener([this](const events::Event& e) {
+      if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
+      scheduler_.on_event(e);
+      promoter_.on_event(e);
+    });
   }
 
   int run() {
@@ -70,6 +119,10 @@ class Daemon {
     spdlog::info("jqmaster listening on {}:{} with {} io threads", config_.listen.host,
                  server_.port(), io_thread_count(config_));
     redis_.start();
+    subscriber_.start();
+    scheduler_.start();
+    promoter_.start();
+    maintenance_.start();
     signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
       if (!ec) {
         spdlog::info("received {}; shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -91,7 +144,21 @@ class Daemon {
       begin_shutdown(kExitFailure);
       co_return std::make_error_code(std::errc::operation_canceled);
     }
+    asio::co_spawn(io_, register_static_workers(), asio::detached);
     co_return std::error_code{};
+  }
+
+  // Workers listed in the config file behave like registered ones without a heartbeat.
+  asio::awaitable<void> register_static_workers() {
+    for (const config::StaticWorker& w : config_.workers) {
+      api::WorkerRegistration r;
+      r.url = w.url;
+      r.names = w.names;
+      r.concurrency = w.concurrency;
+      for (const auto& [k, v] : w.headers) r.headers.emplace_back(k, v);
+      auto added = co_await workers_.add(std::move(r));
+      if (!added) spdlog::error("static worker {}: {}", w.url, added.error().message);
+    }
   }
 
   void begin_shutdown(int exit_code) {
@@ -112,10 +179,19 @@ class Daemon {
       timer.expires_after(milliseconds(10));
       co_await timer.async_wait(asio::use_awaitable);
     }
-    if (server_.open_connections() > 0) {
-      spdlog::warn("{} connections still open after shutdown_grace; closing them",
-                   server_.open_connections());
+    scheduler_.stop();
+    promoter_.stop();
+    maintenance_.stop();
+    while (dispatcher_.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+      timer.expires_after(milliseconds(10));
+      co_await timer.async_wait(asio::use_awaitable);
     }
+    if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
+      spdlog::warn("after shutdown_grace: {} connections and {} dispatches still open; their jobs "
+                   "run again once their deadline passes",
+                   server_.open_connections(), dispatcher_.in_flight());
+    }
+    subscriber_.stop();
     redis_.stop();
     io_.stop();
   }
@@ -124,8 +200,17 @@ class Daemon {
   asio::io_context io_;
   std::atomic<bool> stopping_{false};
   int exit_code_ = kExitOk;
+  redis::Keys keys_;
   redis::Client redis_;
+  events::Subscriber subscriber_;
+  events::ResultWaiters waiters_;
   store::JobStore store_;
+  store::DispatchStore dispatch_store_;
+  workers::WorkerStore workers_;
+  dispatch::Dispatcher dispatcher_;
+  scheduler::Scheduler scheduler_;
+  scheduler::Promoter promoter_;
+  scheduler::Maintenance maintenance_;
   http::Router router_;
   http::Server server_;
   asio::signal_set signals_;

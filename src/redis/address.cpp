@@ -41,7 +41,10 @@ Expected<Address, std::string> parse_tcp(std::string_view url, std::string_view 
     std::string_view user_info = authority.substr(0, at);
     authority = authority.substr(at + 1);
     auto colon = user_info.find(':');
-    a.password = std::string(colon == std::string_view::npos ? user_info : user_info.substr(colon + 1));
+    if (colon != std::string_view::npos) {
+      a.username = std::string(user_info.substr(0, colon));
+      a.password = std::string(user_info.substr(colon + 1));
+    }
   }
   std::string_view host = authority;
   std::string_view port;

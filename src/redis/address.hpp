@@ -14,6 +14,7 @@ struct Address {
   std::string host;  // TCP host, or the socket path when is_unix
   std::uint16_t port = 6379;
   int db = 0;
+  std::string username;  // Redis 6 ACL user; empty: the default user
   std::string password;
 
   std::string describe() const;  // for logs: never shows the password

@@ -31,8 +31,9 @@ std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) 
 
 }  // namespace
 
-Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect)
-    : options_(options), on_connect_(std::move(on_connect)) {
+Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect,
+               bool load_scripts)
+    : options_(options), on_connect_(std::move(on_connect)), load_scripts_(load_scripts) {
   connection_ = Connection::create(std::move(executor), std::move(options),
                                    [this](Connection&) { return handshake(); });
 }
@@ -76,9 +77,16 @@ asio::awaitable<ReplyResult> Client::eval(ScriptCall call, Phase phase) {
 // must stop the start, not the first request that needs it.
 asio::awaitable<std::error_code> Client::handshake() {
   std::vector<std::vector<std::string>> setup;
-  if (!options_.address.password.empty()) setup.push_back({"AUTH", options_.address.password});
-  if (options_.address.db != 0) setup.push_back({"SELECT", std::to_string(options_.address.db)});
-  for (const Script& s : all_scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+  const Address& a = options_.address;
+  if (!a.password.empty()) {
+    setup.push_back(a.username.empty() ? std::vector<std::string>{"AUTH", a.password}
+                                       : std::vector<std::string>{"AUTH", a.username, a.password});
+  }
+  if (a.db != 0) setup.push_back({"SELECT", std::to_string(a.db)});
+  if (load_scripts_) {
+    for (const Script& s : all_scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+  }
+  if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);
   if (!replies) co_return replies.error();
   for (const Reply& r : replies->elements) {

@@ -32,7 +32,9 @@ class Client {
   // connection (and is retried), unless the hook decides the process must stop.
   using OnConnect = std::function<asio::awaitable<std::error_code>(Client&)>;
 
-  Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {});
+  // `load_scripts`: SCRIPT LOAD every script on connect (not needed on a subscriber connection).
+  Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {},
+         bool load_scripts = true);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -53,6 +55,7 @@ class Client {
 
   ConnectionOptions options_;
   OnConnect on_connect_;
+  bool load_scripts_;
   std::shared_ptr<Connection> connection_;
 };
 

@@ -99,6 +99,11 @@ void Connection::maybe_write() {
 void Connection::on_bytes(std::size_t n) {
   parser_->feed(read_buf_.data(), n);
   while (auto reply = parser_->next()) {
+    if (options_.on_push && reply->is_array() && !reply->elements.empty() &&
+        reply->elements[0].str == "message") {
+      options_.on_push(std::move(*reply));
+      continue;
+    }
     if (pending_.empty()) {
       drop(Errc::protocol_error);  // a reply nobody asked for: the stream is out of step
       return;

@@ -64,11 +64,14 @@ class ReplyCallback {
 };
 
 struct ConnectionOptions {
-  Address address;
+  Address address{};
   std::chrono::milliseconds connect_timeout{2'000};
   std::chrono::milliseconds command_timeout{10'000};
   std::chrono::milliseconds reconnect_min{50};
   std::chrono::milliseconds reconnect_max{2'000};
+  // Subscriber connections: pub/sub messages (["message", channel, payload]) go here, on the
+  // connection's strand, instead of being matched to a command.
+  std::function<void(Reply)> on_push{};
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {

@@ -2,7 +2,8 @@
 //
 // Keys of one shard carry the hash tag {<shard>}, so every script touches a single Redis Cluster
 // slot. Per shard:
-//   <p>:{s}:stats          hash   seq (job sequence), pushed, succeeded, failed, retried, dead
+//   <p>:{s}:stats          hash   seq (job sequence), pushed, succeeded, failed, retried, dead,
+//                                 dispatched
 //   <p>:{s}:jobs           hash   field -> job record (MessagePack array, see lua/lib/preamble.lua)
 //   <p>:{s}:names          set    job names pushed to this shard
 //   <p>:{s}:ready:<name>   zset   ready jobs; score = priority, member = readyStamp + field
@@ -10,8 +11,20 @@
 //   <p>:{s}:inflight       zset   running jobs; score = deadline (ms)
 //   <p>:{s}:dead           zset   dead jobs; score = failure time (ms)
 //   <p>:{s}:done:<field>   string finished record with its kept result; expires after result_ttl
+//   <p>:{s}:counts         hash   scheduled:<name>, running:<name>, dead:<name> -> jobs in that
+//                                 state (absent = 0; lua/lib/preamble_1_count_add.lua)
+// Control plane, all in the one slot of the hash tag {w}:
+//   <p>:{w}:workers        hash   worker id -> registration JSON
+//   <p>:{w}:worker_urls    hash   url -> worker id
+//   <p>:{w}:worker_seq     string counter behind worker ids ("w" + number)
+//   <p>:{w}:slots:<id>     hash   master id -> slots of worker <id> that master holds
+//   <p>:{w}:masters        zset   master id; score = heartbeat expiry (ms)
+//   <p>:{w}:wstats:<id>    hash   counters of worker <id>
+//   <p>:{w}:paused         set    names of paused queues
 // Global:
 //   <p>:meta               hash   shards, created_at_ms, version
+// Pub/sub channel (not a key): <p>:events, messages "p <name>" (jobs of name became ready),
+// "s <due_ms>" (a retry was scheduled), "r <id>" (a result was stored), "w" (workers changed).
 #pragma once
 
 #include <string>
@@ -34,10 +47,23 @@ class Keys {
   std::string scheduled(int shard) const;
   std::string inflight(int shard) const;
   std::string dead(int shard) const;
+  std::string done_prefix(int shard) const;  // done(shard, f) == done_prefix(shard) + f
   std::string done(int shard, std::string_view field) const;
+  std::string counts(int shard) const;
+
+  std::string workers() const;
+  std::string worker_urls() const;
+  std::string worker_seq() const;
+  std::string worker_slots(std::string_view worker_id) const;
+  std::string masters() const;
+  std::string worker_stats(std::string_view worker_id) const;
+  std::string paused() const;
+
+  std::string events_channel() const;
 
  private:
   std::string shard_key(int shard, std::string_view suffix) const;
+  std::string control_key(std::string_view suffix) const;
 
   std::string prefix_;
 };

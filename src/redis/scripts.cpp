@@ -18,9 +18,26 @@ struct Binding {
 
 // Listed in ScriptId order.
 constexpr std::array kBindings = {
-    Binding{ScriptId::init_store, "initStore-1"},   Binding{ScriptId::push_jobs, "pushJobs-4"},
-    Binding{ScriptId::get_job, "getJob-2"},         Binding{ScriptId::cancel_job, "cancelJob-4"},
+    Binding{ScriptId::init_store, "initStore-1"},
+    Binding{ScriptId::push_jobs, "pushJobs-4"},
+    Binding{ScriptId::get_job, "getJob-2"},
+    Binding{ScriptId::cancel_job, "cancelJob-4"},
     Binding{ScriptId::fetch_result, "fetchResult-2"},
+    Binding{ScriptId::reserve_jobs, "reserveJobs-5"},
+    Binding{ScriptId::complete_job, "completeJob-5"},
+    Binding{ScriptId::fail_job, "failJob-7"},
+    Binding{ScriptId::release_job, "releaseJob-4"},
+    Binding{ScriptId::promote_jobs, "promoteJobs-4"},
+    Binding{ScriptId::reap_jobs, "reapJobs-7"},
+    Binding{ScriptId::retry_dead_job, "retryDeadJob-5"},
+    Binding{ScriptId::delete_dead_job, "deleteDeadJob-3"},
+    Binding{ScriptId::register_worker, "registerWorker-3"},
+    Binding{ScriptId::remove_worker, "removeWorker-4"},
+    Binding{ScriptId::expire_workers, "expireWorkers-2"},
+    Binding{ScriptId::acquire_slots, "acquireSlots-2"},
+    Binding{ScriptId::release_slots, "releaseSlots-1"},
+    Binding{ScriptId::queue_stats, "queueStats-2"},
+    Binding{ScriptId::list_dead, "listDead-2"},
 };
 
 std::string sha1_hex(std::string_view data) {

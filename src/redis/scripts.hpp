@@ -7,7 +7,28 @@
 
 namespace jq::redis {
 
-enum class ScriptId { init_store, push_jobs, get_job, cancel_job, fetch_result };
+enum class ScriptId {
+  init_store,
+  push_jobs,
+  get_job,
+  cancel_job,
+  fetch_result,
+  reserve_jobs,
+  complete_job,
+  fail_job,
+  release_job,
+  promote_jobs,
+  reap_jobs,
+  retry_dead_job,
+  delete_dead_job,
+  register_worker,
+  remove_worker,
+  expire_workers,
+  acquire_slots,
+  release_slots,
+  queue_stats,
+  list_dead,
+};
 
 struct Script {
   ScriptId id;

@@ -41,9 +41,10 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
                   {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard),
                    keys_.ready_prefix(shard)},
                   {}};
-  call.args.reserve(2 + jobs.size() * kArgsPerJob);
+  call.args.reserve(3 + jobs.size() * kArgsPerJob);
   call.args.push_back(std::to_string(now_ms()));
   call.args.push_back(std::to_string(next_ready_stamp_us()));
+  call.args.push_back(keys_.events_channel());
   for (api::NewJob& job : jobs) {
     call.args.push_back(std::move(job.name));
     call.args.push_back(std::move(job.argument));
@@ -112,12 +113,13 @@ asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId 
   if (e[0].integer == 1 && e.size() == 2) {
     out.kind = ResultFetch::Kind::result;
     out.result = e[1].str;
-  } else if (e[0].integer == 2 && e.size() == 3) {
+  } else if (e[0].integer == 2 && e.size() == 4) {
     auto state = job_state_from_int(e[1].integer);
     if (!state) co_return unexpected(StoreError::internal("fetchResult: bad state"));
     out.kind = ResultFetch::Kind::pending;
     out.state = *state;
     out.attempts = static_cast<int>(e[2].integer);
+    out.keep_result = e[3].integer == 1;
   }
   co_return out;
 }

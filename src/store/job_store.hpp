@@ -28,6 +28,7 @@ struct ResultFetch {
   std::string result;  // Kind::result: the result object (MessagePack)
   JobState state = JobState::queued;  // Kind::pending
   int attempts = 0;                   // Kind::pending
+  bool keep_result = false;           // Kind::pending: a result will be stored
 };
 
 class JobStore {

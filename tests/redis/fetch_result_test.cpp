@@ -14,7 +14,7 @@ Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const s
   return r.eval(ScriptId::fetch_result, {keys.jobs(shard), keys.done(shard, field)}, {field});
 }
 
-// The reply's integers, e.g. {2, state, attempts}; fails the test on anything else.
+// The reply's integers, e.g. {2, state, attempts, keep_result}; fails the test on anything else.
 std::vector<std::int64_t> integers(const Reply& reply) {
   REQUIRE(reply.is_array());
   std::vector<std::int64_t> out;
@@ -53,17 +53,17 @@ TEST_CASE("fetchResult of an unfinished job reports its state and attempts", "[r
   SECTION("queued") {
     auto f = fields_of(push_jobs(r, keys, 0, {{}}));
     const std::string before = dump(r, keys.jobs(0));
-    CHECK(integers(fetch_result(r, keys, 0, f[0])) == std::vector<std::int64_t>{2, 1, 0});
+    CHECK(integers(fetch_result(r, keys, 0, f[0])) == std::vector<std::int64_t>{2, 1, 0, 0});
     CHECK(dump(r, keys.jobs(0)) == before);
   }
   SECTION("scheduled for a retry") {
     put_record(r, keys, 0, "00000000A", record_in(JobState::scheduled, 2));
-    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 2, 2});
+    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 2, 2, 0});
   }
   SECTION("running") {
     put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
     const std::string before = dump(r, keys.jobs(0));
-    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 3, 1});
+    CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 3, 1, 0});
     CHECK(dump(r, keys.jobs(0)) == before);
   }
 }

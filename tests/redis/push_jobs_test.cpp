@@ -19,14 +19,6 @@ std::vector<std::string> members_of(const std::vector<std::pair<std::string, std
   return out;
 }
 
-// The ready member a job got: the stamp (9) followed by its field (9).
-std::string member_of(SyncRedis& r, const jq::redis::Keys& keys, int shard,
-                      const std::string& field) {
-  auto raw = hget(r, keys.jobs(shard), field);
-  REQUIRE(raw);
-  return record_string_slot(*raw, 9);
-}
-
 }  // namespace
 
 TEST_CASE("pushJobs stores a batch in order and returns increasing 9-character fields", "[redis]") {
@@ -213,4 +205,15 @@ TEST_CASE("shards keep their own sequences, records and queues", "[redis]") {
   CHECK(hget(r, keys.stats(1), "pushed") == "2");
   CHECK_FALSE(exists(r, keys.ready(0, "b")));
   CHECK_FALSE(exists(r, keys.ready(1, "a")));
+}
+
+TEST_CASE("pushJobs publishes each name of the batch once, in first-seen order", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  push_jobs(r, keys, 0, {{.name = "email"}, {.name = "resize"}, {.name = "email"}});
+  CHECK(events.take(r) == std::vector<std::string>{"p email", "p resize"});
+
+  push_jobs(r, keys, 1, {{.name = "resize"}});
+  CHECK(events.take(r) == std::vector<std::string>{"p resize"});
 }

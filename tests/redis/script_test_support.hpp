@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,7 +50,8 @@ inline constexpr std::int64_t kStampUs = 1700000000123456;
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs) {
-  std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us)};
+  std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us),
+                                   keys.events_channel()};
   for (const PushArgs& j : jobs) {
     args.insert(args.end(),
                 {j.name, j.argument, std::to_string(j.priority), std::to_string(j.max_retry),
@@ -110,8 +112,8 @@ inline store::JobRecord record_in(store::JobState state, int attempts = 0) {
 
 // Writes a record straight into the jobs hash, as if an earlier transition had left it there.
 inline void put_record(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& field,
-                       const store::JobRecord& rec) {
-  REQUIRE(r.call({"HSET", keys.jobs(shard), field, pack_record(rec)}).integer == 1);
+                       const store::JobRecord& rec, const std::string& ready_member = "") {
+  REQUIRE(r.call({"HSET", keys.jobs(shard), field, pack_record(rec, ready_member)}).integer == 1);
 }
 
 inline std::optional<std::string> hget(SyncRedis& r, const std::string& key,
@@ -139,6 +141,14 @@ inline std::string record_string_slot(const std::string& packed, std::size_t ind
   return std::string(slot.via.str.ptr, slot.via.str.size);
 }
 
+// The ready member a job's record names (R_READY_MEMBER): the stamp (9) followed by its field.
+inline std::string member_of(SyncRedis& r, const redis::Keys& keys, int shard,
+                             const std::string& field) {
+  auto raw = hget(r, keys.jobs(shard), field);
+  REQUIRE(raw);
+  return record_string_slot(*raw, 9);
+}
+
 // ZRANGE key 0 -1 WITHSCORES: (member, score) in order.
 inline std::vector<std::pair<std::string, std::int64_t>> zrange(SyncRedis& r,
                                                                 const std::string& key) {
@@ -160,5 +170,96 @@ inline bool exists(SyncRedis& r, const std::string& key) {
 inline std::string dump(SyncRedis& r, const std::string& key) {
   return r.call({"DUMP", key}).str;
 }
+
+// ZSCORE as an integer, nullopt when the member is absent.
+inline std::optional<std::int64_t> zscore(SyncRedis& r, const std::string& key,
+                                          const std::string& member) {
+  redis::Reply reply = r.call({"ZSCORE", key, member});
+  if (reply.is_nil()) return std::nullopt;
+  return static_cast<std::int64_t>(std::stod(reply.str));
+}
+
+// Fixed-width base62 as lua/lib/preamble.lua writes it (ready stamps, fields).
+inline std::string base62(std::int64_t n, std::size_t width) {
+  static constexpr char kDigits[] =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string out(width, '0');
+  for (std::size_t i = width; i-- > 0; n /= 62) out[i] = kDigits[n % 62];
+  return out;
+}
+
+// Puts a running job (attempt `rec.attempts`) where reserveJobs would have left it: its record,
+// its deadline in inflight and its count.
+inline void put_running(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& field,
+                        const store::JobRecord& rec, std::int64_t deadline_ms = kNowMs + 30000) {
+  put_record(r, keys, shard, field, rec, base62(kStampUs, 9) + field);
+  r.call({"ZADD", keys.inflight(shard), std::to_string(deadline_ms), field});
+  r.call({"HINCRBY", keys.counts(shard), "running:" + rec.name, "1"});
+}
+
+// HGETALL as a map (e.g. the counts or stats hash of a shard).
+inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::string& key) {
+  redis::Reply reply = r.call({"HGETALL", key});
+  REQUIRE(reply.is_array());
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+    out[reply.elements[i].str] = reply.elements[i + 1].str;
+  }
+  return out;
+}
+
+// reserveJobs-5.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
+// bound_member) when bound_priority is not empty.
+inline redis::Reply reserve_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
+                                 const std::string& name, int max, std::int64_t now_ms = kNowMs,
+                                 const std::string& bound_priority = "",
+                                 const std::string& bound_member = "") {
+  return r.eval(redis::ScriptId::reserve_jobs,
+                {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name),
+                 keys.counts(shard), keys.stats(shard)},
+                {std::to_string(now_ms), std::to_string(max), bound_priority, bound_member, name});
+}
+
+// Pushes one job and reserves it: a running job in attempt 1, as a dispatcher holds it (its
+// deadline is kNowMs + its timeout).
+inline std::string push_and_reserve(SyncRedis& r, const redis::Keys& keys, int shard,
+                                    const PushArgs& job = {}) {
+  auto field = fields_of(push_jobs(r, keys, shard, {job}));
+  redis::Reply reply = reserve_jobs(r, keys, shard, job.name, 1);
+  REQUIRE(reply.is_array());
+  REQUIRE(reply.elements.size() == 2);
+  REQUIRE(reply.elements[0].str == field[0]);
+  return field[0];
+}
+
+// A second connection subscribed to the events channel of `keys`, to check what scripts publish.
+class EventListener {
+ public:
+  EventListener(std::uint16_t port, const redis::Keys& keys)
+      : sub_(port), channel_(keys.events_channel()) {
+    redis::Reply confirm = sub_.call({"SUBSCRIBE", channel_});
+    REQUIRE(confirm.is_array());
+  }
+
+  // Every message published on the channel since the last take(), in order. Publishes an end
+  // marker through `r` and reads up to it: Redis delivers in publish order, so nothing published
+  // before the marker can still be on its way.
+  std::vector<std::string> take(SyncRedis& r) {
+    r.call({"PUBLISH", channel_, kEndMarker});
+    std::vector<std::string> messages;
+    for (;;) {
+      redis::Reply message = sub_.read();  // {"message", channel, payload}
+      REQUIRE(message.is_array());
+      REQUIRE(message.elements.size() == 3);
+      if (message.elements[2].str == kEndMarker) return messages;
+      messages.push_back(message.elements[2].str);
+    }
+  }
+
+ private:
+  static constexpr const char* kEndMarker = "-- end of test events --";
+  SyncRedis sub_;
+  std::string channel_;
+};
 
 }  // namespace jq::test

@@ -14,7 +14,7 @@ namespace jq::test {
 
 using namespace std::chrono_literals;
 
-SyncRedis::SyncRedis(std::uint16_t port) {
+SyncRedis::SyncRedis(std::uint16_t port) : parser_(std::make_unique<redis::ReplyParser>()) {
   fd_ = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -42,14 +42,17 @@ redis::Reply SyncRedis::call(const std::vector<std::string>& args) {
     if (n <= 0) throw std::runtime_error("write to Redis failed");
     sent += static_cast<std::size_t>(n);
   }
-  redis::ReplyParser parser;
+  return read();
+}
+
+redis::Reply SyncRedis::read() {
   char buf[16384];
   for (;;) {
-    if (auto reply = parser.next()) return *reply;
-    if (parser.failed()) throw std::runtime_error("bad reply from Redis");
+    if (auto reply = parser_->next()) return *reply;
+    if (parser_->failed()) throw std::runtime_error("bad reply from Redis");
     ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
     if (n <= 0) throw std::runtime_error("read from Redis failed");
-    parser.feed(buf, static_cast<std::size_t>(n));
+    parser_->feed(buf, static_cast<std::size_t>(n));
   }
 }
 

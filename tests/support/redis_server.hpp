@@ -2,12 +2,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "src/redis/reply.hpp"
 #include "src/redis/scripts.hpp"
 #include "tests/support/process.hpp"
+
+namespace jq::redis {
+class ReplyParser;
+}
 
 namespace jq::test {
 
@@ -23,9 +28,13 @@ class SyncRedis {
   // EVALSHA with EVAL fallback, as the engine does.
   redis::Reply eval(redis::ScriptId id, const std::vector<std::string>& keys,
                     const std::vector<std::string>& args);
+  // The next reply without sending anything: what Redis pushes to a subscribed connection.
+  // Throws after the receive timeout (10 s).
+  redis::Reply read();
 
  private:
   int fd_ = -1;
+  std::unique_ptr<redis::ReplyParser> parser_;  // kept across calls: one read may hold two replies
 };
 
 class RedisServer {

@@ -37,8 +37,13 @@ TEST_CASE("a redis URL carries a password, which describe() never shows", "[unit
 
   auto with_user = parse_address("redis://default:pa:ss@host");
   REQUIRE(with_user);
+  CHECK(with_user->username == "default");
   CHECK(with_user->password == "pa:ss");
   CHECK(with_user->host == "host");
+
+  auto user_only = parse_address("redis://alice@host");
+  REQUIRE(user_only);
+  CHECK(user_only->password.empty());
 }
 
 TEST_CASE("a redis URL takes an IPv6 host in brackets", "[unit]") {

@@ -23,7 +23,13 @@ std::string hash_tag(const std::string& key) {
 std::vector<std::string> shard_keys(const Keys& keys, int shard) {
   return {keys.stats(shard),        keys.jobs(shard),           keys.names(shard),
           keys.ready_prefix(shard), keys.ready(shard, "email"), keys.scheduled(shard),
-          keys.inflight(shard),     keys.dead(shard),           keys.done(shard, "00000000A")};
+          keys.inflight(shard),     keys.dead(shard),           keys.done(shard, "00000000A"),
+          keys.done_prefix(shard),  keys.counts(shard)};
+}
+
+std::vector<std::string> control_keys(const Keys& keys) {
+  return {keys.workers(), keys.worker_urls(),      keys.worker_seq(), keys.worker_slots("w1"),
+          keys.masters(), keys.worker_stats("w1"), keys.paused()};
 }
 
 }  // namespace
@@ -68,6 +74,47 @@ TEST_CASE("a job's done key ends with its field", "[unit]") {
   const Keys keys("jq");
   CHECK(keys.done(2, "00000000A") == "jq:{2}:done:00000000A");
   CHECK(keys.done(2, "00000000A") != keys.done(2, "00000000B"));
+}
+
+TEST_CASE("a job's done key is the shard's done prefix followed by its field", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.done(5, "00000000A") == keys.done_prefix(5) + "00000000A");
+  CHECK(keys.done_prefix(5) == "jq:{5}:done:");
+}
+
+TEST_CASE("a shard's counts hash is its own key", "[unit]") {
+  CHECK(Keys("jq").counts(3) == "jq:{3}:counts");
+  CHECK(Keys("jq").counts(3) != Keys("jq").counts(4));
+}
+
+TEST_CASE("control-plane keys share the hash tag {w} under the prefix and all differ", "[unit]") {
+  const Keys keys("myapp");
+  auto all = control_keys(keys);
+  for (const std::string& key : all) {
+    INFO(key);
+    CHECK(key.starts_with("myapp:{w}:"));
+    CHECK(hash_tag(key) == "w");
+  }
+  CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
+  CHECK(keys.workers() == "myapp:{w}:workers");
+  CHECK(keys.worker_urls() == "myapp:{w}:worker_urls");
+  CHECK(keys.worker_seq() == "myapp:{w}:worker_seq");
+  CHECK(keys.masters() == "myapp:{w}:masters");
+  CHECK(keys.paused() == "myapp:{w}:paused");
+}
+
+TEST_CASE("a worker's slots and stats keys end with its id", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.worker_slots("w12") == "jq:{w}:slots:w12");
+  CHECK(keys.worker_stats("w12") == "jq:{w}:wstats:w12");
+  CHECK(keys.worker_slots("w1") != keys.worker_slots("w2"));
+  CHECK(keys.worker_stats("w1") != keys.worker_stats("w2"));
+}
+
+TEST_CASE("the events channel follows the prefix and is no key of a shard", "[unit]") {
+  CHECK(Keys("jq").events_channel() == "jq:events");
+  CHECK(Keys("other").events_channel() == "other:events");
+  CHECK(hash_tag(Keys("jq").events_channel()).empty());
 }
 
 TEST_CASE("the meta key is global and keys follow the prefix", "[unit]") {

@@ -1,6 +1,9 @@
 #include "src/http/handlers/jobs.hpp"
 
+#include <algorithm>
 #include <charconv>
+
+#include <boost/asio/this_coro.hpp>
 
 #include "api/body.hpp"
 #include "src/http/handlers/store_errors.hpp"
@@ -40,7 +43,8 @@ json job_view(const std::string& id, const store::JobRecord& r) {
   return view;
 }
 
-awaitable<Response> push(store::JobStore& store, const api::JobDefaults& defaults, Request& req) {
+awaitable<Response> push(store::JobStore& store, const api::JobDefaults& defaults,
+                         const PushedHook& on_pushed, Request& req) {
   if (req.body.empty()) {
     co_return respond_error(req, api::ErrorCode::bad_request,
                             "the body is empty: send one job (a map) or an array of jobs");
@@ -55,8 +59,13 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   auto decoded = api::decode_push(req.body, *type, defaults);
   if (!decoded) co_return respond_error(req, decoded.error());
   const bool batch = decoded->batch;
+  std::vector<std::string> names;
+  for (const auto& job : decoded->jobs) {
+    if (std::find(names.begin(), names.end(), job.name) == names.end()) names.push_back(job.name);
+  }
   auto ids = co_await store.push(std::move(decoded->jobs));
   if (!ids) co_return respond_error(req, to_api_error(ids.error()));
+  on_pushed(names);
   if (batch) co_return respond(req, 201, {{"ids", std::move(*ids)}});
   co_return respond(req, 201, {{"id", std::move(ids->front())}});
 }
@@ -79,11 +88,10 @@ awaitable<Response> cancel(store::JobStore& store, Request& req) {
   co_return respond_no_content();
 }
 
-// `wait` is checked here; the long poll itself arrives with dispatch, which is what completes
-// jobs (until then a pending job is answered at once).
-std::optional<api::ApiError> check_wait(const Request& req) {
+// The `wait` query parameter in milliseconds (0 when absent), or the error to answer.
+Expected<std::chrono::milliseconds, api::ApiError> parse_wait(const Request& req) {
   auto text = query_value(req.query, "wait");
-  if (!text) return std::nullopt;
+  if (!text) return std::chrono::milliseconds(0);
   double wait = -1;
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), wait);
   if (ec != std::errc{} || end != text->data() + text->size() || wait < 0 ||
@@ -92,17 +100,29 @@ std::optional<api::ApiError> check_wait(const Request& req) {
         api::ErrorCode::bad_request, "wait must be a number of seconds between 0 and 60, got \"" +
                                          *text + "\"");
     e.field = "wait";
-    return e;
+    return unexpected(std::move(e));
   }
-  return std::nullopt;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(wait * 1000));
 }
 
-awaitable<Response> result(store::JobStore& store, Request& req) {
-  if (auto bad = check_wait(req)) co_return respond_error(req, *bad);
+awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiters, Request& req) {
+  auto wait = parse_wait(req);
+  if (!wait) co_return respond_error(req, wait.error());
   const std::string_view id_text = req.param("id");
   auto id = store::parse_job_id(id_text, store.shards());
   if (!id) co_return respond(req, 200, nullptr);
   auto fetched = co_await store.fetch_result(*id);
+  if (fetched && fetched->kind == store::ResultFetch::Kind::pending && fetched->keep_result &&
+      wait->count() > 0) {
+    // Watch first, then look again: a result stored in between still wakes us.
+    auto ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+    fetched = co_await store.fetch_result(*id);
+    if (fetched && fetched->kind == store::ResultFetch::Kind::pending &&
+        co_await events::ResultWaiters::wait(ticket, *wait)) {
+      fetched = co_await store.fetch_result(*id);
+    }
+    waiters.forget(ticket);
+  }
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
   switch (fetched->kind) {
     case store::ResultFetch::Kind::result:
@@ -119,13 +139,15 @@ awaitable<Response> result(store::JobStore& store, Request& req) {
 
 }  // namespace
 
-void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults) {
-  router.add(Method::post, "/v1/jobs",
-             [&store, defaults](Request& req) { return push(store, defaults, req); });
+void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults,
+                    events::ResultWaiters& waiters, PushedHook on_pushed) {
+  router.add(Method::post, "/v1/jobs", [&store, defaults, on_pushed](Request& req) {
+    return push(store, defaults, on_pushed, req);
+  });
   router.add(Method::get, "/v1/jobs/{id}", [&store](Request& req) { return get(store, req); });
   router.add(Method::del, "/v1/jobs/{id}", [&store](Request& req) { return cancel(store, req); });
   router.add(Method::get, "/v1/jobs/{id}/result",
-             [&store](Request& req) { return result(store, req); });
+             [&store, &waiters](Request& req) { return result(store, waiters, req); });
 }
 
 }  // namespace jq::http

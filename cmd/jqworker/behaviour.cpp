@@ -1,0 +1,117 @@
+#include "cmd/jqworker/behaviour.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+#include <msgpack.hpp>
+
+namespace jq::worker {
+namespace {
+
+constexpr const char* kMsgpack = "application/msgpack";
+
+using Packer = msgpack::packer<msgpack::sbuffer>;
+
+Reply msgpack_reply(const msgpack::sbuffer& buffer) {
+  Reply r;
+  r.content_type = kMsgpack;
+  r.body.assign(buffer.data(), buffer.size());
+  return r;
+}
+
+// {type: "success", finished_at, result}, with the argument's bytes copied in as `result`.
+Reply success(const JobRequest& job, const std::string& finished_at) {
+  msgpack::sbuffer buffer;
+  Packer pk(buffer);
+  pk.pack_map(3);
+  pk.pack("type").pack("success");
+  pk.pack("finished_at").pack(finished_at);
+  pk.pack("result");
+  buffer.write(job.argument.data(), job.argument.size());
+  return msgpack_reply(buffer);
+}
+
+Reply failure(const JobRequest& job, const std::string& finished_at, const char* reason,
+              const std::string& message) {
+  msgpack::sbuffer buffer;
+  Packer pk(buffer);
+  pk.pack_map(6);
+  pk.pack("type").pack("failure");
+  pk.pack("reason").pack(reason);
+  pk.pack("finished_at").pack(finished_at);
+  pk.pack("should_retry").pack(job.directives.should_retry);
+  pk.pack("error").pack("requested failure");
+  pk.pack("message").pack(message);
+  return msgpack_reply(buffer);
+}
+
+Reply status_reply(const Directives& d) {
+  Reply r = text_reply(*d.status, "status " + std::to_string(*d.status) + " on purpose\n");
+  if (d.retry_after_s) r.headers.emplace_back("Retry-After", std::to_string(*d.retry_after_s));
+  return r;
+}
+
+// A 200 whose body the master must not accept as a result object.
+Reply garbage(Directives::Garbage kind) {
+  if (kind == Directives::Garbage::bytes) {
+    Reply r;
+    r.content_type = kMsgpack;
+    r.body = "\xc1 this is not MessagePack";  // 0xc1 is never used by MessagePack
+    return r;
+  }
+  msgpack::sbuffer buffer;
+  Packer pk(buffer);
+  pk.pack_map(2);
+  pk.pack("type").pack("garbage");
+  pk.pack("note").pack("a map that is not a result object");
+  return msgpack_reply(buffer);
+}
+
+Reply no_answer() {
+  Reply r;
+  r.close_connection = true;
+  return r;
+}
+
+bool should_fail(const JobRequest& job) {
+  return job.directives.fail ||
+         (job.directives.fail_until && job.attempt < *job.directives.fail_until);
+}
+
+}  // namespace
+
+Reply answer_job(const JobRequest& job, std::chrono::system_clock::time_point now) {
+  const Directives& d = job.directives;
+  const std::string finished_at = iso8601_utc(now);
+  const std::string attempt = "(attempt " + std::to_string(job.attempt) + ")";
+  if (d.close) return no_answer();
+  if (d.status) return status_reply(d);
+  if (d.garbage != Directives::Garbage::none) return garbage(d.garbage);
+  if (d.timeout_reason)
+    return failure(job, finished_at, "timeout", "timed out on purpose " + attempt);
+  if (should_fail(job)) return failure(job, finished_at, "other", "failed on purpose " + attempt);
+  return success(job, finished_at);
+}
+
+Reply text_reply(int status, std::string text) {
+  Reply r;
+  r.status = status;
+  r.content_type = "text/plain";
+  r.body = std::move(text);
+  return r;
+}
+
+std::string iso8601_utc(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  const auto ms = duration_cast<milliseconds>(t.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char out[64];
+  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return out;
+}
+
+}  // namespace jq::worker

@@ -1,0 +1,274 @@
+// The listener accepts; each connection is one coroutine on its own strand that reads a request
+// (with a timeout and a body limit), answers it, and loops while keep-alive holds. Requests on
+// one connection are answered in order, one at a time; concurrency comes from connections, as
+// with the master's dispatch pool. A job's sleep is a steady_timer, so sleeping jobs never hold
+// an io thread.
+#include "cmd/jqworker/worker_server.hpp"
+
+#include <charconv>
+#include <csignal>
+#include <iostream>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "cmd/jqworker/behaviour.hpp"
+#include "cmd/jqworker/stats.hpp"
+
+namespace jq::worker {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using asio::use_awaitable;
+using asio::ip::tcp;
+
+namespace {
+
+constexpr std::uint32_t kHeaderLimit = 16 * 1024;
+constexpr std::uint64_t kBodyLimit = 64 * 1024 * 1024;
+constexpr std::chrono::seconds kIdleTimeout{300};  // between requests; the master pools connections
+constexpr std::chrono::seconds kReadTimeout{30};   // to read one request once it began
+constexpr std::chrono::seconds kWriteTimeout{30};
+
+using Request = bhttp::request<bhttp::string_body>;
+
+struct Shared {
+  Stats stats;
+  bool log_requests = false;
+};
+
+// Headers a test may want to see: the X-Jq-* ones and whatever a registration added. The ones
+// every HTTP client sends are left out.
+std::map<std::string, std::string> headers_to_record(const Request& req) {
+  static const std::set<std::string> kTransport = {
+      "host",       "content-type",    "content-length",    "accept", "connection",
+      "user-agent", "accept-encoding", "transfer-encoding", "expect", "keep-alive",
+      "te"};
+  std::map<std::string, std::string> out;
+  for (const auto& field : req) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!kTransport.contains(name)) out[name] = std::string(field.value());
+  }
+  return out;
+}
+
+Reply json_reply(const nlohmann::json& value) {
+  Reply r;
+  r.content_type = "application/json";
+  r.body = value.dump();
+  return r;
+}
+
+asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
+  auto job = parse_job(req.body());
+  if (!job) co_return text_reply(400, job.error() + "\n");
+  shared.stats.record_attempt(job->id, job->attempt);
+  if (job->directives.sleep.count() > 0) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, job->directives.sleep);
+    co_await timer.async_wait(use_awaitable);
+  }
+  co_return answer_job(*job, std::chrono::system_clock::now());
+}
+
+// Routes one request. A job is counted in flight through `in_flight`, which the caller keeps
+// until the answer is written.
+asio::awaitable<Reply> route(const Request& req, Shared& shared,
+                             std::optional<Stats::InFlight>& in_flight) {
+  const std::string_view target = req.target();
+  const std::string_view path = target.substr(0, target.find('?'));
+  const bool get = req.method() == bhttp::verb::get;
+  const bool post = req.method() == bhttp::verb::post;
+  if (get && path == "/stats") co_return json_reply(shared.stats.to_json());
+  if (post && path == "/stats/reset") {
+    shared.stats.reset();
+    co_return json_reply(shared.stats.to_json());
+  }
+  if (get && path == "/healthz") co_return text_reply(200, "ok\n");
+  if (!post) co_return text_reply(405, "jobs are POSTed; GET /stats for what was seen\n");
+  in_flight.emplace(shared.stats, headers_to_record(req));
+  co_return co_await run_job(req, shared);
+}
+
+bhttp::response<bhttp::string_body> to_beast(Reply&& reply, unsigned version, bool keep_alive) {
+  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(reply.status), version};
+  res.set(bhttp::field::server, "jqworker");
+  if (!reply.content_type.empty()) res.set(bhttp::field::content_type, reply.content_type);
+  for (auto& [name, value] : reply.headers) res.set(name, value);
+  if (reply.status != 204 && reply.status != 304) res.body() = std::move(reply.body);
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  return res;
+}
+
+bool is_quiet_end(const boost::system::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
+         ec == asio::error::operation_aborted || ec == beast::error::timeout ||
+         ec == asio::error::connection_reset || ec == asio::error::eof;
+}
+
+void log_request(const Request& req, int status, std::chrono::steady_clock::time_point start) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  const std::string_view job = req["X-Jq-Job-Id"];
+  const std::string about =
+      job.empty() ? std::string()
+                  : " job=" + std::string(job) + " attempt=" + std::string(req["X-Jq-Attempt"]);
+  spdlog::info("{} {}{} -> {} ({} ms)", std::string(req.method_string()), std::string(req.target()),
+               about, status, ms.count());
+}
+
+// Reads one request; an error or a closed connection is an empty result.
+asio::awaitable<std::optional<Request>> read_request(beast::tcp_stream& stream,
+                                                     beast::flat_buffer& buffer) {
+  bhttp::request_parser<bhttp::string_body> parser;
+  parser.header_limit(kHeaderLimit);
+  parser.body_limit(kBodyLimit);
+  boost::system::error_code ec;
+  stream.expires_after(kIdleTimeout);
+  co_await bhttp::async_read_header(stream, buffer, parser,
+                                    asio::redirect_error(use_awaitable, ec));
+  if (!ec) {
+    stream.expires_after(kReadTimeout);
+    co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+  }
+  if (ec) {
+    if (!is_quiet_end(ec)) spdlog::warn("reading a request failed: {}", ec.message());
+    co_return std::nullopt;
+  }
+  co_return parser.release();
+}
+
+asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared) {
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  for (;;) {
+    auto req = co_await read_request(stream, buffer);
+    if (!req) break;
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<Stats::InFlight> in_flight;
+    Reply reply = co_await route(*req, *shared, in_flight);
+    if (reply.close_connection) break;
+    const int status = reply.status;
+    const bool keep_alive = req->keep_alive();
+    auto res = to_beast(std::move(reply), req->version(), keep_alive);
+    boost::system::error_code ec;
+    stream.expires_after(kWriteTimeout);
+    co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+    if (shared->log_requests) log_request(*req, status, start);
+    if (ec || !keep_alive) break;
+  }
+  boost::system::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+  stream.socket().close(ignored);
+}
+
+asio::awaitable<void> accept_loop(tcp::acceptor acceptor, std::shared_ptr<Shared> shared) {
+  for (;;) {
+    boost::system::error_code ec;
+    auto socket = co_await acceptor.async_accept(asio::make_strand(acceptor.get_executor()),
+                                                 asio::redirect_error(use_awaitable, ec));
+    if (ec == asio::error::operation_aborted) co_return;
+    if (ec) {
+      spdlog::warn("accept failed: {}", ec.message());
+      continue;
+    }
+    socket.set_option(tcp::no_delay(true), ec);
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, session(std::move(socket), shared), asio::detached);
+  }
+}
+
+tcp::endpoint resolve_listen(asio::io_context& io, const std::string& host, std::uint16_t port) {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  if (!ec) return tcp::endpoint(address, port);
+  tcp::resolver resolver(io);
+  auto results = resolver.resolve(host, std::to_string(port));
+  if (results.empty()) throw std::runtime_error("the host name resolves to no address");
+  return results.begin()->endpoint();
+}
+
+tcp::acceptor listen(asio::io_context& io, const WorkerOptions& o) {
+  tcp::acceptor acceptor(io);
+  const auto endpoint = resolve_listen(io, o.host, o.port);
+  acceptor.open(endpoint.protocol());
+  acceptor.set_option(asio::socket_base::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(asio::socket_base::max_listen_connections);
+  return acceptor;
+}
+
+std::string host_for_url(const std::string& host) {
+  return host.find(':') == std::string::npos ? host : "[" + host + "]";
+}
+
+}  // namespace
+
+Expected<std::pair<std::string, std::uint16_t>, std::string> parse_listen(std::string_view listen) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return unexpected(std::string("--listen must be HOST:PORT, got ") + std::string(listen));
+  }
+  std::string_view host = listen.substr(0, colon);
+  const std::string_view port = listen.substr(colon + 1);
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (ec != std::errc() || end != port.data() + port.size() || value > 65535) {
+    return unexpected(std::string("--listen has a bad port: ") + std::string(port));
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return std::pair<std::string, std::uint16_t>{std::string(host),
+                                               static_cast<std::uint16_t>(value)};
+}
+
+int run(WorkerOptions options) {
+  asio::io_context io(options.threads);
+  tcp::acceptor acceptor(io);
+  try {
+    acceptor = listen(io, options);
+  } catch (const std::exception& e) {
+    spdlog::error("cannot listen on {}:{}: {}", options.host, options.port, e.what());
+    return 1;
+  }
+  const std::string address =
+      host_for_url(options.host) + ":" + std::to_string(acceptor.local_endpoint().port());
+  std::cout << "listening on " << address << std::endl;
+  auto shared = std::make_shared<Shared>();
+  shared->log_requests = options.log_requests;
+  asio::co_spawn(io, accept_loop(std::move(acceptor), shared), asio::detached);
+  if (options.registration) {
+    if (options.registration->own_url.empty())
+      options.registration->own_url = "http://" + address + "/";
+    start_registration(io, std::move(*options.registration));
+  }
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&io](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::info("received {}; stopping", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    io.stop();
+  });
+  std::vector<std::thread> threads;
+  for (int i = 1; i < options.threads; ++i) threads.emplace_back([&io] { io.run(); });
+  io.run();
+  for (auto& t : threads) t.join();
+  return 0;
+}
+
+}  // namespace jq::worker

@@ -1,0 +1,16 @@
+--[[ deleteDeadJob: an operator removes a dead job for good. A kept result already in its done
+  key is left to be fetched or to expire.
+  KEYS[1] jobs hash of the job's shard
+  KEYS[2] dead zset of the shard
+  KEYS[3] counts hash of the shard (dead:<name> -= 1)
+  ARGV[1] the job's field
+  Returns: 1 deleted; -1 no dead job with that field: nothing changed.
+]]
+local jobs, dead, counts = KEYS[1], KEYS[2], KEYS[3]
+local field = ARGV[1]
+local record = load_record(jobs, field)
+if not record or record[R_STATE] ~= S_DEAD then return -1 end
+rcall('ZREM', dead, field)
+rcall('HDEL', jobs, field)
+count_add(counts, 'dead', record[R_NAME], -1)
+return 1

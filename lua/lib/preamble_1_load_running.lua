@@ -1,0 +1,10 @@
+-- The record of `field` if it is running the given attempt, else nil. This is the fence of every
+-- answer to an attempt: a late answer for an attempt that was given up on (reaped, released)
+-- must not touch a job that has moved on or runs again elsewhere.
+local function load_running(jobs_key, field, attempt)
+  local record = load_record(jobs_key, field)
+  if not record or record[R_STATE] ~= S_RUNNING or record[R_ATTEMPTS] ~= tonumber(attempt) then
+    return nil
+  end
+  return record
+end

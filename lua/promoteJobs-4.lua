@@ -1,0 +1,41 @@
+--[[ promoteJobs: makes due retries ready. A promoted job gets a new ready member stamped with its
+  due time (base62(due_ms * 1000, 9) .. field, the µs scale of push stamps): it became ready
+  then, so among equal priorities it goes after jobs that were ready before it.
+  KEYS[1] scheduled zset of the shard (field, score = due ms)
+  KEYS[2] jobs hash of the shard
+  KEYS[3] ready-queue prefix of the shard (ready zset of name N = KEYS[3] .. N)
+  KEYS[4] counts hash of the shard (scheduled:<name> -= 1 per promoted job)
+  ARGV[1] now (ms since the epoch): jobs due at or before it are promoted
+  ARGV[2] the most jobs to promote
+  ARGV[3] events channel: gets "p <name>" once per distinct name promoted
+  Returns: {promoted, next_due_ms}: next_due_ms is the due time of the earliest job left
+           scheduled (the promoter sleeps until then), -1 when none is left.
+]]
+local scheduled, jobs, ready_prefix, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local channel = ARGV[3]
+local due_jobs = rcall('ZRANGEBYSCORE', scheduled, '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+                       ARGV[2])
+local promoted, names, seen = 0, {}, {}
+for i = 1, #due_jobs, 2 do
+  local field, due = due_jobs[i], tonumber(due_jobs[i + 1])
+  rcall('ZREM', scheduled, field)
+  local record = load_record(jobs, field)
+  -- A field without a scheduled record should not exist; it is dropped, not promoted.
+  if record and record[R_STATE] == S_SCHEDULED then
+    local name = record[R_NAME]
+    record[R_STATE] = S_QUEUED
+    record[R_READY_MEMBER] = base62(due * 1000, 9) .. field
+    save_record(jobs, field, record)
+    rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
+    count_add(counts, 'scheduled', name, -1)
+    promoted = promoted + 1
+    if not seen[name] then
+      seen[name] = true
+      names[#names + 1] = name
+    end
+  end
+end
+for _, name in ipairs(names) do rcall('PUBLISH', channel, 'p ' .. name) end
+local next_job = rcall('ZRANGE', scheduled, 0, 0, 'WITHSCORES')
+if #next_job == 0 then return {promoted, -1} end
+return {promoted, tonumber(next_job[2])}

@@ -1,0 +1,46 @@
+--[[ reapJobs: fails attempts whose deadline passed without an answer, as timeouts: exactly the
+  failJob transition with should_retry, so the job retries or dies as a worker's timeout would
+  make it. This is how jobs of a master that died are recovered; any number of masters may run
+  it at once (each job is reaped once: it leaves inflight in the same step).
+  KEYS[1] jobs hash of the shard
+  KEYS[2] inflight zset of the shard (field, score = deadline ms)
+  KEYS[3] scheduled zset of the shard
+  KEYS[4] dead zset of the shard
+  KEYS[5] done prefix of the shard (done key of field F = KEYS[5] .. F)
+  KEYS[6] counts hash of the shard
+  KEYS[7] stats hash of the shard
+  ARGV[1] cutoff (ms since the epoch): attempts with a deadline before it are reaped (the
+          caller leaves a grace after the deadline for answers already on their way)
+  ARGV[2] now (ms since the epoch)
+  ARGV[3] the most jobs to reap
+  ARGV[4] the timeout failure object (MessagePack bytes), the same for every job reaped
+  ARGV[5] its message (becomes last_error)
+  ARGV[6] retry base (ms), ARGV[7] retry max (ms), ARGV[8] jitter (fraction, 0-1)
+  ARGV[9] result_ttl (s)
+  ARGV[10] events channel (as failJob publishes)
+  ARGV[11] the shard's number (a job's id is "<shard>-<field>")
+  Returns: the number of jobs reaped. An in-flight field without a running record is removed
+           and not counted.
+]]
+local k = {jobs = KEYS[1], inflight = KEYS[2], scheduled = KEYS[3], dead = KEYS[4],
+           counts = KEYS[6], stats = KEYS[7]}
+local done_prefix, shard = KEYS[5], ARGV[11]
+local opts = {now_ms = tonumber(ARGV[2]), base_ms = tonumber(ARGV[6]),
+              max_ms = tonumber(ARGV[7]), jitter = tonumber(ARGV[8]), ttl_s = ARGV[9],
+              channel = ARGV[10]}
+local failure = {bytes = ARGV[4], message = ARGV[5], retry = true}
+
+local expired = rcall('ZRANGEBYSCORE', k.inflight, '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[3])
+local reaped = 0
+for _, field in ipairs(expired) do
+  local record = load_record(k.jobs, field)
+  if record and record[R_STATE] == S_RUNNING then
+    local job = {field = field, record = record, done = done_prefix .. field,
+                 id = shard .. '-' .. field}
+    fail_running(k, opts, job, failure)
+    reaped = reaped + 1
+  else
+    rcall('ZREM', k.inflight, field)
+  end
+end
+return reaped

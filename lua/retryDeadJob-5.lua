@@ -1,0 +1,29 @@
+--[[ retryDeadJob: an operator gives a dead job another life: ready again at once with its
+  attempts reset, as if pushed now (a new ready member stamped now), keeping its id. A result
+  kept for the pusher (the failure) is withdrawn, since the job is no longer finished.
+  KEYS[1] jobs hash of the job's shard
+  KEYS[2] dead zset of the shard
+  KEYS[3] ready-queue prefix of the shard (ready zset of name N = KEYS[3] .. N)
+  KEYS[4] counts hash of the shard (dead:<name> -= 1)
+  KEYS[5] done key of the job
+  ARGV[1] the job's field
+  ARGV[2] ready stamp (µs since the epoch, as pushJobs takes it)
+  ARGV[3] events channel: gets "p <name>"
+  Returns: 1 ready again; -1 no dead job with that field: nothing changed.
+]]
+local jobs, dead, ready_prefix, counts, done = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local field = ARGV[1]
+local record = load_record(jobs, field)
+if not record or record[R_STATE] ~= S_DEAD then return -1 end
+local name = record[R_NAME]
+record[R_STATE] = S_QUEUED
+record[R_ATTEMPTS] = 0
+record[R_RESULT] = ''
+record[R_READY_MEMBER] = base62(tonumber(ARGV[2]), 9) .. field
+save_record(jobs, field, record)
+rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
+rcall('ZREM', dead, field)
+count_add(counts, 'dead', name, -1)
+rcall('DEL', done)
+rcall('PUBLISH', ARGV[3], 'p ' .. name)
+return 1

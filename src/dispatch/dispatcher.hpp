@@ -1,0 +1,50 @@
+// Runs attempts: one reserved job, one POST to its worker endpoint, and the outcome recorded
+// in the store (success, failure with retry or death, or release when the attempt does not
+// count), then tells the caller what it learned about the endpoint.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include <boost/asio/io_context.hpp>
+
+#include "src/dispatch/worker_call.hpp"
+#include "src/store/dispatch_store.hpp"
+#include "src/workers/endpoint.hpp"
+#include "src/workers/worker_store.hpp"
+
+namespace jq::dispatch {
+
+struct AttemptEnd {
+  enum class Verdict { answered, busy, unreachable };
+  Verdict verdict = Verdict::answered;
+  std::chrono::milliseconds hold_off{0};  // busy: Retry-After or a short pause
+  std::string error;                      // unreachable: why
+};
+
+class Dispatcher {
+ public:
+  using Done = std::function<void(AttemptEnd)>;
+
+  Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
+             workers::WorkerStore& workers);
+
+  // Starts the attempt in the background; `done` runs on any thread when it is recorded.
+  void start(std::shared_ptr<const workers::Endpoint> endpoint,
+             std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done);
+  std::size_t in_flight() const { return in_flight_.load(); }
+
+ private:
+  boost::asio::awaitable<void> attempt(std::shared_ptr<const workers::Endpoint> endpoint,
+                                       std::shared_ptr<ConnectionPool> pool,
+                                       store::ReservedJob job, Done done);
+
+  boost::asio::io_context& io_;
+  store::DispatchStore& store_;
+  workers::WorkerStore& workers_;
+  std::atomic<std::size_t> in_flight_{0};
+};
+
+}  // namespace jq::dispatch

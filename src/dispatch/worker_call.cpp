@@ -1,0 +1,167 @@
+#include "src/dispatch/worker_call.hpp"
+
+#include <charconv>
+#include <mutex>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace jq::dispatch {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using asio::ip::tcp;
+using asio::use_awaitable;
+
+namespace {
+
+constexpr std::uint64_t kMaxAnswerBytes = 64 * 1024 * 1024;
+
+std::optional<int> parse_retry_after(std::string_view value) {
+  int seconds = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (ec != std::errc{} || end != value.data() + value.size() || seconds < 0) return std::nullopt;
+  return seconds;
+}
+
+}  // namespace
+
+struct ConnectionPool::Impl {
+  asio::any_io_executor executor;
+  std::string host;
+  std::string port;
+  std::size_t max_idle;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<beast::tcp_stream>> idle;
+
+  std::unique_ptr<beast::tcp_stream> take_idle() {
+    std::lock_guard lock(mutex);
+    if (idle.empty()) return nullptr;
+    auto s = std::move(idle.back());
+    idle.pop_back();
+    return s;
+  }
+
+  void give_back(std::unique_ptr<beast::tcp_stream> s) {
+    std::lock_guard lock(mutex);
+    if (idle.size() < max_idle) idle.push_back(std::move(s));
+  }
+
+  asio::awaitable<std::unique_ptr<beast::tcp_stream>> connect(
+      std::chrono::steady_clock::time_point deadline, std::string& error) {
+    boost::system::error_code ec;
+    tcp::resolver resolver(executor);
+    auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      error = "cannot resolve " + host + ": " + ec.message();
+      co_return nullptr;
+    }
+    auto stream = std::make_unique<beast::tcp_stream>(asio::make_strand(executor));
+    stream->expires_at(deadline);
+    co_await stream->async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      error = "cannot connect to " + host + ":" + port + ": " + ec.message();
+      co_return nullptr;
+    }
+    stream->socket().set_option(tcp::no_delay(true), ec);
+    co_return stream;
+  }
+};
+
+ConnectionPool::ConnectionPool(asio::any_io_executor executor, std::string host,
+                               std::uint16_t port, std::size_t max_idle)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->executor = std::move(executor);
+  impl_->host = std::move(host);
+  impl_->port = std::to_string(port);
+  impl_->max_idle = max_idle;
+}
+
+ConnectionPool::~ConnectionPool() = default;
+
+void ConnectionPool::clear() {
+  std::lock_guard lock(impl_->mutex);
+  impl_->idle.clear();
+}
+
+asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
+  auto impl = impl_;
+  bhttp::request<bhttp::string_body> req{bhttp::verb::post, call.target, 11};
+  req.set(bhttp::field::host, impl->host + ":" + impl->port);
+  req.set(bhttp::field::content_type, "application/msgpack");
+  req.set(bhttp::field::accept, "application/msgpack");
+  req.set(bhttp::field::user_agent, "jqmaster");
+  for (const auto& [name, value] : call.headers) req.set(name, value);
+  req.body() = std::move(call.body);
+  req.keep_alive(true);
+  req.prepare_payload();
+
+  WorkerAnswer answer;
+  // A pooled connection may have been closed by the worker while idle: if writing to it fails,
+  // nothing was delivered, so try once more on a fresh connection.
+  for (int round = 0; round < 2; ++round) {
+    auto stream = round == 0 ? impl->take_idle() : nullptr;
+    const bool reused = stream != nullptr;
+    if (!stream) {
+      std::string error;
+      stream = co_await impl->connect(call.deadline, error);
+      if (!stream) {
+        answer.kind = std::chrono::steady_clock::now() >= call.deadline
+                          ? WorkerAnswer::Kind::timed_out
+                          : WorkerAnswer::Kind::unreachable;
+        answer.error = error;
+        co_return answer;
+      }
+    }
+    stream->expires_at(call.deadline);
+    boost::system::error_code ec;
+    co_await bhttp::async_write(*stream, req, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (reused && ec != beast::error::timeout) continue;
+      answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
+                                                : WorkerAnswer::Kind::unreachable;
+      answer.error = "sending the job failed: " + ec.message();
+      co_return answer;
+    }
+    beast::flat_buffer buffer;
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(kMaxAnswerBytes);
+    co_await bhttp::async_read(*stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      // A reused connection the worker closed just before our request: nothing was read, so
+      // the worker never saw the job.
+      if (reused && (ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset) &&
+          !parser.got_some()) {
+        continue;
+      }
+      answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
+                                                : WorkerAnswer::Kind::broken;
+      answer.error = ec == beast::error::timeout ? "no answer before the deadline"
+                                                 : "the connection failed before the answer: " +
+                                                       ec.message();
+      co_return answer;
+    }
+    auto& res = parser.get();
+    answer.kind = WorkerAnswer::Kind::answered;
+    answer.status = static_cast<int>(res.result_int());
+    answer.content_type = std::string(res[bhttp::field::content_type]);
+    answer.retry_after_s = parse_retry_after(res[bhttp::field::retry_after]);
+    const bool keep = res.keep_alive();
+    answer.body = std::move(res.body());
+    if (keep) {
+      stream->expires_never();
+      impl->give_back(std::move(stream));
+    }
+    co_return answer;
+  }
+  answer.kind = WorkerAnswer::Kind::unreachable;
+  answer.error = "the worker closed the connection";
+  co_return answer;
+}
+
+}  // namespace jq::dispatch

@@ -1,0 +1,56 @@
+// One HTTP POST to a worker endpoint and what came of it, without Beast in the interface.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+namespace jq::dispatch {
+
+struct WorkerCall {
+  std::string target;  // path and query
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // MessagePack
+  std::chrono::steady_clock::time_point deadline;
+};
+
+struct WorkerAnswer {
+  enum class Kind {
+    answered,     // a whole HTTP response arrived
+    unreachable,  // no connection, or it broke before the request was sent: the attempt
+                  // does not count
+    timed_out,    // no whole answer before the deadline
+    broken,       // the connection failed after the request was sent
+  };
+  Kind kind = Kind::answered;
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  std::optional<int> retry_after_s;
+  std::string error;  // what went wrong, for last_error and logs
+};
+
+// Keep-alive connections to one endpoint (host:port), reused by successive calls; one call
+// uses one connection at a time (HTTP/1.1 without pipelining).
+class ConnectionPool {
+ public:
+  ConnectionPool(boost::asio::any_io_executor executor, std::string host, std::uint16_t port,
+                 std::size_t max_idle);
+  ~ConnectionPool();
+
+  boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);
+  void clear();  // drop idle connections (the endpoint was removed or failed)
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace jq::dispatch

@@ -1,0 +1,93 @@
+#include "src/http/handlers/workers.hpp"
+
+#include "api/worker_registration.hpp"
+#include "src/http/handlers/store_errors.hpp"
+#include "src/http/respond.hpp"
+#include "src/util/time.hpp"
+
+namespace jq::http {
+namespace {
+
+using nlohmann::json;
+
+json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s, std::int64_t now_ms) {
+  json names = json::array();
+  if (e.all_names) names.push_back("*");
+  for (const auto& n : e.names) names.push_back(n);
+  json headers = json::object();
+  for (const auto& [k, v] : e.headers) headers[k] = v;
+  return {{"id", e.id},
+          {"url", e.url},
+          {"names", names},
+          {"concurrency", e.concurrency},
+          {"headers", headers},
+          {"ttl", e.ttl_ms > 0 ? json(static_cast<double>(e.ttl_ms) / 1000.0) : json(nullptr)},
+          {"registered_at", iso8601_utc(e.registered_at_ms)},
+          {"expires_at", e.expires_at_ms > 0 ? json(iso8601_utc(e.expires_at_ms)) : json(nullptr)},
+          {"inflight", s.inflight},
+          {"healthy", s.down_until_ms <= now_ms},
+          {"dispatched", s.dispatched},
+          {"succeeded", s.succeeded},
+          {"failed", s.failed},
+          {"last_error", s.last_error.empty() ? json(nullptr) : json(s.last_error)}};
+}
+
+asio::awaitable<Response> add(workers::WorkerStore& store, Request& req) {
+  auto type = api::parse_content_type(req.content_type);
+  if (!type) {
+    co_return respond_error(req, api::ErrorCode::unsupported_media_type,
+                            "send the registration as application/msgpack or application/json");
+  }
+  auto registration = api::decode_worker_registration(req.body, *type);
+  if (!registration) co_return respond_error(req, registration.error());
+  auto added = co_await store.add(std::move(*registration));
+  if (!added) co_return respond_error(req, to_api_error(added.error()));
+  co_return respond(req, added->created ? 201 : 200, {{"id", added->id}});
+}
+
+// Every registration with its shared counters, or only `only_id` (404 when unknown).
+asio::awaitable<Response> list(workers::WorkerStore& store, Request& req, bool one) {
+  auto loaded = co_await store.load_all();
+  if (!loaded) co_return respond_error(req, to_api_error(loaded.error()));
+  std::vector<workers::Endpoint> endpoints;
+  for (auto& e : *loaded) {
+    if (!one || e.id == req.param("id")) endpoints.push_back(std::move(e));
+  }
+  if (one && endpoints.empty()) {
+    co_return respond_error(req, api::ErrorCode::not_found,
+                            "no worker " + std::string(req.param("id")));
+  }
+  std::vector<std::string> ids;
+  for (const auto& e : endpoints) ids.push_back(e.id);
+  auto stats = co_await store.stats(std::move(ids));
+  if (!stats) co_return respond_error(req, to_api_error(stats.error()));
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  json out = json::array();
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    out.push_back(worker_view(endpoints[i], (*stats)[i], now));
+  }
+  if (one) co_return respond(req, 200, out[0]);
+  co_return respond(req, 200, out);
+}
+
+asio::awaitable<Response> remove(workers::WorkerStore& store, Request& req) {
+  auto removed = co_await store.remove(std::string(req.param("id")));
+  if (!removed) co_return respond_error(req, to_api_error(removed.error()));
+  co_return respond_no_content();
+}
+
+}  // namespace
+
+void add_worker_routes(Router& router, workers::WorkerStore& workers) {
+  router.add(Method::post, "/v1/workers", [&workers](Request& r) { return add(workers, r); });
+  router.add(Method::get, "/v1/workers",
+             [&workers](Request& r) { return list(workers, r, false); });
+  router.add(Method::get, "/v1/workers/{id}",
+             [&workers](Request& r) { return list(workers, r, true); });
+  router.add(Method::del, "/v1/workers/{id}",
+             [&workers](Request& r) { return remove(workers, r); });
+}
+
+}  // namespace jq::http

@@ -1,0 +1,71 @@
+// Chooses the next jobs for each worker endpoint with free slots: among the heads of the
+// queues it serves (every shard, every name it registered for, paused queues left out), the
+// smallest priority, then the one that became ready first; then reserves a batch from that
+// queue bounded by the next-best head, so the order holds across shards. Endpoints with fewer
+// outstanding requests choose first. Runs on one strand; woken by pushes, finished attempts,
+// promotions and registrations (locally or through Redis events), with a slow tick as a net.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "src/dispatch/dispatcher.hpp"
+#include "src/events/event.hpp"
+#include "src/redis/client.hpp"
+#include "src/scheduler/wakeup.hpp"
+#include "src/store/dispatch_store.hpp"
+#include "src/workers/worker_store.hpp"
+
+namespace jq::scheduler {
+
+class Scheduler {
+ public:
+  Scheduler(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
+            store::DispatchStore& store, workers::WorkerStore& workers,
+            dispatch::Dispatcher& dispatcher);
+
+  void start();
+  void stop();
+  void on_event(const events::Event& event);  // any thread
+  void wake() { wakeup_.notify(); }
+
+ private:
+  struct EndpointState {
+    std::shared_ptr<const workers::Endpoint> endpoint;
+    std::shared_ptr<dispatch::ConnectionPool> pool;
+    int inflight = 0;  // attempts of this master
+    std::chrono::steady_clock::time_point hold_until{};
+    std::chrono::milliseconds unreachable_backoff{0};
+  };
+
+  asio::awaitable<void> run();
+  asio::awaitable<void> reload();
+  asio::awaitable<bool> round();
+  asio::awaitable<int> fill(EndpointState& state, int want);
+  void finished(const std::string& endpoint_id, dispatch::AttemptEnd end);
+  std::chrono::steady_clock::duration next_wait() const;
+
+  asio::io_context& io_;
+  asio::strand<asio::any_io_executor> strand_;
+  redis::Client& redis_;
+  const redis::Keys& keys_;
+  store::DispatchStore& store_;
+  workers::WorkerStore& workers_;
+  dispatch::Dispatcher& dispatcher_;
+  Wakeup wakeup_;
+  bool stopping_ = false;
+  bool reload_workers_ = true;
+  bool reload_names_ = true;
+  bool reload_paused_ = true;
+  std::map<std::string, EndpointState> endpoints_;
+  std::set<std::string> names_;
+  std::set<std::string> paused_;
+};
+
+}  // namespace jq::scheduler

@@ -1,0 +1,91 @@
+// The store's verbs for dispatch: look at queue heads, reserve, and finish attempts (success,
+// failure with retry or death, release), plus the periodic promote and reap. One script each.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "src/redis/client.hpp"
+#include "src/redis/keys.hpp"
+#include "src/store/job_id.hpp"
+#include "src/store/job_record.hpp"
+#include "src/store/job_store.hpp"
+#include "src/store/store_error.hpp"
+
+namespace jq::store {
+
+// The next job of one queue (a shard's ready zset of one name).
+struct QueueHead {
+  int shard = 0;
+  std::string name;
+  std::int64_t priority = 0;
+  std::string member;  // readyStamp(9) + field: orders jobs of equal priority
+
+  // Smaller runs first: priority, then the moment it became ready.
+  bool before(const QueueHead& other) const;
+};
+
+struct QueueRef {
+  int shard;
+  std::string name;
+};
+
+struct ReservedJob {
+  JobId id;
+  JobRecord record;  // attempts already counts this attempt
+  std::int64_t deadline_ms = 0;
+};
+
+struct RetryPolicy {
+  std::chrono::milliseconds base{1000};
+  std::chrono::milliseconds max{300'000};
+  double jitter = 0.2;
+  std::chrono::seconds result_ttl{3600};
+};
+
+enum class FailOutcome { stale, retry_scheduled, dead };
+
+struct PromoteOutcome {
+  int promoted = 0;
+  std::optional<std::int64_t> next_due_ms;
+};
+
+class DispatchStore {
+ public:
+  DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock,
+                RetryPolicy retry);
+
+  int shards() const { return shards_; }
+
+  // Heads of the given queues in one pipelined round trip (empty queues are left out).
+  asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> heads(std::vector<QueueRef> queues);
+  // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
+  asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> reserve(
+      QueueRef queue, int max, std::optional<QueueHead> bound);
+  // The attempt's success; false when the attempt was already given up on (stale).
+  asio::awaitable<Expected<bool, StoreError>> complete(JobId id, int attempt, std::string result);
+  asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,
+                                                          std::string failure, bool should_retry,
+                                                          std::string message);
+  // The attempt does not count: the job is ready again in its old place.
+  asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt);
+  asio::awaitable<Expected<PromoteOutcome, StoreError>> promote(int shard, int limit);
+  // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts.
+  asio::awaitable<Expected<int, StoreError>> reap(int shard, std::int64_t cutoff_ms, int limit);
+
+  std::int64_t now_ms() const;
+
+ private:
+  redis::Client& redis_;
+  redis::Keys keys_;
+  int shards_;
+  Clock clock_;
+  RetryPolicy retry_;
+};
+
+}  // namespace jq::store

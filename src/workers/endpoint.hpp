@@ -1,0 +1,38 @@
+// A registered worker endpoint as the master uses it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/http_url.hpp"
+
+namespace jq::workers {
+
+struct Endpoint {
+  std::string id;
+  std::string url;
+  api::HttpUrl address;
+  std::vector<std::string> names;  // empty when all_names
+  bool all_names = false;          // registered for "*"
+  int concurrency = 8;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::int64_t ttl_ms = 0;  // 0: no heartbeat needed
+  std::int64_t registered_at_ms = 0;
+  std::int64_t expires_at_ms = 0;  // 0: never
+
+  bool serves(const std::string& name) const;
+};
+
+// Counters and health shared by all masters (wstats hash and slot leases in Redis).
+struct EndpointStats {
+  std::int64_t inflight = 0;
+  std::int64_t dispatched = 0;
+  std::int64_t succeeded = 0;
+  std::int64_t failed = 0;
+  std::string last_error;
+  std::int64_t down_until_ms = 0;  // unreachable: held off until then
+};
+
+}  // namespace jq::workers

@@ -1,0 +1,199 @@
+#include "src/workers/worker_store.hpp"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+namespace jq::workers {
+namespace {
+
+using nlohmann::json;
+using redis::ScriptCall;
+using redis::ScriptId;
+
+std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string& text) {
+  try {
+    json j = json::parse(text);
+    Endpoint e;
+    e.id = id;
+    e.url = j.at("url").get<std::string>();
+    auto address = api::parse_http_url(e.url);
+    if (!address) return std::nullopt;
+    e.address = *address;
+    for (const auto& n : j.at("names")) {
+      if (n == "*") e.all_names = true;
+      else e.names.push_back(n.get<std::string>());
+    }
+    e.concurrency = j.at("concurrency").get<int>();
+    for (const auto& [k, v] : j.at("headers").items()) e.headers.emplace_back(k, v.get<std::string>());
+    e.ttl_ms = j.value("ttl_ms", std::int64_t{0});
+    e.registered_at_ms = j.value("registered_at_ms", std::int64_t{0});
+    e.expires_at_ms = j.value("expires_at_ms", std::int64_t{0});
+    return e;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool Endpoint::serves(const std::string& name) const {
+  if (all_names) return true;
+  for (const auto& n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+WorkerStore::WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock,
+                         std::string master_id)
+    : redis_(redis), keys_(std::move(keys)), clock_(std::move(clock)),
+      master_id_(std::move(master_id)) {}
+
+std::int64_t WorkerStore::now_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch())
+      .count();
+}
+
+asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
+    api::WorkerRegistration registration) {
+  const std::int64_t now = now_ms();
+  const std::int64_t ttl_ms = registration.ttl ? registration.ttl->count() : 0;
+  json headers = json::object();
+  for (const auto& [k, v] : registration.headers) headers[k] = v;
+  json doc = {{"url", registration.url},
+              {"names", registration.names},
+              {"concurrency", registration.concurrency},
+              {"headers", headers},
+              {"ttl_ms", ttl_ms},
+              {"registered_at_ms", now},
+              {"expires_at_ms", ttl_ms > 0 ? now + ttl_ms : 0}};
+  ScriptCall call{ScriptId::register_worker,
+                  {keys_.workers(), keys_.worker_urls(), keys_.worker_seq()},
+                  {registration.url, doc.dump(), keys_.events_channel()}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array() || reply->elements.size() != 2) {
+    co_return unexpected(StoreError::internal("registerWorker answered: " + reply->str));
+  }
+  co_return Registered{reply->elements[0].str, reply->elements[1].integer == 1};
+}
+
+asio::awaitable<Expected<void, StoreError>> WorkerStore::remove(std::string id) {
+  ScriptCall call{ScriptId::remove_worker,
+                  {keys_.workers(), keys_.worker_urls(), keys_.worker_slots(id),
+                   keys_.worker_stats(id)},
+                  {id, keys_.events_channel()}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_integer()) co_return unexpected(StoreError::internal("removeWorker: " + reply->str));
+  if (reply->integer != 1) {
+    co_return unexpected(StoreError{store::StoreErrc::not_found, "no worker " + id});
+  }
+  co_return Expected<void, StoreError>{};
+}
+
+asio::awaitable<Expected<std::vector<Endpoint>, StoreError>> WorkerStore::load_all() {
+  std::vector<std::string> cmd{"HGETALL", keys_.workers()};
+  auto reply = co_await redis_.command(std::move(cmd));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  std::vector<Endpoint> out;
+  const auto now = now_ms();
+  for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
+    auto e = decode_endpoint(reply->elements[i].str, reply->elements[i + 1].str);
+    if (!e) {
+      spdlog::warn("worker {} has an unreadable registration; ignoring it",
+                   reply->elements[i].str);
+      continue;
+    }
+    if (e->expires_at_ms > 0 && e->expires_at_ms < now) continue;  // lapsed, not yet removed
+    out.push_back(std::move(*e));
+  }
+  std::sort(out.begin(), out.end(), [](const Endpoint& a, const Endpoint& b) {
+    return a.registered_at_ms != b.registered_at_ms ? a.registered_at_ms < b.registered_at_ms
+                                                    : a.id < b.id;
+  });
+  co_return out;
+}
+
+asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> WorkerStore::stats(
+    std::vector<std::string> ids) {
+  std::vector<std::vector<std::string>> commands;
+  for (const auto& id : ids) {
+    commands.push_back({"HVALS", keys_.worker_slots(id)});
+    commands.push_back({"HGETALL", keys_.worker_stats(id)});
+  }
+  std::vector<EndpointStats> out(ids.size());
+  if (ids.empty()) co_return out;
+  auto reply = co_await redis_.pipeline(std::move(commands));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EndpointStats& s = out[i];
+    for (const auto& v : reply->elements[2 * i].elements) s.inflight += v.as_integer().value_or(0);
+    const auto& fields = reply->elements[2 * i + 1].elements;
+    for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
+      const std::string& name = fields[f].str;
+      const auto& value = fields[f + 1];
+      if (name == "dispatched") s.dispatched = value.as_integer().value_or(0);
+      else if (name == "succeeded") s.succeeded = value.as_integer().value_or(0);
+      else if (name == "failed") s.failed = value.as_integer().value_or(0);
+      else if (name == "last_error") s.last_error = value.str;
+      else if (name == "down_until_ms") s.down_until_ms = value.as_integer().value_or(0);
+    }
+  }
+  co_return out;
+}
+
+asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, int want,
+                                                                int concurrency) {
+  ScriptCall call{ScriptId::acquire_slots,
+                  {keys_.worker_slots(id), keys_.masters()},
+                  {master_id_, std::to_string(want), std::to_string(concurrency),
+                   std::to_string(now_ms())}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_integer()) co_return unexpected(StoreError::internal("acquireSlots: " + reply->str));
+  co_return static_cast<int>(reply->integer);
+}
+
+asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id, int n) {
+  ScriptCall call{ScriptId::release_slots, {keys_.worker_slots(id)}, {master_id_, std::to_string(n)}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  co_return Expected<void, StoreError>{};
+}
+
+asio::awaitable<void> WorkerStore::record_outcome(std::string id, bool succeeded,
+                                                  std::string error) {
+  std::vector<std::vector<std::string>> commands;
+  const std::string key = keys_.worker_stats(id);
+  commands.push_back({"HINCRBY", key, "dispatched", "1"});
+  commands.push_back({"HINCRBY", key, succeeded ? "succeeded" : "failed", "1"});
+  if (!error.empty()) commands.push_back({"HSET", key, "last_error", std::move(error)});
+  co_await redis_.pipeline(std::move(commands));
+}
+
+asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_ms,
+                                             std::string error) {
+  std::vector<std::string> cmd{"HSET", keys_.worker_stats(id), "down_until_ms",
+                               std::to_string(until_ms)};
+  if (!error.empty()) {
+    cmd.push_back("last_error");
+    cmd.push_back(std::move(error));
+  }
+  co_await redis_.command(std::move(cmd));
+}
+
+asio::awaitable<void> WorkerStore::heartbeat(std::int64_t ttl_ms) {
+  std::vector<std::string> cmd{"ZADD", keys_.masters(), std::to_string(now_ms() + ttl_ms),
+                               master_id_};
+  co_await redis_.command(std::move(cmd));
+}
+
+asio::awaitable<void> WorkerStore::expire() {
+  ScriptCall call{ScriptId::expire_workers,
+                  {keys_.workers(), keys_.worker_urls()},
+                  {std::to_string(now_ms()), keys_.events_channel()}};
+  co_await redis_.eval(std::move(call));
+}
+
+}  // namespace jq::workers

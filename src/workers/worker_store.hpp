@@ -1,0 +1,59 @@
+// Worker registrations, their shared counters, and the slot leases that keep an endpoint's
+// concurrency across all masters. Everything lives in the {w} slot of Redis.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "api/worker_registration.hpp"
+#include "src/redis/client.hpp"
+#include "src/redis/keys.hpp"
+#include "src/store/job_store.hpp"
+#include "src/store/store_error.hpp"
+#include "src/workers/endpoint.hpp"
+
+namespace jq::workers {
+
+namespace asio = boost::asio;
+using store::StoreError;
+
+struct Registered {
+  std::string id;
+  bool created = false;
+};
+
+class WorkerStore {
+ public:
+  WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock, std::string master_id);
+
+  const std::string& master_id() const { return master_id_; }
+
+  asio::awaitable<Expected<Registered, StoreError>> add(api::WorkerRegistration registration);
+  asio::awaitable<Expected<void, StoreError>> remove(std::string id);
+  asio::awaitable<Expected<std::vector<Endpoint>, StoreError>> load_all();
+  asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
+      std::vector<std::string> ids);
+
+  // Slots of an endpoint's concurrency held by this master; grants at most `want`.
+  asio::awaitable<Expected<int, StoreError>> acquire(std::string id, int want, int concurrency);
+  asio::awaitable<Expected<void, StoreError>> release(std::string id, int n);
+  // Counters after an attempt; `error` non-empty becomes last_error.
+  asio::awaitable<void> record_outcome(std::string id, bool succeeded, std::string error);
+  // Held off until `until_ms` (0: healthy again); a non-empty `error` becomes last_error.
+  asio::awaitable<void> mark_down(std::string id, std::int64_t until_ms, std::string error);
+  // This master is alive until now + `ttl_ms`; slots of masters that stopped beating are freed.
+  asio::awaitable<void> heartbeat(std::int64_t ttl_ms);
+  asio::awaitable<void> expire();
+
+ private:
+  std::int64_t now_ms() const;
+
+  redis::Client& redis_;
+  redis::Keys keys_;
+  store::Clock clock_;
+  std::string master_id_;
+};
+
+}  // namespace jq::workers

@@ -1,0 +1,271 @@
+// jqworker (the worker the master's tests and benchmarks run against) and the Python example
+// worker, over real sockets: what each argument directive answers, /stats, registration.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <thread>
+
+#include "tests/support/worker.hpp"
+
+namespace jq::test {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+std::string msgpack_of(const json& value) {
+  const auto bytes = json::to_msgpack(value);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// A job as the master sends it, with `argument` as raw MessagePack bytes.
+std::string job_body(const std::string& id, int attempt, const std::string& raw_argument) {
+  return "\x88" + msgpack_of("id") + msgpack_of(id) + msgpack_of("name") + msgpack_of("test") +
+         msgpack_of("argument") + raw_argument + msgpack_of("priority") + msgpack_of(0) +
+         msgpack_of("attempt") + msgpack_of(attempt) + msgpack_of("max_retry") + msgpack_of(3) +
+         msgpack_of("timeout") + msgpack_of(30.0) + msgpack_of("deadline") +
+         msgpack_of("2030-01-01T00:00:00.000Z");
+}
+
+HttpResult post_job(const Worker& worker, const std::string& id, int attempt,
+                    const json& argument) {
+  const Headers headers = {{"Accept", "application/msgpack"},
+                           {"X-Jq-Job-Id", id},
+                           {"X-Jq-Attempt", std::to_string(attempt)}};
+  return worker.http().post_msgpack("/", job_body(id, attempt, msgpack_of(argument)), headers);
+}
+
+void check_failure(const HttpResult& r, const std::string& reason, bool should_retry) {
+  REQUIRE(r.status == 200);
+  const json result = r.value();
+  CHECK(result["type"] == "failure");
+  CHECK(result["reason"] == reason);
+  CHECK(result["should_retry"] == should_retry);
+  CHECK(result["finished_at"].is_string());
+  CHECK(result["message"].is_string());
+  CHECK(result.contains("error"));
+}
+
+TEST_CASE("jqworker echoes the argument byte for byte", "[http]") {
+  Worker worker;
+  // [uint16 1, float32 1.0, "x"]: re-encoding would shrink 1 and widen the float.
+  const std::string raw = std::string("\x93\xcd\x00\x01\xca\x3f\x80\x00\x00\xa1x", 11);
+  const auto r = worker.http().post_msgpack("/", job_body("j1", 1, raw));
+  REQUIRE(r.status == 200);
+  CHECK(r.header("content-type") == "application/msgpack");
+  CHECK(r.body.find(raw) != std::string::npos);
+  const json result = r.value();
+  CHECK(result["type"] == "success");
+  CHECK(result["result"] == json::array({1, 1.0, "x"}));
+  CHECK(result["finished_at"].get<std::string>().back() == 'Z');
+}
+
+TEST_CASE("jqworker answers a job without an argument with a nil result", "[http]") {
+  Worker worker;
+  const std::string body =
+      "\x82" + msgpack_of("id") + msgpack_of("j") + msgpack_of("attempt") + msgpack_of(1);
+  const auto r = worker.http().post_msgpack("/", body);
+  REQUIRE(r.status == 200);
+  CHECK(r.value()["result"].is_null());
+}
+
+TEST_CASE("jqworker waits sleep_ms before answering", "[http]") {
+  Worker worker;
+  const auto start = Clock::now();
+  const auto r = post_job(worker, "j", 1, {{"sleep_ms", 250}});
+  CHECK(r.status == 200);
+  CHECK(Clock::now() - start >= 250ms);
+  CHECK(r.value()["type"] == "success");
+}
+
+TEST_CASE("jqworker fails on request, with should_retry as asked", "[http]") {
+  Worker worker;
+  const auto retry = post_job(worker, "j", 2, {{"fail", true}});
+  check_failure(retry, "other", true);
+  CHECK(retry.value()["message"] == "failed on purpose (attempt 2)");
+  CHECK(retry.value()["error"] == "requested failure");
+  check_failure(post_job(worker, "j", 1, {{"fail", true}, {"should_retry", false}}), "other",
+                false);
+}
+
+TEST_CASE("jqworker fails the attempts before fail_until and succeeds from it on", "[http]") {
+  Worker worker;
+  const json argument = {{"fail_until", 3}};
+  check_failure(post_job(worker, "j", 1, argument), "other", true);
+  check_failure(post_job(worker, "j", 2, argument), "other", true);
+  const auto third = post_job(worker, "j", 3, argument);
+  REQUIRE(third.status == 200);
+  CHECK(third.value()["type"] == "success");
+  CHECK(third.value()["result"] == argument);
+}
+
+TEST_CASE("jqworker answers the requested status, with Retry-After when asked", "[http]") {
+  Worker worker;
+  const auto busy = post_job(worker, "j", 1, {{"status", 503}, {"retry_after", 7}});
+  CHECK(busy.status == 503);
+  CHECK(busy.header("retry-after") == "7");
+  const auto error = post_job(worker, "j", 1, {{"status", 500}});
+  CHECK(error.status == 500);
+  CHECK(error.header("retry-after").empty());
+  CHECK(post_job(worker, "j", 1, {{"status", 429}}).status == 429);
+}
+
+TEST_CASE("jqworker answers 200 with garbage on request", "[http]") {
+  Worker worker;
+  const auto map = post_job(worker, "j", 1, {{"garbage", true}});
+  REQUIRE(map.status == 200);
+  CHECK(map.value()["type"] != "success");
+  CHECK(map.value()["type"] != "failure");
+  const auto bytes = post_job(worker, "j", 1, {{"garbage", "bytes"}});
+  REQUIRE(bytes.status == 200);
+  CHECK_THROWS(json::from_msgpack(bytes.body));
+}
+
+TEST_CASE("jqworker answers a timeout failure on request", "[http]") {
+  Worker worker;
+  check_failure(post_job(worker, "j", 4, {{"timeout_reason", true}}), "timeout", true);
+}
+
+TEST_CASE("jqworker closes the connection without answering on request", "[http]") {
+  Worker worker;
+  const std::string body = job_body("j", 1, msgpack_of({{"close", true}}));
+  RawConnection connection(worker.port());
+  REQUIRE(
+      connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/msgpack\r\n"
+                      "Content-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body));
+  bool closed = false;
+  CHECK(connection.read_until_closed(5s, &closed).empty());
+  CHECK(closed);
+}
+
+TEST_CASE("jqworker answers 400 to a body that is not a job", "[http]") {
+  Worker worker;
+  CHECK(worker.http().post_msgpack("/", "not msgpack").status == 400);
+  CHECK(worker.http().post_msgpack("/", msgpack_of(json::array({1, 2}))).status == 400);
+  CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", "j"}})).status == 400);
+  CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", 5}, {"attempt", 1}})).status == 400);
+  CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", "j"}, {"attempt", 1}})).status == 200);
+  CHECK(worker.http().post_msgpack("/", job_body("j", 1, "\xc1")).status == 400);
+}
+
+TEST_CASE("jqworker /stats counts requests, attempts per job and the last headers", "[http]") {
+  Worker worker;
+  post_job(worker, "a", 1, {{"fail", true}});
+  post_job(worker, "b", 1, nullptr);
+  post_job(worker, "a", 2, nullptr);
+  worker.http().post_msgpack("/", job_body("c", 1, msgpack_of(1)), {{"X-Custom-Token", "s3cret"}});
+  json stats = worker.stats();
+  CHECK(stats["received"] == 4);
+  CHECK(stats["in_flight"] == 0);
+  CHECK(stats["max_in_flight"] == 1);
+  CHECK(stats["by_job"]["a"] == json::array({1, 2}));
+  CHECK(stats["by_job"]["b"] == json::array({1}));
+  CHECK(stats["headers_seen"] == json{{"x-custom-token", "s3cret"}});
+
+  worker.reset_stats();
+  stats = worker.stats();
+  CHECK(stats["received"] == 0);
+  CHECK(stats["by_job"].empty());
+  CHECK(stats["headers_seen"].empty());
+}
+
+TEST_CASE("jqworker max_in_flight counts the jobs it runs at once", "[http]") {
+  const std::string io_threads = GENERATE("1", "3");
+  Worker worker({"--threads", io_threads});
+  constexpr int kParallel = 5;
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kParallel; ++i) {
+    threads.emplace_back([&worker, i] {
+      post_job(worker, "job-" + std::to_string(i), 1, {{"sleep_ms", 400}});
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(Clock::now() - start < 400ms * kParallel);  // they slept side by side
+  const json stats = worker.stats();
+  CHECK(stats["received"] == kParallel);
+  CHECK(stats["max_in_flight"] == kParallel);
+  CHECK(stats["in_flight"] == 0);
+}
+
+TEST_CASE("jqworker exits 0 on SIGTERM and SIGINT", "[http]") {
+  Worker term;
+  CHECK(term.stop(SIGTERM, 5s) == 0);
+  Worker interrupt;
+  CHECK(interrupt.stop(SIGINT, 5s) == 0);
+}
+
+TEST_CASE("jqworker --register posts its registration and heartbeats every ttl/3", "[http]") {
+  FakeMaster master;
+  Worker worker({"--register", master.url(), "--names", "a,b", "--concurrency", "3", "--ttl", "1",
+                 "--token", "T0k"});
+  REQUIRE(wait_until([&] { return master.requests().size() >= 3; }, 3s));
+  const auto requests = master.requests();
+  const auto& first = requests.front();
+  CHECK(first.method == "POST");
+  CHECK(first.target == "/v1/workers");
+  CHECK(first.headers.at("authorization") == "Bearer T0k");
+  CHECK(first.headers.at("content-type") == "application/json");
+  const json expected = {
+      {"url", worker.url()}, {"names", {"a", "b"}}, {"concurrency", 3}, {"ttl", 1}};
+  CHECK(json::parse(first.body) == expected);
+  CHECK(requests.back().body == first.body);
+}
+
+TEST_CASE("jqworker --register without a ttl registers once", "[http]") {
+  FakeMaster master;
+  Worker worker({"--register", master.url() + "/"});
+  REQUIRE(wait_until([&] { return master.requests().size() == 1; }, 3s));
+  std::this_thread::sleep_for(500ms);
+  const auto requests = master.requests();
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].headers.count("authorization") == 0);
+  const json expected = {{"url", worker.url()}, {"names", {"*"}}, {"concurrency", 8}};
+  CHECK(json::parse(requests[0].body) == expected);
+}
+
+bool python_has_msgpack() {
+  TempDir dir;
+  ChildProcess check({"/usr/bin/python3", "-c", "import msgpack"}, dir.file("check.log"));
+  return check.wait(10s) == 0;
+}
+
+TEST_CASE("the Python example worker sums, echoes and reports exceptions as failures", "[http]") {
+  if (!python_has_msgpack()) {
+    WARN("skipped: /usr/bin/python3 cannot import msgpack (apt-get install python3-msgpack)");
+    return;
+  }
+  TempDir dir;
+  const std::string log_file = dir.file("worker.log");
+  ChildProcess python({"/usr/bin/python3", python_worker_script(), "--listen", "127.0.0.1:0"},
+                      log_file);
+  const auto port = wait_for_listening_port(python, log_file, 10s);
+  REQUIRE(port);
+  INFO(read_file(log_file));
+  const HttpClient http(*port);
+  const auto post = [&](const std::string& name, const json& argument) {
+    const json job = {{"id", "p1"},           {"name", name},
+                      {"argument", argument}, {"priority", 0},
+                      {"attempt", 1},         {"max_retry", 3},
+                      {"timeout", 30.0},      {"deadline", "2030-01-01T00:00:00Z"}};
+    return http.post_msgpack("/", msgpack_of(job), {{"Accept", "application/msgpack"}});
+  };
+  const auto sum = post("sum", {1, 2, 3.5});
+  REQUIRE(sum.status == 200);
+  CHECK(sum.header("content-type") == "application/msgpack");
+  CHECK(sum.value()["type"] == "success");
+  CHECK(sum.value()["result"] == 6.5);
+  CHECK(sum.value()["finished_at"].is_string());
+  CHECK(post("echo", {{"k", "v"}}).value()["result"] == json{{"k", "v"}});
+  const auto bad = post("sum", {1, "two"});
+  REQUIRE(bad.status == 200);
+  CHECK(bad.value()["type"] == "failure");
+  CHECK(bad.value()["reason"] == "other");
+  CHECK(bad.value()["should_retry"] == true);
+  CHECK(http.post_msgpack("/", "nonsense").status == 400);
+}
+
+}  // namespace
+}  // namespace jq::test

@@ -1,0 +1,129 @@
+// completeJob-5.lua: a success ends the job, keeping the result when asked; stale answers are
+// ignored.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+// {type: "success", result: <bin 00 ff>}: binary, with a NUL inside.
+const std::string kResult("\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff", 25);
+
+Reply complete_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
+                   int attempt, const std::string& result_ttl_s = "3600") {
+  return r.eval(ScriptId::complete_job,
+                {keys.jobs(shard), keys.inflight(shard), keys.done(shard, field),
+                 keys.counts(shard), keys.stats(shard)},
+                {field, std::to_string(attempt), kResult, result_ttl_s, keys.events_channel(),
+                 std::to_string(shard) + "-" + field});
+}
+
+}  // namespace
+
+TEST_CASE("a success without keep_result removes the job and keeps nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  const std::string field = push_and_reserve(r, keys, 0);
+  const std::string other = push_and_reserve(r, keys, 0);
+  events.take(r);
+
+  auto reply = complete_job(r, keys, 0, field, 1);
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+
+  CHECK_FALSE(hget(r, keys.jobs(0), field));
+  CHECK_FALSE(exists(r, keys.done(0, field)));
+  CHECK(zrange(r, keys.inflight(0)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{other, kNowMs + 30000}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
+  CHECK(hget(r, keys.stats(0), "succeeded") == "1");
+  CHECK(events.take(r).empty());
+}
+
+TEST_CASE("the last running job of a name leaves no running count behind", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string field = push_and_reserve(r, keys, 0);
+
+  REQUIRE(complete_job(r, keys, 0, field, 1).integer == 1);
+  CHECK_FALSE(exists(r, keys.counts(0)));
+}
+
+TEST_CASE("a success with keep_result stores the result for result_ttl and announces it",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  const std::string field = push_and_reserve(r, keys, 4, {.keep_result = true});
+  events.take(r);
+
+  REQUIRE(complete_job(r, keys, 4, field, 1, "120").integer == 1);
+
+  CHECK_FALSE(hget(r, keys.jobs(4), field));
+  const std::string done = keys.done(4, field);
+  auto raw = r.call({"GET", done});
+  REQUIRE(raw.is_string());
+  auto rec = jq::store::decode_record(raw.str);
+  REQUIRE(rec);
+  CHECK(rec->state == JobState::succeeded);
+  CHECK(rec->result == kResult);
+  CHECK(rec->attempts == 1);
+  CHECK(rec->name == "email");
+  const auto ttl = r.call({"TTL", done}).integer;
+  CHECK(ttl > 110);
+  CHECK(ttl <= 120);
+  CHECK(events.take(r) == std::vector<std::string>{"r 4-" + field});
+  CHECK(hget(r, keys.stats(4), "succeeded") == "1");
+  CHECK_FALSE(exists(r, keys.counts(4)));
+}
+
+TEST_CASE("a success for another attempt than the running one changes nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  put_running(r, keys, 0, "00000000A", record_in(JobState::running, 2));
+  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string inflight_before = dump(r, keys.inflight(0));
+  const std::string counts_before = dump(r, keys.counts(0));
+
+  const int stale = GENERATE(1, 3);
+  auto reply = complete_job(r, keys, 0, "00000000A", stale);
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 0);
+  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(dump(r, keys.inflight(0)) == inflight_before);
+  CHECK(dump(r, keys.counts(0)) == counts_before);
+  CHECK_FALSE(exists(r, keys.stats(0)));
+  CHECK_FALSE(exists(r, keys.done(0, "00000000A")));
+  CHECK(events.take(r).empty());
+}
+
+TEST_CASE("a success for a job that is not running changes nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::dead);
+  put_record(r, keys, 0, "00000000A", record_in(state, 1));
+  const std::string before = dump(r, keys.jobs(0));
+
+  CHECK(complete_job(r, keys, 0, "00000000A", 1).integer == 0);
+  CHECK(dump(r, keys.jobs(0)) == before);
+  CHECK_FALSE(exists(r, keys.stats(0)));
+  CHECK_FALSE(exists(r, keys.done(0, "00000000A")));
+}
+
+TEST_CASE("a success for an unknown or finished job changes nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string field = push_and_reserve(r, keys, 0);
+  REQUIRE(complete_job(r, keys, 0, field, 1).integer == 1);
+
+  CHECK(complete_job(r, keys, 0, field, 1).integer == 0);
+  CHECK(complete_job(r, keys, 0, "00000000Z", 1).integer == 0);
+  CHECK(hget(r, keys.stats(0), "succeeded") == "1");
+}

@@ -1,0 +1,69 @@
+// deleteDeadJob-3.lua: a dead job is removed for good; nothing else can be.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+Reply delete_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                      const std::string& field) {
+  return r.eval(ScriptId::delete_dead_job, {keys.jobs(shard), keys.dead(shard), keys.counts(shard)},
+                {field});
+}
+
+void put_dead(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
+  put_record(r, keys, 0, field, record_in(JobState::dead, 4));
+  r.call({"ZADD", keys.dead(0), std::to_string(kNowMs), field});
+  r.call({"HINCRBY", keys.counts(0), "dead:email", "1"});
+}
+
+}  // namespace
+
+TEST_CASE("deleting a dead job removes it from the dead set, the jobs hash and the counts",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_dead(r, keys, "00000000A");
+  put_dead(r, keys, "00000000B");
+
+  auto reply = delete_dead_job(r, keys, 0, "00000000A");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+  CHECK_FALSE(hget(r, keys.jobs(0), "00000000A"));
+  CHECK(zrange(r, keys.dead(0)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"00000000B", kNowMs}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});
+
+  CHECK(delete_dead_job(r, keys, 0, "00000000B").integer == 1);
+  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK_FALSE(exists(r, keys.jobs(0)));
+}
+
+TEST_CASE("a kept result of a deleted dead job stays until fetched or expired", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_dead(r, keys, "00000000A");
+  r.call(
+      {"SET", keys.done(0, "00000000A"), pack_record(record_in(JobState::dead, 4)), "EX", "3600"});
+
+  CHECK(delete_dead_job(r, keys, 0, "00000000A").integer == 1);
+  CHECK(exists(r, keys.done(0, "00000000A")));
+}
+
+TEST_CASE("only a dead job can be deleted: anything else answers -1 and changes nothing",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::running);
+  put_record(r, keys, 0, "00000000A", record_in(state, 1));
+  const std::string before = dump(r, keys.jobs(0));
+
+  CHECK(delete_dead_job(r, keys, 0, "00000000A").integer == -1);
+  CHECK(delete_dead_job(r, keys, 0, "00000000Z").integer == -1);
+  CHECK(dump(r, keys.jobs(0)) == before);
+}

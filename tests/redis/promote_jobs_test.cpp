@@ -1,0 +1,130 @@
+// promoteJobs-4.lua: due retries become ready, stamped with their due time.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                                       std::int64_t now_ms, int limit = 100) {
+  Reply reply = r.eval(
+      ScriptId::promote_jobs,
+      {keys.scheduled(shard), keys.jobs(shard), keys.ready_prefix(shard), keys.counts(shard)},
+      {std::to_string(now_ms), std::to_string(limit), keys.events_channel()});
+  REQUIRE(reply.is_array());
+  REQUIRE(reply.elements.size() == 2);
+  return {reply.elements[0].integer, reply.elements[1].integer};
+}
+
+// A job waiting for its retry, due at `due_ms`, counted as scheduled.
+void put_scheduled(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field,
+                   std::int64_t due_ms, const std::string& name = "email", int priority = 0) {
+  auto rec = record_in(JobState::scheduled, 1);
+  rec.name = name;
+  rec.priority = priority;
+  put_record(r, keys, 0, field, rec, "000000000" + field);
+  r.call({"ZADD", keys.scheduled(0), std::to_string(due_ms), field});
+  r.call({"HINCRBY", keys.counts(0), "scheduled:" + name, "1"});
+}
+
+}  // namespace
+
+TEST_CASE("promoteJobs makes due jobs ready and reports the next due time", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_scheduled(r, keys, "00000000A", kNowMs - 500, "email", 4);
+  put_scheduled(r, keys, "00000000B", kNowMs, "email", 4);
+  put_scheduled(r, keys, "00000000C", kNowMs + 1);
+
+  CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{2, kNowMs + 1});
+
+  for (const auto& [field, due] : {std::pair{std::string("00000000A"), kNowMs - 500},
+                                   std::pair{std::string("00000000B"), kNowMs}}) {
+    INFO(field);
+    auto rec = read_record(r, keys, 0, field);
+    REQUIRE(rec);
+    CHECK(rec->state == JobState::queued);
+    CHECK(rec->attempts == 1);
+    const std::string member = base62(due * 1000, 9) + field;
+    CHECK(member_of(r, keys, 0, field) == member);
+    CHECK(zscore(r, keys.ready(0, "email"), member) == 4);
+  }
+  CHECK(read_record(r, keys, 0, "00000000C")->state == JobState::scheduled);
+  CHECK(zrange(r, keys.scheduled(0)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"00000000C", kNowMs + 1}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
+}
+
+TEST_CASE("with nothing left scheduled the next due time is -1", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{0, -1});
+
+  put_scheduled(r, keys, "00000000A", kNowMs);
+  CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{1, -1});
+  CHECK_FALSE(exists(r, keys.counts(0)));
+}
+
+TEST_CASE("promoteJobs promotes at most the limit, earliest due first", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_scheduled(r, keys, "00000000A", kNowMs - 10);
+  put_scheduled(r, keys, "00000000B", kNowMs - 30);
+  put_scheduled(r, keys, "00000000C", kNowMs - 20);
+
+  CHECK(promote_jobs(r, keys, 0, kNowMs, 2) == std::vector<std::int64_t>{2, kNowMs - 10});
+  CHECK(read_record(r, keys, 0, "00000000A")->state == JobState::scheduled);
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
+}
+
+TEST_CASE("a promoted job sorts by the time it became ready among equal priorities", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  // Pushed at kStampUs (µs); one retry became due a second before, one a second after.
+  auto pushed = fields_of(push_jobs(r, keys, 0, {{}}));
+  put_scheduled(r, keys, "00000000a", kNowMs - 1000);
+  put_scheduled(r, keys, "00000000b", kNowMs + 1000);
+
+  promote_jobs(r, keys, 0, kNowMs + 1000);
+  std::vector<std::string> order;
+  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+    order.push_back(member.substr(9));
+  }
+  CHECK(order == std::vector<std::string>{"00000000a", pushed[0], "00000000b"});
+}
+
+TEST_CASE("promoteJobs publishes each promoted name once", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  put_scheduled(r, keys, "00000000A", kNowMs - 3, "email");
+  put_scheduled(r, keys, "00000000B", kNowMs - 2, "resize");
+  put_scheduled(r, keys, "00000000C", kNowMs - 1, "email");
+  put_scheduled(r, keys, "00000000D", kNowMs + 5, "later");
+
+  promote_jobs(r, keys, 0, kNowMs);
+  CHECK(events.take(r) == std::vector<std::string>{"p email", "p resize"});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:later", "1"}});
+
+  promote_jobs(r, keys, 0, kNowMs);
+  CHECK(events.take(r).empty());
+}
+
+TEST_CASE("a scheduled field without a scheduled record is dropped, not promoted", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000B", record_in(JobState::running, 1));
+  const std::string running_before = *hget(r, keys.jobs(0), "00000000B");
+  r.call({"ZADD", keys.scheduled(0), std::to_string(kNowMs), "00000000A", std::to_string(kNowMs),
+          "00000000B"});
+
+  CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{0, -1});
+  CHECK_FALSE(exists(r, keys.scheduled(0)));
+  CHECK(hget(r, keys.jobs(0), "00000000B") == running_before);
+  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+}

@@ -1,0 +1,82 @@
+// releaseJob-4.lua: an attempt that never happened is given back; the job keeps its place.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+using jq::store::JobState;
+
+namespace {
+
+Reply release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
+                  int attempt, const std::string& name = "email") {
+  return r.eval(
+      ScriptId::release_job,
+      {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
+      {field, std::to_string(attempt), keys.events_channel()});
+}
+
+}  // namespace
+
+TEST_CASE("a released job is ready again in its old place and the attempt does not count",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 2}, {.priority = 2}}));
+  const std::string member = member_of(r, keys, 0, f[0]);
+  REQUIRE(reserve_jobs(r, keys, 0, "email", 1).elements.size() == 2);  // f[0]
+  events.take(r);
+
+  auto reply = release_job(r, keys, 0, f[0], 1);
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+
+  auto rec = read_record(r, keys, 0, f[0]);
+  REQUIRE(rec);
+  CHECK(rec->state == JobState::queued);
+  CHECK(rec->attempts == 0);
+  CHECK(member_of(r, keys, 0, f[0]) == member);
+  // Ahead of the job pushed after it, as before the reservation.
+  CHECK(zrange(r, keys.ready(0, "email")) == std::vector<std::pair<std::string, std::int64_t>>{
+                                                 {member, 2}, {member_of(r, keys, 0, f[1]), 2}});
+  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK(hget(r, keys.stats(0), "dispatched") == "1");
+  CHECK(events.take(r) == std::vector<std::string>{"p email"});
+}
+
+TEST_CASE("a released retry goes back to attempts it had before the reservation", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_and_reserve(r, keys, 0);  // another running job of the name
+  put_running(r, keys, 0, "00000000A", record_in(JobState::running, 3));
+
+  CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 1);
+  CHECK(read_record(r, keys, 0, "00000000A")->attempts == 2);
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
+  CHECK(zscore(r, keys.ready(0, "email"), member_of(r, keys, 0, "00000000A")) == 0);
+}
+
+TEST_CASE("a release for another attempt or a job not running changes nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  put_running(r, keys, 0, "00000000A", record_in(JobState::running, 2));
+  put_record(r, keys, 0, "00000000B", record_in(JobState::scheduled, 2));
+  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string inflight_before = dump(r, keys.inflight(0));
+  const std::string counts_before = dump(r, keys.counts(0));
+
+  CHECK(release_job(r, keys, 0, "00000000A", 1).integer == 0);
+  CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 0);
+  CHECK(release_job(r, keys, 0, "00000000B", 2).integer == 0);
+  CHECK(release_job(r, keys, 0, "00000000Z", 1).integer == 0);
+  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(dump(r, keys.inflight(0)) == inflight_before);
+  CHECK(dump(r, keys.counts(0)) == counts_before);
+  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+  CHECK(events.take(r).empty());
+}

@@ -1,0 +1,82 @@
+// removeWorker-4.lua: a worker's registration goes, with its url entry, slots and stats.
+#include <catch2/catch.hpp>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::redis::ScriptId;
+
+namespace {
+
+Reply remove_worker(SyncRedis& r, const jq::redis::Keys& keys, const std::string& id) {
+  return r.eval(ScriptId::remove_worker,
+                {keys.workers(), keys.worker_urls(), keys.worker_slots(id), keys.worker_stats(id)},
+                {id, keys.events_channel()});
+}
+
+// A registration as registerWorker stores it, with slots held and stats.
+// `json_url` is the url as written in the JSON (escapes and all).
+void put_worker(SyncRedis& r, const jq::redis::Keys& keys, const std::string& id,
+                const std::string& url, const std::string& json_url = "") {
+  r.call({"HSET", keys.workers(), id,
+          R"({"url":")" + (json_url.empty() ? url : json_url) +
+              R"(","names":["*"],"concurrency":4,"headers":{"X-Token":"t"},"ttl_ms":0,)"
+              R"("registered_at_ms":1,"expires_at_ms":0})"});
+  r.call({"HSET", keys.worker_urls(), url, id});
+  r.call({"HSET", keys.worker_slots(id), "m1", "2"});
+  r.call({"HSET", keys.worker_stats(id), "dispatched", "7"});
+}
+
+}  // namespace
+
+TEST_CASE("removing a worker drops its registration, url entry, slots and stats", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  put_worker(r, keys, "w1", "http://a:8080/jobs?x=\"1\"", R"(http:\/\/a:8080\/jobs?x=\"1\")");
+  put_worker(r, keys, "w2", "http://b/");
+
+  auto reply = remove_worker(r, keys, "w1");
+  REQUIRE(reply.is_integer());
+  CHECK(reply.integer == 1);
+  // The url came out of the registration's JSON (escapes decoded).
+  CHECK(hgetall(r, keys.worker_urls()) == std::map<std::string, std::string>{{"http://b/", "w2"}});
+  CHECK_FALSE(hget(r, keys.workers(), "w1"));
+  CHECK(hget(r, keys.workers(), "w2"));
+  CHECK_FALSE(exists(r, keys.worker_slots("w1")));
+  CHECK_FALSE(exists(r, keys.worker_stats("w1")));
+  CHECK(exists(r, keys.worker_slots("w2")));
+  CHECK(exists(r, keys.worker_stats("w2")));
+  CHECK(events.take(r) == std::vector<std::string>{"w"});
+}
+
+TEST_CASE("removing an unknown worker answers -1 and announces nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  put_worker(r, keys, "w1", "http://a/");
+
+  CHECK(remove_worker(r, keys, "w9").integer == -1);
+  CHECK(r.call({"HLEN", keys.workers()}).integer == 1);
+  CHECK(events.take(r).empty());
+}
+
+TEST_CASE("a url entry that names another worker now is left alone", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_worker(r, keys, "w1", "http://a/");
+  r.call({"HSET", keys.worker_urls(), "http://a/", "w5"});
+
+  CHECK(remove_worker(r, keys, "w1").integer == 1);
+  CHECK(hgetall(r, keys.worker_urls()) == std::map<std::string, std::string>{{"http://a/", "w5"}});
+}
+
+TEST_CASE("a registration that is not valid JSON is removed all the same", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  r.call({"HSET", keys.workers(), "w1", "{not json"});
+
+  CHECK(remove_worker(r, keys, "w1").integer == 1);
+  CHECK_FALSE(exists(r, keys.workers()));
+}

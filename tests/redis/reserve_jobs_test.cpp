@@ -1,0 +1,192 @@
+// reserveJobs-5.lua: the best ready jobs of one name move to in-flight, bounded and counted.
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "tests/redis/script_test_support.hpp"
+
+using namespace jq::test;
+using jq::redis::Reply;
+using jq::store::JobState;
+
+namespace {
+
+// The reply's (field, packed record) pairs.
+std::vector<std::pair<std::string, std::string>> reserved(const Reply& reply) {
+  REQUIRE(reply.is_array());
+  REQUIRE(reply.elements.size() % 2 == 0);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < reply.elements.size(); i += 2) {
+    out.emplace_back(reply.elements[i].str, reply.elements[i + 1].str);
+  }
+  return out;
+}
+
+std::vector<std::string> reserved_fields(const Reply& reply) {
+  std::vector<std::string> out;
+  for (const auto& [field, record] : reserved(reply)) out.push_back(field);
+  return out;
+}
+
+std::vector<std::string> ready_fields(SyncRedis& r, const std::string& ready_key) {
+  std::vector<std::string> out;
+  for (const auto& [member, score] : zrange(r, ready_key)) out.push_back(member.substr(9));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("reserveJobs takes jobs in ready order, up to the count asked for", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(
+      push_jobs(r, keys, 0, {{.priority = 5}, {.priority = 1}, {.priority = 5}, {.priority = 3}}));
+
+  auto reply = reserve_jobs(r, keys, 0, "email", 3);
+  CHECK(reserved_fields(reply) == std::vector<std::string>{f[1], f[3], f[0]});
+  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2]});
+}
+
+TEST_CASE("reserved jobs are running in attempt 1 with their deadline in inflight", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 1, {{.timeout_ms = 5000}, {.timeout_ms = 86400000}}));
+  const std::string member0 = member_of(r, keys, 1, f[0]);
+
+  auto jobs = reserved(reserve_jobs(r, keys, 1, "email", 10, kNowMs + 7));
+  REQUIRE(jobs.size() == 2);
+  for (const auto& [field, packed] : jobs) {
+    INFO(field);
+    CHECK(hget(r, keys.jobs(1), field) == packed);
+    auto rec = jq::store::decode_record(packed);
+    REQUIRE(rec);
+    CHECK(rec->state == JobState::running);
+    CHECK(rec->attempts == 1);
+  }
+  CHECK(zrange(r, keys.inflight(1)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{f[0], kNowMs + 7 + 5000},
+                                                          {f[1], kNowMs + 7 + 86400000}});
+  // The ready member stays in the record: releaseJob puts the job back there.
+  CHECK(member_of(r, keys, 1, f[0]) == member0);
+  CHECK_FALSE(exists(r, keys.ready(1, "email")));
+}
+
+TEST_CASE("reserveJobs counts the attempt on top of earlier ones", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::queued, 2), "0000000AA00000000A");
+  r.call({"ZADD", keys.ready(0, "email"), "0", "0000000AA00000000A"});
+
+  auto jobs = reserved(reserve_jobs(r, keys, 0, "email", 1));
+  REQUIRE(jobs.size() == 1);
+  CHECK(jq::store::decode_record(jobs[0].second)->attempts == 3);
+}
+
+TEST_CASE("reserveJobs counts running jobs per name and dispatched jobs per shard", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}});
+
+  reserve_jobs(r, keys, 0, "email", 2);
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "2"}});
+  CHECK(hget(r, keys.stats(0), "dispatched") == "2");
+
+  reserve_jobs(r, keys, 0, "email", 5);
+  reserve_jobs(r, keys, 0, "resize", 5);
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"running:email", "3"}, {"running:resize", "1"}});
+  CHECK(hget(r, keys.stats(0), "dispatched") == "4");
+}
+
+TEST_CASE("reserveJobs on an empty queue takes nothing and counts nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 0, {{.name = "resize"}});
+
+  auto reply = reserve_jobs(r, keys, 0, "email", 5);
+  REQUIRE(reply.is_array());
+  CHECK(reply.elements.empty());
+  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK_FALSE(hget(r, keys.stats(0), "dispatched"));
+  CHECK_FALSE(exists(r, keys.inflight(0)));
+}
+
+TEST_CASE("reserveJobs takes only jobs with a smaller priority than the bound's", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(
+      push_jobs(r, keys, 0, {{.priority = -3}, {.priority = 2}, {.priority = 3}, {.priority = 4}}));
+
+  // The bound's member sorts before every member here: only the priority decides.
+  auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "3", "000000000000000000");
+  CHECK(reserved_fields(reply) == std::vector<std::string>{f[0], f[1]});
+  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2], f[3]});
+}
+
+TEST_CASE("among equal priorities the bound's member decides, and the bound is not taken",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 7}, {.priority = 7}, {.priority = 7}}));
+  const std::string bound = member_of(r, keys, 0, f[1]);
+
+  SECTION("jobs before the bound's member are taken, the bound and later ones are not") {
+    auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", bound);
+    CHECK(reserved_fields(reply) == std::vector<std::string>{f[0]});
+    CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[1], f[2]});
+  }
+  SECTION("a bound that is the head takes nothing") {
+    auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", member_of(r, keys, 0, f[0]));
+    CHECK(reserved_fields(reply).empty());
+    CHECK(ready_fields(r, keys.ready(0, "email")).size() == 3);
+  }
+}
+
+TEST_CASE("the bound's member compares in byte order, as the zset sorts ('Z' before 'a')",
+          "[redis]") {
+  // Lua's own string '<' follows the server's locale, in which 'a' may sort before 'Z'.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::queued), "Z0000000000000000A");
+  put_record(r, keys, 0, "00000000B", record_in(JobState::queued), "a0000000000000000B");
+  r.call({"ZADD", keys.ready(0, "email"), "7", "Z0000000000000000A", "7", "a0000000000000000B"});
+
+  CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", "a")) ==
+        std::vector<std::string>{"00000000A"});
+  CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", "Z")).empty());
+  CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", "b")) ==
+        std::vector<std::string>{"00000000B"});
+}
+
+TEST_CASE("a bound and a count together: whichever stops first", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 1}, {.priority = 1}, {.priority = 1}}));
+
+  CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 2, kNowMs, "2", "")) ==
+        std::vector<std::string>{f[0], f[1]});
+  CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 2, kNowMs,
+                                     std::to_string(std::numeric_limits<std::int32_t>::min()), ""))
+            .empty());
+  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2]});
+}
+
+TEST_CASE("a ready member without a queued record is dropped and the next job is taken",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  // 00000000A: no record; 00000000B: running (should not be ready); 00000000C: queued.
+  put_record(r, keys, 0, "00000000B", record_in(JobState::running, 1), "00000000100000000B");
+  put_record(r, keys, 0, "00000000C", record_in(JobState::queued), "00000000200000000C");
+  r.call({"ZADD", keys.ready(0, "email"), "0", "00000000000000000A", "0", "00000000100000000B", "0",
+          "00000000200000000C"});
+  const std::string running_before = *hget(r, keys.jobs(0), "00000000B");
+
+  auto reply = reserve_jobs(r, keys, 0, "email", 1);
+  CHECK(reserved_fields(reply) == std::vector<std::string>{"00000000C"});
+  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+  CHECK(hget(r, keys.jobs(0), "00000000B") == running_before);
+  CHECK(zrange(r, keys.inflight(0)).size() == 1);
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
+  CHECK(hget(r, keys.stats(0), "dispatched") == "1");
+}
