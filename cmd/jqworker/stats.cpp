@@ -20,15 +20,13 @@ Stats::InFlight::~InFlight() {
 void Stats::record_attempt(const std::string& job_id, std::int64_t attempt) {
   std::lock_guard lock(mutex_);
   by_job_[job_id].push_back(attempt);
+  order_.push_back(job_id);
 }
 
 nlohmann::json Stats::to_json() const {
   std::lock_guard lock(mutex_);
-  return {{"received", received_},
-          {"in_flight", in_flight_},
-          {"max_in_flight", max_in_flight_},
-          {"by_job", by_job_},
-          {"headers_seen", headers_seen_}};
+  return {{"received", received_}, {"in_flight", in_flight_}, {"max_in_flight", max_in_flight_},
+          {"by_job", by_job_},     {"order", order_},         {"headers_seen", headers_seen_}};
 }
 
 void Stats::reset() {
@@ -36,6 +34,7 @@ void Stats::reset() {
   received_ = 0;
   max_in_flight_ = in_flight_;
   by_job_.clear();
+  order_.clear();
   headers_seen_.clear();
 }
 

@@ -17,7 +17,7 @@ namespace jq::worker {
 class Stats {
  public:
   // A job request counted as in flight from construction (its body was read) until
-  // destruction (its response was written, or its connection closed).
+  // destruction (its answer is ready to write, or its connection is about to close).
   class InFlight {
    public:
     InFlight(Stats& stats, std::map<std::string, std::string> headers);
@@ -30,7 +30,8 @@ class Stats {
   };
 
   void record_attempt(const std::string& job_id, std::int64_t attempt);
-  // {received, in_flight, max_in_flight, by_job: {id: [attempts]}, headers_seen: {name: value}}
+  // {received, in_flight, max_in_flight, by_job: {id: [attempts]}, order: [ids as they arrived],
+  //  headers_seen: {name: value}}
   nlohmann::json to_json() const;
   // Forgets everything but the requests in flight now.
   void reset();
@@ -41,6 +42,8 @@ class Stats {
   std::int64_t in_flight_ = 0;
   std::int64_t max_in_flight_ = 0;
   std::map<std::string, std::vector<std::int64_t>> by_job_;
+  std::vector<std::string>
+      order_;  // job ids as their attempts arrived (tests check priority order)
   std::map<std::string, std::string> headers_seen_;  // lower-case names
 };
 

@@ -86,7 +86,7 @@ asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
 }
 
 // Routes one request. A job is counted in flight through `in_flight`, which the caller keeps
-// until the answer is written.
+// until the answer is ready.
 asio::awaitable<Reply> route(const Request& req, Shared& shared,
                              std::optional<Stats::InFlight>& in_flight) {
   const std::string_view target = req.target();
@@ -162,6 +162,9 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     const auto start = std::chrono::steady_clock::now();
     std::optional<Stats::InFlight> in_flight;
     Reply reply = co_await route(*req, *shared, in_flight);
+    // Not in flight once answered: a master that sends the next job as soon as it reads this
+    // answer must not find this one still counted (max_in_flight would exceed its concurrency).
+    in_flight.reset();
     if (reply.close_connection) break;
     const int status = reply.status;
     const bool keep_alive = req->keep_alive();

@@ -24,6 +24,7 @@
 #include "src/events/subscriber.hpp"
 #include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
+#include "src/http/handlers/queues.hpp"
 #include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
 #include "src/redis/client.hpp"
@@ -33,6 +34,7 @@
 #include "src/scheduler/scheduler.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/store/job_store.hpp"
+#include "src/store/queue_store.hpp"
 #include "src/workers/worker_store.hpp"
 
 namespace jq::app {
@@ -91,6 +93,7 @@ class Daemon {
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), address, keys_.events_channel()),
         store_(redis_, keys_, config.shards, system_now),
+        queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
         dispatcher_(io_, dispatch_store_, workers_),
@@ -107,6 +110,9 @@ class Daemon {
                            }
                          });
     http::add_worker_routes(router_, workers_);
+    http::add_queue_routes(router_, queues_, [this] {
+      scheduler_.on_event(events::Event{events::EventKind::paused, {}});
+    });
     subscriber_.add_listener([this](const events::Event& e) {
       if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
       scheduler_.on_event(e);
@@ -205,6 +211,7 @@ class Daemon {
   events::Subscriber subscriber_;
   events::ResultWaiters waiters_;
   store::JobStore store_;
+  store::QueueStore queues_;
   store::DispatchStore dispatch_store_;
   workers::WorkerStore workers_;
   dispatch::Dispatcher dispatcher_;

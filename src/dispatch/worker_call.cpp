@@ -139,11 +139,12 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
           !parser.got_some()) {
         continue;
       }
-      answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
-                                                : WorkerAnswer::Kind::broken;
-      answer.error = ec == beast::error::timeout ? "no answer before the deadline"
-                                                 : "the connection failed before the answer: " +
-                                                       ec.message();
+      // The deadline timer closing the socket may surface as operation_aborted, not timeout.
+      const bool late = ec == beast::error::timeout ||
+                        std::chrono::steady_clock::now() >= call.deadline;
+      answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
+      answer.error = late ? "no answer before the deadline"
+                          : "the connection failed before the answer: " + ec.message();
       co_return answer;
     }
     auto& res = parser.get();

@@ -13,7 +13,7 @@ constexpr milliseconds kPeriod{500};
 // How long past its deadline an attempt may still be reported by the master that sent it;
 // after that any master treats it as timed out (its master is presumed dead).
 constexpr std::int64_t kReapGraceMs = 2000;
-constexpr std::int64_t kHeartbeatTtlMs = 10'000;
+constexpr std::int64_t kHeartbeatTtlMs = 5'000;  // beaten every kPeriod
 constexpr int kReapBatch = 1000;
 
 }  // namespace

@@ -168,9 +168,18 @@ asio::awaitable<int> Scheduler::fill(EndpointState& state, int want) {
   }
   const store::QueueHead& best = heads->front();
   std::optional<store::QueueHead> bound;
-  if (heads->size() > 1) bound = (*heads)[1];
+  int take = *granted;
+  if (heads->size() > 1) {
+    bound = (*heads)[1];
+    // Heads of two shards can tie exactly (retries due at the same moment): take just the
+    // chosen head then, since a bound equal to it would exclude it.
+    if (!best.before(*bound)) {
+      bound.reset();
+      take = 1;
+    }
+  }
   store::QueueRef queue{best.shard, best.name};  // named: g++ 12 mangles braced lists in co_await
-  auto jobs = co_await store_.reserve(std::move(queue), *granted, bound);
+  auto jobs = co_await store_.reserve(std::move(queue), take, bound);
   const int reserved = jobs ? static_cast<int>(jobs->size()) : 0;
   if (reserved < *granted) co_await workers_.release(endpoint_id, *granted - reserved);
   if (reserved == 0) co_return 0;

@@ -193,7 +193,17 @@ asio::awaitable<void> WorkerStore::expire() {
   ScriptCall call{ScriptId::expire_workers,
                   {keys_.workers(), keys_.worker_urls()},
                   {std::to_string(now_ms()), keys_.events_channel()}};
-  co_await redis_.eval(std::move(call));
+  auto removed = co_await redis_.eval(std::move(call));
+  if (!removed || !removed->is_array() || removed->elements.empty()) co_return;
+  // The lapsed workers' slot leases and counters go too (the script only knows the {w} keys
+  // it was given).
+  std::vector<std::string> del{"DEL"};
+  for (const auto& id : removed->elements) {
+    spdlog::info("worker {} lapsed: no heartbeat within its ttl", id.str);
+    del.push_back(keys_.worker_slots(id.str));
+    del.push_back(keys_.worker_stats(id.str));
+  }
+  co_await redis_.command(std::move(del));
 }
 
 }  // namespace jq::workers

@@ -162,12 +162,14 @@ TEST_CASE("jqworker /stats counts requests, attempts per job and the last header
   CHECK(stats["max_in_flight"] == 1);
   CHECK(stats["by_job"]["a"] == json::array({1, 2}));
   CHECK(stats["by_job"]["b"] == json::array({1}));
+  CHECK(stats["order"] == json::array({"a", "b", "a", "c"}));
   CHECK(stats["headers_seen"] == json{{"x-custom-token", "s3cret"}});
 
   worker.reset_stats();
   stats = worker.stats();
   CHECK(stats["received"] == 0);
   CHECK(stats["by_job"].empty());
+  CHECK(stats["order"].empty());
   CHECK(stats["headers_seen"].empty());
 }
 
@@ -185,6 +187,12 @@ TEST_CASE("jqworker max_in_flight counts the jobs it runs at once", "[http]") {
   for (auto& t : threads) t.join();
   CHECK(Clock::now() - start < 400ms * kParallel);  // they slept side by side
   const json stats = worker.stats();
+  INFO("--threads " << io_threads << ": " << stats.dump());
+  if (stats["in_flight"] != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    INFO("DEBUG later: " << worker.stats().dump());
+    CHECK(false);
+  }
   CHECK(stats["received"] == kParallel);
   CHECK(stats["max_in_flight"] == kParallel);
   CHECK(stats["in_flight"] == 0);

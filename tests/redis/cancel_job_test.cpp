@@ -1,4 +1,5 @@
-// cancelJob-4.lua: removes a job that has not started; refuses running and finished ones.
+// cancelJob-5.lua: removes a job that has not started, keeping the counts in step; refuses
+// running and finished ones.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -11,10 +12,10 @@ namespace {
 
 jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                             const std::string& field) {
-  return r.eval(
-      ScriptId::cancel_job,
-      {keys.jobs(shard), keys.scheduled(shard), keys.ready_prefix(shard), keys.done(shard, field)},
-      {field});
+  return r.eval(ScriptId::cancel_job,
+                {keys.jobs(shard), keys.scheduled(shard), keys.ready_prefix(shard),
+                 keys.done(shard, field), keys.counts(shard)},
+                {field});
 }
 
 }  // namespace
@@ -34,6 +35,7 @@ TEST_CASE("cancelling a queued job removes it from its ready queue and the jobs 
   CHECK(ready[0].first.substr(9) == f[1]);
   CHECK(read_record(r, keys, 0, f[1]));
   CHECK(zrange(r, keys.ready(0, "resize")).size() == 1);
+  CHECK_FALSE(exists(r, keys.counts(0)));  // ready jobs are not in the counts hash
 }
 
 TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled set", "[redis]") {
@@ -42,6 +44,7 @@ TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled se
   put_record(r, keys, 2, "00000000A", record_in(JobState::scheduled, 1));
   put_record(r, keys, 2, "00000000B", record_in(JobState::scheduled, 1));
   r.call({"ZADD", keys.scheduled(2), "1700000005000", "00000000A", "1700000009000", "00000000B"});
+  r.call({"HSET", keys.counts(2), "scheduled:email", "2", "dead:email", "1"});
 
   auto reply = cancel_job(r, keys, 2, "00000000A");
   REQUIRE(reply.is_integer());
@@ -52,6 +55,11 @@ TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled se
   REQUIRE(scheduled.size() == 1);
   CHECK(scheduled[0].first == "00000000B");
   CHECK(read_record(r, keys, 2, "00000000B"));
+  CHECK(hgetall(r, keys.counts(2)) ==
+        std::map<std::string, std::string>{{"scheduled:email", "1"}, {"dead:email", "1"}});
+
+  CHECK(cancel_job(r, keys, 2, "00000000B").integer == 1);
+  CHECK(hgetall(r, keys.counts(2)) == std::map<std::string, std::string>{{"dead:email", "1"}});
 }
 
 TEST_CASE("a cancelled job cannot be cancelled again", "[redis]") {
@@ -67,14 +75,17 @@ TEST_CASE("a running job is not cancelled and nothing changes", "[redis]") {
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
   r.call({"ZADD", keys.inflight(0), "1700000030000", "00000000A"});
+  r.call({"HSET", keys.counts(0), "running:email", "1"});
   const std::string jobs_before = dump(r, keys.jobs(0));
   const std::string inflight_before = dump(r, keys.inflight(0));
+  const std::string counts_before = dump(r, keys.counts(0));
 
   auto reply = cancel_job(r, keys, 0, "00000000A");
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == -2);
   CHECK(dump(r, keys.jobs(0)) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
+  CHECK(dump(r, keys.counts(0)) == counts_before);
 }
 
 TEST_CASE("a dead job counts as finished and is not cancelled", "[redis]") {

@@ -1,0 +1,167 @@
+#include "src/http/handlers/queues.hpp"
+
+#include <charconv>
+#include <chrono>
+
+#include "api/body.hpp"
+#include "api/job.hpp"
+#include "src/http/handlers/store_errors.hpp"
+#include "src/http/query.hpp"
+#include "src/http/respond.hpp"
+#include "src/util/time.hpp"
+
+namespace jq::http {
+namespace {
+
+using asio::awaitable;
+using nlohmann::json;
+using PausedHook = std::function<void()>;
+
+constexpr int kDefaultDeadLimit = 100;
+constexpr int kMaxDeadLimit = 1000;
+
+json queue_view(const store::QueueInfo& q) {
+  return {
+      {"name", q.name}, {"ready", q.ready},   {"scheduled", q.scheduled},    {"running", q.running},
+      {"dead", q.dead}, {"paused", q.paused}, {"lag_seconds", q.lag_seconds}};
+}
+
+json dead_view(store::DeadJob& d) {
+  return {{"id", d.id.str()},
+          {"name", std::move(d.name)},
+          {"attempts", d.attempts},
+          {"failed_at", iso8601_utc(d.failed_at_ms)},
+          {"result", d.result.empty() ? json(nullptr) : api::raw_msgpack(std::move(d.result))}};
+}
+
+awaitable<Response> list(store::QueueStore& queues, Request& req) {
+  auto all = co_await queues.list();
+  if (!all) co_return respond_error(req, to_api_error(all.error()));
+  json out = json::array();
+  for (const auto& q : *all) out.push_back(queue_view(q));
+  co_return respond(req, 200, out);
+}
+
+awaitable<Response> get(store::QueueStore& queues, Request& req) {
+  auto q = co_await queues.queue(std::string(req.param("name")));
+  if (!q) co_return respond_error(req, to_api_error(q.error()));
+  co_return respond(req, 200, queue_view(*q));
+}
+
+api::ApiError invalid_name(const std::string& name) {
+  auto e = api::ApiError::make(api::ErrorCode::invalid_job,
+                               "name must be 1-128 bytes of A-Z a-z 0-9 _ . : -, not starting "
+                               "with '.', ':' or '-', got \"" +
+                                   name + "\"");
+  e.field = "name";
+  return e;
+}
+
+// Pausing a name no job has used yet is allowed (it is then listed), so the name is checked as
+// a push would check it.
+awaitable<Response> set_paused(store::QueueStore& queues, const PausedHook& on_changed,
+                               Request& req, bool paused) {
+  std::string name(req.param("name"));
+  if (!api::is_valid_job_name(name)) co_return respond_error(req, invalid_name(name));
+  // One co_await per statement: g++ 12 mishandles a co_await on a conditional expression.
+  Expected<store::QueueInfo, store::StoreError> q;
+  if (paused) {
+    q = co_await queues.pause(std::move(name));
+  } else {
+    q = co_await queues.resume(std::move(name));
+  }
+  if (!q) co_return respond_error(req, to_api_error(q.error()));
+  on_changed();
+  co_return respond(req, 200, queue_view(*q));
+}
+
+// The `limit` query parameter (default 100), or the error to answer.
+Expected<int, api::ApiError> parse_limit(const Request& req) {
+  auto text = query_value(req.query, "limit");
+  if (!text) return kDefaultDeadLimit;
+  int limit = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
+  if (ec != std::errc{} || end != text->data() + text->size() || limit < 1 ||
+      limit > kMaxDeadLimit) {
+    api::ApiError e =
+        api::ApiError::make(api::ErrorCode::bad_request,
+                            "limit must be an integer between 1 and 1000, got \"" + *text + "\"");
+    e.field = "limit";
+    return unexpected(std::move(e));
+  }
+  return limit;
+}
+
+awaitable<Response> dead(store::QueueStore& queues, Request& req) {
+  auto limit = parse_limit(req);
+  if (!limit) co_return respond_error(req, limit.error());
+  auto jobs = co_await queues.dead(query_value(req.query, "name").value_or(""), *limit);
+  if (!jobs) co_return respond_error(req, to_api_error(jobs.error()));
+  json out = json::array();
+  for (auto& d : *jobs) out.push_back(dead_view(d));
+  co_return respond(req, 200, out);
+}
+
+Response no_dead_job(const Request& req, std::string_view id) {
+  return respond_error(req, api::ErrorCode::not_found, "no dead job " + std::string(id));
+}
+
+awaitable<Response> retry(store::QueueStore& queues, Request& req) {
+  const std::string_view id_text = req.param("id");
+  auto id = store::parse_job_id(id_text, queues.shards());
+  if (!id) co_return no_dead_job(req, id_text);
+  auto done = co_await queues.retry_dead(*id);
+  if (!done) co_return respond_error(req, to_api_error(done.error()));
+  co_return respond(req, 200, {{"id", id->str()}, {"state", "queued"}});
+}
+
+awaitable<Response> remove(store::QueueStore& queues, Request& req) {
+  const std::string_view id_text = req.param("id");
+  auto id = store::parse_job_id(id_text, queues.shards());
+  if (!id) co_return no_dead_job(req, id_text);
+  auto done = co_await queues.delete_dead(*id);
+  if (!done) co_return respond_error(req, to_api_error(done.error()));
+  co_return respond_no_content();
+}
+
+awaitable<Response> stats(store::QueueStore& queues, std::chrono::steady_clock::time_point start,
+                          Request& req) {
+  auto s = co_await queues.stats();
+  if (!s) co_return respond_error(req, to_api_error(s.error()));
+  const auto up = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  co_return respond(req, 200,
+                    {{"pushed", s->pushed},
+                     {"succeeded", s->succeeded},
+                     {"failed", s->failed},
+                     {"retried", s->retried},
+                     {"dead", s->dead},
+                     {"ready", s->ready},
+                     {"scheduled", s->scheduled},
+                     {"running", s->running},
+                     {"workers", s->workers},
+                     {"uptime_seconds", static_cast<double>(up.count()) / 1000.0}});
+}
+
+}  // namespace
+
+void add_queue_routes(Router& router, store::QueueStore& queues,
+                      std::function<void()> on_paused_changed) {
+  const auto start = std::chrono::steady_clock::now();
+  router.add(Method::get, "/v1/queues", [&queues](Request& r) { return list(queues, r); });
+  router.add(Method::get, "/v1/queues/{name}", [&queues](Request& r) { return get(queues, r); });
+  router.add(Method::post, "/v1/queues/{name}/pause", [&queues, on_paused_changed](Request& r) {
+    return set_paused(queues, on_paused_changed, r, true);
+  });
+  router.add(Method::post, "/v1/queues/{name}/resume", [&queues, on_paused_changed](Request& r) {
+    return set_paused(queues, on_paused_changed, r, false);
+  });
+  router.add(Method::get, "/v1/dead", [&queues](Request& r) { return dead(queues, r); });
+  router.add(Method::post, "/v1/dead/{id}/retry",
+             [&queues](Request& r) { return retry(queues, r); });
+  router.add(Method::del, "/v1/dead/{id}", [&queues](Request& r) { return remove(queues, r); });
+  router.add(Method::get, "/v1/stats",
+             [&queues, start](Request& r) { return stats(queues, start, r); });
+}
+
+}  // namespace jq::http

@@ -1,0 +1,317 @@
+#include "src/store/queue_store.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <span>
+
+#include "src/events/event.hpp"
+#include "src/store/job_record.hpp"
+
+namespace jq::store {
+namespace {
+
+using redis::Reply;
+using redis::ScriptCall;
+using redis::ScriptId;
+using Command = std::vector<std::string>;
+
+// The fields of a shard's stats hash that stats() reports, in StoreStats order.
+constexpr std::array<std::string_view, 5> kCounters = {"pushed", "succeeded", "failed", "retried",
+                                                       "dead"};
+
+StoreError bad_reply(std::string_view what, const Reply& reply) {
+  return StoreError::internal(std::string(what) + " answered: " + reply.str);
+}
+
+Command evalsha(const ScriptCall& call) {
+  Command command;
+  command.reserve(3 + call.keys.size() + call.args.size());
+  command.push_back("EVALSHA");
+  command.push_back(redis::script(call.id).sha1);
+  command.push_back(std::to_string(call.keys.size()));
+  command.insert(command.end(), call.keys.begin(), call.keys.end());
+  command.insert(command.end(), call.args.begin(), call.args.end());
+  return command;
+}
+
+std::int64_t integer_or_zero(const Reply& reply) {
+  return reply.as_integer().value_or(0);
+}
+
+// One name's queueStats replies (one per shard) summed: {ready, scheduled, running, dead,
+// oldest_stamp_us}.
+Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply> shards,
+                                        bool paused, std::int64_t now_us) {
+  QueueInfo info{std::move(name), 0, 0, 0, 0, paused, 0};
+  std::int64_t oldest = -1;
+  for (const Reply& r : shards) {
+    if (!r.is_array() || r.elements.size() != 5) return unexpected(bad_reply("queueStats", r));
+    info.ready += r.elements[0].integer;
+    info.scheduled += r.elements[1].integer;
+    info.running += r.elements[2].integer;
+    info.dead += r.elements[3].integer;
+    const std::int64_t stamp = r.elements[4].integer;
+    if (stamp >= 0 && (oldest < 0 || stamp < oldest)) oldest = stamp;
+  }
+  // Stamps come from the pushing master's clock, which may run a little ahead of ours.
+  if (oldest >= 0 && now_us > oldest) info.lag_seconds = static_cast<double>(now_us - oldest) / 1e6;
+  return info;
+}
+
+// listDead's {field, failed_at_ms, record, ...} of one shard, appended to `out`.
+Expected<void, StoreError> add_dead(int shard, const Reply& reply, std::vector<DeadJob>& out) {
+  if (!reply.is_array() || reply.elements.size() % 3 != 0) {
+    return unexpected(bad_reply("listDead", reply));
+  }
+  for (std::size_t i = 0; i < reply.elements.size(); i += 3) {
+    auto record = decode_record(reply.elements[i + 2].str);
+    if (!record) return unexpected(bad_reply("listDead (record)", reply));
+    out.push_back(DeadJob{JobId{shard, reply.elements[i].str}, std::move(record->name),
+                          record->attempts, integer_or_zero(reply.elements[i + 1]),
+                          std::move(record->result)});
+  }
+  return {};
+}
+
+bool newer(const DeadJob& a, const DeadJob& b) {
+  if (a.failed_at_ms != b.failed_at_ms) return a.failed_at_ms > b.failed_at_ms;
+  if (a.id.shard != b.id.shard) return a.id.shard < b.id.shard;
+  return a.id.field > b.id.field;
+}
+
+}  // namespace
+
+QueueStore::QueueStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock)
+    : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
+
+std::int64_t QueueStore::now_us() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(clock_().time_since_epoch()).count();
+}
+
+ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) const {
+  return ScriptCall{ScriptId::queue_stats, {keys_.ready(shard, name), keys_.counts(shard)}, {name}};
+}
+
+// The scripts by EVALSHA, then the `extra` commands, in one round trip; the replies in the same
+// order. A script Redis no longer has is sent again alone (Client::eval falls back to EVAL). An
+// error reply to any command is an internal error: none of them fails in a correct store.
+asio::awaitable<Expected<std::vector<Reply>, StoreError>> QueueStore::eval_all(
+    std::vector<ScriptCall> calls, std::vector<Command> extra) {
+  std::vector<Command> commands;
+  if (calls.empty() && extra.empty()) co_return std::vector<Reply>();
+  commands.reserve(calls.size() + extra.size());
+  for (const ScriptCall& call : calls) commands.push_back(evalsha(call));
+  for (Command& command : extra) commands.push_back(std::move(command));
+  const std::size_t expected = commands.size();
+  auto reply = co_await redis_.pipeline(std::move(commands));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array() || reply->elements.size() != expected) {
+    co_return unexpected(bad_reply("a pipeline", *reply));
+  }
+  std::vector<Reply> replies = std::move(reply->elements);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!replies[i].is_error() || !replies[i].str.starts_with("NOSCRIPT")) continue;
+    auto again = co_await redis_.eval(std::move(calls[i]));
+    if (!again) co_return unexpected(StoreError::unavailable(again.error()));
+    replies[i] = std::move(*again);
+  }
+  for (const Reply& r : replies) {
+    if (r.is_error()) co_return unexpected(bad_reply("Redis", r));
+  }
+  co_return replies;
+}
+
+asio::awaitable<Expected<std::vector<Reply>, StoreError>> QueueStore::run(
+    std::vector<Command> commands) {
+  std::vector<ScriptCall> no_scripts;
+  co_return co_await eval_all(std::move(no_scripts), std::move(commands));
+}
+
+// Every job name of every shard and the paused set, in one round trip.
+asio::awaitable<Expected<QueueStore::Names, StoreError>> QueueStore::load_names() {
+  std::vector<Command> commands;
+  for (int s = 0; s < shards_; ++s) commands.push_back({"SMEMBERS", keys_.names(s)});
+  commands.push_back({"SMEMBERS", keys_.paused()});
+  auto replies = co_await run(std::move(commands));
+  if (!replies) co_return unexpected(std::move(replies.error()));
+  std::set<std::string> all;
+  for (const Reply& r : *replies) {
+    for (const Reply& n : r.elements) all.insert(n.str);
+  }
+  Names out;
+  out.all.assign(all.begin(), all.end());
+  for (const Reply& n : replies->back().elements) out.paused.insert(n.str);
+  co_return out;
+}
+
+asio::awaitable<Expected<std::vector<std::string>, StoreError>> QueueStore::names() {
+  auto loaded = co_await load_names();
+  if (!loaded) co_return unexpected(std::move(loaded.error()));
+  co_return std::move(loaded->all);
+}
+
+asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::queue(std::string name) {
+  std::vector<ScriptCall> calls;
+  std::vector<Command> checks;
+  for (int s = 0; s < shards_; ++s) {
+    calls.push_back(queue_stats_call(s, name));
+    checks.push_back({"SISMEMBER", keys_.names(s), name});
+  }
+  checks.push_back({"SISMEMBER", keys_.paused(), name});
+  auto replies = co_await eval_all(std::move(calls), std::move(checks));
+  if (!replies) co_return unexpected(std::move(replies.error()));
+  const std::span<const Reply> all(*replies);
+  const bool paused = all.back().integer == 1;
+  // Known when some shard's names set or the paused set holds it (the replies after the shards').
+  const auto seen = all.subspan(static_cast<std::size_t>(shards_));
+  if (std::none_of(seen.begin(), seen.end(), [](const Reply& r) { return r.integer == 1; })) {
+    co_return unexpected(StoreError{StoreErrc::not_found, "no queue " + name});
+  }
+  co_return combine(std::move(name), all.first(static_cast<std::size_t>(shards_)), paused,
+                    now_us());
+}
+
+asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::list() {
+  auto loaded = co_await load_names();
+  if (!loaded) co_return unexpected(std::move(loaded.error()));
+  co_return co_await gather(std::move(*loaded));
+}
+
+// queueStats of every name in every shard in one round trip.
+asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::gather(Names names) {
+  std::vector<ScriptCall> calls;
+  calls.reserve(names.all.size() * static_cast<std::size_t>(shards_));
+  for (const std::string& name : names.all) {
+    for (int s = 0; s < shards_; ++s) calls.push_back(queue_stats_call(s, name));
+  }
+  std::vector<Command> no_commands;
+  auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
+  if (!replies) co_return unexpected(std::move(replies.error()));
+  const std::span<const Reply> all(*replies);
+  const std::int64_t now = now_us();
+  std::vector<QueueInfo> out;
+  out.reserve(names.all.size());
+  for (std::size_t i = 0; i < names.all.size(); ++i) {
+    const bool is_paused = names.paused.contains(names.all[i]);
+    auto info = combine(
+        std::move(names.all[i]),
+        all.subspan(i * static_cast<std::size_t>(shards_), static_cast<std::size_t>(shards_)),
+        is_paused, now);
+    if (!info) co_return unexpected(std::move(info.error()));
+    out.push_back(std::move(*info));
+  }
+  co_return out;
+}
+
+asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::pause(std::string name) {
+  co_return co_await set_paused(std::move(name), true);
+}
+
+asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::resume(std::string name) {
+  co_return co_await set_paused(std::move(name), false);
+}
+
+// Changes the paused set, tells every master's scheduler ("q"), and reads the queue back, in one
+// round trip. The queue is answered even when its name has no jobs (a name paused before its
+// first push, then resumed).
+asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::set_paused(std::string name,
+                                                                        bool paused) {
+  std::vector<ScriptCall> calls;
+  for (int s = 0; s < shards_; ++s) calls.push_back(queue_stats_call(s, name));
+  std::vector<Command> change;
+  change.push_back({paused ? "SADD" : "SREM", keys_.paused(), name});
+  change.push_back({"PUBLISH", keys_.events_channel(),
+                    events::format_event(events::Event{events::EventKind::paused, {}})});
+  auto replies = co_await eval_all(std::move(calls), std::move(change));
+  if (!replies) co_return unexpected(std::move(replies.error()));
+  co_return combine(std::move(name),
+                    std::span<const Reply>(*replies).first(static_cast<std::size_t>(shards_)),
+                    paused, now_us());
+}
+
+asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std::string name,
+                                                                             int limit) {
+  std::vector<ScriptCall> calls;
+  for (int s = 0; s < shards_; ++s) {
+    calls.push_back(ScriptCall{
+        ScriptId::list_dead, {keys_.dead(s), keys_.jobs(s)}, {name, std::to_string(limit)}});
+  }
+  std::vector<Command> no_commands;
+  auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
+  if (!replies) co_return unexpected(std::move(replies.error()));
+  std::vector<DeadJob> out;
+  for (int s = 0; s < shards_; ++s) {
+    auto added = add_dead(s, (*replies)[static_cast<std::size_t>(s)], out);
+    if (!added) co_return unexpected(std::move(added.error()));
+  }
+  std::sort(out.begin(), out.end(), newer);
+  if (out.size() > static_cast<std::size_t>(limit)) out.resize(static_cast<std::size_t>(limit));
+  co_return out;
+}
+
+asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
+  ScriptCall call{ScriptId::retry_dead_job,
+                  {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
+                   keys_.counts(id.shard), keys_.done(id.shard, id.field)},
+                  {id.field, std::to_string(now_us()), keys_.events_channel()}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_integer()) co_return unexpected(bad_reply("retryDeadJob", *reply));
+  if (reply->integer != 1) {
+    co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
+  }
+  co_return Expected<void, StoreError>{};
+}
+
+asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
+  ScriptCall call{ScriptId::delete_dead_job,
+                  {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.counts(id.shard)},
+                  {id.field}};
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_integer()) co_return unexpected(bad_reply("deleteDeadJob", *reply));
+  if (reply->integer != 1) {
+    co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
+  }
+  co_return Expected<void, StoreError>{};
+}
+
+// First round trip: per shard the counters, the scheduled and in-flight sizes and the names;
+// then the sizes of every ready queue those names have.
+asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
+  constexpr std::size_t kPerShard = 4;
+  std::vector<Command> commands;
+  for (int s = 0; s < shards_; ++s) {
+    Command hmget = {"HMGET", keys_.stats(s)};
+    hmget.insert(hmget.end(), kCounters.begin(), kCounters.end());
+    commands.push_back(std::move(hmget));
+    commands.push_back({"ZCARD", keys_.scheduled(s)});
+    commands.push_back({"ZCARD", keys_.inflight(s)});
+    commands.push_back({"SMEMBERS", keys_.names(s)});
+  }
+  commands.push_back({"HLEN", keys_.workers()});
+  auto first = co_await run(std::move(commands));
+  if (!first) co_return unexpected(std::move(first.error()));
+  StoreStats out;
+  std::vector<Command> ready;
+  for (int s = 0; s < shards_; ++s) {
+    const Reply* r = &(*first)[static_cast<std::size_t>(s) * kPerShard];
+    const auto& counters = r[0].elements;
+    std::int64_t* sums[] = {&out.pushed, &out.succeeded, &out.failed, &out.retried, &out.dead};
+    for (std::size_t i = 0; i < counters.size() && i < kCounters.size(); ++i) {
+      *sums[i] += integer_or_zero(counters[i]);
+    }
+    out.scheduled += r[1].integer;
+    out.running += r[2].integer;
+    for (const Reply& n : r[3].elements) ready.push_back({"ZCARD", keys_.ready(s, n.str)});
+  }
+  out.workers = first->back().integer;
+  if (ready.empty()) co_return out;
+  auto sizes = co_await run(std::move(ready));
+  if (!sizes) co_return unexpected(std::move(sizes.error()));
+  for (const Reply& r : *sizes) out.ready += r.integer;
+  co_return out;
+}
+
+}  // namespace jq::store

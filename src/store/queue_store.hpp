@@ -1,0 +1,104 @@
+// The operator's view of the store: queues (one per job name) with their counts and lag, pausing,
+// the dead jobs, and the store-wide counters.
+//
+// A queue is spread over every shard, so each answer gathers all shards in one pipelined round
+// trip (two for list() and stats(), which first need the names). Scripts go in the pipeline by
+// EVALSHA; a shard that answers NOSCRIPT (Redis restarted, SCRIPT FLUSH) is asked again by EVAL.
+// Reading across shards is not atomic: numbers gathered while jobs move may be off by the jobs
+// that moved meanwhile, which an overview can live with.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+
+#include "src/redis/client.hpp"
+#include "src/redis/keys.hpp"
+#include "src/store/job_id.hpp"
+#include "src/store/job_store.hpp"
+#include "src/store/store_error.hpp"
+#include "src/util/expected.hpp"
+
+namespace jq::store {
+
+struct QueueInfo {
+  std::string name;
+  std::int64_t ready = 0;
+  std::int64_t scheduled = 0;
+  std::int64_t running = 0;
+  std::int64_t dead = 0;
+  bool paused = false;
+  double lag_seconds = 0;  // age of the oldest ready job; 0 when none is ready
+};
+
+struct DeadJob {
+  JobId id;
+  std::string name;
+  int attempts = 0;
+  std::int64_t failed_at_ms = 0;
+  std::string result;  // the failure object (MessagePack); empty when none was kept
+};
+
+// Counters since the store was created (pushed .. dead) and what is there now (ready .. workers).
+struct StoreStats {
+  std::int64_t pushed = 0;
+  std::int64_t succeeded = 0;
+  std::int64_t failed = 0;
+  std::int64_t retried = 0;
+  std::int64_t dead = 0;
+  std::int64_t ready = 0;
+  std::int64_t scheduled = 0;
+  std::int64_t running = 0;
+  std::int64_t workers = 0;
+};
+
+class QueueStore {
+ public:
+  QueueStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock);
+
+  int shards() const { return shards_; }
+
+  // Every job name pushed to any shard, plus the paused names, sorted.
+  asio::awaitable<Expected<std::vector<std::string>, StoreError>> names();
+  // not_found when the name was never pushed and is not paused.
+  asio::awaitable<Expected<QueueInfo, StoreError>> queue(std::string name);
+  asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> list();
+  // Marks the name paused (or not) and tells every master; the caller validates the name.
+  asio::awaitable<Expected<QueueInfo, StoreError>> pause(std::string name);
+  asio::awaitable<Expected<QueueInfo, StoreError>> resume(std::string name);
+
+  // Up to `limit` dead jobs of `name` ("" for any), newest first across shards.
+  asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> dead(std::string name, int limit);
+  // The dead job is ready again at once with its attempts reset; not_found when it is not dead.
+  asio::awaitable<Expected<void, StoreError>> retry_dead(JobId id);
+  asio::awaitable<Expected<void, StoreError>> delete_dead(JobId id);
+
+  asio::awaitable<Expected<StoreStats, StoreError>> stats();
+
+ private:
+  using Command = std::vector<std::string>;
+  struct Names {
+    std::vector<std::string> all;  // sorted, paused ones included
+    std::set<std::string> paused;
+  };
+
+  asio::awaitable<Expected<std::vector<redis::Reply>, StoreError>> eval_all(
+      std::vector<redis::ScriptCall> calls, std::vector<Command> extra);
+  asio::awaitable<Expected<std::vector<redis::Reply>, StoreError>> run(
+      std::vector<Command> commands);
+  asio::awaitable<Expected<Names, StoreError>> load_names();
+  asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> gather(Names names);
+  asio::awaitable<Expected<QueueInfo, StoreError>> set_paused(std::string name, bool paused);
+  redis::ScriptCall queue_stats_call(int shard, const std::string& name) const;
+  std::int64_t now_us() const;
+
+  redis::Client& redis_;
+  redis::Keys keys_;
+  int shards_;
+  Clock clock_;
+};
+
+}  // namespace jq::store

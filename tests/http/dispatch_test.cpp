@@ -1,0 +1,321 @@
+// Dispatch end to end: the real daemon, a real Redis, real jqworker servers.
+#include <catch2/catch.hpp>
+
+#include <climits>
+#include <set>
+#include <csignal>
+#include <thread>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+using jq::test::HttpClient;
+using jq::test::RedisServer;
+using jq::test::wait_until;
+using jq::test::Worker;
+using nlohmann::json;
+
+namespace {
+
+// Fast retries so tests see several attempts quickly; no jitter so delays can be checked.
+const std::string kFastRetry = "retry:\n  base: 0.05\n  max: 0.2\n  jitter: 0\n";
+
+std::string register_worker(const HttpClient& http, const std::string& url, json names,
+                            int concurrency, std::optional<double> ttl = std::nullopt) {
+  json body = {{"url", url}, {"names", names}, {"concurrency", concurrency}};
+  if (ttl) body["ttl"] = *ttl;
+  auto res = http.post("/v1/workers", body);
+  REQUIRE((res.status == 201 || res.status == 200));
+  return res.value()["id"];
+}
+
+std::string push(const HttpClient& http, json job) {
+  auto res = http.post("/v1/jobs", job);
+  REQUIRE(res.status == 201);
+  return res.value()["id"];
+}
+
+// The job's final result (long polls until it is there), or null after `timeout`.
+json result_of(const HttpClient& http, const std::string& id, std::chrono::seconds timeout = 20s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto res = http.get("/v1/jobs/" + id + "/result?wait=5");
+    if (res.status == 200) return res.value();
+  }
+  return nullptr;
+}
+
+json job(const HttpClient& http, const std::string& id) { return http.get("/v1/jobs/" + id).value(); }
+
+}  // namespace
+
+TEST_CASE("jobs run smallest priority first, ties in push order, extremes included", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  const std::vector<long long> priorities = {5, INT_MIN, 0, 0, INT_MAX, -3, 0};
+  std::vector<std::string> ids;
+  for (auto p : priorities) ids.push_back(push(http, {{"name", "order"}, {"priority", p}}));
+  Worker worker;
+  register_worker(http, worker.url(), {"order"}, 1);  // one at a time: arrival order is choice order
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 7; }, 10s));
+  const std::vector<std::string> expected = {ids[1], ids[5], ids[2], ids[3], ids[6], ids[0], ids[4]};
+  CHECK(worker.stats()["order"].get<std::vector<std::string>>() == expected);
+}
+
+TEST_CASE("jobs go only to endpoints registered for their name, or for *", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker a, b;
+  register_worker(http, a.url(), {"a"}, 4);
+  register_worker(http, b.url(), {"b", "c"}, 4);
+  std::set<std::string> a_ids, b_ids;
+  for (int i = 0; i < 3; ++i) {
+    a_ids.insert(push(http, {{"name", "a"}, {"keep_result", true}}));
+    b_ids.insert(push(http, {{"name", "b"}, {"keep_result", true}}));
+  }
+  for (const auto& id : a_ids) CHECK(result_of(http, id)["type"] == "success");
+  for (const auto& id : b_ids) CHECK(result_of(http, id)["type"] == "success");
+  auto ids_seen = [](const Worker& w) {
+    std::set<std::string> seen;
+    const json stats = w.stats();
+    for (const auto& [id, attempts] : stats["by_job"].items()) seen.insert(id);
+    return seen;
+  };
+  CHECK(ids_seen(a) == a_ids);
+  CHECK(ids_seen(b) == b_ids);
+
+  Worker any;
+  register_worker(http, any.url(), {"*"}, 2);
+  const std::string other = push(http, {{"name", "zzz.other"}, {"keep_result", true}});
+  CHECK(result_of(http, other)["type"] == "success");
+  CHECK(any.stats()["by_job"].contains(other));
+}
+
+TEST_CASE("an endpoint's concurrency is never exceeded, and is used", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker({"--threads", "2"});
+  register_worker(http, worker.url(), {"slow"}, 3);
+  json batch = json::array();
+  for (int i = 0; i < 24; ++i) batch.push_back({{"name", "slow"}, {"argument", {{"sleep_ms", 40}}}});
+  REQUIRE(http.post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 24; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 3);
+}
+
+TEST_CASE("a failing job runs exactly 1 + max_retry times with backoff, then is dead",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string id = push(http, {{"name", "flaky"},
+                                     {"argument", {{"fail", true}}},
+                                     {"max_retry", 2},
+                                     {"keep_result", true}});
+  json result = result_of(http, id);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(result["type"] == "failure");
+  CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 3}));
+  CHECK(elapsed >= 150ms);  // backoff 50 ms then 100 ms
+  json dead = job(http, id);
+  CHECK(dead["state"] == "dead");
+  CHECK(dead["attempts"] == 3);
+  CHECK(dead["last_error"].get<std::string>().find("failed on purpose") != std::string::npos);
+}
+
+TEST_CASE("should_retry false makes the first failure final", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  const std::string id = push(http, {{"name", "n"},
+                                     {"argument", {{"fail", true}, {"should_retry", false}}},
+                                     {"max_retry", 5},
+                                     {"keep_result", true}});
+  CHECK(result_of(http, id)["should_retry"] == false);
+  CHECK(worker.stats()["by_job"][id] == json::array({1}));
+}
+
+TEST_CASE("a job that fails twice then succeeds keeps its success", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  const std::string id = push(http, {{"name", "n"},
+                                     {"argument", {{"fail_until", 3}}},
+                                     {"max_retry", 3},
+                                     {"keep_result", true}});
+  json result = result_of(http, id);
+  CHECK(result["type"] == "success");
+  CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 3}));
+  CHECK(http.get("/v1/jobs/" + id + "/result").body == "null");  // fetched once
+  CHECK(http.get("/v1/jobs/" + id).status == 404);
+}
+
+TEST_CASE("timeouts, HTTP errors and invalid bodies are failures the master writes", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker({"--threads", "2"});
+  register_worker(http, worker.url(), {"*"}, 8);
+  const std::string slow = push(http, {{"name", "n"},
+                                       {"argument", {{"sleep_ms", 3000}}},
+                                       {"timeout", 0.3},
+                                       {"max_retry", 0},
+                                       {"keep_result", true}});
+  const std::string error500 = push(http, {{"name", "n"},
+                                           {"argument", {{"status", 500}}},
+                                           {"max_retry", 1},
+                                           {"keep_result", true}});
+  const std::string garbage = push(http, {{"name", "n"},
+                                          {"argument", {{"garbage", true}}},
+                                          {"max_retry", 0},
+                                          {"keep_result", true}});
+  json timed_out = result_of(http, slow);
+  CHECK(timed_out["type"] == "failure");
+  INFO(timed_out.dump());
+  CHECK(timed_out["reason"] == "timeout");
+  CHECK(timed_out["should_retry"] == true);
+
+  json failed = result_of(http, error500);
+  CHECK(failed["reason"] == "other");
+  CHECK(failed["message"].get<std::string>().find("HTTP 500") != std::string::npos);
+  CHECK(worker.stats()["by_job"][error500] == json::array({1, 2}));
+
+  json invalid = result_of(http, garbage);
+  CHECK(invalid["message"].get<std::string>().find("invalid result") != std::string::npos);
+}
+
+TEST_CASE("an unreachable endpoint burns no attempts and is shown unhealthy", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  const std::string dead_url = "http://127.0.0.1:" + std::to_string(jq::test::free_port()) + "/";
+  const std::string dead_id = register_worker(http, dead_url, {"n"}, 4);
+  const std::string id = push(http, {{"name", "n"}, {"max_retry", 0}, {"keep_result", true}});
+  REQUIRE(wait_until([&] { return http.get("/v1/workers/" + dead_id).value()["healthy"] == false; },
+                     5s));
+  CHECK(job(http, id)["state"] == "queued");
+  CHECK(job(http, id)["attempts"] == 0);
+
+  Worker alive;
+  register_worker(http, alive.url(), {"n"}, 4);
+  CHECK(result_of(http, id)["type"] == "success");
+  CHECK(alive.stats()["by_job"][id] == json::array({1}));
+}
+
+TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker busy;
+  register_worker(http, busy.url(), {"n"}, 1);
+  const std::string id = push(http, {{"name", "n"},
+                                     {"argument", {{"status", 503}, {"retry_after", 30}}},
+                                     {"max_retry", 0}});
+  REQUIRE(wait_until([&] { return busy.stats()["received"] == 1; }, 5s));
+  REQUIRE(wait_until([&] { return job(http, id)["state"] == "queued"; }, 5s));
+  CHECK(job(http, id)["attempts"] == 0);
+}
+
+TEST_CASE("a long poll answers right after the result is stored", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  const std::string id = push(http, {{"name", "n"},
+                                     {"argument", {{"sleep_ms", 300}}},
+                                     {"keep_result", true}});
+  auto res = http.get("/v1/jobs/" + id + "/result?wait=10");
+  const auto answered_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  REQUIRE(res.status == 200);
+  json result = res.value();
+  REQUIRE(result["type"] == "success");
+  // finished_at is when the worker answered (same machine clock): storing it and waking the
+  // poll takes a few milliseconds, not a polling interval.
+  std::tm tm{};
+  int millis = 0;
+  const std::string at = result["finished_at"];
+  REQUIRE(sscanf(at.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) == 7);
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const long long finished_ms = static_cast<long long>(timegm(&tm)) * 1000 + millis;
+  CHECK(answered_ms - finished_ms < 50);
+}
+
+TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  const std::string id = register_worker(http, "http://127.0.0.1:9/", {"n"}, 1, 1.0);
+  auto listed = http.get("/v1/workers/" + id);
+  REQUIRE(listed.status == 200);
+  CHECK(listed.value()["ttl"] == 1.0);
+  CHECK_FALSE(listed.value()["expires_at"].is_null());
+  CHECK(wait_until([&] { return http.get("/v1/workers/" + id).status == 404; }, 5s));
+  CHECK(http.get("/v1/workers").value().empty());
+}
+
+TEST_CASE("registering a known url updates it and keeps its id; delete stops dispatch",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  json body = {{"url", worker.url()}, {"names", {"a"}}, {"concurrency", 2}};
+  auto first = http.post("/v1/workers", body);
+  CHECK(first.status == 201);
+  body["concurrency"] = 5;
+  auto again = http.post("/v1/workers", body);
+  CHECK(again.status == 200);
+  CHECK(again.value()["id"] == first.value()["id"]);
+  const std::string wid = first.value()["id"];
+  CHECK(http.get("/v1/workers/" + wid).value()["concurrency"] == 5);
+  CHECK(http.del("/v1/workers/" + wid).status == 204);
+  CHECK(http.del("/v1/workers/" + wid).status == 404);
+  const std::string id = push(http, {{"name", "a"}});
+  std::this_thread::sleep_for(300ms);  // a dispatch would take a millisecond: give it ample time
+  CHECK(worker.stats()["received"] == 0);
+  CHECK(job(http, id)["state"] == "queued");
+}
+
+TEST_CASE("a master killed with jobs in flight loses none of them", "[http]") {
+  RedisServer redis;
+  Worker worker({"--threads", "2"});
+  std::vector<std::string> ids;
+  {
+    Daemon first({redis.url(), 4, kFastRetry});
+    auto http = first.http();
+    register_worker(http, worker.url(), {"*"}, 8);
+    for (int i = 0; i < 6; ++i) {
+      ids.push_back(push(http, {{"name", "n"},
+                                {"argument", {{"sleep_ms", 800}}},
+                                {"timeout", 1},
+                                {"keep_result", true}}));
+    }
+    REQUIRE(wait_until([&] { return worker.stats()["in_flight"] == 6; }, 5s));
+    first.stop(SIGKILL, 5s);
+  }
+  Daemon second({redis.url(), 4, kFastRetry});
+  auto http = second.http();
+  for (const auto& id : ids) {
+    INFO(second.log());
+    CHECK(result_of(http, id, 30s)["type"] == "success");
+  }
+}
