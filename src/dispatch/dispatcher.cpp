@@ -121,46 +121,58 @@ void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
 asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoint> endpoint,
                                           std::shared_ptr<ConnectionPool> pool,
                                           store::ReservedJob job, Done done) {
+  AttemptEnd end;
+  try {
+    end = co_await run_attempt(*endpoint, *pool, std::move(job));
+  } catch (const std::exception& e) {
+    // The job stays in flight in Redis; the reaper runs it again after its deadline.
+    spdlog::error("dispatch to {} failed: {}", endpoint->url, e.what());
+  }
+  co_await workers_.release(endpoint->id, 1);
+  --in_flight_;
+  done(std::move(end));
+}
+
+asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
+                                                    ConnectionPool& pool, store::ReservedJob job) {
   const std::string id = job.id.str();
   const int attempt = job.record.attempts;
   WorkerCall call;
-  call.target = endpoint->address.target;
-  call.headers = endpoint->headers;
+  call.target = endpoint.address.target;
+  call.headers = endpoint.headers;
   call.headers.emplace_back("X-Jq-Job-Id", id);
   call.headers.emplace_back("X-Jq-Attempt", std::to_string(attempt));
   call.body = encode_worker_request(id, job.record, job.deadline_ms);
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));
 
-  const WorkerAnswer answer = co_await pool->call(std::move(call));
+  const WorkerAnswer answer = co_await pool.call(std::move(call));
   Verdict v = judge(answer, job, store_.now_ms());
   switch (v.kind) {
     case Verdict::Kind::success: {
       auto r = co_await store_.complete(job.id, attempt, std::move(v.encoded));
       if (!r) spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
-      spdlog::debug("job {} attempt {} succeeded on {}", id, attempt, endpoint->url);
-      co_await workers_.record_outcome(endpoint->id, true, std::string());
+      spdlog::debug("job {} attempt {} succeeded on {}", id, attempt, endpoint.url);
+      co_await workers_.record_outcome(endpoint.id, true, std::string());
       break;
     }
     case Verdict::Kind::failure: {
       auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
       if (!r) spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
-      spdlog::debug("job {} attempt {} failed on {}: {}", id, attempt, endpoint->url, v.message);
-      co_await workers_.record_outcome(endpoint->id, false, v.message);
+      spdlog::debug("job {} attempt {} failed on {}: {}", id, attempt, endpoint.url, v.message);
+      co_await workers_.record_outcome(endpoint.id, false, v.message);
       break;
     }
     case Verdict::Kind::release: {
       auto r = co_await store_.release(job.id, job.record.name, attempt);
       if (!r) spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       if (v.end.verdict == AttemptEnd::Verdict::unreachable) {
-        spdlog::warn("worker {} ({}) unreachable: {}", endpoint->id, endpoint->url, v.message);
+        spdlog::warn("worker {} ({}) unreachable: {}", endpoint.id, endpoint.url, v.message);
       }
       break;
     }
   }
-  co_await workers_.release(endpoint->id, 1);
-  --in_flight_;
-  done(v.end);
+  co_return v.end;
 }
 
 }  // namespace jq::dispatch

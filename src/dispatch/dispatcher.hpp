@@ -40,6 +40,8 @@ class Dispatcher {
   boost::asio::awaitable<void> attempt(std::shared_ptr<const workers::Endpoint> endpoint,
                                        std::shared_ptr<ConnectionPool> pool,
                                        store::ReservedJob job, Done done);
+  boost::asio::awaitable<AttemptEnd> run_attempt(const workers::Endpoint& endpoint,
+                                                 ConnectionPool& pool, store::ReservedJob job);
 
   boost::asio::io_context& io_;
   store::DispatchStore& store_;

@@ -319,3 +319,51 @@ TEST_CASE("a master killed with jobs in flight loses none of them", "[http]") {
     CHECK(result_of(http, id, 30s)["type"] == "success");
   }
 }
+
+TEST_CASE("a paused queue accepts pushes and dispatches nothing until resumed", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  auto paused = http.request("POST", "/v1/queues/mail/pause", "", {{"Accept", "application/json"}});
+  REQUIRE(paused.status == 200);
+  CHECK(paused.value()["paused"] == true);
+  const std::string held = push(http, {{"name", "mail"}, {"keep_result", true}});
+  const std::string other = push(http, {{"name", "other"}, {"keep_result", true}});
+  CHECK(result_of(http, other)["type"] == "success");  // other queues keep flowing
+  CHECK(job(http, held)["state"] == "queued");
+  CHECK_FALSE(worker.stats()["by_job"].contains(held));
+  auto resumed = http.request("POST", "/v1/queues/mail/resume", "", {{"Accept", "application/json"}});
+  CHECK(resumed.value()["paused"] == false);
+  CHECK(result_of(http, held)["type"] == "success");
+}
+
+TEST_CASE("a dead job retried from the dead set runs again with fresh attempts", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"flaky"}, 2);
+  const std::string id = push(http, {{"name", "flaky"},
+                                     {"argument", {{"status", 500}}},
+                                     {"max_retry", 1}});
+  REQUIRE(wait_until([&] { return job(http, id)["state"] == "dead"; }, 10s));
+  auto dead = http.get("/v1/dead?name=flaky").value();
+  REQUIRE(dead.size() == 1);
+  CHECK(dead[0]["id"] == id);
+  CHECK(dead[0]["attempts"] == 2);
+  CHECK(dead[0]["result"]["reason"] == "other");
+
+  auto retried = http.request("POST", "/v1/dead/" + id + "/retry", "",
+                              {{"Accept", "application/json"}});
+  CHECK(retried.status == 200);
+  // It runs again from attempt 1 (and, still asking for a 500, dies again).
+  REQUIRE(wait_until([&] { return worker.stats()["by_job"][id].size() == 4; }, 10s));
+  CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 1, 2}));
+  REQUIRE(wait_until([&] { return job(http, id)["state"] == "dead"; }, 10s));
+
+  CHECK(http.del("/v1/dead/" + id).status == 204);
+  CHECK(http.get("/v1/dead?name=flaky").value().empty());
+  CHECK(http.get("/v1/jobs/" + id).status == 404);
+}

@@ -191,6 +191,7 @@ TEST_CASE("jqworker max_in_flight counts the jobs it runs at once", "[http]") {
   if (stats["in_flight"] != 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     INFO("DEBUG later: " << worker.stats().dump());
+    INFO(worker.log());
     CHECK(false);
   }
   CHECK(stats["received"] == kParallel);

@@ -338,3 +338,15 @@ TEST_CASE("stats count pushes and ready jobs", "[http]") {
   CHECK(stats["uptime_seconds"] > 0);
   for (const char* key : {"succeeded", "failed", "retried"}) CHECK(stats[key] == 0);
 }
+
+TEST_CASE("queues and dead jobs still answer after Redis forgets its scripts", "[http]") {
+  Fixture f;
+  f.push("email");
+  const std::string dead = f.push_dead("email", kFailedAtMs);
+  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  CHECK(f.queue("email")["ready"] == 1);
+  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  CHECK(f.http.get("/v1/queues").value()[0]["dead"] == 1);
+  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  CHECK(ids_of(f.dead()) == std::vector<std::string>{dead});
+}
