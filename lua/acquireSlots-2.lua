@@ -8,11 +8,15 @@
   ARGV[2] want (>= 0)
   ARGV[3] the worker's concurrency
   ARGV[4] now (ms since the epoch)
+  ARGV[5] (optional) the caller's heartbeat ttl (ms): its heartbeat is renewed first, so a
+          master never holds slots without one (else a master that just started, before its
+          first heartbeat, would have its holding dropped by another master here)
   Returns: the slots granted, 0 .. want (added to the caller's holding).
 ]]
 local slots, masters = KEYS[1], KEYS[2]
 local me, want, concurrency = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = tonumber(ARGV[4])
+if ARGV[5] then rcall('ZADD', masters, now + tonumber(ARGV[5]), me) end
 local holdings = rcall('HGETALL', slots)
 local used = 0
 for i = 1, #holdings, 2 do

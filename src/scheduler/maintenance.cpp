@@ -13,7 +13,6 @@ constexpr milliseconds kPeriod{500};
 // How long past its deadline an attempt may still be reported by the master that sent it;
 // after that any master treats it as timed out (its master is presumed dead).
 constexpr std::int64_t kReapGraceMs = 2000;
-constexpr std::int64_t kHeartbeatTtlMs = 5'000;  // beaten every kPeriod
 constexpr int kReapBatch = 1000;
 
 }  // namespace
@@ -33,7 +32,7 @@ void Maintenance::stop() {
 asio::awaitable<void> Maintenance::run() {
   while (!stopping_) {
     if (redis_.ready()) {
-      co_await workers_.heartbeat(kHeartbeatTtlMs);
+      co_await workers_.heartbeat();
       co_await workers_.expire();
       const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;
       for (int shard = 0; shard < store_.shards(); ++shard) {

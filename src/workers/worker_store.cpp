@@ -148,7 +148,7 @@ asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, 
   ScriptCall call{ScriptId::acquire_slots,
                   {keys_.worker_slots(id), keys_.masters()},
                   {master_id_, std::to_string(want), std::to_string(concurrency),
-                   std::to_string(now_ms())}};
+                   std::to_string(now_ms()), std::to_string(kHeartbeatTtl.count())}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_integer()) co_return unexpected(StoreError::internal("acquireSlots: " + reply->str));
@@ -183,9 +183,9 @@ asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_
   co_await redis_.command(std::move(cmd));
 }
 
-asio::awaitable<void> WorkerStore::heartbeat(std::int64_t ttl_ms) {
-  std::vector<std::string> cmd{"ZADD", keys_.masters(), std::to_string(now_ms() + ttl_ms),
-                               master_id_};
+asio::awaitable<void> WorkerStore::heartbeat() {
+  std::vector<std::string> cmd{"ZADD", keys_.masters(),
+                               std::to_string(now_ms() + kHeartbeatTtl.count()), master_id_};
   co_await redis_.command(std::move(cmd));
 }
 

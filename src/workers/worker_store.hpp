@@ -19,6 +19,10 @@ namespace jq::workers {
 namespace asio = boost::asio;
 using store::StoreError;
 
+// Beaten every half second by Maintenance (and on every slot acquisition), so a master that
+// dies frees its slots within this time.
+inline constexpr std::chrono::milliseconds kHeartbeatTtl{5000};
+
 struct Registered {
   std::string id;
   bool created = false;
@@ -43,8 +47,9 @@ class WorkerStore {
   asio::awaitable<void> record_outcome(std::string id, bool succeeded, std::string error);
   // Held off until `until_ms` (0: healthy again); a non-empty `error` becomes last_error.
   asio::awaitable<void> mark_down(std::string id, std::int64_t until_ms, std::string error);
-  // This master is alive until now + `ttl_ms`; slots of masters that stopped beating are freed.
-  asio::awaitable<void> heartbeat(std::int64_t ttl_ms);
+  // This master is alive until now + kHeartbeatTtl; slots of masters that stopped beating are
+  // freed by the others.
+  asio::awaitable<void> heartbeat();
   asio::awaitable<void> expire();
 
  private:

@@ -367,3 +367,17 @@ TEST_CASE("a dead job retried from the dead set runs again with fresh attempts",
   CHECK(http.get("/v1/dead?name=flaky").value().empty());
   CHECK(http.get("/v1/jobs/" + id).status == 404);
 }
+
+TEST_CASE("two masters on one Redis share an endpoint's concurrency", "[http]") {
+  RedisServer redis;
+  Daemon one({redis.url()});
+  Daemon two({redis.url()});
+  Worker worker({"--threads", "2"});
+  register_worker(one.http(), worker.url(), {"*"}, 2);
+  json batch = json::array();
+  for (int i = 0; i < 10; ++i) batch.push_back({{"name", "n"}, {"argument", {{"sleep_ms", 60}}}});
+  REQUIRE(one.http().post("/v1/jobs", batch).status == 201);
+  REQUIRE(two.http().post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 20; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 2);
+}

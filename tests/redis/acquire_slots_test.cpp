@@ -109,3 +109,17 @@ TEST_CASE("a concurrency lowered below what is held grants nothing and takes not
   CHECK(acquire(r, keys, "m1", 3, 2) == 0);
   CHECK(hget(r, keys.worker_slots("w1"), "m1") == "8");
 }
+
+TEST_CASE("acquireSlots renews the caller's heartbeat when given a ttl", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string slots = keys.worker_slots("w1");
+  auto grant = r.eval(ScriptId::acquire_slots, {slots, keys.masters()},
+                      {"fresh-master", "2", "2", "1000", "5000"});
+  CHECK(grant.integer == 2);
+  CHECK(r.call({"ZSCORE", keys.masters(), "fresh-master"}).str == "6000");
+  // Another master now sees a live holder and gets nothing.
+  auto other = r.eval(ScriptId::acquire_slots, {slots, keys.masters()},
+                      {"other", "2", "2", "1001", "5000"});
+  CHECK(other.integer == 0);
+}
