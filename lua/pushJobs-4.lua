@@ -11,7 +11,9 @@
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
   ARGV[3] events channel: gets "p <name>" once per distinct name of the batch, so schedulers
           waiting for work on that name look again
-  ARGV[4..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+  ARGV[4] traceparent (W3C, validated by the master) kept in every job's R_TRACEPARENT; '' for
+          none
+  ARGV[5..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
             keep_result (0|1), timeout (ms)
   Returns: the new jobs' fields (array of 9-character strings), in the order given.
 ]]
@@ -19,19 +21,20 @@ local stats, jobs, names, ready_prefix = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now = tonumber(ARGV[1])
 local stamp = base62(tonumber(ARGV[2]), 9)
 local channel = ARGV[3]
-local per_job = 6
-local count = (#ARGV - 3) / per_job
+local traceparent = ARGV[4]
+local first_job, per_job = 5, 6
+local count = (#ARGV - first_job + 1) / per_job
 
 local last = rcall('HINCRBY', stats, 'seq', count)
 local fields = {}
 local names_in_batch, seen = {}, {}
 for i = 0, count - 1 do
-  local a = 4 + i * per_job
+  local a = first_job + i * per_job
   local name, priority = ARGV[a], tonumber(ARGV[a + 2])
   local field = base62(last - count + 1 + i, 9)
   local member = stamp .. field
   save_record(jobs, field, {name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-    tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, member, '', '', ''})
+    tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, member, '', traceparent, ''})
   rcall('ZADD', ready_prefix .. name, priority, member)
   rcall('SADD', names, name)
   fields[i + 1] = field

@@ -11,6 +11,7 @@ BUILD_PACKAGES=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   redis-server redis-tools
   python3 python3-msgpack curl ca-certificates
+  nodejs npm python3-jsonschema python3-yaml
 )
 RUNTIME_PACKAGES=(
   libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 redis-server ca-certificates curl
@@ -19,9 +20,14 @@ RUNTIME_PACKAGES=(
 packages=("${BUILD_PACKAGES[@]}")
 if [[ "${1:-}" == "--runtime" ]]; then packages=("${RUNTIME_PACKAGES[@]}"); fi
 
+# What installed packages provide counts too (NodeSource's nodejs provides npm, and Debian's npm
+# package conflicts with it).
+provided=$(dpkg-query -W -f='${db:Status-Abbrev}${Provides}\n' 2>/dev/null |
+  sed -n 's/^ii *//p' | tr ',' '\n' | sed 's/ *(.*//; s/^ *//')
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" &&
+     ! grep -qxF "$p" <<<"$provided"; then
     missing+=("$p")
   fi
 done

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build with warnings as errors, run every test
-# ([unit], [redis] against real redis-servers, [http] against the real daemon).
+# ([unit], [redis] against real redis-servers, [http] against the real daemon), then the OpenAPI
+# checks (scripts/check-openapi.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 CMAKE_ARGS="-DJQ_WERROR=ON" scripts/build.sh
 cd build
 ctest -j "$(nproc)" --output-on-failure --timeout 300
+cd ..
+scripts/check-openapi.sh

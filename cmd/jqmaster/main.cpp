@@ -17,11 +17,19 @@ int main(int argc, char** argv) {
   cli.add_option("--log-level", flags.log_level,
                  "trace, debug, info, warn or error (env JQ_LOG_LEVEL)");
   cli.set_version_flag("--version", std::string("jqmaster ") + JQ_VERSION);
+  bool routes = false;
+  cli.add_flag("--routes", routes, "print every route served (METHOD PATTERN per line) and exit");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = cli.exit(e);
     return code == 0 ? 0 : jq::app::kExitBadConfig;
+  }
+  if (routes) {
+    for (const auto& [method, pattern] : jq::app::route_table()) {
+      std::cout << method << " " << pattern << "\n";
+    }
+    return 0;
   }
   jq::config::Config config;
   try {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "src/dispatch/dispatcher.hpp"
 #include "src/events/result_waiters.hpp"
 #include "src/events/subscriber.hpp"
+#include "src/http/auth.hpp"
 #include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
 #include "src/http/handlers/queues.hpp"
@@ -83,6 +85,28 @@ unsigned io_thread_count(const config::Config& c) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// What the route handlers use of the daemon.
+struct RouteDeps {
+  redis::Client& redis;
+  const std::atomic<bool>& stopping;
+  store::JobStore& jobs;
+  api::JobDefaults defaults;
+  events::ResultWaiters& waiters;
+  http::PushedHook on_pushed;
+  workers::WorkerStore& workers;
+  store::QueueStore& queues;
+  std::function<void()> on_paused_changed;
+};
+
+// Every route the master serves. The Daemon and route_table() both build their Router here, so
+// `jqmaster --routes` (and the OpenAPI drift check) sees exactly what is served.
+void add_routes(http::Router& router, const RouteDeps& d) {
+  http::add_health_routes(router, d.redis, d.stopping);
+  http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
+  http::add_worker_routes(router, d.workers);
+  http::add_queue_routes(router, d.queues, d.on_paused_changed);
+}
+
 // Everything that lives while the io_context runs.
 class Daemon {
  public:
@@ -102,17 +126,18 @@ class Daemon {
         maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config), [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM) {
-    http::add_health_routes(router_, redis_, stopping_);
-    http::add_job_routes(router_, store_, job_defaults(config), waiters_,
-                         [this](const std::vector<std::string>& names) {
-                           for (const auto& n : names) {
-                             scheduler_.on_event(events::Event{events::EventKind::pushed, n});
-                           }
-                         });
-    http::add_worker_routes(router_, workers_);
-    http::add_queue_routes(router_, queues_, [this] {
-      scheduler_.on_event(events::Event{events::EventKind::paused, {}});
-    });
+    add_routes(router_, RouteDeps{redis_, stopping_, store_, job_defaults(config), waiters_,
+                                  [this](const std::vector<std::string>& names) {
+                                    for (const auto& n : names) {
+                                      scheduler_.on_event(
+                                          events::Event{events::EventKind::pushed, n});
+                                    }
+                                  },
+                                  workers_, queues_, [this] {
+                                    scheduler_.on_event(
+                                        events::Event{events::EventKind::paused, {}});
+                                  }});
+    router_.set_authenticator(http::Authenticator(config.auth));
     subscriber_.add_listener([this](const events::Event& e) {
       if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
       scheduler_.on_event(e);
@@ -224,6 +249,30 @@ class Daemon {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> route_table() {
+  std::vector<std::pair<std::string, std::string>> table;
+  asio::io_context io;
+  {
+    // The same objects the Daemon hands its routes, never started: nothing connects, and no
+    // handler runs; the router is only read.
+    redis::Client redis(io.get_executor(), redis::ConnectionOptions{});
+    redis::Keys keys;
+    std::atomic<bool> stopping{false};
+    events::ResultWaiters waiters;
+    store::JobStore jobs(redis, keys, 1, system_now);
+    store::QueueStore queues(redis, keys, 1, system_now);
+    workers::WorkerStore workers(redis, keys, system_now, "routes");
+    http::Router router;
+    add_routes(router, RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
+                                 [](const std::vector<std::string>&) {}, workers, queues, [] {}});
+    for (const http::Route& r : router.routes()) {
+      table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
+    }
+  }
+  io.poll();  // the Redis client's stop() was queued on its strand; let it finish
+  return table;
+}
 
 int run(const config::Config& config) {
   // config::load refuses a non-loopback listen address without auth unless allow_open is set.

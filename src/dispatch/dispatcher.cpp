@@ -142,6 +142,9 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
   call.headers = endpoint.headers;
   call.headers.emplace_back("X-Jq-Job-Id", id);
   call.headers.emplace_back("X-Jq-Attempt", std::to_string(attempt));
+  if (!job.record.traceparent.empty()) {
+    call.headers.emplace_back("traceparent", job.record.traceparent);
+  }
   call.body = encode_worker_request(id, job.record, job.deadline_ms);
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));

@@ -21,6 +21,7 @@ struct Request {
   std::string content_type;
   std::string accept;
   std::string authorization;
+  std::string traceparent;  // W3C Trace Context, as sent (not yet validated)
   std::string body;
   std::vector<std::pair<std::string, std::string>> params;  // path parameters set by the router
 

@@ -5,9 +5,8 @@
 namespace jq::http {
 
 api::MediaType response_type(const Request& request) {
-  return api::choose_response_type(
-      request.accept, request.body.empty() ? std::nullopt
-                                           : api::parse_content_type(request.content_type));
+  // The body's declared type counts even when the body was not read (a refused 413).
+  return api::choose_response_type(request.accept, api::parse_content_type(request.content_type));
 }
 
 Response respond(const Request& request, int status, const nlohmann::json& body) {

@@ -35,7 +35,15 @@ bool matches(std::string_view pattern, std::string_view path,
 }  // namespace
 
 void Router::add(Method method, std::string pattern, Handler handler) {
-  routes_.push_back(Route{method, std::move(pattern), std::move(handler)});
+  add(method, std::move(pattern), Roles{}, std::move(handler));
+}
+
+void Router::add(Method method, std::string pattern, Roles roles, Handler handler) {
+  routes_.push_back(Route{method, std::move(pattern), std::move(roles), std::move(handler)});
+}
+
+void Router::set_authenticator(Authenticator authenticator) {
+  authenticator_ = std::move(authenticator);
 }
 
 Router::Match Router::match(Request& request) const {
@@ -47,6 +55,7 @@ Router::Match Router::match(Request& request) const {
         (request.method == Method::head && route.method == Method::get)) {
       request.params = std::move(params);
       result.handler = &route.handler;
+      result.roles = &route.roles;
       return result;
     }
     result.allowed_methods.push_back(route.method);
@@ -56,6 +65,7 @@ Router::Match Router::match(Request& request) const {
 
 boost::asio::awaitable<Response> Router::handle(Request& request) const {
   Match m = match(request);
+  if (auto refused = authenticator_.check(request, m.roles)) co_return std::move(*refused);
   if (m.handler != nullptr) co_return co_await (*m.handler)(request);
   if (m.allowed_methods.empty()) {
     co_return respond_error(request, api::ErrorCode::not_found,

@@ -1,5 +1,6 @@
-// The route table: (method, path pattern) -> handler. Patterns are literal segments and
-// {name} segments, e.g. "/v1/jobs/{id}/result".
+// The route table: (method, path pattern, roles) -> handler. Patterns are literal segments and
+// {name} segments, e.g. "/v1/jobs/{id}/result". Roles say which tokens may call the route when
+// auth is on (src/http/auth.hpp).
 #pragma once
 
 #include <functional>
@@ -8,6 +9,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "src/http/auth.hpp"
 #include "src/http/message.hpp"
 
 namespace jq::http {
@@ -18,15 +20,20 @@ using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
 struct Route {
   Method method;
   std::string pattern;
+  Roles roles;  // besides admin; empty: open outside /v1, admin only under /v1
   Handler handler;
 };
 
 class Router {
  public:
   void add(Method method, std::string pattern, Handler handler);
+  void add(Method method, std::string pattern, Roles roles, Handler handler);
+  // Auth is off until this is called with an enabled Authenticator.
+  void set_authenticator(Authenticator authenticator);
 
   struct Match {
     const Handler* handler = nullptr;      // null: no route for this method and path
+    const Roles* roles = nullptr;          // the matched route's roles
     std::vector<Method> allowed_methods;   // methods the path has, when the method did not match
   };
   // Sets request.params on a match.
@@ -34,12 +41,13 @@ class Router {
 
   const std::vector<Route>& routes() const { return routes_; }
 
-  // Runs the matching handler; answers 404 for an unknown path and 405 (with Allow) for a known
-  // path with another method.
+  // Runs the matching handler once the caller's token is good for it (401/403 otherwise);
+  // answers 404 for an unknown path and 405 (with Allow) for a known path with another method.
   boost::asio::awaitable<Response> handle(Request& request) const;
 
  private:
   std::vector<Route> routes_;
+  Authenticator authenticator_;
 };
 
 }  // namespace jq::http

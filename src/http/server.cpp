@@ -55,6 +55,7 @@ bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
   out.content_type = std::string(header[bhttp::field::content_type]);
   out.accept = std::string(header[bhttp::field::accept]);
   out.authorization = std::string(header[bhttp::field::authorization]);
+  out.traceparent = std::string(header["traceparent"]);
   if (!path) return false;
   out.path = std::move(*path);
   return true;
@@ -238,7 +239,10 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
                                       asio::redirect_error(use_awaitable, ec));
     c->idle = false;
     Request req;
-    if (!ec && !fill_request_header(parser.get(), req)) {
+    // Also when the header announced a body over the limit: the refusal honours its Accept.
+    // (Beast fills the fields before it checks Content-Length against the limit.)
+    const bool header_ok = fill_request_header(parser.get(), req);
+    if (!ec && !header_ok) {
       co_await refuse(c, req, api::ErrorCode::bad_request, "the request path is badly encoded");
       co_return;
     }

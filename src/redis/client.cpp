@@ -60,7 +60,14 @@ asio::awaitable<ReplyResult> Client::pipeline(std::vector<std::vector<std::strin
                                               Phase phase) {
   std::string frame;
   for (const auto& args : commands) frame += encode(args);
-  co_return co_await send(std::move(frame), commands.size(), phase);
+  auto reply = co_await send(std::move(frame), commands.size(), phase);
+  // The connection hands back a lone command's reply as it is; a pipeline answers an array
+  // whatever its length (a one-name stats or heads query would otherwise misread the reply).
+  if (!reply || commands.size() != 1) co_return reply;
+  Reply array;
+  array.type = Reply::Type::array;
+  array.elements.push_back(std::move(*reply));
+  co_return array;
 }
 
 asio::awaitable<ReplyResult> Client::eval(ScriptCall call, Phase phase) {

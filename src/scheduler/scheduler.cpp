@@ -19,6 +19,14 @@ constexpr milliseconds kUnreachableMin{250};
 constexpr milliseconds kUnreachableMax{30'000};
 constexpr std::size_t kMaxIdleConnections = 64;
 
+bool overlaps(const workers::Endpoint& a, const workers::Endpoint& b) {
+  if (a.all_names || b.all_names) return true;
+  for (const auto& n : a.names) {
+    if (b.serves(n)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
@@ -139,14 +147,27 @@ asio::awaitable<bool> Scheduler::round() {
   std::stable_sort(open.begin(), open.end(),
                    [](auto* a, auto* b) { return a->inflight < b->inflight; });
   bool progress = false;
-  for (std::size_t i = 0; i < open.size(); ++i) {
-    EndpointState& state = *open[i];
-    int want = std::min(state.endpoint->concurrency - state.inflight, kMaxBatch);
-    // Leave the next endpoint its turn: take only enough to pass its outstanding count.
-    if (i + 1 < open.size()) want = std::min(want, open[i + 1]->inflight - state.inflight + 1);
-    if (co_await fill(state, std::max(want, 1)) > 0) progress = true;
+  for (EndpointState* state : open) {
+    int want = std::min(state->endpoint->concurrency - state->inflight, kMaxBatch);
+    // Endpoints that can take the same jobs share them by fewest outstanding requests: take
+    // only enough to get one past the least busy rival, then let it choose.
+    if (auto rival = least_busy_rival(*state, open)) {
+      want = std::min(want, std::max(1, *rival - state->inflight + 1));
+    }
+    if (co_await fill(*state, want) > 0) progress = true;
   }
   co_return progress;
+}
+
+// The fewest outstanding requests among the other open endpoints serving a name in common.
+std::optional<int> Scheduler::least_busy_rival(const EndpointState& state,
+                                               const std::vector<EndpointState*>& open) const {
+  std::optional<int> least;
+  for (const EndpointState* other : open) {
+    if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
+    if (!least || other->inflight < *least) least = other->inflight;
+  }
+  return least;
 }
 
 // Reserves up to `want` jobs for one endpoint and starts their attempts.

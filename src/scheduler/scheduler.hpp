@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
+#include <vector>
 #include <memory>
 #include <set>
 #include <string>
@@ -50,6 +52,8 @@ class Scheduler {
   asio::awaitable<int> fill(EndpointState& state, int want);
   void finished(const std::string& endpoint_id, dispatch::AttemptEnd end);
   std::chrono::steady_clock::duration next_wait() const;
+  std::optional<int> least_busy_rival(const EndpointState& state,
+                                      const std::vector<EndpointState*>& open) const;
 
   asio::io_context& io_;
   asio::strand<asio::any_io_executor> strand_;

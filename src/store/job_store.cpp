@@ -8,7 +8,8 @@ namespace {
 using redis::ScriptCall;
 using redis::ScriptId;
 
-constexpr std::size_t kArgsPerJob = 6;  // pushJobs-4.lua reads six ARGV per job
+constexpr std::size_t kArgsPerBatch = 4;  // pushJobs-4.lua: now, stamp, channel, traceparent
+constexpr std::size_t kArgsPerJob = 6;    // then six ARGV per job
 
 }  // namespace
 
@@ -34,17 +35,18 @@ std::int64_t JobStore::next_ready_stamp_us() {
 }
 
 asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
-    std::vector<api::NewJob> jobs) {
+    std::vector<api::NewJob> jobs, std::string traceparent) {
   const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) %
                                      static_cast<unsigned>(shards_));
   ScriptCall call{ScriptId::push_jobs,
                   {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard),
                    keys_.ready_prefix(shard)},
                   {}};
-  call.args.reserve(3 + jobs.size() * kArgsPerJob);
+  call.args.reserve(kArgsPerBatch + jobs.size() * kArgsPerJob);
   call.args.push_back(std::to_string(now_ms()));
   call.args.push_back(std::to_string(next_ready_stamp_us()));
   call.args.push_back(keys_.events_channel());
+  call.args.push_back(std::move(traceparent));
   for (api::NewJob& job : jobs) {
     call.args.push_back(std::move(job.name));
     call.args.push_back(std::move(job.argument));

@@ -39,8 +39,9 @@ class JobStore {
   const redis::Keys& keys() const { return keys_; }
 
   // Stores all jobs in one shard with one script: all or nothing. Returns their ids in order.
+  // `traceparent` (a valid W3C header, or empty for none) is kept with every job of the batch.
   asio::awaitable<Expected<std::vector<std::string>, StoreError>> push(
-      std::vector<api::NewJob> jobs);
+      std::vector<api::NewJob> jobs, std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
   asio::awaitable<Expected<void, StoreError>> cancel(JobId id);
   asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(JobId id);

@@ -381,3 +381,35 @@ TEST_CASE("two masters on one Redis share an endpoint's concurrency", "[http]") 
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 20; }, 20s));
   CHECK(worker.stats()["max_in_flight"] == 2);
 }
+
+TEST_CASE("jobs a name's endpoints share go to the one with the fewest outstanding", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker a({"--threads", "2"});
+  Worker b({"--threads", "2"});
+  register_worker(http, a.url(), {"n"}, 8);
+  register_worker(http, b.url(), {"*"}, 8);
+  json batch = json::array();
+  for (int i = 0; i < 8; ++i) batch.push_back({{"name", "n"}, {"argument", {{"sleep_ms", 300}}}});
+  REQUIRE(http.post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until([&] { return a.stats()["received"].get<int>() + b.stats()["received"].get<int>() == 8; }, 10s));
+  CHECK(a.stats()["received"] == 4);
+  CHECK(b.stats()["received"] == 4);
+}
+
+TEST_CASE("workers in the config file get jobs like registered ones, with their headers",
+          "[http]") {
+  RedisServer redis;
+  Worker worker;
+  Daemon daemon({redis.url(), 4,
+                 "workers:\n  - url: " + worker.url() +
+                     "\n    names: ['*']\n    concurrency: 2\n    headers: {X-Api-Key: k1}\n"});
+  auto http = daemon.http();
+  const std::string id = push(http, {{"name", "n"}, {"keep_result", true}});
+  CHECK(result_of(http, id)["type"] == "success");
+  const json seen = worker.stats()["headers_seen"];
+  CHECK(seen["x-api-key"] == "k1");
+  CHECK(seen["x-jq-job-id"] == id);
+  CHECK(seen["x-jq-attempt"] == "1");
+}

@@ -75,6 +75,27 @@ TEST_CASE("pushJobs records hold every field given, queued with no attempts", "[
   CHECK(second->state == JobState::queued);
 }
 
+TEST_CASE("every job of a batch keeps the batch's traceparent", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  auto traced =
+      fields_of(push_jobs(r, keys, 0, {{.name = "a"}, {.name = "b"}}, kNowMs, kStampUs, trace));
+  auto plain = fields_of(push_jobs(r, keys, 0, {{.name = "c"}}, kNowMs, kStampUs + 1));
+  REQUIRE(traced.size() == 2);
+  REQUIRE(plain.size() == 1);
+
+  for (const std::string& field : traced) {
+    auto record = read_record(r, keys, 0, field);
+    REQUIRE(record);
+    CHECK(record->traceparent == trace);
+    CHECK(record->last_error.empty());
+    CHECK(record->result.empty());
+  }
+  CHECK(read_record(r, keys, 0, traced[1])->name == "b");
+  CHECK(read_record(r, keys, 0, plain[0])->traceparent.empty());
+}
+
 TEST_CASE("every pushed job is in its ready queue under the member its record names", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

@@ -47,11 +47,13 @@ struct PushArgs {
 inline constexpr std::int64_t kNowMs = 1700000000123;
 inline constexpr std::int64_t kStampUs = 1700000000123456;
 
+// pushJobs-4.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
-                              std::int64_t stamp_us = kStampUs) {
+                              std::int64_t stamp_us = kStampUs,
+                              const std::string& traceparent = "") {
   std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us),
-                                   keys.events_channel()};
+                                   keys.events_channel(), traceparent};
   for (const PushArgs& j : jobs) {
     args.insert(args.end(),
                 {j.name, j.argument, std::to_string(j.priority), std::to_string(j.max_retry),

@@ -9,6 +9,7 @@ namespace jq::test {
 using namespace std::chrono_literals;
 
 std::string master_binary() { return JQ_MASTER_BINARY; }
+std::string ctl_binary() { return JQ_CTL_BINARY; }
 
 Daemon::Daemon(DaemonOptions options)
     : port_(free_port()),
@@ -67,6 +68,27 @@ RunResult run_master(const std::vector<std::string>& args, const std::vector<std
   auto code = p.wait(timeout);
   r.exit_code = code.value_or(-1);
   r.output = read_file(dir.file("out.log"));
+  return r;
+}
+
+ProgramResult run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::string& stdin_text, std::chrono::milliseconds timeout) {
+  TempDir dir;
+  const std::string in = dir.file("in");
+  const std::string err = dir.file("err.log");
+  std::ofstream(in) << stdin_text;
+  // ChildProcess sends stdout and stderr to one file and reads stdin from /dev/null; a shell in
+  // front redirects stdin and stderr, then execs the program in its place.
+  std::vector<std::string> wrapped = {
+      "/bin/sh", "-c", "in=$1 err=$2; shift 2; exec \"$@\" <\"$in\" 2>\"$err\"", "sh", in, err};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  ProgramResult r;
+  {
+    ChildProcess p(wrapped, dir.file("out.log"), env);
+    r.exit_code = p.wait(timeout).value_or(-1);
+  }
+  r.out = read_file(dir.file("out.log"));
+  r.err = read_file(err);
   return r;
 }
 

@@ -49,5 +49,19 @@ RunResult run_master(const std::vector<std::string>& args, const std::vector<std
                      std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 std::string master_binary();
+std::string ctl_binary();
+
+// Any program run to completion, with its stdout and stderr kept apart.
+struct ProgramResult {
+  int exit_code = -1;  // -1: still running at the timeout (it is then killed)
+  std::string out;
+  std::string err;
+};
+// Runs `argv` (argv[0] searched in PATH) with the `env` entries ("NAME=value") added to the
+// test's environment and `stdin_text` on its standard input.
+ProgramResult run_program(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env = {},
+                          const std::string& stdin_text = "",
+                          std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 }  // namespace jq::test

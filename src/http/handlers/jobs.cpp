@@ -6,6 +6,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "api/body.hpp"
+#include "api/traceparent.hpp"
 #include "src/http/handlers/store_errors.hpp"
 #include "src/http/query.hpp"
 #include "src/http/respond.hpp"
@@ -63,7 +64,10 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   for (const auto& job : decoded->jobs) {
     if (std::find(names.begin(), names.end(), job.name) == names.end()) names.push_back(job.name);
   }
-  auto ids = co_await store.push(std::move(decoded->jobs));
+  // An unusable traceparent is dropped, not refused: tracing must never cost a pusher its jobs.
+  std::string traceparent =
+      api::is_valid_traceparent(req.traceparent) ? req.traceparent : std::string();
+  auto ids = co_await store.push(std::move(decoded->jobs), std::move(traceparent));
   if (!ids) co_return respond_error(req, to_api_error(ids.error()));
   on_pushed(names);
   if (batch) co_return respond(req, 201, {{"ids", std::move(*ids)}});
@@ -141,12 +145,15 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
 
 void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults,
                     events::ResultWaiters& waiters, PushedHook on_pushed) {
-  router.add(Method::post, "/v1/jobs", [&store, defaults, on_pushed](Request& req) {
+  const Roles pushers = {Role::push};
+  router.add(Method::post, "/v1/jobs", pushers, [&store, defaults, on_pushed](Request& req) {
     return push(store, defaults, on_pushed, req);
   });
-  router.add(Method::get, "/v1/jobs/{id}", [&store](Request& req) { return get(store, req); });
-  router.add(Method::del, "/v1/jobs/{id}", [&store](Request& req) { return cancel(store, req); });
-  router.add(Method::get, "/v1/jobs/{id}/result",
+  router.add(Method::get, "/v1/jobs/{id}", pushers,
+             [&store](Request& req) { return get(store, req); });
+  router.add(Method::del, "/v1/jobs/{id}", pushers,
+             [&store](Request& req) { return cancel(store, req); });
+  router.add(Method::get, "/v1/jobs/{id}/result", pushers,
              [&store, &waiters](Request& req) { return result(store, waiters, req); });
 }
 

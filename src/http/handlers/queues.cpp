@@ -148,19 +148,26 @@ awaitable<Response> stats(store::QueueStore& queues, std::chrono::steady_clock::
 void add_queue_routes(Router& router, store::QueueStore& queues,
                       std::function<void()> on_paused_changed) {
   const auto start = std::chrono::steady_clock::now();
-  router.add(Method::get, "/v1/queues", [&queues](Request& r) { return list(queues, r); });
-  router.add(Method::get, "/v1/queues/{name}", [&queues](Request& r) { return get(queues, r); });
-  router.add(Method::post, "/v1/queues/{name}/pause", [&queues, on_paused_changed](Request& r) {
-    return set_paused(queues, on_paused_changed, r, true);
-  });
-  router.add(Method::post, "/v1/queues/{name}/resume", [&queues, on_paused_changed](Request& r) {
-    return set_paused(queues, on_paused_changed, r, false);
-  });
-  router.add(Method::get, "/v1/dead", [&queues](Request& r) { return dead(queues, r); });
-  router.add(Method::post, "/v1/dead/{id}/retry",
+  const Roles admin_only = {Role::admin};
+  router.add(Method::get, "/v1/queues", admin_only,
+             [&queues](Request& r) { return list(queues, r); });
+  router.add(Method::get, "/v1/queues/{name}", admin_only,
+             [&queues](Request& r) { return get(queues, r); });
+  router.add(Method::post, "/v1/queues/{name}/pause", admin_only,
+             [&queues, on_paused_changed](Request& r) {
+               return set_paused(queues, on_paused_changed, r, true);
+             });
+  router.add(Method::post, "/v1/queues/{name}/resume", admin_only,
+             [&queues, on_paused_changed](Request& r) {
+               return set_paused(queues, on_paused_changed, r, false);
+             });
+  router.add(Method::get, "/v1/dead", admin_only,
+             [&queues](Request& r) { return dead(queues, r); });
+  router.add(Method::post, "/v1/dead/{id}/retry", admin_only,
              [&queues](Request& r) { return retry(queues, r); });
-  router.add(Method::del, "/v1/dead/{id}", [&queues](Request& r) { return remove(queues, r); });
-  router.add(Method::get, "/v1/stats",
+  router.add(Method::del, "/v1/dead/{id}", admin_only,
+             [&queues](Request& r) { return remove(queues, r); });
+  router.add(Method::get, "/v1/stats", admin_only,
              [&queues, start](Request& r) { return stats(queues, start, r); });
 }
 

@@ -81,12 +81,15 @@ asio::awaitable<Response> remove(workers::WorkerStore& store, Request& req) {
 }  // namespace
 
 void add_worker_routes(Router& router, workers::WorkerStore& workers) {
-  router.add(Method::post, "/v1/workers", [&workers](Request& r) { return add(workers, r); });
-  router.add(Method::get, "/v1/workers",
+  const Roles workers_only = {Role::worker};  // register and heartbeat
+  const Roles admin_only = {Role::admin};
+  router.add(Method::post, "/v1/workers", workers_only,
+             [&workers](Request& r) { return add(workers, r); });
+  router.add(Method::get, "/v1/workers", admin_only,
              [&workers](Request& r) { return list(workers, r, false); });
-  router.add(Method::get, "/v1/workers/{id}",
+  router.add(Method::get, "/v1/workers/{id}", admin_only,
              [&workers](Request& r) { return list(workers, r, true); });
-  router.add(Method::del, "/v1/workers/{id}",
+  router.add(Method::del, "/v1/workers/{id}", admin_only,
              [&workers](Request& r) { return remove(workers, r); });
 }
 

@@ -1,0 +1,293 @@
+#include "cmd/jqctl/commands.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cmd/jqctl/exit_codes.hpp"
+#include "cmd/jqctl/job_input.hpp"
+
+namespace jq::ctl {
+
+using nlohmann::json;
+using Build = std::function<Expected<HttpRequest, std::string>()>;
+
+namespace {
+
+// `workers register` flags.
+struct WorkerFlags {
+  std::string url;
+  std::vector<std::string> names;
+  std::optional<int> concurrency;
+  std::optional<double> ttl_s;
+  std::vector<std::string> headers;  // NAME=VALUE, one per --header
+};
+
+}  // namespace
+
+struct Commands::State {
+  GlobalFlags globals;
+  // Only one subcommand runs per invocation, so all verbs keep their ID or NAME here.
+  std::string operand;
+  std::optional<std::string> wait_s;  // result --wait; the master checks the range
+  std::optional<std::string> dead_name;
+  std::optional<std::string> dead_limit;
+  JobFlags job;
+  std::string job_file;
+  WorkerFlags worker;
+  Build chosen;  // set by the chosen subcommand's callback
+};
+
+namespace {
+
+using State = Commands::State;
+
+bool is_unreserved(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : text) {
+    if (is_unreserved(c)) {
+      out += c;
+      continue;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    out += '%';
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0x0f];
+  }
+  return out;
+}
+
+// `path` with the operand, percent-encoded, in place of "{}".
+std::string fill(std::string_view path, const std::string& operand) {
+  const auto at = path.find("{}");
+  if (at == std::string_view::npos) return std::string(path);
+  return std::string(path.substr(0, at)) + percent_encode(operand) +
+         std::string(path.substr(at + 2));
+}
+
+void add_query(std::string& target, std::string_view key, const std::optional<std::string>& value) {
+  if (!value) return;
+  target += target.find('?') == std::string::npos ? '?' : '&';
+  target += std::string(key) + "=" + percent_encode(*value);
+}
+
+std::string dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Adds subcommands to the app, each with the exit-code footer and a callback that makes it the
+// chosen one. The callbacks refer to the State, not to the Table, which only lives while the
+// subcommands are added.
+class Table {
+ public:
+  explicit Table(State& s) : s_(s) {}
+
+  // A subcommand that only groups others (`workers list`, `workers delete`, ...).
+  CLI::App* group(CLI::App& parent, const std::string& name, const std::string& help) {
+    CLI::App* sub = parent.add_subcommand(name, help);
+    sub->require_subcommand(1);
+    sub->footer(kExitCodesHelp);
+    return sub;
+  }
+
+  // A subcommand whose request `build` makes from its flags.
+  CLI::App* verb(CLI::App& parent, const std::string& name, const std::string& help, Build build) {
+    CLI::App* sub = parent.add_subcommand(name, help);
+    sub->footer(kExitCodesHelp);
+    sub->callback([&s = s_, build = std::move(build)] { s.chosen = build; });
+    return sub;
+  }
+
+  // A subcommand that sends `method path`, with its one operand (named `operand`, or none when
+  // nullptr) in place of "{}" in the path.
+  CLI::App* simple(CLI::App& parent, const std::string& name, const std::string& help,
+                   Method method, std::string path, const char* operand) {
+    CLI::App* sub = verb(parent, name, help, [&s = s_, method, path] {
+      return Expected<HttpRequest, std::string>(HttpRequest{method, fill(path, s.operand), {}});
+    });
+    if (operand != nullptr) sub->add_option(operand, s_.operand, operand)->required();
+    return sub;
+  }
+
+ private:
+  State& s_;
+};
+
+void add_global_flags(CLI::App& app, GlobalFlags& g) {
+  app.add_option("--url", g.url, "the master, http://HOST[:PORT][/BASE]")
+      ->envname("JQ_URL")
+      ->capture_default_str();
+  app.add_option("--token", g.token, "sent as Authorization: Bearer TOKEN")->envname("JQ_TOKEN");
+  app.add_option("--timeout", g.timeout_s, "seconds the whole HTTP request may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+Expected<HttpRequest, std::string> push_request(const State& s) {
+  auto body =
+      s.job_file.empty() ? job_body_from_flags(s.job) : job_body_from_file(s.job_file, std::cin);
+  if (!body) return unexpected(std::move(body.error()));
+  return HttpRequest{Method::post, "/v1/jobs", std::move(*body)};
+}
+
+void add_push(Table& t, CLI::App& app, State& s) {
+  CLI::App* push = t.verb(app, "push",
+                          "Push one job from flags, or from --file one job (a JSON object) or a "
+                          "batch (an array); prints {id} or {ids}",
+                          [&s] { return push_request(s); });
+  auto* name = push->add_option("--name", s.job.name, "the job's name (what workers serve)");
+  auto* argument = push->add_option("--argument", s.job.argument_json,
+                                    R"(the argument as JSON, e.g. '{"to": "a@b.c"}' or '"text"')")
+                       ->type_name("JSON");
+  auto* priority = push->add_option("--priority", s.job.priority, "smaller runs first (default 0)");
+  auto* max_retry =
+      push->add_option("--max-retry", s.job.max_retry, "retries after the first attempt");
+  auto* keep = push->add_flag("--keep-result", s.job.keep_result, "keep the result for `result`");
+  auto* timeout = push->add_option(
+      "--timeout", s.job.timeout_s,
+      "the job's timeout in seconds (the HTTP timeout is --timeout before `push`)");
+  timeout->type_name("SECONDS");
+  push->add_option("--file", s.job_file, "a JSON job or array of jobs; - reads stdin")
+      ->type_name("PATH")
+      ->excludes(name)
+      ->excludes(argument)
+      ->excludes(priority)
+      ->excludes(max_retry)
+      ->excludes(keep)
+      ->excludes(timeout);
+}
+
+void add_jobs(Table& t, CLI::App& app, State& s) {
+  add_push(t, app, s);
+  CLI::App* result = t.verb(
+      app, "result",
+      "Fetch a kept result: 200 the result (then forgotten), 202 {id, state, attempts} while the "
+      "job is pending, null when there is none",
+      [&s] {
+        std::string target = fill("/v1/jobs/{}/result", s.operand);
+        add_query(target, "wait", s.wait_s);
+        return Expected<HttpRequest, std::string>(HttpRequest{Method::get, target, {}});
+      });
+  result->add_option("ID", s.operand, "the job's id")->required();
+  result->add_option("--wait", s.wait_s, "hold the request up to SECONDS (0-60) for the result")
+      ->type_name("SECONDS");
+  t.simple(app, "job", "Show a job: state, attempts, last_error", Method::get, "/v1/jobs/{}", "ID");
+  t.simple(app, "cancel", "Cancel a queued or scheduled job (409 while it runs)", Method::del,
+           "/v1/jobs/{}", "ID");
+}
+
+Expected<HttpRequest, std::string> register_request(const WorkerFlags& w) {
+  json body = {{"url", w.url}, {"names", w.names}};
+  if (w.concurrency) body["concurrency"] = *w.concurrency;
+  if (w.ttl_s) body["ttl"] = *w.ttl_s;
+  if (!w.headers.empty()) {
+    json headers = json::object();
+    for (const std::string& h : w.headers) {
+      const auto eq = h.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return unexpected("--header must be NAME=VALUE, got \"" + h + "\"");
+      }
+      headers[h.substr(0, eq)] = h.substr(eq + 1);
+    }
+    body["headers"] = std::move(headers);
+  }
+  return HttpRequest{Method::post, "/v1/workers", dump(body)};
+}
+
+void add_workers(Table& t, CLI::App& app, State& s) {
+  CLI::App* workers = t.group(app, "workers", "Worker endpoints: list, register, get, delete");
+  t.simple(*workers, "list", "List the registered workers", Method::get, "/v1/workers", nullptr);
+  CLI::App* reg = t.verb(*workers, "register",
+                         "Register a worker endpoint, or update the one with this URL; prints {id}",
+                         [&s] { return register_request(s.worker); });
+  reg->add_option("--url", s.worker.url,
+                  "the worker's URL (the master's is --url before `workers`)")
+      ->required();
+  reg->add_option("--names", s.worker.names, "job names served, comma-separated; * for all")
+      ->delimiter(',')
+      ->required();
+  reg->add_option("--concurrency", s.worker.concurrency, "jobs at once across all masters");
+  reg->add_option("--ttl", s.worker.ttl_s, "lapse unless registered again within SECONDS")
+      ->type_name("SECONDS");
+  reg->add_option("--header", s.worker.headers, "sent with every job; repeatable")
+      ->type_name("NAME=VALUE")
+      ->allow_extra_args(false);
+  t.simple(*workers, "get", "Show one worker", Method::get, "/v1/workers/{}", "ID");
+  t.simple(*workers, "delete", "Stop sending jobs to a worker", Method::del, "/v1/workers/{}",
+           "ID");
+}
+
+void add_queues(Table& t, CLI::App& app) {
+  CLI::App* queues = t.group(app, "queues", "Queues, one per job name: list, get, pause, resume");
+  t.simple(*queues, "list", "List the queues with their counts", Method::get, "/v1/queues",
+           nullptr);
+  t.simple(*queues, "get", "Show one queue", Method::get, "/v1/queues/{}", "NAME");
+  t.simple(*queues, "pause", "Stop dispatching a queue's jobs (pushes are still accepted)",
+           Method::post, "/v1/queues/{}/pause", "NAME");
+  t.simple(*queues, "resume", "Dispatch a paused queue's jobs again", Method::post,
+           "/v1/queues/{}/resume", "NAME");
+}
+
+void add_dead(Table& t, CLI::App& app, State& s) {
+  CLI::App* dead = t.group(app, "dead", "Jobs that failed for good: list, retry, delete");
+  CLI::App* list = t.verb(*dead, "list", "List dead jobs, newest first", [&s] {
+    std::string target = "/v1/dead";
+    add_query(target, "name", s.dead_name);
+    add_query(target, "limit", s.dead_limit);
+    return Expected<HttpRequest, std::string>(HttpRequest{Method::get, target, {}});
+  });
+  list->add_option("--name", s.dead_name, "only jobs of this name");
+  list->add_option("--limit", s.dead_limit, "at most N jobs (default 100, max 1000)")
+      ->type_name("N");
+  t.simple(*dead, "retry", "Make a dead job ready again, its attempts reset", Method::post,
+           "/v1/dead/{}/retry", "ID");
+  t.simple(*dead, "delete", "Forget a dead job", Method::del, "/v1/dead/{}", "ID");
+}
+
+}  // namespace
+
+Commands::Commands(CLI::App& app) : state_(std::make_unique<State>()) {
+  app.footer(kExitCodesHelp);
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may also follow the subcommand
+  add_global_flags(app, state_->globals);
+  Table t(*state_);
+  add_jobs(t, app, *state_);
+  add_workers(t, app, *state_);
+  add_queues(t, app);
+  add_dead(t, app, *state_);
+  t.simple(app, "stats", "Show the counters: pushed, succeeded, failed, ready, running, ...",
+           Method::get, "/v1/stats", nullptr);
+}
+
+Commands::~Commands() = default;
+
+const GlobalFlags& Commands::globals() const {
+  return state_->globals;
+}
+
+std::chrono::milliseconds Commands::timeout() const {
+  return std::chrono::milliseconds(
+      std::max<long long>(1, std::llround(state_->globals.timeout_s * 1000)));
+}
+
+Expected<HttpRequest, std::string> Commands::request() const {
+  if (!state_->chosen) return unexpected(std::string("no command given; see jqctl --help"));
+  return state_->chosen();
+}
+
+}  // namespace jq::ctl

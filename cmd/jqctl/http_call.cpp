@@ -1,0 +1,159 @@
+#include "cmd/jqctl/http_call.hpp"
+
+#include <sstream>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include "api/http_url.hpp"
+
+namespace jq::ctl {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using asio::ip::tcp;
+using boost::system::error_code;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A dead-job list holds up to 1000 results; a master accepts bodies of 1 MiB by default.
+constexpr std::uint64_t kMaxResponseBytes = 256ull * 1024 * 1024;
+constexpr std::uint32_t kMaxResponseHeaderBytes = 64 * 1024;
+
+// One request's I/O on a private io_context. Each step starts one asynchronous operation and runs
+// the context until it completes or the deadline passes: Asio's synchronous calls (resolve
+// included) cannot time out, while an asynchronous one can be abandoned.
+class Exchange {
+ public:
+  explicit Exchange(Clock::time_point deadline) : deadline_(deadline) {}
+
+  tcp::resolver& resolver() { return resolver_; }
+  tcp::socket& socket() { return socket_; }
+
+  // `start(done)` begins an operation whose handler calls done(error_code). Returns that error
+  // code, or beast::error::timeout once the deadline has passed.
+  template <class Start>
+  error_code step(Start start) {
+    std::optional<error_code> result;
+    start([&result](error_code ec) { result = ec; });
+    io_.restart();
+    io_.run_until(deadline_);
+    if (result) return *result;
+    resolver_.cancel();
+    error_code ignored;
+    socket_.close(ignored);
+    io_.restart();
+    io_.run();  // lets the abandoned operation's handler run, with operation_aborted
+    return beast::error::timeout;
+  }
+
+ private:
+  Clock::time_point deadline_;
+  asio::io_context io_;
+  tcp::resolver resolver_{io_};
+  tcp::socket socket_{io_};
+};
+
+bhttp::verb to_verb(Method m) {
+  switch (m) {
+    case Method::post:
+      return bhttp::verb::post;
+    case Method::del:
+      return bhttp::verb::delete_;
+    case Method::get:
+      break;
+  }
+  return bhttp::verb::get;
+}
+
+std::string host_port(const BaseUrl& base) {
+  const bool ipv6 = base.host.find(':') != std::string::npos;
+  return (ipv6 ? "[" + base.host + "]" : base.host) + ":" + std::to_string(base.port);
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  std::ostringstream out;
+  out << static_cast<double>(d.count()) / 1000.0 << " s";
+  return out.str();
+}
+
+bhttp::request<bhttp::string_body> make_request(const CallOptions& options,
+                                                const HttpRequest& request) {
+  bhttp::request<bhttp::string_body> req{to_verb(request.method),
+                                         options.base.base_path + request.target, 11};
+  req.set(bhttp::field::host, host_port(options.base));
+  req.set(bhttp::field::accept, "application/json");
+  req.set(bhttp::field::user_agent, "jqctl");
+  if (!options.token.empty()) req.set(bhttp::field::authorization, "Bearer " + options.token);
+  if (request.json_body) {
+    req.set(bhttp::field::content_type, "application/json");
+    req.body() = *request.json_body;
+  }
+  req.keep_alive(false);
+  req.prepare_payload();
+  return req;
+}
+
+// The sentence for a failed step: what was being done, and why it failed.
+std::string describe(const char* doing, const std::string& where, error_code ec,
+                     const CallOptions& options) {
+  if (ec == beast::error::timeout) {
+    return "no answer from " + where + " within " + seconds_text(options.timeout) + " (--timeout)";
+  }
+  return std::string(doing) + " " + where + ": " + ec.message();
+}
+
+}  // namespace
+
+Expected<BaseUrl, std::string> parse_base_url(std::string_view url) {
+  auto parsed = api::parse_http_url(url);
+  if (!parsed) return unexpected(std::string(parsed.error()));
+  if (parsed->target.find('?') != std::string::npos) {
+    return unexpected(std::string("must not have a query: http://HOST[:PORT][/BASE]"));
+  }
+  BaseUrl base{parsed->host, parsed->port, parsed->target};
+  while (!base.base_path.empty() && base.base_path.back() == '/') base.base_path.pop_back();
+  return base;
+}
+
+Expected<HttpResponse, std::string> http_call(const CallOptions& options,
+                                              const HttpRequest& request) {
+  Exchange x(Clock::now() + options.timeout);
+  const std::string where = host_port(options.base);
+  tcp::resolver::results_type endpoints;
+  error_code ec = x.step([&](auto done) {
+    x.resolver().async_resolve(options.base.host, std::to_string(options.base.port),
+                               [&endpoints, done](error_code e, tcp::resolver::results_type r) {
+                                 endpoints = std::move(r);
+                                 done(e);
+                               });
+  });
+  if (ec) return unexpected(describe("cannot resolve", options.base.host, ec, options));
+  ec = x.step([&](auto done) {
+    asio::async_connect(x.socket(), endpoints,
+                        [done](error_code e, const tcp::endpoint&) { done(e); });
+  });
+  if (ec) return unexpected(describe("cannot connect to", where, ec, options));
+  auto req = make_request(options, request);
+  ec = x.step([&](auto done) {
+    bhttp::async_write(x.socket(), req, [done](error_code e, std::size_t) { done(e); });
+  });
+  if (ec) return unexpected(describe("cannot send the request to", where, ec, options));
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.header_limit(kMaxResponseHeaderBytes);
+  parser.body_limit(kMaxResponseBytes);
+  ec = x.step([&](auto done) {
+    bhttp::async_read(x.socket(), buffer, parser, [done](error_code e, std::size_t) { done(e); });
+  });
+  if (ec) return unexpected(describe("no answer from", where, ec, options));
+  return HttpResponse{static_cast<int>(parser.get().result_int()), parser.get().body()};
+}
+
+}  // namespace jq::ctl

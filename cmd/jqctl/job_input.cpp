@@ -1,0 +1,85 @@
+#include "cmd/jqctl/job_input.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace jq::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+// Far above any body a master accepts (limits.max_body_bytes, 1 MiB by default), so the master
+// and not jqctl reports a body that is too large; this bound only protects jqctl's memory.
+constexpr std::size_t kMaxFileBytes = 64 * 1024 * 1024;
+
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
+std::string parse_error_text(const json::exception& e) {
+  const std::string what = e.what();
+  const auto end = what.find("] ");
+  return end == std::string::npos ? what : what.substr(end + 2);
+}
+
+Expected<json, std::string> parse_json(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    return unexpected(what + " is not valid JSON: " + parse_error_text(e));
+  }
+}
+
+Expected<std::string, std::string> read_all(std::istream& in, const std::string& what) {
+  std::string text;
+  char chunk[64 * 1024];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes) {
+      return unexpected(what + " is larger than " + std::to_string(kMaxFileBytes) + " bytes");
+    }
+  }
+  if (in.bad()) return unexpected("cannot read " + what);
+  return text;
+}
+
+Expected<std::string, std::string> read_source(const std::string& path, std::istream& stdin_stream,
+                                               const std::string& what) {
+  if (path == "-") return read_all(stdin_stream, what);
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return unexpected("cannot open " + what + ": " + std::strerror(errno));
+  return read_all(file, what);
+}
+
+}  // namespace
+
+Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
+  if (flags.name.empty()) return unexpected(std::string("push needs --name NAME or --file PATH"));
+  json job = {{"name", flags.name}};
+  if (flags.argument_json) {
+    auto argument = parse_json(*flags.argument_json, "--argument");
+    if (!argument) return unexpected(std::move(argument.error()));
+    job["argument"] = std::move(*argument);
+  }
+  if (flags.priority) job["priority"] = *flags.priority;
+  if (flags.max_retry) job["max_retry"] = *flags.max_retry;
+  if (flags.keep_result) job["keep_result"] = true;
+  if (flags.timeout_s) job["timeout"] = *flags.timeout_s;
+  return job.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Expected<std::string, std::string> job_body_from_file(const std::string& path,
+                                                      std::istream& stdin_stream) {
+  const std::string what = path == "-" ? std::string("stdin") : "--file " + path;
+  auto text = read_source(path, stdin_stream, what);
+  if (!text) return text;
+  auto value = parse_json(*text, what);
+  if (!value) return unexpected(std::move(value.error()));
+  if (!value->is_object() && !value->is_array()) {
+    return unexpected(what + " must hold one job (a JSON object) or an array of jobs");
+  }
+  return text;  // sent as written: the master sees exactly the user's numbers and strings
+}
+
+}  // namespace jq::ctl

@@ -1,0 +1,31 @@
+// The body of `jqctl push`: one job built from flags, or the JSON text of a file (or stdin) that
+// holds one job or an array of jobs. Only JSON syntax and the outer shape are checked here; the
+// master validates every field and names the one that is wrong (and its index in a batch).
+#pragma once
+
+#include <istream>
+#include <optional>
+#include <string>
+
+#include "src/util/expected.hpp"
+
+namespace jq::ctl {
+
+// A job from flags; an absent field takes the master's default.
+struct JobFlags {
+  std::string name;
+  std::optional<std::string> argument_json;  // any JSON value, as typed
+  std::optional<long long> priority;
+  std::optional<int> max_retry;
+  bool keep_result = false;
+  std::optional<double> timeout_s;
+};
+
+// The JSON job object, or why it cannot be built (no --name, --argument that is not JSON).
+Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags);
+
+// The file's text when it is one JSON object or array; `path` "-" reads `stdin_stream`.
+Expected<std::string, std::string> job_body_from_file(const std::string& path,
+                                                      std::istream& stdin_stream);
+
+}  // namespace jq::ctl

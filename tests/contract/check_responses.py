@@ -1,0 +1,1087 @@
+#!/usr/bin/python3
+"""Response schema check: a real jqmaster answers as openapi/master.yaml says, and sends workers
+what openapi/worker.yaml says.
+
+Starts a redis-server on a free port, build/cmd/jqmaster against it (a temporary config and data
+directory), build/cmd/jqworker (`--listen 127.0.0.1:0`) and a small worker endpoint inside this
+script, both registered through POST /v1/workers. Then it calls every implemented operation, for
+success and error cases, in MessagePack and in JSON, and for each answer checks:
+
+- the status is the one expected, and master.yaml documents it for that operation;
+- the body is in the encoding the request asked for (a media type the spec lists), decodes, and
+  validates (JSON Schema 2020-12, `$ref`s resolved in both spec files) against the schema the
+  spec gives for that operation, status and media type; a 204 has no body;
+- a request body the server accepted validates against the spec's request schema, and one it
+  refused with 400 does not (so the spec's validation rules and the server's agree).
+
+The worker endpoint in this script captures the master's dispatches; their bodies and headers
+are validated against worker.yaml, and its answers (MessagePack, JSON, failure, 429, too slow)
+come back through GET /v1/jobs/{id}/result, validated again.
+
+Prints one line per check and a final "N passed, N failed" line; exits 1 when a check failed.
+Processes are stopped by PID at the end, also on failure. Environment: JQ_BUILD_DIR (default
+build/), REDIS_SERVER (default redis-server on PATH), JQ_OPENAPI_DIR (default openapi/).
+
+Known differences between the contract and the server are marked where they are checked
+(`known=`): they print "known" instead of failing, so the list stays visible until the server is
+fixed (then the check simply passes).
+"""
+
+import base64
+import datetime
+import http.client
+import http.server
+import json
+import os
+import pathlib
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import warnings
+
+import jsonschema
+import msgpack
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OPENAPI = pathlib.Path(os.environ.get("JQ_OPENAPI_DIR", ROOT / "openapi"))
+BUILD = pathlib.Path(os.environ.get("JQ_BUILD_DIR", ROOT / "build"))
+MASTER_BIN = BUILD / "cmd" / "jqmaster"
+WORKER_BIN = BUILD / "cmd" / "jqworker"
+REDIS_SERVER = os.environ.get("REDIS_SERVER") or shutil.which("redis-server") or "redis-server"
+
+ENCODINGS = ("msgpack", "json")
+MEDIA = {"msgpack": "application/msgpack", "json": "application/json"}
+TOKENS = {
+    "admin": "contract-admin-0123456789abcdef",
+    "push": "contract-push-0123456789abcdef",
+    "worker": "contract-worker-0123456789abcdef",
+}
+MAX_BODY = 65536
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+UNKNOWN_JOB = "0-zzzzzzzzz"  # the shape of a job id, never issued
+NOTHING = object()
+
+# jsonschema's RefResolver is what Debian 12's python3-jsonschema (4.10) has; newer versions
+# still accept it with a DeprecationWarning.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+
+# --- results ---------------------------------------------------------------------------------
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = self.known = 0
+
+    def ok(self, text):
+        self.passed += 1
+        print(f"ok   {text}", flush=True)
+
+    def fail(self, text):
+        self.failed += 1
+        print(f"FAIL {text}", flush=True)
+
+    def skip(self, text):
+        self.skipped += 1
+        print(f"skip {text}", flush=True)
+
+    def known_difference(self, text, why):
+        self.known += 1
+        print(f"known {text} -- a known difference from the contract: {why}", flush=True)
+
+    def check(self, condition, text, problem=""):
+        if condition:
+            self.ok(text)
+        else:
+            self.fail(f"{text}: {problem}" if problem else text)
+
+    def summary(self):
+        line = f"{self.passed} passed, {self.failed} failed"
+        if self.known:
+            line += f", {self.known} known differences"
+        if self.skipped:
+            line += f", {self.skipped} skipped"
+        return line
+
+
+# --- the spec ---------------------------------------------------------------------------------
+
+FORMATS = jsonschema.FormatChecker(formats=())
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+@FORMATS.checks("date-time")
+def _is_date_time(value):
+    return not isinstance(value, str) or bool(RFC3339.match(value))
+
+
+@FORMATS.checks("uri")
+def _is_uri(value):
+    return not isinstance(value, str) or bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$", value))
+
+
+class Spec:
+    """One OpenAPI file; `$ref`s into the other file resolve through the shared store."""
+
+    store = {}
+
+    def __init__(self, name):
+        path = OPENAPI / name
+        self.name = name
+        self.uri = path.resolve().as_uri()
+        self.doc = yaml.safe_load(path.read_text())
+        Spec.store[self.uri] = self.doc
+
+    def errors(self, schema, value):
+        """The first problem of `value` against `schema` (a part of this file), or None."""
+        resolver = jsonschema.RefResolver(self.uri, self.doc, store=Spec.store)
+        validator = jsonschema.Draft202012Validator(schema, resolver=resolver,
+                                                    format_checker=FORMATS)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        if error is None:
+            return None
+        where = "/".join(str(p) for p in error.absolute_path) or "body"
+        return f"{where}: {shorten(error.message)}"
+
+    def pointer(self, ref):
+        node = self.doc
+        for part in ref[2:].split("/"):
+            node = node[part.replace("~1", "/").replace("~0", "~")]
+        return node
+
+    def operation(self, pattern, method):
+        return self.doc["paths"][pattern][method.lower()]
+
+    def response(self, pattern, method, status):
+        responses = self.operation(pattern, method)["responses"]
+        found = responses.get(str(status), responses.get("default"))
+        return None if found is None else self.resolve(found)
+
+    def resolve(self, node):
+        while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
+            node = self.pointer(node["$ref"])
+        return node
+
+    def request_schema(self, pattern, method, media_type):
+        body = self.operation(pattern, method).get("requestBody")
+        if body is None:
+            return None
+        content = self.resolve(body).get("content", {})
+        return content.get(media_type, {}).get("schema")
+
+
+def shorten(text, limit=160):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# --- encodings --------------------------------------------------------------------------------
+
+def encode(value, encoding):
+    if encoding == "json":
+        return json.dumps(value).encode()
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def essence(content_type):
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def decode(body, media_type):
+    if media_type == "application/json":
+        return json.loads(body)
+    if media_type in ("application/msgpack", "application/x-msgpack"):
+        return msgpack.unpackb(body, raw=False, strict_map_key=False)
+    raise ValueError(f"no decoder for {media_type!r}")
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+# --- processes --------------------------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    """A child process, logging to a file, stopped by its PID."""
+
+    def __init__(self, name, argv, log_path, stdout=None):
+        self.name = name
+        self.log_path = log_path
+        self.log = open(log_path, "ab")
+        self.popen = subprocess.Popen(argv, stdout=stdout if stdout else self.log,
+                                      stderr=self.log, stdin=subprocess.DEVNULL)
+
+    def running(self):
+        return self.popen.poll() is None
+
+    def stop(self, timeout=15):
+        if self.popen.poll() is None:
+            os.kill(self.popen.pid, signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.popen.pid, signal.SIGKILL)
+                self.popen.wait()
+        if not self.log.closed:
+            self.log.close()
+
+    def log_tail(self, lines=30):
+        try:
+            return "\n".join(pathlib.Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def wait_until(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+
+
+def start_redis(tmp, procs):
+    port = free_port()
+    proc = Proc("redis-server", [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
+                                 "--save", "", "--appendonly", "no", "--dir", str(tmp)],
+                tmp / "redis.log")
+    procs.append(proc)
+
+    def pong():
+        if not proc.running():
+            raise RuntimeError(f"redis-server exited:\n{proc.log_tail()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    wait_until(pong, 10, "redis-server")
+    return proc, port
+
+
+def start_master(tmp, redis_port, procs):
+    port = free_port()
+    config = tmp / "jqmaster.yaml"
+    config.write_text(f"""\
+listen: 127.0.0.1:{port}
+data_dir: {tmp / 'data'}
+shards: 4
+redis:
+  url: "redis://127.0.0.1:{redis_port}/0"
+retry:
+  base: 0.1
+  max: 1
+  jitter: 0
+limits:
+  max_body_bytes: {MAX_BODY}
+shutdown_grace: 1
+auth:
+  tokens:
+    - {{token: "{TOKENS['admin']}", role: admin}}
+    - {{token: "{TOKENS['push']}", role: push}}
+    - {{token: "{TOKENS['worker']}", role: worker}}
+""")
+    proc = Proc("jqmaster", [str(MASTER_BIN), "--config", str(config)], tmp / "jqmaster.log")
+    procs.append(proc)
+
+    def ready():
+        if not proc.running():
+            raise RuntimeError(f"jqmaster exited:\n{proc.log_tail()}")
+        try:
+            return raw_call(port, "GET", "/readyz")[0] == 200
+        except OSError:
+            return False
+
+    wait_until(ready, 20, "jqmaster /readyz")
+    return proc, port
+
+
+def start_jqworker(tmp, procs):
+    proc = Proc("jqworker", [str(WORKER_BIN), "--listen", "127.0.0.1:0"], tmp / "jqworker.log",
+                stdout=subprocess.PIPE)
+    procs.append(proc)
+    ready, _, _ = select.select([proc.popen.stdout], [], [], 10)
+    line = proc.popen.stdout.readline().decode(errors="replace").strip() if ready else ""
+    match = re.match(r"listening on (\S+):(\d+)$", line)
+    if not match:
+        raise RuntimeError(f"jqworker did not print 'listening on HOST:PORT' (got {line!r}):\n"
+                           f"{proc.log_tail()}")
+
+    def drain(stream=proc.popen.stdout):  # keep the pipe from filling up
+        for _ in iter(stream.readline, b""):
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    return proc, f"http://{match.group(1)}:{match.group(2)}/"
+
+
+# --- HTTP -------------------------------------------------------------------------------------
+
+def raw_call(port, method, target, body=None, headers=None, timeout=30):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, target, body=body, headers=headers or {})
+        res = conn.getresponse()
+        return res.status, {k.lower(): v for k, v in res.getheaders()}, res.read()
+    finally:
+        conn.close()
+
+
+class Master:
+    """Calls the master and checks each answer against master.yaml."""
+
+    def __init__(self, port, spec, tally):
+        self.port = port
+        self.spec = spec
+        self.tally = tally
+
+    def get_json(self, target):
+        """A plain GET (not a check): (status, decoded JSON or None)."""
+        status, _, body = raw_call(self.port, "GET", target, headers={
+            "Accept": "application/json", "Authorization": f"Bearer {TOKENS['admin']}"})
+        return status, (json.loads(body) if body else None)
+
+    def call(self, what, method, target, pattern, expect, *, encoding="msgpack", value=NOTHING,
+             raw=None, content_type=None, accept=NOTHING, token="admin", headers=None,
+             check=None, agree=True, want_media=None, skip_if=None, known=None):
+        """One request, one printed line. `pattern` names the operation in master.yaml (None:
+        a path the master does not serve; the body is then checked against the Error schema).
+        `check(value, headers)` returns a problem or None. `agree=False`: the request body's
+        validity per the spec says nothing here (e.g. a 413 or 415). `skip_if`: {status: reason}
+        for answers that mean "not built yet". `known`: why a failure here is a known difference
+        from the contract. Returns the decoded body (None when empty)."""
+        label = f"{method} {target} [{encoding}] {what}"
+        send_headers = {}
+        if accept is NOTHING:
+            accept = MEDIA[encoding]
+        if accept:
+            send_headers["Accept"] = accept
+        if token:
+            send_headers["Authorization"] = f"Bearer {TOKENS.get(token, token)}"
+        body = raw
+        if value is not NOTHING:
+            body = encode(value, encoding)
+            content_type = content_type or MEDIA[encoding]
+        if body is not None:
+            send_headers["Content-Type"] = content_type or MEDIA[encoding]
+        send_headers.update(headers or {})
+        try:
+            status, res_headers, res_body = raw_call(self.port, method, target, body, send_headers)
+        except OSError as e:
+            self.tally.fail(f"{label}: request failed: {e}")
+            return None
+        if skip_if and status in skip_if:
+            self.tally.skip(f"{label}: got {status}: {skip_if[status]}")
+            return None
+
+        problems = []
+        expected = expect if isinstance(expect, tuple) else (expect,)
+        if status not in expected:
+            problems.append(f"status {status}, expected {' or '.join(map(str, expected))} "
+                            f"(body {shorten(res_body, 120)!r})")
+        decoded = None
+        media = essence(res_headers.get("content-type"))
+        if res_body:
+            try:
+                decoded = decode(res_body, media)
+            except Exception as e:  # noqa: BLE001 - any decode failure is the finding
+                problems.append(f"body does not decode as {media or 'no Content-Type'}: {e}")
+                media = None
+
+        if pattern is None:
+            schema = {"$ref": "#/components/schemas/Error"}
+            if media and media != (want_media or MEDIA[encoding]):
+                problems.append(f"answered {media}, expected {want_media or MEDIA[encoding]}")
+            if media and (problem := self.spec.errors(schema, decoded)):
+                problems.append(f"not an Error: {problem}")
+        else:
+            problems += self.check_response(pattern, method, status, media, res_body, decoded,
+                                            want_media or MEDIA[encoding], res_headers)
+            if agree and value is not NOTHING:
+                problems += self.check_request(pattern, method, content_type, value, status)
+        if check and not problems:
+            try:
+                problem = check(decoded, res_headers)
+            except Exception as e:  # noqa: BLE001 - a check that cannot run is a failure
+                problem = f"{type(e).__name__}: {e}"
+            if problem:
+                problems.append(problem)
+        if problems and known:
+            self.tally.known_difference(f"{label}: " + "; ".join(problems), known)
+        elif problems:
+            self.tally.fail(f"{label}: " + "; ".join(problems))
+        else:
+            self.tally.ok(f"{label}: {status}")
+        return decoded
+
+    def check_response(self, pattern, method, status, media, body, decoded, want_media, headers):
+        response = self.spec.response(pattern, method, status)
+        if response is None:
+            return [f"status {status} is not documented for {method} {pattern} in master.yaml"]
+        for name, header in response.get("headers", {}).items():
+            header = self.spec.resolve(header)
+            value = headers.get(name.lower())
+            if value is None:
+                if header.get("required"):
+                    return [f"no {name} header, which master.yaml requires for {status}"]
+                continue
+            schema = header.get("schema", {})
+            if schema.get("type") == "integer" and value.isdigit():
+                value = int(value)
+            if problem := self.spec.errors(schema, value):
+                return [f"{name} header does not match master.yaml: {problem}"]
+        content = response.get("content")
+        if not content:
+            return [f"master.yaml documents no body for {status}, got {len(body)} bytes"] if body else []
+        if not body:
+            return [f"empty body; master.yaml documents {', '.join(content)}"]
+        if media is None:
+            return []  # already reported as undecodable
+        if media not in content:
+            return [f"answered {media}, which master.yaml does not list for {status}"]
+        if media != want_media:
+            return [f"answered {media}, expected {want_media}"]
+        problem = self.spec.errors(content[media]["schema"], decoded)
+        return [f"body does not match master.yaml: {problem}"] if problem else []
+
+    def check_request(self, pattern, method, content_type, value, status):
+        schema = self.spec.request_schema(pattern, method, essence(content_type))
+        if schema is None:
+            return []
+        problem = self.spec.errors(schema, value)
+        if 200 <= status < 300 and problem:
+            return [f"the server accepted a body master.yaml rejects ({problem})"]
+        if status == 400 and not problem:
+            return ["the server refused a body master.yaml's request schema accepts"]
+        return []
+
+
+def error_is(code, field=None, index=None):
+    """A check: the error body has this code (and field, and index)."""
+    def check(value, _headers):
+        want = {"error": code}
+        if field is not None:
+            want["field"] = field
+        if index is not None:
+            want["index"] = index
+        wrong = {k: value.get(k) for k, v in want.items() if value.get(k) != v}
+        return f"expected {want}, got {wrong}" if wrong else None
+    return check
+
+
+# --- a worker endpoint inside this script ---------------------------------------------------
+
+class CaptureWorker:
+    """Records every request the master sends and answers as the job's argument asks:
+    mode success (MessagePack), json (a JSON answer), fail (should_retry false), busy_once (429,
+    or `status`, the first time), status (always that status), garbage (200 with a map that is
+    not a result object), slow (answers after 1.5 s)."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.requests = {}  # job id -> [(headers, body bytes)]
+        worker = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                status, content_type, payload, extra = worker.answer(dict(self.headers), body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload)))
+                    for k, v in extra:
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except OSError:
+                    pass  # the master gave up on this attempt (the slow mode)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/run?from=contract"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @staticmethod
+    def success(result):
+        return {"type": "success", "finished_at": now_iso(), "result": result}
+
+    @staticmethod
+    def failure():
+        return {"type": "failure", "reason": "other", "finished_at": now_iso(),
+                "should_retry": False, "error": {"code": 7}, "message": "failed on purpose"}
+
+    def answer(self, headers, body):
+        try:
+            job = msgpack.unpackb(body, raw=False)
+        except Exception:  # noqa: BLE001 - the master sent something that is not MessagePack
+            job = {}
+        job_id = str(headers.get("X-Jq-Job-Id", job.get("id") if isinstance(job, dict) else ""))
+        with self.lock:
+            seen = self.requests.setdefault(job_id, [])
+            seen.append((headers, body))
+            first = len(seen) == 1
+            self.lock.notify_all()
+        argument = job.get("argument") if isinstance(job, dict) else None
+        mode = argument.get("mode") if isinstance(argument, dict) else None
+        if mode == "json":
+            return 200, "application/json", json.dumps(self.success({"answered": "json"})).encode(), []
+        if mode == "fail":
+            return 200, "application/msgpack", msgpack.packb(self.failure()), []
+        if mode == "busy_once" and first:
+            return argument.get("status", 429), "text/plain", b"busy", [("Retry-After", "0")]
+        if mode == "status":
+            return argument["status"], "text/plain", b"out of memory", []
+        if mode == "garbage":
+            return 200, "application/msgpack", msgpack.packb({"type": "done"}), []
+        if mode == "slow":
+            time.sleep(1.5)
+        return 200, "application/msgpack", msgpack.packb(self.success(argument), use_bin_type=True), []
+
+    def wait_requests(self, job_id, count, timeout=15):
+        with self.lock:
+            if not self.lock.wait_for(lambda: len(self.requests.get(job_id, [])) >= count, timeout):
+                raise TimeoutError(f"the worker endpoint got {len(self.requests.get(job_id, []))} "
+                                   f"requests for job {job_id}, expected {count}")
+            return list(self.requests[job_id])
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# --- the checks -------------------------------------------------------------------------------
+
+def wait_state(m, job_id, states, timeout=15):
+    def reached():
+        status, view = m.get_json(f"/v1/jobs/{job_id}")
+        return status == 200 and view["state"] in states
+    wait_until(reached, timeout, f"job {job_id} to be {' or '.join(states)}")
+
+
+def push_one(m, job, encoding="json", headers=None):
+    status, _, body = raw_call(m.port, "POST", "/v1/jobs", encode(job, encoding), {
+        "Content-Type": MEDIA[encoding], "Accept": "application/json",
+        "Authorization": f"Bearer {TOKENS['admin']}", **(headers or {})})
+    if status != 201:
+        raise RuntimeError(f"push of {job} answered {status}: {body[:200]!r}")
+    return json.loads(body)
+
+
+def check_operations(m):
+    for enc in ENCODINGS:
+        m.call("liveness", "GET", "/healthz", "/healthz", 200, encoding=enc, token=None)
+        m.call("readiness", "GET", "/readyz", "/readyz", 200, encoding=enc, token=None)
+    for enc in ENCODINGS:
+        m.call("unknown path", "GET", "/v1/nope", None, 404, encoding=enc,
+               check=error_is("not_found"))
+        m.call("method not allowed", "DELETE", "/v1/stats", None, 405, encoding=enc,
+               check=lambda v, h: None if "allow" in h else "no Allow header")
+    m.call("no Accept, no body: MessagePack", "GET", "/v1/stats", "/v1/stats", 200, accept="")
+    m.call("planned, not served yet", "GET", "/metrics", None, 404, token=None)
+
+
+def check_workers(m, ctx):
+    jq = {"url": ctx["jqworker_url"], "names": ["echo", "sleepy", "doomed"], "concurrency": 4}
+    created = m.call("register jqworker", "POST", "/v1/workers", "/v1/workers", 201,
+                     encoding="msgpack", value=jq)
+    ctx["jqworker_id"] = wid = created["id"] if created else None
+    m.call("same url again keeps the id", "POST", "/v1/workers", "/v1/workers", 200,
+           encoding="json", value=jq,
+           check=lambda v, h: None if v["id"] == wid else f"id {v['id']} != {wid}")
+    capture = {"url": ctx["capture"].url, "names": ["py.capture"], "concurrency": 2,
+               "headers": {"X-Test-Secret": "s3cret"}}
+    m.call("register the script's worker", "POST", "/v1/workers", "/v1/workers", 201,
+           encoding="json", value=capture)
+    m.call("heartbeat of the script's worker", "POST", "/v1/workers", "/v1/workers", 200,
+           encoding="msgpack", value=capture)
+    spare = {}
+    for enc in ENCODINGS:
+        reg = {"url": f"http://127.0.0.1:9/spare-{enc}", "names": ["never.used"], "ttl": 600.5}
+        out = m.call("register with a ttl", "POST", "/v1/workers", "/v1/workers", 201,
+                     encoding=enc, value=reg)
+        spare[enc] = out["id"] if out else "w0"
+    bad = [
+        ("not an http:// url", {"url": "ftp://example.org/", "names": ["a"]}, "invalid_job", "url"),
+        ("unknown field", {"url": "http://127.0.0.1:9/", "names": ["a"], "concurency": 2},
+         "invalid_job", "concurency"),
+        ("'*' among other names", {"url": "http://127.0.0.1:9/", "names": ["*", "a"]},
+         "invalid_job", "names"),
+        ("no names", {"url": "http://127.0.0.1:9/"}, "invalid_job", "names"),
+        ("concurrency 0", {"url": "http://127.0.0.1:9/", "names": ["a"], "concurrency": 0},
+         "invalid_job", "concurrency"),
+        ("not a map", ["http://127.0.0.1:9/"], "bad_request", None),
+    ]
+    for enc in ENCODINGS:
+        for what, value, code, field in bad:
+            m.call(what, "POST", "/v1/workers", "/v1/workers", 400, encoding=enc, value=value,
+                   check=error_is(code, field))
+        m.call("form-encoded body", "POST", "/v1/workers", "/v1/workers", 415, encoding=enc,
+               raw=b"url=x", content_type="application/x-www-form-urlencoded",
+               check=error_is("unsupported_media_type"))
+        m.call("body over max_body_bytes", "POST", "/v1/workers", "/v1/workers", 413,
+               encoding=enc, agree=False,
+               value={"url": "http://127.0.0.1:9/", "names": ["a"], "headers": {"X-Big": "b" * MAX_BODY}},
+               check=error_is("payload_too_large"))
+    for enc in ENCODINGS:
+        m.call("list", "GET", "/v1/workers", "/v1/workers", 200, encoding=enc,
+               check=lambda v, h: None if any(w["id"] == wid for w in v) else f"{wid} not listed")
+        m.call("one", "GET", f"/v1/workers/{wid}", "/v1/workers/{id}", 200, encoding=enc,
+               check=lambda v, h: None if v["id"] == wid else f"got {v['id']}")
+        m.call("unknown", "GET", "/v1/workers/w999999", "/v1/workers/{id}", 404, encoding=enc,
+               check=error_is("not_found"))
+        m.call("remove", "DELETE", f"/v1/workers/{spare[enc]}", "/v1/workers/{id}", 204,
+               encoding=enc)
+        m.call("remove again", "DELETE", f"/v1/workers/{spare[enc]}", "/v1/workers/{id}", 404,
+               encoding=enc, check=error_is("not_found"))
+
+
+def check_jobs(m, ctx):
+    m.call("pause before any push", "POST", "/v1/queues/held/pause", "/v1/queues/{name}/pause",
+           200, check=lambda v, h: None if v["paused"] is True else "not paused")
+    one = {"name": "held", "argument": {"k": [1, 2.5, None, b"\x00\xff"]}, "priority": 3,
+           "max_retry": 5, "keep_result": True, "timeout": 2.5}
+    held = []
+    out = m.call("one job", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="msgpack", value=one)
+    held.append(out["id"] if out else UNKNOWN_JOB)
+    out = m.call("one job", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="json",
+                 value={"name": "held", "priority": -1})
+    held.append(out["id"] if out else UNKNOWN_JOB)
+    batch = [{"name": "held"}, {"name": "held", "max_retry": 0, "argument": "x"}]
+    for enc in ENCODINGS:
+        out = m.call("a batch", "POST", "/v1/jobs", "/v1/jobs", 201, encoding=enc, value=batch,
+                     check=lambda v, h: None if len(v["ids"]) == 2 else f"{len(v['ids'])} ids")
+        held += out["ids"] if out else []
+    m.call("application/x-msgpack body", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="msgpack",
+           value={"name": "held"}, content_type="application/x-msgpack")
+    m.call("JSON body, no Accept: JSON", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="json",
+           value={"name": "held"}, accept="")
+    m.call("JSON body, Accept MessagePack", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="json",
+           value={"name": "held"}, accept="application/msgpack", want_media="application/msgpack")
+    if ctx["auth"]:
+        m.call("with a push token", "POST", "/v1/jobs", "/v1/jobs", 201, value={"name": "held"},
+               token="push")
+
+    bad = [
+        ("misspelt field in a batch", [{"name": "a"}, {"name": "a", "max_retries": 2}],
+         "invalid_job", "max_retries", 1),
+        ("priority 3.5", {"name": "a", "priority": 3.5}, "invalid_job", "priority", None),
+        ("priority above int32", {"name": "a", "priority": 2 ** 31}, "invalid_job", "priority", None),
+        ("name starting with a dot", {"name": ".a"}, "invalid_job", "name", None),
+        ("name of 129 bytes", {"name": "n" * 129}, "invalid_job", "name", None),
+        ("max_retry 1001", {"name": "a", "max_retry": 1001}, "invalid_job", "max_retry", None),
+        ("timeout 0", {"name": "a", "timeout": 0}, "invalid_job", "timeout", None),
+        ("keep_result 1", {"name": "a", "keep_result": 1}, "invalid_job", "keep_result", None),
+        ("no name", {"priority": 1}, "invalid_job", "name", None),
+        ("empty batch", [], "bad_request", None, None),
+        ("1001 jobs", [{"name": "a"}] * 1001, "bad_request", None, None),
+        ("not a map or array", 42, "bad_request", None, None),
+    ]
+    for enc in ENCODINGS:
+        for what, value, code, field, index in bad:
+            m.call(what, "POST", "/v1/jobs", "/v1/jobs", 400, encoding=enc, value=value,
+                   check=error_is(code, field, index))
+        m.call("not valid " + enc, "POST", "/v1/jobs", "/v1/jobs", 400, encoding=enc,
+               raw=b"\xc1" if enc == "msgpack" else b"{", content_type=MEDIA[enc],
+               check=error_is("bad_request"))
+        m.call("empty body", "POST", "/v1/jobs", "/v1/jobs", 400, encoding=enc, raw=b"",
+               content_type=MEDIA[enc], check=error_is("bad_request"))
+        m.call("XML body", "POST", "/v1/jobs", "/v1/jobs", 415, encoding=enc, raw=b"<job/>",
+               content_type="application/xml", check=error_is("unsupported_media_type"))
+        m.call("body over max_body_bytes", "POST", "/v1/jobs", "/v1/jobs", 413, encoding=enc,
+               value={"name": "big", "argument": "x" * MAX_BODY}, agree=False,
+               check=error_is("payload_too_large"))
+
+    job = held[0]
+    for enc in ENCODINGS:
+        m.call("queued job", "GET", f"/v1/jobs/{job}", "/v1/jobs/{id}", 200, encoding=enc,
+               check=lambda v, h: None if (v["state"], v["priority"], v["timeout"]) ==
+               ("queued", 3, 2.5) else f"got {v}")
+        m.call("unknown id", "GET", f"/v1/jobs/{UNKNOWN_JOB}", "/v1/jobs/{id}", 404,
+               encoding=enc, check=error_is("not_found"))
+        m.call("malformed id", "GET", "/v1/jobs/not-an-id", "/v1/jobs/{id}", 404, encoding=enc,
+               check=error_is("not_found"))
+        m.call("not finished", "GET", f"/v1/jobs/{job}/result", "/v1/jobs/{id}/result", 202,
+               encoding=enc, check=lambda v, h: None if v["state"] == "queued" else f"got {v}")
+        m.call("not finished after wait", "GET", f"/v1/jobs/{job}/result?wait=0.2",
+               "/v1/jobs/{id}/result", 202, encoding=enc)
+        m.call("wait not a number", "GET", f"/v1/jobs/{job}/result?wait=soon",
+               "/v1/jobs/{id}/result", 400, encoding=enc, check=error_is("bad_request", "wait"))
+        m.call("wait above 60", "GET", f"/v1/jobs/{job}/result?wait=61", "/v1/jobs/{id}/result",
+               400, encoding=enc, check=error_is("bad_request", "wait"))
+        m.call("unknown id: nil", "GET", f"/v1/jobs/{UNKNOWN_JOB}/result",
+               "/v1/jobs/{id}/result", 200, encoding=enc,
+               check=lambda v, h: None if v is None else f"got {v!r}")
+    for enc, victim in zip(ENCODINGS, held[2:4]):
+        m.call("cancel a queued job", "DELETE", f"/v1/jobs/{victim}", "/v1/jobs/{id}", 204,
+               encoding=enc)
+        m.call("cancel it again", "DELETE", f"/v1/jobs/{victim}", "/v1/jobs/{id}", 404,
+               encoding=enc, check=error_is("not_found"))
+
+    # Results through jqworker: it echoes the argument.
+    argument = {"hello": "world", "bin": b"\x01\x02"}
+    echo = push_one(m, {"name": "echo", "argument": argument, "keep_result": True}, "msgpack")["id"]
+    m.call("success kept", "GET", f"/v1/jobs/{echo}/result?wait=10", "/v1/jobs/{id}/result", 200,
+           encoding="msgpack",
+           check=lambda v, h: None if v and v["type"] == "success" and v["result"] == argument
+           else f"got {v!r}")
+    m.call("fetched already: nil", "GET", f"/v1/jobs/{echo}/result", "/v1/jobs/{id}/result", 200,
+           encoding="msgpack", check=lambda v, h: None if v is None else f"got {v!r}")
+    echo = push_one(m, {"name": "echo", "argument": argument, "keep_result": True}, "msgpack")["id"]
+    want = {"hello": "world", "bin": {"$bin": base64.b64encode(b"\x01\x02").decode()}}
+    m.call("success kept, binary as $bin", "GET", f"/v1/jobs/{echo}/result?wait=10",
+           "/v1/jobs/{id}/result", 200, encoding="json",
+           check=lambda v, h: None if v and v["result"] == want else f"got {v!r}")
+    gone = push_one(m, {"name": "echo", "argument": 1})["id"]
+    wait_until(lambda: m.get_json(f"/v1/jobs/{gone}")[0] == 404, 15, f"job {gone} to finish")
+    for enc in ENCODINGS:
+        m.call("succeeded without keep_result", "GET", f"/v1/jobs/{gone}", "/v1/jobs/{id}", 404,
+               encoding=enc, check=error_is("not_found"))
+
+    # A running job cannot be cancelled.
+    sleepy = push_one(m, {"name": "sleepy", "argument": {"sleep_ms": 4000}})["id"]
+    wait_state(m, sleepy, ["running"])
+    for enc in ENCODINGS:
+        m.call("running job", "GET", f"/v1/jobs/{sleepy}", "/v1/jobs/{id}", 200, encoding=enc,
+               check=lambda v, h: None if v["state"] == "running" and v["attempts"] == 1
+               else f"got {v}")
+        m.call("cancel a running job", "DELETE", f"/v1/jobs/{sleepy}", "/v1/jobs/{id}", 409,
+               encoding=enc, check=error_is("conflict"))
+
+
+def check_dead(m, ctx):
+    doomed = {"name": "doomed", "argument": {"fail": True, "should_retry": False},
+              "keep_result": True, "max_retry": 0}
+    ids = m.call("four jobs that fail", "POST", "/v1/jobs", "/v1/jobs", 201, value=[doomed] * 4)
+    ids = ids["ids"] if ids else []
+    if len(ids) != 4:
+        raise RuntimeError("could not push the jobs for the dead-job checks")
+    for job in ids:
+        wait_state(m, job, ["dead"])
+    for enc in ENCODINGS:
+        m.call("dead job", "GET", f"/v1/jobs/{ids[0]}", "/v1/jobs/{id}", 200, encoding=enc,
+               check=lambda v, h: None if v["state"] == "dead" and v.get("last_error")
+               else f"got {v}")
+        m.call("cancel a dead job", "DELETE", f"/v1/jobs/{ids[0]}", "/v1/jobs/{id}", 409,
+               encoding=enc, check=error_is("conflict"))
+        m.call("list", "GET", "/v1/dead", "/v1/dead", 200, encoding=enc,
+               check=lambda v, h: None if set(ids) <= {d["id"] for d in v} else "not all listed")
+        m.call("list by name, limit 2", "GET", "/v1/dead?name=doomed&limit=2", "/v1/dead", 200,
+               encoding=enc, check=lambda v, h: None if len(v) == 2 else f"{len(v)} jobs")
+        m.call("limit 0", "GET", "/v1/dead?limit=0", "/v1/dead", 400, encoding=enc,
+               check=error_is("bad_request", "limit"))
+        m.call("limit 1001", "GET", "/v1/dead?limit=1001", "/v1/dead", 400, encoding=enc,
+               check=error_is("bad_request", "limit"))
+    for enc, job in zip(ENCODINGS, ids[2:4]):
+        m.call("kept failure", "GET", f"/v1/jobs/{job}/result", "/v1/jobs/{id}/result", 200,
+               encoding=enc, check=lambda v, h: None if v and v["type"] == "failure" and
+               v["should_retry"] is False else f"got {v!r}")
+    retry = ids[0]
+    for enc in ENCODINGS:
+        wait_state(m, retry, ["dead"])
+        m.call("retry", "POST", f"/v1/dead/{retry}/retry", "/v1/dead/{id}/retry", 200,
+               encoding=enc, check=lambda v, h: None if v == {"id": retry, "state": "queued"}
+               else f"got {v}")
+        m.call("retry unknown", "POST", f"/v1/dead/{UNKNOWN_JOB}/retry", "/v1/dead/{id}/retry",
+               404, encoding=enc, check=error_is("not_found"))
+        m.call("retry malformed id", "POST", "/v1/dead/nope/retry", "/v1/dead/{id}/retry", 404,
+               encoding=enc, check=error_is("not_found"))
+    for enc, job in zip(ENCODINGS, ids[1:3]):
+        m.call("delete", "DELETE", f"/v1/dead/{job}", "/v1/dead/{id}", 204, encoding=enc)
+        m.call("delete again", "DELETE", f"/v1/dead/{job}", "/v1/dead/{id}", 404, encoding=enc,
+               check=error_is("not_found"))
+
+
+def check_queues(m, ctx):
+    for enc in ENCODINGS:
+        m.call("list", "GET", "/v1/queues", "/v1/queues", 200, encoding=enc,
+               check=lambda v, h: None if {"echo", "held"} <= {q["name"] for q in v}
+               else "echo or held missing")
+        m.call("one", "GET", "/v1/queues/held", "/v1/queues/{name}", 200, encoding=enc,
+               check=lambda v, h: None if v["paused"] and v["ready"] >= 1 else f"got {v}")
+        m.call("never seen", "GET", "/v1/queues/never.seen", "/v1/queues/{name}", 404,
+               encoding=enc, check=error_is("not_found"))
+        m.call("pause a new name", "POST", f"/v1/queues/fresh.{enc}/pause",
+               "/v1/queues/{name}/pause", 200, encoding=enc,
+               check=lambda v, h: None if v["paused"] is True and v["ready"] == 0 else f"got {v}")
+        m.call("resume it", "POST", f"/v1/queues/fresh.{enc}/resume", "/v1/queues/{name}/resume",
+               200, encoding=enc, check=lambda v, h: None if v["paused"] is False else f"got {v}")
+        m.call("pause a bad name", "POST", "/v1/queues/.dot/pause", "/v1/queues/{name}/pause",
+               400, encoding=enc, check=error_is("invalid_job", "name"))
+        m.call("resume a bad name", "POST", "/v1/queues/-dash/resume",
+               "/v1/queues/{name}/resume", 400, encoding=enc,
+               check=error_is("invalid_job", "name"))
+        m.call("counters", "GET", "/v1/stats", "/v1/stats", 200, encoding=enc,
+               check=lambda v, h: None if v["pushed"] >= 1 and v["workers"] >= 2 else f"got {v}")
+
+
+def check_auth(m, ctx):
+    not_built = {200: "auth is not enforced by this build"}
+    for enc in ENCODINGS:
+        m.call("no token", "GET", "/v1/stats", "/v1/stats", 401, encoding=enc, token=None,
+               check=error_is("unauthorized"), skip_if=not_built)
+        m.call("unknown token", "GET", "/v1/stats", "/v1/stats", 401, encoding=enc,
+               token="not-a-configured-token", check=error_is("unauthorized"), skip_if=not_built)
+        m.call("push token on an admin operation", "GET", "/v1/stats", "/v1/stats", 403,
+               encoding=enc, token="push", check=error_is("forbidden"), skip_if=not_built)
+        m.call("worker token on a push operation", "POST", "/v1/jobs", "/v1/jobs", 403,
+               encoding=enc, token="worker", value={"name": "held"}, agree=False,
+               check=error_is("forbidden"), skip_if={201: not_built[200]})
+        m.call("worker token registers", "POST", "/v1/workers", "/v1/workers", 200, encoding=enc,
+               token="worker", value={"url": ctx["jqworker_url"],
+                                      "names": ["echo", "sleepy", "doomed"], "concurrency": 4})
+        m.call("health needs no token", "GET", "/healthz", "/healthz", 200, encoding=enc,
+               token=None)
+
+
+def check_roles(m, ctx, tally):
+    """Every implemented operation admits exactly the roles its security requirement in
+    master.yaml lists (admin everywhere), and the open ones need no token. Each request is one
+    the handler refuses or answers harmlessly (unknown ids, bad bodies), so admitted means "any
+    status but 401 and 403"."""
+    if not ctx["auth"]:
+        tally.skip("roles: auth is not enforced by this build")
+        return
+    doc = m.spec.doc
+    default_security = doc.get("security", [])
+    bodies = {("POST", "/v1/jobs"): [], ("POST", "/v1/workers"): {}}
+    for pattern, item in doc["paths"].items():
+        for method, op in item.items():
+            if method not in ("get", "post", "put", "delete", "patch") or \
+                    op.get("x-jq-status") == "planned":
+                continue
+            method = method.upper()
+            target = pattern.replace("{name}", ".bad").replace(
+                "{id}", "w999999" if pattern.startswith("/v1/workers") else UNKNOWN_JOB)
+            body = bodies.get((method, pattern), NOTHING)
+            raw = None if body is NOTHING else encode(body, "json")
+            security = op.get("security", default_security)
+            allowed = {role for req in security for role in req.get("bearerAuth", [])}
+            label = f"roles {method} {pattern}"
+            if not security:
+                status = raw_call(m.port, method, target, raw, {"Content-Type": "application/json"})[0]
+                tally.check(status not in (401, 403), f"{label}: open, as master.yaml says",
+                            f"answered {status} without a token")
+                continue
+            wrong = []
+            for role in ("push", "worker", "admin"):
+                status = raw_call(m.port, method, target, raw, {
+                    "Content-Type": "application/json",
+                    "Authorization": f"Bearer {TOKENS[role]}"})[0]
+                if status == 401 or (status == 403) == (role in allowed):
+                    wrong.append(f"{role} got {status}")
+            tally.check(not wrong, f"{label}: admits {', '.join(sorted(allowed))} only, as "
+                        "master.yaml says", "; ".join(wrong))
+
+
+def check_dispatch(m, ctx, worker_spec, tally):
+    """What the master sends a worker, and what comes back of the worker's answers."""
+    capture = ctx["capture"]
+    op = worker_spec.operation("/", "post")
+    body_schema = worker_spec.request_schema("/", "post", "application/msgpack")
+    params = {p["name"].lower(): p for p in (worker_spec.resolve(p) for p in op["parameters"])}
+
+    for what, answer in (("success", CaptureWorker.success({"a": [1, b"\x00"]})),
+                         ("failure", CaptureWorker.failure())):
+        problem = worker_spec.errors(
+            worker_spec.response("/", "post", 200)["content"]["application/msgpack"]["schema"], answer)
+        tally.check(problem is None, f"worker.yaml 200 schema: the test worker's {what} answer "
+                    "conforms", problem)
+
+    argument = {"mode": "success", "blob": b"\x00\x01\xfe", "n": [1, 2.5, None, True]}
+    pushed = {"name": "py.capture", "argument": argument, "priority": 7, "max_retry": 2,
+              "timeout": 5.5, "keep_result": True}
+    before = time.time()
+    job = push_one(m, pushed, "msgpack", headers={"traceparent": TRACEPARENT})["id"]
+    headers, body = capture.wait_requests(job, 1)[0]
+    lower = {k.lower(): v for k, v in headers.items()}
+    label = f"dispatch of {job}"
+    try:
+        request = msgpack.unpackb(body, raw=False)
+    except Exception as e:  # noqa: BLE001
+        tally.fail(f"{label}: the body is not MessagePack: {e}")
+        return
+    tally.check(essence(lower.get("content-type")) == "application/msgpack",
+                f"{label}: Content-Type application/msgpack", f"got {lower.get('content-type')!r}")
+    tally.check(essence(lower.get("accept")) == "application/msgpack",
+                f"{label}: Accept application/msgpack", f"got {lower.get('accept')!r}")
+    problem = worker_spec.errors(body_schema, request)
+    tally.check(problem is None, f"{label}: body matches worker.yaml WorkerRequest", problem)
+    problem = worker_spec.errors(params["x-jq-job-id"]["schema"], lower.get("x-jq-job-id"))
+    tally.check(problem is None and lower.get("x-jq-job-id") == request.get("id") == job,
+                f"{label}: X-Jq-Job-Id matches worker.yaml and the body's id",
+                problem or f"header {lower.get('x-jq-job-id')!r}, body {request.get('id')!r}")
+    attempt = lower.get("x-jq-attempt", "")
+    problem = (worker_spec.errors(params["x-jq-attempt"]["schema"], int(attempt))
+               if attempt.isdigit() else f"not an integer: {attempt!r}")
+    tally.check(problem is None and int(attempt) == request.get("attempt") == 1,
+                f"{label}: X-Jq-Attempt matches worker.yaml and the body's attempt (1)",
+                problem or f"header {attempt!r}, body {request.get('attempt')!r}")
+    tally.check(lower.get("x-test-secret") == "s3cret", f"{label}: the registered header is sent",
+                f"got {lower.get('x-test-secret')!r}")
+    same = {k: request.get(k) for k in ("name", "argument", "priority", "max_retry", "timeout")}
+    want = {k: pushed[k] for k in same}
+    tally.check(same == want, f"{label}: name, argument (byte for byte), priority, max_retry, "
+                "timeout as pushed", f"got {same}")
+    try:
+        deadline = datetime.datetime.fromisoformat(request["deadline"].replace("Z", "+00:00"))
+        late = deadline.timestamp() - before
+        tally.check(0 < late <= 5.5 + 5, f"{label}: deadline about timeout after the dispatch",
+                    f"{late:.1f}s after the push")
+    except (KeyError, ValueError, AttributeError) as e:
+        tally.fail(f"{label}: deadline unreadable: {e}")
+    if "traceparent" in lower:
+        problem = worker_spec.errors(params["traceparent"]["schema"], lower["traceparent"])
+        tally.check(problem is None and lower["traceparent"] == TRACEPARENT,
+                    f"{label}: traceparent matches worker.yaml and is the pusher's, unchanged",
+                    problem or f"got {lower['traceparent']!r}")
+        bogus = push_one(m, {"name": "py.capture", "argument": {"mode": "success"}}, "json",
+                         headers={"traceparent": "00-bogus"})["id"]
+        sent = {k.lower() for k in capture.wait_requests(bogus, 1)[0][0]}
+        tally.check("traceparent" not in sent, f"dispatch of {bogus}: an invalid traceparent "
+                    "is dropped, not sent", "it was sent")
+    else:
+        tally.skip(f"{label}: no traceparent header: trace propagation is not in this build")
+    m.call("the worker's success", "GET", f"/v1/jobs/{job}/result?wait=10", "/v1/jobs/{id}/result",
+           200, encoding="msgpack",
+           check=lambda v, h: None if v and v["result"] == argument else f"got {v!r}")
+
+    job = push_one(m, {"name": "py.capture", "argument": {"mode": "json"}, "keep_result": True})["id"]
+    capture.wait_requests(job, 1)
+    m.call("the worker's JSON success", "GET", f"/v1/jobs/{job}/result?wait=10",
+           "/v1/jobs/{id}/result", 200, encoding="json",
+           check=lambda v, h: None if v and v["result"] == {"answered": "json"} else f"got {v!r}")
+
+    job = push_one(m, {"name": "py.capture", "argument": {"mode": "fail"}, "keep_result": True,
+                       "max_retry": 3})["id"]
+    m.call("the worker's failure, should_retry false", "GET", f"/v1/jobs/{job}/result?wait=10",
+           "/v1/jobs/{id}/result", 200, encoding="json",
+           check=lambda v, h: None if v and v["type"] == "failure" and v["error"] == {"code": 7}
+           else f"got {v!r}")
+    tally.check(len(capture.requests.get(job, [])) == 1, f"dispatch of {job}: should_retry false "
+                "is not retried", f"{len(capture.requests.get(job, []))} attempts")
+
+    for busy in (429, 503):
+        job = push_one(m, {"name": "py.capture", "argument": {"mode": "busy_once", "status": busy},
+                           "keep_result": True})["id"]
+        m.call(f"success after a {busy}", "GET", f"/v1/jobs/{job}/result?wait=10",
+               "/v1/jobs/{id}/result", 200, encoding="msgpack",
+               check=lambda v, h: None if v and v["type"] == "success" else f"got {v!r}")
+        seen = capture.wait_requests(job, 2)
+        attempts = [h.get("X-Jq-Attempt") for h, _ in seen]
+        problem = None
+        for h, b in seen:
+            problem = problem or worker_spec.errors(body_schema, msgpack.unpackb(b, raw=False))
+        tally.check(attempts == ["1", "1"] and problem is None,
+                    f"dispatch of {job}: a {busy} does not count the attempt",
+                    problem or f"attempts {attempts}")
+
+    for what, argument, words in (("a 500", {"mode": "status", "status": 500}, "500"),
+                                  ("a 200 that is no result", {"mode": "garbage"}, "invalid")):
+        job = push_one(m, {"name": "py.capture", "argument": argument, "keep_result": True,
+                           "max_retry": 0})["id"]
+        m.call(f"the master's failure for {what}", "GET", f"/v1/jobs/{job}/result?wait=10",
+               "/v1/jobs/{id}/result", 200, encoding="json",
+               check=lambda v, h, words=words: None if v and v["type"] == "failure" and
+               v["reason"] == "other" and v["should_retry"] is True and words in v["message"]
+               else f"got {v!r}")
+
+    job = push_one(m, {"name": "py.capture", "argument": {"mode": "slow"}, "keep_result": True,
+                       "timeout": 0.5, "max_retry": 0})["id"]
+    m.call("the master's timeout failure", "GET", f"/v1/jobs/{job}/result?wait=10",
+           "/v1/jobs/{id}/result", 200, encoding="json",
+           check=lambda v, h: None if v and v["type"] == "failure" and v["reason"] == "timeout"
+           and v["error"] is None else f"got {v!r}")
+
+
+def check_unavailable(m, ctx):
+    ctx["redis"].stop()
+    wait_until(lambda: raw_call(m.port, "GET", "/readyz")[0] == 503, 15, "/readyz to say 503")
+    for enc in ENCODINGS:
+        m.call("Redis is down", "GET", "/readyz", "/readyz", 503, encoding=enc, token=None,
+               check=error_is("unavailable"))
+        m.call("Redis is down", "GET", "/v1/stats", "/v1/stats", 503, encoding=enc,
+               check=error_is("unavailable"))
+        m.call("Redis is down", "GET", f"/v1/jobs/{UNKNOWN_JOB}", "/v1/jobs/{id}", 503,
+               encoding=enc, check=error_is("unavailable"))
+        m.call("Redis is down", "POST", "/v1/jobs", "/v1/jobs", 503, encoding=enc,
+               value={"name": "held"}, agree=False, check=error_is("unavailable"))
+
+
+def main():
+    tally = Tally()
+    for binary in (MASTER_BIN, WORKER_BIN):
+        if not binary.exists():
+            tally.fail(f"{binary} is missing: build first (scripts/build.sh)")
+            print(tally.summary())
+            return 1
+    master_spec, worker_spec = Spec("master.yaml"), Spec("worker.yaml")
+    procs = []
+    capture = None
+    with tempfile.TemporaryDirectory(prefix="jq-contract-") as tmp_name:
+        tmp = pathlib.Path(tmp_name)
+        try:
+            redis, redis_port = start_redis(tmp, procs)
+            _, jqworker_url = start_jqworker(tmp, procs)
+            _, port = start_master(tmp, redis_port, procs)
+            capture = CaptureWorker()
+            m = Master(port, master_spec, tally)
+            auth = raw_call(port, "GET", "/v1/stats")[0] == 401
+            ctx = {"redis": redis, "jqworker_url": jqworker_url, "capture": capture, "auth": auth}
+            sections = [
+                ("operations", lambda: check_operations(m)),
+                ("workers", lambda: check_workers(m, ctx)),
+                ("jobs", lambda: check_jobs(m, ctx)),
+                ("dead jobs", lambda: check_dead(m, ctx)),
+                ("queues", lambda: check_queues(m, ctx)),
+                ("auth", lambda: check_auth(m, ctx)),
+                ("roles", lambda: check_roles(m, ctx, tally)),
+                ("dispatch", lambda: check_dispatch(m, ctx, worker_spec, tally)),
+                ("unavailable", lambda: check_unavailable(m, ctx)),
+            ]
+            for name, run in sections:
+                try:
+                    run()
+                except Exception as e:  # noqa: BLE001 - report and go on with the next section
+                    tally.fail(f"{name}: {type(e).__name__}: {e}")
+                    traceback.print_exc()
+        except Exception as e:  # noqa: BLE001 - setup failed
+            tally.fail(f"setup: {type(e).__name__}: {e}")
+        finally:
+            if capture:
+                capture.stop()
+            for proc in reversed(procs):
+                proc.stop()
+            if tally.failed:
+                for proc in procs:
+                    if proc.name == "jqmaster":
+                        print(f"--- last lines of {proc.name}'s log ---\n{proc.log_tail()}")
+    print(tally.summary())
+    return 1 if tally.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

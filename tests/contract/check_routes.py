@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Drift check: the routes jqmaster serves against the operations openapi/master.yaml describes.
+
+Runs `build/cmd/jqmaster --routes` (one "METHOD PATTERN" per line, from a Router built the way
+the daemon builds its own) and compares it with the spec's operations. Path parameters are
+compared by position only ("/v1/jobs/{id}" matches "/v1/jobs/{job_id}"). Operations marked
+`x-jq-status: planned` are not expected to be served yet; one that is served is reported, so the
+marker is removed once the route exists.
+
+Prints one line per route and a final "N passed, N failed" line; exits 1 on any difference.
+Environment: JQMASTER overrides the binary's path, JQ_OPENAPI_DIR the spec's folder.
+"""
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPEC = pathlib.Path(os.environ.get("JQ_OPENAPI_DIR", ROOT / "openapi")) / "master.yaml"
+MASTER = pathlib.Path(os.environ.get("JQMASTER", ROOT / "build" / "cmd" / "jqmaster"))
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+def normalise(pattern):
+    """'/v1/jobs/{id}/result' -> '/v1/jobs/{}/result'."""
+    return re.sub(r"\{[^/{}]*\}", "{}", pattern)
+
+
+def served_routes():
+    """{(METHOD, normalised pattern): pattern as served}."""
+    out = subprocess.run([str(MASTER), "--routes"], capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        sys.exit(f"FAIL {MASTER} --routes exited {out.returncode}: {out.stderr.strip()}")
+    routes = {}
+    for line in out.stdout.splitlines():
+        if not line.strip():
+            continue
+        method, pattern = line.split()
+        routes[(method.upper(), normalise(pattern))] = pattern
+    if not routes:
+        sys.exit(f"FAIL {MASTER} --routes printed no routes")
+    return routes
+
+
+def spec_operations():
+    """({(METHOD, normalised path): path} implemented, the same for planned ones)."""
+    spec = yaml.safe_load(SPEC.read_text())
+    implemented, planned = {}, {}
+    for path, item in spec.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            status = op.get("x-jq-status", item.get("x-jq-status"))
+            key = (method.upper(), normalise(path))
+            (planned if status == "planned" else implemented)[key] = path
+    return implemented, planned
+
+
+def main():
+    served = served_routes()
+    implemented, planned = spec_operations()
+    passed = failed = 0
+    for key in sorted(set(served) | set(implemented) | set(planned), key=lambda k: (k[1], k[0])):
+        method = key[0]
+        if key in served and key in implemented:
+            print(f"ok   {method} {served[key]}: served and in the spec")
+            passed += 1
+        elif key in served and key in planned:
+            print(f"FAIL {method} {served[key]}: served, but master.yaml marks it "
+                  f"x-jq-status: planned (remove the marker)")
+            failed += 1
+        elif key in served:
+            print(f"FAIL {method} {served[key]}: served, but not in master.yaml")
+            failed += 1
+        elif key in implemented:
+            print(f"FAIL {method} {implemented[key]}: in master.yaml, but jqmaster does not serve "
+                  f"it (mark it x-jq-status: planned if it is not built yet)")
+            failed += 1
+        else:
+            print(f"skip {method} {planned[key]}: planned, not served yet")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

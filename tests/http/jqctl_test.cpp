@@ -1,0 +1,321 @@
+// jqctl, the real binary, against the real daemon and Redis and, where jobs must run, the real
+// jqworker: what each subcommand sends and prints, and its exit codes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+
+using jq::test::ctl_binary;
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+using jq::test::free_port;
+using jq::test::ProgramResult;
+using jq::test::RedisServer;
+using jq::test::run_program;
+using jq::test::TempDir;
+using jq::test::wait_until;
+using jq::test::Worker;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kExitNotFound = 3;
+constexpr int kExitBadInput = 4;
+constexpr int kExitUnavailable = 5;
+constexpr int kExitConflict = 6;
+
+std::string url_of(std::uint16_t port) {
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+// jqctl with `args` (global flags first, then the subcommand).
+ProgramResult jqctl(std::vector<std::string> args, const std::vector<std::string>& env = {},
+                    const std::string& stdin_text = "") {
+  args.insert(args.begin(), ctl_binary());
+  return run_program(args, env, stdin_text);
+}
+
+json parsed(const ProgramResult& r) {
+  INFO("stdout: " << r.out << "stderr: " << r.err);
+  return json::parse(r.out);
+}
+
+// An error is one line on stderr, "jqctl: ...", and nothing on stdout.
+void check_error_line(const ProgramResult& r, const std::string& contains) {
+  INFO("stdout: " << r.out << "stderr: " << r.err);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("jqctl: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find(contains) != std::string::npos);
+}
+
+struct Fixture {
+  RedisServer redis;
+  Daemon daemon{DaemonOptions{redis.url()}};
+  std::string url = url_of(daemon.port());
+
+  // jqctl --url URL `args`.
+  ProgramResult ctl(std::vector<std::string> args, const std::string& stdin_text = "") const {
+    args.insert(args.begin(), {"--url", url});
+    return jqctl(std::move(args), {}, stdin_text);
+  }
+
+  // ctl(args), which must succeed; its stdout as JSON.
+  json ok(const std::vector<std::string>& args, const std::string& stdin_text = "") const {
+    const ProgramResult r = ctl(args, stdin_text);
+    INFO("jqctl " << args.front() << " stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    return parsed(r);
+  }
+
+  std::string push(const std::vector<std::string>& flags) const {
+    std::vector<std::string> args = {"push"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return ok(args)["id"];
+  }
+
+  std::string register_worker(const Worker& worker, const std::string& names) const {
+    return ok({"workers", "register", "--url", worker.url(), "--names", names})["id"];
+  }
+
+  std::string state(const std::string& id) const { return ok({"job", id})["state"]; }
+};
+
+}  // namespace
+
+TEST_CASE("jqctl push sends every flag and job shows the job, compact when not a terminal",
+          "[http]") {
+  Fixture f;
+  const ProgramResult pushed =
+      f.ctl({"push", "--name", "email.send", "--argument", R"({"to": "a@example.com"})",
+             "--priority", "5", "--max-retry", "2", "--keep-result", "--timeout", "12.5"});
+  REQUIRE(pushed.exit_code == 0);
+  CHECK(pushed.err.empty());
+  CHECK(std::count(pushed.out.begin(), pushed.out.end(), '\n') == 1);
+  const std::string id = parsed(pushed)["id"];
+
+  const ProgramResult shown = f.ctl({"job", id});
+  REQUIRE(shown.exit_code == 0);
+  CHECK(shown.out.back() == '\n');
+  CHECK(std::count(shown.out.begin(), shown.out.end(), '\n') == 1);  // compact: one line
+  const json job = parsed(shown);
+  CHECK(job["id"] == id);
+  CHECK(job["name"] == "email.send");
+  CHECK(job["priority"] == 5);
+  CHECK(job["max_retry"] == 2);
+  CHECK(job["keep_result"] == true);
+  CHECK(job["timeout"] == 12.5);
+  CHECK(job["state"] == "queued");
+}
+
+TEST_CASE("jqctl pretty-prints with a 2-space indent on a terminal", "[http]") {
+  Fixture f;
+  // script(1) runs jqctl with a pseudo-terminal as its stdout.
+  const std::string command = "'" + ctl_binary() + "' --url " + f.url + " stats";
+  const ProgramResult r = run_program({"script", "-qec", command, "/dev/null"});
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("{\r\n  \"") == 0);
+  CHECK(r.out.find("\r\n  \"pushed\": 0") != std::string::npos);
+}
+
+TEST_CASE("jqctl push --file sends a batch from a file, and one job from stdin", "[http]") {
+  Fixture f;
+  TempDir dir;
+  const std::string file = dir.file("jobs.json");
+  std::ofstream(file) << R"([{"name": "resize", "priority": -1}, {"name": "resize"}])";
+  const json batch = f.ok({"push", "--file", file});
+  REQUIRE(batch["ids"].size() == 2);
+  CHECK(f.ok({"job", batch["ids"][0].get<std::string>()})["priority"] == -1);
+
+  const json one = f.ok({"push", "--file", "-"}, R"({"name": "thumb", "argument": [1, 2]})");
+  CHECK(f.state(one["id"].get<std::string>()) == "queued");
+  CHECK(f.ok({"stats"})["pushed"] == 3);
+}
+
+TEST_CASE("jqctl result --wait returns the answer of a worker registered with jqctl", "[http]") {
+  Fixture f;
+  Worker worker;
+  const json reg = f.ok({"workers", "register", "--url", worker.url(), "--names", "echo,other",
+                         "--concurrency", "2", "--ttl", "60", "--header", "X-Token=abc"});
+  const std::string worker_id = reg["id"];
+  const json listed = f.ok({"workers", "list"});
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0]["url"] == worker.url());
+  CHECK(listed[0]["names"] == json::array({"echo", "other"}));
+  CHECK(listed[0]["concurrency"] == 2);
+  CHECK(f.ok({"workers", "get", worker_id})["id"] == worker_id);
+
+  const std::string id = f.push({"--name", "echo", "--argument", R"({"n": 7})", "--keep-result"});
+  const json result = f.ok({"result", id, "--wait", "10"});
+  CHECK(result["type"] == "success");
+  CHECK(result["result"] == json{{"n", 7}});
+  const ProgramResult again = f.ctl({"result", id});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "null\n");
+
+  const ProgramResult deleted = f.ctl({"workers", "delete", worker_id});
+  CHECK(deleted.exit_code == 0);
+  CHECK(deleted.out.empty());
+  CHECK(f.ctl({"workers", "delete", worker_id}).exit_code == kExitNotFound);
+}
+
+TEST_CASE("jqctl result of a pending job prints its state and exits 0", "[http]") {
+  Fixture f;
+  const std::string id = f.push({"--name", "nobody.serves", "--keep-result"});
+  const json pending = f.ok({"result", id});
+  CHECK(pending["id"] == id);
+  CHECK(pending["state"] == "queued");
+  CHECK(pending["attempts"] == 0);
+}
+
+TEST_CASE("jqctl cancel exits 0 and prints nothing, then 3 for the cancelled job", "[http]") {
+  Fixture f;
+  const std::string id = f.push({"--name", "later"});
+  const ProgramResult first = f.ctl({"cancel", id});
+  CHECK(first.exit_code == 0);
+  CHECK(first.out.empty());
+  CHECK(first.err.empty());
+  const ProgramResult second = f.ctl({"cancel", id});
+  CHECK(second.exit_code == kExitNotFound);
+  check_error_line(second, id);
+}
+
+TEST_CASE("jqctl cancel of a running job exits 6 with the master's message", "[http]") {
+  Fixture f;
+  Worker worker;
+  f.register_worker(worker, "slow");
+  const std::string id = f.push({"--name", "slow", "--argument", R"({"sleep_ms": 2000})"});
+  REQUIRE(wait_until([&] { return f.state(id) == "running"; }, 10s));
+  const ProgramResult r = f.ctl({"cancel", id});
+  CHECK(r.exit_code == kExitConflict);
+  check_error_line(r, "running");
+}
+
+TEST_CASE("jqctl pauses, lists and resumes queues", "[http]") {
+  Fixture f;
+  f.push({"--name", "reports"});
+  CHECK(f.ok({"queues", "pause", "reports"})["paused"] == true);
+  const json queues = f.ok({"queues", "list"});
+  REQUIRE(queues.size() == 1);
+  CHECK(queues[0]["name"] == "reports");
+  CHECK(queues[0]["ready"] == 1);
+  CHECK(queues[0]["paused"] == true);
+  CHECK(f.ok({"queues", "resume", "reports"})["paused"] == false);
+  CHECK(f.ok({"queues", "get", "reports"})["paused"] == false);
+  CHECK(f.ctl({"queues", "get", "never.seen"}).exit_code == kExitNotFound);
+}
+
+TEST_CASE("jqctl lists, retries and deletes dead jobs", "[http]") {
+  Fixture f;
+  Worker worker;
+  f.register_worker(worker, "broken");
+  const std::string id =
+      f.push({"--name", "broken", "--argument", R"({"status": 500})", "--max-retry", "0"});
+  const auto dead_ids = [&] {
+    std::vector<std::string> ids;
+    for (const json& d : f.ok({"dead", "list", "--name", "broken", "--limit", "10"})) {
+      ids.push_back(d["id"]);
+    }
+    return ids;
+  };
+  REQUIRE(wait_until([&] { return dead_ids() == std::vector<std::string>{id}; }, 10s));
+  CHECK(f.ok({"dead", "list", "--name", "other"}).empty());
+
+  CHECK(f.ok({"dead", "retry", id})["id"] == id);
+  // It fails again at once (the worker still answers 500) and is dead again.
+  REQUIRE(wait_until([&] { return f.state(id) == "dead"; }, 10s));
+  CHECK(f.ok({"stats"})["dead"] >= 1);
+
+  const ProgramResult deleted = f.ctl({"dead", "delete", id});
+  CHECK(deleted.exit_code == 0);
+  CHECK(deleted.out.empty());
+  CHECK(dead_ids().empty());
+  CHECK(f.ctl({"dead", "delete", id}).exit_code == kExitNotFound);
+}
+
+TEST_CASE("jqctl stats prints every counter", "[http]") {
+  Fixture f;
+  f.push({"--name", "counted"});
+  const json stats = f.ok({"stats"});
+  for (const char* key : {"pushed", "succeeded", "failed", "retried", "dead", "ready", "scheduled",
+                          "running", "workers", "uptime_seconds"}) {
+    CHECK(stats.contains(key));
+  }
+  CHECK(stats["pushed"] == 1);
+  CHECK(stats["ready"] == 1);
+}
+
+TEST_CASE("jqctl exits 3 for an unknown id", "[http]") {
+  Fixture f;
+  const ProgramResult r = f.ctl({"job", "0-000000999"});
+  CHECK(r.exit_code == kExitNotFound);
+  check_error_line(r, "0-000000999");
+}
+
+TEST_CASE("jqctl exits 4 for bad input: its own checks, CLI flags and the master's 400", "[http]") {
+  Fixture f;
+  TempDir dir;
+  const std::string file = dir.file("bad.json");
+  std::ofstream(file) << R"([{"name": "a"},)";
+  const ProgramResult bad_file = f.ctl({"push", "--file", file});
+  CHECK(bad_file.exit_code == kExitBadInput);
+  check_error_line(bad_file, "not valid JSON");
+
+  const ProgramResult bad_flag = f.ctl({"push", "--name", "a", "--priority", "high"});
+  CHECK(bad_flag.exit_code == kExitBadInput);
+  check_error_line(bad_flag, "--priority");
+  const ProgramResult unknown_flag = f.ctl({"stats", "--verbose"});
+  CHECK(unknown_flag.exit_code == kExitBadInput);
+  check_error_line(unknown_flag, "--verbose");
+
+  const ProgramResult invalid_job = f.ctl({"push", "--name", ".hidden"});
+  CHECK(invalid_job.exit_code == kExitBadInput);
+  check_error_line(invalid_job, "name");
+  const ProgramResult bad_batch = f.ctl({"push", "--file", "-"}, R"([{"name": "a"}, {"nme": 1}])");
+  CHECK(bad_batch.exit_code == kExitBadInput);
+  check_error_line(bad_batch, "nme");
+  CHECK(f.ok({"stats"})["pushed"] == 0);
+}
+
+TEST_CASE("jqctl exits 5 when nothing listens or the master does not answer in time", "[http]") {
+  const ProgramResult refused = jqctl({"--url", url_of(free_port()), "stats"});
+  CHECK(refused.exit_code == kExitUnavailable);
+  check_error_line(refused, "cannot connect");
+
+  Fixture f;
+  const std::string id = f.push({"--name", "nobody.serves", "--keep-result"});
+  const auto start = std::chrono::steady_clock::now();
+  const ProgramResult slow = f.ctl({"--timeout", "0.3", "result", id, "--wait", "5"});
+  CHECK(slow.exit_code == kExitUnavailable);
+  check_error_line(slow, "no answer");
+  CHECK(std::chrono::steady_clock::now() - start < 4s);
+}
+
+TEST_CASE("jqctl takes the master's URL from JQ_URL when --url is absent", "[http]") {
+  Fixture f;
+  f.push({"--name", "seen"});
+  const ProgramResult r = jqctl({"stats"}, {"JQ_URL=" + f.url});
+  REQUIRE(r.exit_code == 0);
+  CHECK(parsed(r)["pushed"] == 1);
+  // --url beats the environment.
+  const ProgramResult flag_wins = jqctl({"--url", f.url, "stats"}, {"JQ_URL=http://127.0.0.1:1"});
+  CHECK(flag_wins.exit_code == 0);
+}
+
+TEST_CASE("jqctl --help documents the exit codes", "[http]") {
+  const ProgramResult r = jqctl({"--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("Exit codes:") != std::string::npos);
+  CHECK(r.out.find("6  conflict") != std::string::npos);
+  const ProgramResult sub = jqctl({"dead", "list", "--help"});
+  CHECK(sub.exit_code == 0);
+  CHECK(sub.out.find("--limit") != std::string::npos);
+  CHECK(sub.out.find("Exit codes:") != std::string::npos);
+}
