@@ -11,7 +11,7 @@ BUILD_PACKAGES=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   redis-server redis-tools
   python3 python3-msgpack curl ca-certificates
-  nodejs npm python3-jsonschema python3-yaml
+  nodejs npm python3-jsonschema python3-yaml python3-prometheus-client
 )
 RUNTIME_PACKAGES=(
   libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 redis-server ca-certificates curl

@@ -20,6 +20,7 @@ Needs only the standard library and msgpack (Debian: python3-msgpack). Run it wi
 
 import argparse
 import datetime
+import os
 import signal
 import sys
 import threading
@@ -99,23 +100,22 @@ class JobHandler(BaseHTTPRequestHandler):
         sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
 
 
-def register(master, own_url, names, concurrency):
+def register(master, own_url, names, concurrency, token=None):
     """POST /v1/workers: tells the master where we are and which job names we run."""
     body = msgpack.packb({"url": own_url, "names": names, "concurrency": concurrency})
-    request = urllib.request.Request(
-        master.rstrip("/") + "/v1/workers",
-        data=body,
-        headers={"Content-Type": MSGPACK, "Accept": MSGPACK},
-    )
+    headers = {"Content-Type": MSGPACK, "Accept": MSGPACK}
+    if token:  # with auth configured: a token with the worker role
+        headers["Authorization"] = "Bearer " + token
+    request = urllib.request.Request(master.rstrip("/") + "/v1/workers", data=body, headers=headers)
     with urllib.request.urlopen(request, timeout=5) as response:
         return msgpack.unpackb(response.read(), raw=False)["id"]
 
 
-def register_until_done(master, own_url, names, concurrency):
+def register_until_done(master, own_url, names, concurrency, token=None):
     """The master may not be up yet: keep trying every second."""
     while True:
         try:
-            worker_id = register(master, own_url, names, concurrency)
+            worker_id = register(master, own_url, names, concurrency, token)
             print(f"registered with {master} as worker {worker_id}", file=sys.stderr, flush=True)
             return
         except (OSError, urllib.error.URLError, KeyError, ValueError) as e:
@@ -129,6 +129,8 @@ def main():
     parser.add_argument("--master", help="master URL to register with, e.g. http://127.0.0.1:8080")
     parser.add_argument("--names", default="*", help="job names served, comma-separated")
     parser.add_argument("--concurrency", type=int, default=4, help="jobs at once")
+    parser.add_argument("--token", default=os.environ.get("JQ_TOKEN"),
+                        help="bearer token (worker role) when the master has auth; env JQ_TOKEN")
     args = parser.parse_args()
 
     host, port = args.listen.rsplit(":", 1)
@@ -141,7 +143,7 @@ def main():
         names = args.names.split(",")
         threading.Thread(
             target=register_until_done,
-            args=(args.master, f"http://{own}/", names, args.concurrency),
+            args=(args.master, f"http://{own}/", names, args.concurrency, args.token),
             daemon=True,
         ).start()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, as on Ctrl-C

@@ -24,11 +24,14 @@
 #include "src/events/result_waiters.hpp"
 #include "src/events/subscriber.hpp"
 #include "src/http/auth.hpp"
+#include "src/http/handlers/dashboard.hpp"
 #include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
+#include "src/http/handlers/metrics.hpp"
 #include "src/http/handlers/queues.hpp"
 #include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
+#include "src/metrics/metrics.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/embedded_server.hpp"
 #include "src/scheduler/maintenance.hpp"
@@ -56,6 +59,7 @@ http::ServerOptions server_options(const config::Config& c) {
   o.host = c.listen.host;
   o.port = c.listen.port;
   o.max_body_bytes = c.limits.max_body_bytes;
+  o.access_log = c.log.access;
   o.max_connections = static_cast<std::size_t>(c.limits.max_connections);
   o.read_timeout = milliseconds(static_cast<std::int64_t>(c.limits.read_timeout_s * 1000));
   o.idle_timeout = milliseconds(static_cast<std::int64_t>(c.limits.idle_timeout_s * 1000));
@@ -96,6 +100,7 @@ struct RouteDeps {
   workers::WorkerStore& workers;
   store::QueueStore& queues;
   std::function<void()> on_paused_changed;
+  metrics::Metrics& metrics;
 };
 
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
@@ -105,6 +110,8 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
   http::add_worker_routes(router, d.workers);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
+  http::add_metrics_routes(router, d.metrics, d.queues, d.workers);
+  http::add_dashboard_routes(router);
 }
 
 // Everything that lives while the io_context runs.
@@ -113,6 +120,7 @@ class Daemon {
   Daemon(const config::Config& config, redis::Address address)
       : config_(config),
         io_(static_cast<int>(io_thread_count(config))),
+        metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
         redis_(io_.get_executor(), redis::ConnectionOptions{address},
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), address, keys_.events_channel()),
@@ -120,24 +128,27 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
-        dispatcher_(io_, dispatch_store_, workers_),
+        dispatcher_(io_, dispatch_store_, workers_, metrics_),
         scheduler_(io_, redis_, keys_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config), [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM) {
     add_routes(router_, RouteDeps{redis_, stopping_, store_, job_defaults(config), waiters_,
-                                  [this](const std::vector<std::string>& names) {
-                                    for (const auto& n : names) {
-                                      scheduler_.on_event(
-                                          events::Event{events::EventKind::pushed, n});
-                                    }
-                                  },
-                                  workers_, queues_, [this] {
+                                  [this](const http::Pushed& pushed) { on_pushed(pushed); },
+                                  workers_, queues_,
+                                  [this] {
                                     scheduler_.on_event(
                                         events::Event{events::EventKind::paused, {}});
-                                  }});
+                                  },
+                                  metrics_});
     router_.set_authenticator(http::Authenticator(config.auth));
+    router_.set_observer([this](const http::Route* route, http::Method method, int status) {
+      const std::string_view pattern =
+          route != nullptr ? std::string_view(route->pattern) : std::string_view("unmatched");
+      metrics_.http_request(pattern, http::to_string(method), status).inc();
+    });
+    redis_.time_commands(&metrics_.redis_command_duration());
     subscriber_.add_listener([this](const events::Event& e) {
       if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
       scheduler_.on_event(e);
@@ -168,6 +179,15 @@ class Daemon {
   }
 
  private:
+  // A push this master answered: counted, and its names looked at by the scheduler at once.
+  void on_pushed(const http::Pushed& pushed) {
+    metrics_.push_duration().observe(std::chrono::duration<double>(pushed.elapsed).count());
+    for (const auto& [name, jobs] : pushed.names) {
+      metrics_.job(name).pushed.inc(jobs);
+      scheduler_.on_event(events::Event{events::EventKind::pushed, name});
+    }
+  }
+
   asio::awaitable<std::error_code> on_redis_connect() {
     auto ok = co_await store_.verify_shards(redis::Phase::handshake);
     if (!ok) co_return ok.error();
@@ -231,6 +251,7 @@ class Daemon {
   asio::io_context io_;
   std::atomic<bool> stopping_{false};
   int exit_code_ = kExitOk;
+  metrics::Metrics metrics_;
   redis::Keys keys_;
   redis::Client redis_;
   events::Subscriber subscriber_;
@@ -263,9 +284,10 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::JobStore jobs(redis, keys, 1, system_now);
     store::QueueStore queues(redis, keys, 1, system_now);
     workers::WorkerStore workers(redis, keys, system_now, "routes");
+    metrics::Metrics metrics(1);
     http::Router router;
     add_routes(router, RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
-                                 [](const std::vector<std::string>&) {}, workers, queues, [] {}});
+                                 [](const http::Pushed&) {}, workers, queues, [] {}, metrics});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

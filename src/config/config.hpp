@@ -55,7 +55,13 @@ enum class LogFormat { text, json };
 struct Log {
   LogLevel level = LogLevel::info;
   LogFormat format = LogFormat::text;
+  bool access = false;  // one line per HTTP request
   bool operator==(const Log&) const = default;
+};
+
+struct Metrics {
+  int max_job_names = 100;  // distinct job-name labels, 1-10000; later names count as "_other"
+  bool operator==(const Metrics&) const = default;
 };
 
 enum class Role { push, worker, admin };
@@ -92,6 +98,7 @@ struct Config {
   Limits limits;
   double shutdown_grace_s = 10;
   Log log;
+  Metrics metrics;
   Auth auth;
   std::vector<StaticWorker> workers;
   bool operator==(const Config&) const = default;

@@ -19,6 +19,7 @@ constexpr double kMaxTimeoutS = 86400;
 constexpr long long kMinBodyBytes = 1024;
 constexpr long long kMaxBodyBytes = 1LL << 30;
 constexpr long long kMaxConnections = 1'000'000;
+constexpr long long kMaxJobNameLabels = 10'000;
 
 constexpr std::string_view kString = "must be a string";
 constexpr std::string_view kPositiveSeconds = "must be a number of seconds greater than 0";
@@ -104,11 +105,24 @@ Limits parse_limits(const At& at) {
 }
 
 Log parse_log(const At& at) {
-  expect_keys(at, {"level", "format"});
+  expect_keys(at, {"level", "format", "access"});
   Log log;
+  if (auto v = field(at, "access")) log.access = boolean(*v);
   if (auto v = field(at, "level")) log.level = log_level_from(v->path, string(*v, kString));
   if (auto v = field(at, "format")) log.format = log_format_from(v->path, string(*v, kString));
   return log;
+}
+
+Metrics parse_metrics(const At& at) {
+  expect_keys(at, {"max_job_names"});
+  Metrics metrics;
+  if (auto v = field(at, "max_job_names")) {
+    metrics.max_job_names = static_cast<int>(
+        integer(*v, 1, kMaxJobNameLabels,
+                "must be an integer between 1 and 10000 (job names with their own label; "
+                "later ones are counted as \"_other\")"));
+  }
+  return metrics;
 }
 
 void parse_top_scalars(const At& root, Config& config) {
@@ -136,7 +150,7 @@ void parse_top_scalars(const At& root, Config& config) {
 
 Config parse_document(const At& root) {
   expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "defaults", "retry",
-                     "limits", "shutdown_grace", "log", "auth", "workers"});
+                     "limits", "shutdown_grace", "log", "metrics", "auth", "workers"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
@@ -144,6 +158,7 @@ Config parse_document(const At& root) {
   if (auto v = field(root, "retry")) config.retry = parse_retry(*v);
   if (auto v = field(root, "limits")) config.limits = parse_limits(*v);
   if (auto v = field(root, "log")) config.log = parse_log(*v);
+  if (auto v = field(root, "metrics")) config.metrics = parse_metrics(*v);
   if (auto v = field(root, "auth")) config.auth = parse_auth(*v);
   if (auto v = field(root, "workers")) config.workers = parse_workers(*v);
   return config;

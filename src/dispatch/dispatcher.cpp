@@ -7,6 +7,7 @@
 #include "api/job_result.hpp"
 #include "api/media_type.hpp"
 #include "src/dispatch/worker_request.hpp"
+#include "src/log/event.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::dispatch {
@@ -98,11 +99,16 @@ Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::in
   return v;
 }
 
+// Push to done, in seconds.
+double since_enqueued_s(const store::JobRecord& record, std::int64_t now_ms) {
+  return static_cast<double>(std::max<std::int64_t>(0, now_ms - record.enqueued_at_ms)) / 1000.0;
+}
+
 }  // namespace
 
 Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
-                       workers::WorkerStore& workers)
-    : io_(io), store_(store), workers_(workers) {}
+                       workers::WorkerStore& workers, metrics::Metrics& metrics)
+    : io_(io), store_(store), workers_(workers), metrics_(metrics) {}
 
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
@@ -122,6 +128,9 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
                                           std::shared_ptr<ConnectionPool> pool,
                                           store::ReservedJob job, Done done) {
   AttemptEnd end;
+  const metrics::Metrics::Worker& on_worker = metrics_.worker(endpoint->url);
+  on_worker.inflight.add(1);
+  metrics_.job(job.record.name).dispatched.inc();
   try {
     end = co_await run_attempt(*endpoint, *pool, std::move(job));
   } catch (const std::exception& e) {
@@ -129,6 +138,7 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
     spdlog::error("dispatch to {} failed: {}", endpoint->url, e.what());
   }
   co_await workers_.release(endpoint->id, 1);
+  on_worker.inflight.add(-1);
   --in_flight_;
   done(std::move(end));
 }
@@ -149,33 +159,66 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));
 
+  const auto sent = std::chrono::steady_clock::now();
   const WorkerAnswer answer = co_await pool.call(std::move(call));
+  const double latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent).count();
+  if (answer.kind != WorkerAnswer::Kind::unreachable) {
+    metrics_.worker(endpoint.url).dispatch_duration.observe(latency_ms / 1000);
+  }
   Verdict v = judge(answer, job, store_.now_ms());
+  // One structured line per attempt: successes at debug (they are the bulk), the rest at info.
+  auto log_attempt = [&](spdlog::level::level_enum level, std::string_view outcome) {
+    log::event(level, "job attempt",
+               {{"job_id", id}, {"name", job.record.name}, {"attempt", attempt},
+                {"endpoint", endpoint.url}, {"outcome", outcome}, {"latency_ms", latency_ms},
+                {"error", v.message}});
+  };
   switch (v.kind) {
     case Verdict::Kind::success: {
       auto r = co_await store_.complete(job.id, attempt, std::move(v.encoded));
       if (!r) spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
-      spdlog::debug("job {} attempt {} succeeded on {}", id, attempt, endpoint.url);
+      if (r && *r) count_success(job.record);
+      log_attempt(spdlog::level::debug, "succeeded");
       co_await workers_.record_outcome(endpoint.id, true, std::string());
       break;
     }
     case Verdict::Kind::failure: {
       auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
       if (!r) spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
-      spdlog::debug("job {} attempt {} failed on {}: {}", id, attempt, endpoint.url, v.message);
+      if (r && *r != store::FailOutcome::stale) count_failure(job.record, *r);
+      const bool dead = r && *r == store::FailOutcome::dead;
+      log_attempt(spdlog::level::info, dead ? "dead" : (r && *r == store::FailOutcome::retry_scheduled
+                                                            ? "retry_scheduled"
+                                                            : "failed"));
       co_await workers_.record_outcome(endpoint.id, false, v.message);
       break;
     }
     case Verdict::Kind::release: {
       auto r = co_await store_.release(job.id, job.record.name, attempt);
       if (!r) spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
-      if (v.end.verdict == AttemptEnd::Verdict::unreachable) {
-        spdlog::warn("worker {} ({}) unreachable: {}", endpoint.id, endpoint.url, v.message);
-      }
+      log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable
+                                           ? "endpoint_unreachable"
+                                           : "endpoint_busy");
       break;
     }
   }
   co_return v.end;
+}
+
+void Dispatcher::count_success(const store::JobRecord& record) {
+  metrics_.job(record.name).succeeded.inc();
+  metrics_.job_latency().observe(since_enqueued_s(record, store_.now_ms()));
+}
+
+void Dispatcher::count_failure(const store::JobRecord& record, store::FailOutcome outcome) {
+  const metrics::Metrics::Job& counters = metrics_.job(record.name);
+  counters.failed.inc();
+  if (outcome == store::FailOutcome::retry_scheduled) counters.retried.inc();
+  if (outcome == store::FailOutcome::dead) {
+    counters.dead.inc();
+    metrics_.job_latency().observe(since_enqueued_s(record, store_.now_ms()));
+  }
 }
 
 }  // namespace jq::dispatch

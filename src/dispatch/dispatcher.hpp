@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "src/dispatch/worker_call.hpp"
+#include "src/metrics/metrics.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/workers/endpoint.hpp"
 #include "src/workers/worker_store.hpp"
@@ -29,7 +30,7 @@ class Dispatcher {
   using Done = std::function<void(AttemptEnd)>;
 
   Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
-             workers::WorkerStore& workers);
+             workers::WorkerStore& workers, metrics::Metrics& metrics);
 
   // Starts the attempt in the background; `done` runs on any thread when it is recorded.
   void start(std::shared_ptr<const workers::Endpoint> endpoint,
@@ -42,10 +43,14 @@ class Dispatcher {
                                        store::ReservedJob job, Done done);
   boost::asio::awaitable<AttemptEnd> run_attempt(const workers::Endpoint& endpoint,
                                                  ConnectionPool& pool, store::ReservedJob job);
+  // This master's counters (and push-to-done latency) for an outcome the store recorded.
+  void count_success(const store::JobRecord& record);
+  void count_failure(const store::JobRecord& record, store::FailOutcome outcome);
 
   boost::asio::io_context& io_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
+  metrics::Metrics& metrics_;
   std::atomic<std::size_t> in_flight_{0};
 };
 

@@ -46,6 +46,8 @@ void Router::set_authenticator(Authenticator authenticator) {
   authenticator_ = std::move(authenticator);
 }
 
+void Router::set_observer(Observer observer) { observer_ = std::move(observer); }
+
 Router::Match Router::match(Request& request) const {
   Match result;
   std::vector<std::pair<std::string, std::string>> params;
@@ -56,15 +58,29 @@ Router::Match Router::match(Request& request) const {
       request.params = std::move(params);
       result.handler = &route.handler;
       result.roles = &route.roles;
+      result.route = &route;
       return result;
     }
+    if (result.route == nullptr) result.route = &route;
     result.allowed_methods.push_back(route.method);
   }
   return result;
 }
 
 boost::asio::awaitable<Response> Router::handle(Request& request) const {
-  Match m = match(request);
+  const Match m = match(request);
+  Response r;
+  try {
+    r = co_await answer(request, m);
+  } catch (...) {
+    if (observer_) observer_(m.route, request.method, 500);
+    throw;
+  }
+  if (observer_) observer_(m.route, request.method, r.status);
+  co_return r;
+}
+
+boost::asio::awaitable<Response> Router::answer(Request& request, const Match& m) const {
   if (auto refused = authenticator_.check(request, m.roles)) co_return std::move(*refused);
   if (m.handler != nullptr) co_return co_await (*m.handler)(request);
   if (m.allowed_methods.empty()) {

@@ -24,16 +24,23 @@ struct Route {
   Handler handler;
 };
 
+// Told of every answer handle() gives (500 for a handler that threw): the route whose pattern
+// matched the path (null: none did), the request's method and the status. Runs on the request's
+// thread; must be cheap and thread-safe.
+using Observer = std::function<void(const Route* route, Method method, int status)>;
+
 class Router {
  public:
   void add(Method method, std::string pattern, Handler handler);
   void add(Method method, std::string pattern, Roles roles, Handler handler);
   // Auth is off until this is called with an enabled Authenticator.
   void set_authenticator(Authenticator authenticator);
+  void set_observer(Observer observer);
 
   struct Match {
     const Handler* handler = nullptr;      // null: no route for this method and path
     const Roles* roles = nullptr;          // the matched route's roles
+    const Route* route = nullptr;          // the matched route, else the first with this path
     std::vector<Method> allowed_methods;   // methods the path has, when the method did not match
   };
   // Sets request.params on a match.
@@ -46,8 +53,11 @@ class Router {
   boost::asio::awaitable<Response> handle(Request& request) const;
 
  private:
+  boost::asio::awaitable<Response> answer(Request& request, const Match& m) const;
+
   std::vector<Route> routes_;
   Authenticator authenticator_;
+  Observer observer_;
 };
 
 }  // namespace jq::http

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/http/query.hpp"
+#include "src/log/event.hpp"
 #include "src/http/respond.hpp"
 
 namespace jq::http {
@@ -278,6 +279,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
     const bool head = req.method == Method::head;
     const bool keep_alive = msg.keep_alive() && !closing;
     Response res;
+    const auto started = std::chrono::steady_clock::now();
     try {
       res = co_await handler(req);
     } catch (const std::exception& e) {
@@ -285,7 +287,16 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
       res = respond_error(req, api::ErrorCode::internal,
                           "the master failed to handle this request; see its log");
     }
-    if (!co_await write(*c, std::move(res), msg.version(), keep_alive, head) || !keep_alive) break;
+    const int status = res.status;
+    const bool written = co_await write(*c, std::move(res), msg.version(), keep_alive, head);
+    if (options.access_log) {
+      log::event(spdlog::level::info, "http request",
+                 {{"method", to_string(req.method)}, {"path", req.path}, {"status", status},
+                  {"duration_ms", std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - started)
+                                      .count()}});
+    }
+    if (!written || !keep_alive) break;
   }
   boost::system::error_code ignored;
   c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);

@@ -23,6 +23,7 @@ struct ServerOptions {
   std::size_t max_connections = 10'000;
   std::chrono::milliseconds idle_timeout{60'000};  // between requests on a kept-alive connection
   std::chrono::milliseconds read_timeout{30'000};  // to read one whole request once it began
+  bool access_log = false;                         // one line per request (path, never the query)
 };
 
 using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;

@@ -1,45 +1,37 @@
 #include "src/log/log.hpp"
 
+#include <atomic>
 #include <memory>
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "src/log/event.hpp"
+#include "src/log/json_escape.hpp"
+
 namespace jq::log {
 namespace {
-
-void append_json_string(spdlog::memory_buf_t& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out.append(std::string_view("\\\"")); break;
-      case '\\': out.append(std::string_view("\\\\")); break;
-      case '\n': out.append(std::string_view("\\n")); break;
-      case '\r': out.append(std::string_view("\\r")); break;
-      case '\t': out.append(std::string_view("\\t")); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<int>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 // {"time":"...","level":"info","message":"..."}: messages are escaped, so any text is safe.
 class JsonFormatter : public spdlog::formatter {
  public:
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& out) override {
     time_.format(msg, out);
-    out.append(std::string_view(",\"level\":"));
     const auto level = spdlog::level::to_string_view(msg.level);
-    append_json_string(out, std::string_view(level.data(), level.size()));
-    out.append(std::string_view(",\"message\":"));
-    append_json_string(out, std::string_view(msg.payload.data(), msg.payload.size()));
-    out.append(std::string_view("}\n"));
+    std::string_view payload(msg.payload.data(), msg.payload.size());
+    std::string_view fields;  // already rendered by log::event
+    if (auto mark = payload.find(kFieldsMark); mark != std::string_view::npos) {
+      fields = payload.substr(mark + 1);
+      payload = payload.substr(0, mark);
+    }
+    std::string rest = ",\"level\":";
+    append_json_string(rest, std::string_view(level.data(), level.size()));
+    rest += ",\"message\":";
+    append_json_string(rest, payload);
+    rest += fields;
+    rest += "}\n";
+    out.append(rest.data(), rest.data() + rest.size());
   }
   std::unique_ptr<spdlog::formatter> clone() const override {
     return std::make_unique<JsonFormatter>();
@@ -63,7 +55,12 @@ spdlog::level::level_enum to_spdlog(config::LogLevel level) {
 
 }  // namespace
 
+namespace detail {
+extern std::atomic<bool> json_format;
+}
+
 void setup(const config::Log& options) {
+  detail::json_format = options.format == config::LogFormat::json;
   auto logger = std::make_shared<spdlog::logger>(
       "jqmaster", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (options.format == config::LogFormat::json) {

@@ -1,8 +1,11 @@
 #include "src/redis/client.hpp"
 
+#include <chrono>
+
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include "src/metrics/registry.hpp"
 #include "src/redis/errc.hpp"
 
 namespace jq::redis {
@@ -45,6 +48,16 @@ void Client::stop() { connection_->stop(); }
 bool Client::ready() const { return connection_->ready(); }
 
 asio::awaitable<ReplyResult> Client::send(std::string frame, std::size_t replies, Phase phase) {
+  const auto started = std::chrono::steady_clock::now();
+  ReplyResult reply = co_await exec(std::move(frame), replies, phase);
+  if (command_duration_ != nullptr) {
+    command_duration_->observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  co_return reply;
+}
+
+asio::awaitable<ReplyResult> Client::exec(std::string frame, std::size_t replies, Phase phase) {
   if (phase == Phase::handshake) {
     co_return co_await connection_->async_exec_handshake(std::move(frame), replies,
                                                          asio::use_awaitable);

@@ -15,6 +15,10 @@
 #include "src/redis/connection.hpp"
 #include "src/redis/scripts.hpp"
 
+namespace jq::metrics {
+class Histogram;
+}
+
 namespace jq::redis {
 
 struct ScriptCall {
@@ -49,14 +53,20 @@ class Client {
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
 
+  // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
+  // seconds from sending to the answer; null: not timed. Set before start().
+  void time_commands(metrics::Histogram* histogram) { command_duration_ = histogram; }
+
  private:
   asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
+  asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
 
   ConnectionOptions options_;
   OnConnect on_connect_;
   bool load_scripts_;
   std::shared_ptr<Connection> connection_;
+  metrics::Histogram* command_duration_ = nullptr;
 };
 
 }  // namespace jq::redis

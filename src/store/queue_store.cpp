@@ -178,6 +178,12 @@ asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::list()
   co_return co_await gather(std::move(*loaded));
 }
 
+asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::counts(
+    std::vector<std::string> names) {
+  Names only{std::move(names), {}};  // named: g++ 12 mangles braced lists in co_await
+  co_return co_await gather(std::move(only));
+}
+
 // queueStats of every name in every shard in one round trip.
 asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::gather(Names names) {
   std::vector<ScriptCall> calls;

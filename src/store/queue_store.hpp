@@ -66,6 +66,10 @@ class QueueStore {
   // not_found when the name was never pushed and is not paused.
   asio::awaitable<Expected<QueueInfo, StoreError>> queue(std::string name);
   asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> list();
+  // The counts of exactly these names (in this order; a name without jobs counts 0) in one
+  // pipelined round trip; `paused` is not read and stays false. For the metrics scrape.
+  asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> counts(
+      std::vector<std::string> names);
   // Marks the name paused (or not) and tells every master; the caller validates the name.
   asio::awaitable<Expected<QueueInfo, StoreError>> pause(std::string name);
   asio::awaitable<Expected<QueueInfo, StoreError>> resume(std::string name);

@@ -28,6 +28,7 @@ constexpr int kExitNotFound = 3;
 constexpr int kExitBadInput = 4;
 constexpr int kExitUnavailable = 5;
 constexpr int kExitConflict = 6;
+constexpr int kExitAuth = 7;
 
 std::string url_of(std::uint16_t port) {
   return "http://127.0.0.1:" + std::to_string(port);
@@ -55,8 +56,11 @@ void check_error_line(const ProgramResult& r, const std::string& contains) {
 }
 
 struct Fixture {
+  explicit Fixture(const std::string& extra_yaml = "")
+      : daemon(DaemonOptions{redis.url(), 4, extra_yaml}) {}
+
   RedisServer redis;
-  Daemon daemon{DaemonOptions{redis.url()}};
+  Daemon daemon;
   std::string url = url_of(daemon.port());
 
   // jqctl --url URL `args`.
@@ -307,6 +311,25 @@ TEST_CASE("jqctl takes the master's URL from JQ_URL when --url is absent", "[htt
   // --url beats the environment.
   const ProgramResult flag_wins = jqctl({"--url", f.url, "stats"}, {"JQ_URL=http://127.0.0.1:1"});
   CHECK(flag_wins.exit_code == 0);
+}
+
+TEST_CASE("jqctl sends --token or JQ_TOKEN as a bearer token and exits 7 when refused", "[http]") {
+  Fixture f(
+      "auth:\n  tokens:\n"
+      "    - {token: jqctl-push-token, role: push}\n"
+      "    - {token: jqctl-admin-token, role: admin}\n");
+  const ProgramResult anonymous = f.ctl({"stats"});
+  CHECK(anonymous.exit_code == kExitAuth);
+  check_error_line(anonymous, "");
+
+  CHECK(f.ctl({"--token", "jqctl-push-token", "push", "--name", "a"}).exit_code == 0);
+  const ProgramResult wrong_role = f.ctl({"--token", "jqctl-push-token", "stats"});
+  CHECK(wrong_role.exit_code == kExitAuth);
+  check_error_line(wrong_role, "");
+
+  const ProgramResult admin = jqctl({"--url", f.url, "stats"}, {"JQ_TOKEN=jqctl-admin-token"});
+  REQUIRE(admin.exit_code == 0);
+  CHECK(parsed(admin)["pushed"] == 1);
 }
 
 TEST_CASE("jqctl --help documents the exit codes", "[http]") {

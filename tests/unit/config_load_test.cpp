@@ -177,3 +177,12 @@ TEST_CASE("the documented example config/jqmaster.yaml gives exactly the default
   CHECK(config.workers == defaults.workers);
   CHECK(config == defaults);
 }
+
+TEST_CASE("docker-compose's config loads: all interfaces, the Redis service, auth on", "[unit]") {
+  const std::string path = std::string(JQ_SOURCE_DIR) + "/docker/jqmaster.compose.yaml";
+  const Config config = load(Flags{.config_file = path}, kNoEnv);
+  CHECK(config.listen.host == "0.0.0.0");
+  CHECK(config.redis.url == "redis://redis:6379/0");
+  CHECK(config.auth.configured);
+  CHECK(config.auth.tokens.size() == 3);
+}

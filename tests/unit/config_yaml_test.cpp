@@ -65,6 +65,7 @@ shutdown_grace: 0
 log:
   level: debug
   format: json
+  access: true
 auth:
   tokens:
     - {token: "0123456789abcdef", role: admin}
@@ -84,7 +85,7 @@ workers:
   CHECK(config.retry == Retry{0.5, 60, 0});
   CHECK(config.limits == Limits{4096, 50, 2.5, 5});
   CHECK(config.shutdown_grace_s == 0);
-  CHECK(config.log == Log{LogLevel::debug, LogFormat::json});
+  CHECK(config.log == Log{LogLevel::debug, LogFormat::json, true});
   CHECK(config.auth == Auth{true, {Token{"0123456789abcdef", Role::admin}}, true});
   REQUIRE(config.workers.size() == 1);
   CHECK(config.workers[0] ==

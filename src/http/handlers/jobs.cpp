@@ -46,6 +46,7 @@ json job_view(const std::string& id, const store::JobRecord& r) {
 
 awaitable<Response> push(store::JobStore& store, const api::JobDefaults& defaults,
                          const PushedHook& on_pushed, Request& req) {
+  const auto started = std::chrono::steady_clock::now();
   if (req.body.empty()) {
     co_return respond_error(req, api::ErrorCode::bad_request,
                             "the body is empty: send one job (a map) or an array of jobs");
@@ -60,16 +61,20 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   auto decoded = api::decode_push(req.body, *type, defaults);
   if (!decoded) co_return respond_error(req, decoded.error());
   const bool batch = decoded->batch;
-  std::vector<std::string> names;
+  Pushed pushed;
   for (const auto& job : decoded->jobs) {
-    if (std::find(names.begin(), names.end(), job.name) == names.end()) names.push_back(job.name);
+    auto same = std::find_if(pushed.names.begin(), pushed.names.end(),
+                             [&job](const auto& seen) { return seen.first == job.name; });
+    if (same == pushed.names.end()) pushed.names.emplace_back(job.name, 1);
+    else ++same->second;
   }
   // An unusable traceparent is dropped, not refused: tracing must never cost a pusher its jobs.
   std::string traceparent =
       api::is_valid_traceparent(req.traceparent) ? req.traceparent : std::string();
   auto ids = co_await store.push(std::move(decoded->jobs), std::move(traceparent));
   if (!ids) co_return respond_error(req, to_api_error(ids.error()));
-  on_pushed(names);
+  pushed.elapsed = std::chrono::steady_clock::now() - started;
+  on_pushed(pushed);
   if (batch) co_return respond(req, 201, {{"ids", std::move(*ids)}});
   co_return respond(req, 201, {{"id", std::move(ids->front())}});
 }

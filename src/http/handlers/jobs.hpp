@@ -1,8 +1,11 @@
 // /v1/jobs: push (one or a batch), read, cancel, and fetch a kept result.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/job.hpp"
@@ -12,8 +15,12 @@
 
 namespace jq::http {
 
-// Called with the names of jobs just pushed, so this master's scheduler looks at once.
-using PushedHook = std::function<void(const std::vector<std::string>& names)>;
+// What one push stored: for this master's scheduler (to look at once) and its metrics.
+struct Pushed {
+  std::vector<std::pair<std::string, std::size_t>> names;  // each job name once, with its jobs
+  std::chrono::steady_clock::duration elapsed{};           // from the request to its 201
+};
+using PushedHook = std::function<void(const Pushed& pushed)>;
 
 void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults,
                     events::ResultWaiters& waiters, PushedHook on_pushed);

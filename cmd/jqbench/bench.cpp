@@ -1,0 +1,163 @@
+#include "cmd/jqbench/bench.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+namespace jq::bench {
+namespace {
+
+constexpr std::chrono::milliseconds kWaitPoll{2};
+constexpr std::chrono::seconds kProgressEvery{1};
+
+std::string host_header(const api::HttpUrl& url) {
+  const bool v6 = url.host.find(':') != std::string::npos;
+  return (v6 ? "[" + url.host + "]" : url.host) + ":" + std::to_string(url.port);
+}
+
+std::string base_path(const api::HttpUrl& url) {
+  std::string base = url.target.substr(0, url.target.find('?'));
+  if (base.empty() || base.back() != '/') base.push_back('/');
+  return base;
+}
+
+std::string describe(const HttpResponse& r) {
+  if (r.status == 0) return "no answer: " + r.error;
+  return "HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 200);
+}
+
+}  // namespace
+
+Bench::Bench(Options options)
+    : options_(std::move(options)),
+      io_(options_.threads),
+      master_(resolve_master(options_.master.host, options_.master.port)),
+      host_header_(host_header(options_.master)) {}
+
+std::unique_ptr<HttpConnection> Bench::connect() {
+  return std::make_unique<HttpConnection>(asio::make_strand(io_), master_, host_header_,
+                                          base_path(options_.master));
+}
+
+WorkerEndpoint& Bench::worker() {
+  if (!worker_) {
+    worker_ = std::make_unique<WorkerEndpoint>(io_, options_.worker_host, options_.worker_port);
+  }
+  return *worker_;
+}
+
+int Bench::run(std::function<asio::awaitable<int>()> main) {
+  std::optional<int> exit_code;
+  // Worker connections and pooled master connections never finish by themselves: the run ends
+  // when `main` does.
+  asio::co_spawn(asio::make_strand(io_), main(), [&](std::exception_ptr e, int code) {
+    if (e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        std::cerr << "jqbench: " << ex.what() << "\n";
+      }
+      code = 1;
+    }
+    exit_code = code;
+    io_.stop();
+  });
+  std::vector<std::thread> threads;
+  for (int i = 1; i < options_.threads; ++i) threads.emplace_back([this] { io_.run(); });
+  io_.run();
+  for (auto& t : threads) t.join();
+  return exit_code.value_or(1);
+}
+
+asio::awaitable<void> sleep_for(Clock::duration d) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, d);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+void Progress::tick(std::string_view what, std::int64_t count) {
+  const auto now = Clock::now();
+  if (!enabled_ || now < next_) return;
+  if (now - start_ >= kProgressEvery) {
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double per_s =
+        static_cast<double>(count - last_count_) / std::chrono::duration<double>(now - last_).count();
+    std::cerr << "  " << std::lround(seconds) << " s: " << what << " " << count << " ("
+              << std::llround(per_s) << "/s)" << std::endl;
+  }
+  next_ = now + kProgressEvery;
+  last_ = now;
+  last_count_ = count;
+}
+
+asio::awaitable<Expected<void, std::string>> wait_for(std::function<bool()> done,
+                                                      std::function<std::int64_t()> count,
+                                                      std::chrono::seconds stall,
+                                                      Progress& progress, std::string what) {
+  std::int64_t last = count();
+  auto last_change = Clock::now();
+  while (!done()) {
+    co_await sleep_for(kWaitPoll);
+    const std::int64_t now = count();
+    progress.tick(what, now);
+    if (now != last) {
+      last = now;
+      last_change = Clock::now();
+    } else if (Clock::now() - last_change > stall) {
+      co_return unexpected("no progress for " + std::to_string(stall.count()) + " s (" + what +
+                           " stuck at " + std::to_string(now) + ")");
+    }
+  }
+  co_return Expected<void, std::string>{};
+}
+
+asio::awaitable<Expected<void, std::string>> expect_no_jobs(HttpConnection& master) {
+  const auto r = co_await master.request(Method::get, "v1/stats", {}, true);
+  if (r.status != 200) co_return unexpected("GET /v1/stats: " + describe(r));
+  const auto stats = nlohmann::json::parse(r.body, nullptr, false);
+  std::int64_t waiting = 0;
+  for (const char* key : {"ready", "scheduled", "running"}) {
+    if (stats.is_object() && stats.contains(key) && stats[key].is_number_integer()) {
+      waiting += stats[key].get<std::int64_t>();
+    }
+  }
+  if (waiting > 0) {
+    co_return unexpected("the master already holds " + std::to_string(waiting) +
+                         " ready, scheduled or running jobs, which this scenario's worker would "
+                         "run and count; start from an empty Redis (FLUSHALL on a benchmark "
+                         "instance, then restart the master)");
+  }
+  co_return Expected<void, std::string>{};
+}
+
+asio::awaitable<Expected<std::string, std::string>> register_worker(HttpConnection& master,
+                                                                    std::string url,
+                                                                    int concurrency) {
+  const nlohmann::json body = {
+      {"url", url}, {"names", nlohmann::json::array({"*"})}, {"concurrency", concurrency}};
+  const auto r = co_await master.request(Method::post, "v1/workers", body.dump(), true);
+  if (r.status != 200 && r.status != 201) {
+    co_return unexpected("POST /v1/workers: " + describe(r));
+  }
+  const auto reply = nlohmann::json::parse(r.body, nullptr, false);
+  if (!reply.is_object() || !reply.contains("id") || !reply["id"].is_string()) {
+    co_return unexpected("POST /v1/workers answered without an id: " + r.body);
+  }
+  co_return reply["id"].get<std::string>();
+}
+
+asio::awaitable<void> remove_worker(HttpConnection& master, std::string id) {
+  co_await master.request(Method::del, "v1/workers/" + id, {}, true);
+}
+
+}  // namespace jq::bench

@@ -1,0 +1,54 @@
+// What jqbench measures besides counting: latency percentiles, CPU time of the processes that
+// do the work (from /proc/<pid>/stat, and getrusage for jqbench itself), and Redis memory.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cmd/jqbench/options.hpp"
+#include "src/util/expected.hpp"
+
+namespace jq::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Nearest-rank percentile (q in 0..1) of `sorted`, in milliseconds; 0 when empty.
+double percentile_ms(const std::vector<Clock::duration>& sorted, double q);
+
+struct Percentiles {
+  double p50_ms = 0, p90_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0;
+  std::size_t count = 0;
+};
+Percentiles percentiles(std::vector<Clock::duration> samples);
+
+// CPU seconds (user + system) used by each watched process, and by jqbench, between start()
+// and stop().
+class CpuMeter {
+ public:
+  explicit CpuMeter(std::vector<WatchedProcess> watched) : watched_(std::move(watched)) {}
+
+  void start();
+  void stop();
+
+  struct Share {
+    std::string label;
+    double seconds = 0;
+  };
+  const std::vector<Share>& shares() const { return shares_; }  // jqbench last
+  double total_seconds() const;
+
+ private:
+  std::vector<double> sample() const;
+
+  std::vector<WatchedProcess> watched_;
+  std::vector<double> at_start_;
+  std::vector<Share> shares_;
+};
+
+// `used_memory` from INFO memory of the Redis at `url` (redis://host:port[/db] or
+// unix:///path).
+Expected<std::int64_t, std::string> redis_used_memory(const std::string& url);
+
+}  // namespace jq::bench

@@ -1,0 +1,440 @@
+// The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and renders the totals,
+// the queues, the worker endpoints, the dead jobs and a throughput chart. The chart has no
+// history of its own on the server: it is computed here from successive GET /v1/stats answers
+// (succeeded + failed deltas) kept in memory, so it starts empty when the page loads.
+//
+// With auth on, the first 401 shows a small form asking for a token; the token is kept in
+// sessionStorage (this tab only) and sent as Authorization: Bearer. No framework, no build step,
+// nothing fetched from another origin, no inline script or style (the page's CSP forbids them);
+// data reaches the page only through textContent, never as HTML.
+'use strict';
+
+const REFRESH_MS = 2000;
+const HISTORY_MS = 10 * 60 * 1000; // the chart's window
+const DEAD_LIMIT = 100;
+const TOKEN_KEY = 'jqmaster.token';
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+const $ = (id) => document.getElementById(id);
+const numberFormat = new Intl.NumberFormat('en-US');
+const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+// A 401 or 403: the page needs (another) token before it can go on.
+class AuthNeeded extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const state = {
+  token: sessionStorage.getItem(TOKEN_KEY) || '',
+  timer: null,
+  inFlight: null,   // the refresh under way, if any
+  again: false,     // refresh once more when it ends (an action happened meanwhile)
+  waitingForToken: false,
+  defaultHint: null, // the form's first title and hint, put back after a refused token
+  samples: [],      // {t: ms since epoch, done: succeeded + failed, failed}
+};
+
+// --- the API -----------------------------------------------------------------------------------
+
+async function api(method, path) {
+  const headers = { Accept: 'application/json' };
+  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  const res = await fetch(path, { method, headers, cache: 'no-store' });
+  const text = await res.text();
+  let body = null;
+  if (text && (res.headers.get('Content-Type') || '').includes('json')) body = JSON.parse(text);
+  if (res.status === 401 || res.status === 403) {
+    throw new AuthNeeded(res.status, body && body.message ? body.message : `HTTP ${res.status}`);
+  }
+  if (!res.ok) {
+    throw new Error(body && body.message ? body.message : `${method} ${path} answered HTTP ${res.status}`);
+  }
+  return body;
+}
+
+// --- formatting --------------------------------------------------------------------------------
+
+function count(n) {
+  return typeof n === 'number' ? numberFormat.format(n) : '–';
+}
+
+function duration(seconds) {
+  const s = Number(seconds) || 0;
+  if (s === 0) return '0 s';
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} m ${Math.floor(s % 60)} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} m`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+function ago(iso) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso || '–';
+  return `${duration(Math.max(0, (Date.now() - t) / 1000))} ago`;
+}
+
+function rate(perSecond) {
+  return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
+}
+
+// The words of a dead job's last failure: the result object's message when there is one.
+function failureText(result) {
+  if (result === null || result === undefined) return 'no result kept';
+  if (typeof result === 'object' && typeof result.message === 'string' && result.message) {
+    return result.message;
+  }
+  return JSON.stringify(result).slice(0, 300);
+}
+
+// --- DOM helpers -------------------------------------------------------------------------------
+
+function el(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function setCell(row, index, text, title) {
+  const cell = row.cells[index];
+  if (cell.textContent !== text) cell.textContent = text;
+  if (title !== undefined) cell.title = title;
+}
+
+// Updates `tbody` to one row per item in order, reusing rows by key, so rows (and the buttons
+// in them) survive a refresh and a click is never lost to a re-render.
+function syncRows(tbody, items, key, create, update) {
+  const existing = new Map(Array.from(tbody.rows, (row) => [row.dataset.key, row]));
+  let previous = null;
+  for (const item of items) {
+    const k = key(item);
+    let row = existing.get(k);
+    if (row) {
+      existing.delete(k);
+    } else {
+      row = create(item);
+      row.dataset.key = k;
+    }
+    update(row, item);
+    const wanted = previous ? previous.nextSibling : tbody.firstChild;
+    if (row !== wanted) tbody.insertBefore(row, wanted);
+    previous = row;
+  }
+  for (const row of existing.values()) row.remove();
+}
+
+function showEmpty(id, empty) {
+  $(id).hidden = !empty;
+}
+
+function badge(text, kind) {
+  return el('span', { className: `badge ${kind}`, textContent: text });
+}
+
+// --- actions -----------------------------------------------------------------------------------
+
+async function act(button, method, path) {
+  button.disabled = true;
+  try {
+    await api(method, path);
+  } catch (e) {
+    if (e instanceof AuthNeeded) {
+      askForToken(e);
+      return;
+    }
+    setStatus(`${button.textContent} failed: ${e.message}`, true);
+  } finally {
+    button.disabled = false;
+  }
+  refreshSoon();
+}
+
+// --- the sections ------------------------------------------------------------------------------
+
+const TOTALS = [
+  ['pushed', 'Pushed'], ['succeeded', 'Succeeded'], ['failed', 'Failed attempts'],
+  ['retried', 'Retried'], ['dead', 'Dead'], ['ready', 'Ready'], ['scheduled', 'Scheduled'],
+  ['running', 'Running'], ['workers', 'Workers'],
+];
+
+function renderTotals(stats) {
+  const list = $('totals');
+  const items = TOTALS.map(([key, label]) => [label, count(stats[key])]);
+  items.push(['Uptime', duration(stats.uptime_seconds)]);
+  list.replaceChildren(...items.flatMap(([label, value]) => [
+    el('div', {}, [el('dt', { textContent: label }), el('dd', { textContent: value })]),
+  ]));
+}
+
+function createQueueRow(queue) {
+  const button = el('button', { type: 'button' });
+  const row = el('tr', {}, [
+    el('th', { scope: 'row' }), el('td', { className: 'num' }), el('td', { className: 'num' }),
+    el('td', { className: 'num' }), el('td', { className: 'num' }), el('td', { className: 'num' }),
+    el('td'), el('td', { className: 'actions' }, [button]),
+  ]);
+  button.addEventListener('click', () => {
+    const verb = row.dataset.paused === 'true' ? 'resume' : 'pause';
+    act(button, 'POST', `/v1/queues/${encodeURIComponent(queue.name)}/${verb}`);
+  });
+  return row;
+}
+
+function updateQueueRow(row, q) {
+  setCell(row, 0, q.name);
+  setCell(row, 1, count(q.ready));
+  setCell(row, 2, count(q.scheduled));
+  setCell(row, 3, count(q.running));
+  setCell(row, 4, count(q.dead));
+  setCell(row, 5, duration(q.lag_seconds), 'age of the oldest ready job');
+  const paused = Boolean(q.paused);
+  if (row.dataset.paused !== String(paused)) {
+    row.dataset.paused = String(paused);
+    row.classList.toggle('paused', paused);
+    row.cells[6].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
+    const button = row.cells[7].firstChild;
+    button.textContent = paused ? 'Resume' : 'Pause';
+    button.setAttribute('aria-label', `${paused ? 'Resume' : 'Pause'} queue ${q.name}`);
+  }
+}
+
+function renderQueues(queues) {
+  syncRows($('queues'), queues, (q) => q.name, createQueueRow, updateQueueRow);
+  showEmpty('queues-empty', queues.length === 0);
+}
+
+function createWorkerRow() {
+  return el('tr', {}, [
+    el('th', { scope: 'row', className: 'url' }), el('td', { className: 'names' }), el('td'),
+    el('td', { className: 'num' }), el('td', { className: 'num' }), el('td', { className: 'num' }),
+    el('td', { className: 'num' }), el('td', { className: 'error-text' }),
+  ]);
+}
+
+function updateWorkerRow(row, w) {
+  setCell(row, 0, w.url, `worker ${w.id}`);
+  const names = (w.names || []).join(', ');
+  setCell(row, 1, names, names);
+  const healthy = Boolean(w.healthy);
+  if (row.dataset.healthy !== String(healthy)) {
+    row.dataset.healthy = String(healthy);
+    row.cells[2].replaceChildren(healthy ? badge('healthy', 'ok') : badge('unreachable', 'bad'));
+  }
+  setCell(row, 3, `${count(w.inflight)} / ${count(w.concurrency)}`);
+  setCell(row, 4, count(w.dispatched));
+  setCell(row, 5, count(w.succeeded));
+  setCell(row, 6, count(w.failed));
+  setCell(row, 7, w.last_error || '–', w.last_error || '');
+}
+
+function renderWorkers(workers) {
+  syncRows($('workers'), workers, (w) => w.id, createWorkerRow, updateWorkerRow);
+  showEmpty('workers-empty', workers.length === 0);
+}
+
+function createDeadRow(job) {
+  const retry = el('button', { type: 'button', textContent: 'Retry' });
+  const remove = el('button', { type: 'button', textContent: 'Delete', className: 'danger' });
+  retry.setAttribute('aria-label', `Retry dead job ${job.id}`);
+  remove.setAttribute('aria-label', `Delete dead job ${job.id}`);
+  const path = `/v1/dead/${encodeURIComponent(job.id)}`;
+  retry.addEventListener('click', () => act(retry, 'POST', `${path}/retry`));
+  remove.addEventListener('click', () => {
+    if (window.confirm(`Delete dead job ${job.id} for good?`)) act(remove, 'DELETE', path);
+  });
+  return el('tr', {}, [
+    el('th', { scope: 'row' }, [el('code')]), el('td'), el('td', { className: 'num' }), el('td'),
+    el('td', { className: 'error-text' }), el('td', { className: 'actions' }, [retry, ' ', remove]),
+  ]);
+}
+
+function updateDeadRow(row, job) {
+  const code = row.cells[0].firstChild;
+  if (code.textContent !== job.id) code.textContent = job.id;
+  setCell(row, 1, job.name);
+  setCell(row, 2, count(job.attempts));
+  setCell(row, 3, ago(job.failed_at), job.failed_at);
+  const text = failureText(job.result);
+  setCell(row, 4, text, text);
+}
+
+function renderDead(dead, total) {
+  syncRows($('dead'), dead, (d) => d.id, createDeadRow, updateDeadRow);
+  showEmpty('dead-empty', dead.length === 0);
+  $('dead-count').textContent = dead.length < total ? `newest ${dead.length} of ${count(total)}` : '';
+}
+
+// --- throughput ----------------------------------------------------------------------------------
+
+function record(stats, now) {
+  state.samples.push({ t: now, done: (stats.succeeded || 0) + (stats.failed || 0), failed: stats.failed || 0 });
+  while (state.samples.length > 2 && state.samples[1].t < now - HISTORY_MS) state.samples.shift();
+}
+
+// Rates between successive samples; a counter that went down (a new data store) starts afresh.
+function rates() {
+  const out = [];
+  for (let i = 1; i < state.samples.length; i += 1) {
+    const a = state.samples[i - 1];
+    const b = state.samples[i];
+    const seconds = (b.t - a.t) / 1000;
+    if (seconds <= 0 || b.done < a.done || b.failed < a.failed) continue;
+    out.push({ t: b.t, done: (b.done - a.done) / seconds, failed: (b.failed - a.failed) / seconds });
+  }
+  return out;
+}
+
+function niceCeiling(value) {
+  if (value <= 1) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  const step = [1, 2, 5, 10].find((m) => m * power >= value);
+  return step * power;
+}
+
+function renderChart(now) {
+  const W = 640;
+  const H = 170;
+  const left = 40;
+  const right = 8;
+  const top = 8;
+  const bottom = 22;
+  const points = rates();
+  const peak = niceCeiling(Math.max(0, ...points.map((p) => p.done)));
+  const x = (t) => left + ((t - (now - HISTORY_MS)) / HISTORY_MS) * (W - left - right);
+  const y = (v) => top + (1 - v / peak) * (H - top - bottom);
+  const latest = points[points.length - 1];
+  const summary = latest
+    ? `now ${rate(latest.done)} jobs/s completed, ${rate(latest.failed)}/s failed; peak ${rate(Math.max(...points.map((p) => p.done)))}/s`
+    : 'collecting: the first rate appears after two refreshes';
+
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Throughput chart: ${summary}` });
+  for (const v of [0, peak / 2, peak]) {
+    chart.append(svg('line', { x1: left, x2: W - right, y1: y(v), y2: y(v), class: 'grid' }));
+    chart.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, rate(v)));
+  }
+  for (const [minutes, label] of [[10, '−10 min'], [5, '−5 min'], [0, 'now']]) {
+    const anchor = minutes === 10 ? 'start' : minutes === 0 ? 'end' : 'middle';
+    chart.append(svg('text', { x: x(now - minutes * 60000), y: H - 6, class: 'axis', 'text-anchor': anchor }, label));
+  }
+  for (const key of ['done', 'failed']) {
+    if (points.length === 0) break;
+    const coords = points.map((p) => `${x(p.t).toFixed(1)},${y(p[key]).toFixed(1)}`);
+    if (points.length === 1) coords.unshift(`${x(points[0].t - REFRESH_MS).toFixed(1)},${y(points[0][key]).toFixed(1)}`);
+    chart.append(svg('polyline', { points: coords.join(' '), class: `line ${key}` }));
+  }
+  $('chart').replaceChildren(chart);
+  $('chart-now').textContent = summary;
+}
+
+// --- refreshing ----------------------------------------------------------------------------------
+
+function setStatus(text, isError = false) {
+  const status = $('status');
+  status.textContent = text;
+  status.classList.toggle('error', isError);
+}
+
+async function refreshOnce() {
+  clearTimeout(state.timer);
+  try {
+    const [stats, queues, workers, dead] = await Promise.all([
+      api('GET', '/v1/stats'), api('GET', '/v1/queues'), api('GET', '/v1/workers'),
+      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`),
+    ]);
+    const now = Date.now();
+    record(stats, now);
+    renderTotals(stats);
+    renderQueues(queues);
+    renderWorkers(workers);
+    renderDead(dead, stats.dead);
+    renderChart(now);
+    setStatus(`Updated ${timeFormat.format(now)} · refreshing every ${REFRESH_MS / 1000} s`);
+  } catch (e) {
+    if (e instanceof AuthNeeded) {
+      askForToken(e);
+      return;
+    }
+    setStatus(`Cannot read the master: ${e.message}. Trying again…`, true);
+  }
+  state.timer = setTimeout(refreshSoon, REFRESH_MS);
+}
+
+function refreshSoon() {
+  if (state.waitingForToken) return;
+  if (state.inFlight) {
+    state.again = true;
+    return;
+  }
+  state.inFlight = refreshOnce().finally(() => {
+    state.inFlight = null;
+    if (state.again) {
+      state.again = false;
+      refreshSoon();
+    }
+  });
+}
+
+// --- the token -----------------------------------------------------------------------------------
+
+function askForToken(error) {
+  clearTimeout(state.timer);
+  state.waitingForToken = true;
+  const form = $('token-form');
+  if (!state.defaultHint) {
+    state.defaultHint = [$('token-title').textContent, Array.from($('token-hint').childNodes)];
+  }
+  if (error.status === 403) {
+    $('token-title').textContent = 'This token cannot do that';
+    $('token-hint').textContent = `${error.message}. Enter an admin token.`;
+  } else if (state.token) {
+    $('token-title').textContent = 'The master refused this token';
+    $('token-hint').textContent = 'Enter an admin token from the master\'s auth.tokens.';
+  } else {
+    $('token-title').textContent = state.defaultHint[0];
+    $('token-hint').replaceChildren(...state.defaultHint[1].map((node) => node.cloneNode(true)));
+  }
+  setStatus('Waiting for a token', true);
+  form.hidden = false;
+  $('token-input').focus();
+}
+
+function useToken(event) {
+  event.preventDefault();
+  const input = $('token-input');
+  state.token = input.value.trim();
+  input.value = '';
+  if (!state.token) return;
+  sessionStorage.setItem(TOKEN_KEY, state.token);
+  $('token-form').hidden = true;
+  $('forget-token').hidden = false;
+  state.waitingForToken = false;
+  setStatus('Loading…');
+  refreshSoon();
+}
+
+function forgetToken() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  state.token = '';
+  $('forget-token').hidden = true;
+  refreshSoon();
+}
+
+function start() {
+  $('token-form').addEventListener('submit', useToken);
+  $('forget-token').addEventListener('click', forgetToken);
+  $('forget-token').hidden = !state.token;
+  refreshSoon();
+}
+
+start();

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// A jqmaster pusher in Node.js: push jobs in MessagePack and fetch their results, with the
+// built-in `fetch` and @msgpack/msgpack (npm). Node 18 or newer.
+//
+// `JqClient` below is the whole client; copy it into your program. Running this file shows it at
+// work (it needs a worker serving `sum` and `echo`, e.g. worker.mjs next to it):
+//
+//     cd examples/node && npm ci
+//     node pusher.mjs --master http://127.0.0.1:8080
+
+import { parseArgs, inspect } from "node:util";
+import { decode, encode } from "@msgpack/msgpack";
+
+const MSGPACK = "application/msgpack";
+
+// An error answer from the master: {error, message, field?, index?}.
+class JqError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.error = body?.error ?? `http_${status}`; // e.g. invalid_job, not_found
+    this.field = body?.field; // the job field that was wrong, where it applies
+    this.index = body?.index; // the bad job's position in a batch
+  }
+}
+
+// No result to fetch: unknown job, fetched already, expired, or pushed without keep_result.
+class NoResult extends Error {}
+
+class JqClient {
+  constructor(url = "http://127.0.0.1:8080", token = undefined) {
+    this.url = url.replace(/\/+$/, "");
+    this.headers = { Accept: MSGPACK };
+    if (token) this.headers.Authorization = `Bearer ${token}`;
+  }
+
+  // Pushes one job; options: priority, max_retry, keep_result, timeout. Resolves to its id.
+  async push(name, argument = null, options = {}) {
+    return (await this.#call("POST", "/v1/jobs", { name, argument, ...options })).body.id;
+  }
+
+  // Pushes 1-1000 job objects at once, all or none. Resolves to their ids in the same order.
+  async pushBatch(jobs) {
+    return (await this.#call("POST", "/v1/jobs", jobs)).body.ids;
+  }
+
+  // The job's state: {id, name, state, attempts, ...}. JqError not_found once it is gone.
+  async job(id) {
+    return (await this.#call("GET", `/v1/jobs/${encodeURIComponent(id)}`)).body;
+  }
+
+  // Cancels a queued or scheduled job. JqError conflict (409) when it is already running.
+  async cancel(id) {
+    await this.#call("DELETE", `/v1/jobs/${encodeURIComponent(id)}`);
+  }
+
+  // The result object of a finished job pushed with keep_result: true, fetched once:
+  // {type: "success", result, ...} or {type: "failure", message, error, ...}. Waits up to `wait`
+  // seconds for it (long polls of at most 60 s each); null if the job has not finished by then.
+  // Throws NoResult when there is nothing to fetch.
+  async result(id, wait = 0) {
+    const deadline = Date.now() + wait * 1000;
+    for (;;) {
+      const left = Math.max(0, Math.min(60, (deadline - Date.now()) / 1000));
+      const path = `/v1/jobs/${encodeURIComponent(id)}/result?wait=${left.toFixed(3)}`;
+      const { status, body } = await this.#call("GET", path, undefined, left + 10);
+      if (status === 200 && body == null) throw new NoResult(`no result to fetch for job ${id}`);
+      if (status === 200) return body;
+      if (Date.now() >= deadline) return null; // 202: still queued, scheduled or running
+    }
+  }
+
+  async #call(method, path, body = undefined, timeout = 30) {
+    const headers = { ...this.headers };
+    if (body !== undefined) headers["Content-Type"] = MSGPACK;
+    const response = await fetch(this.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : encode(body), // Uint8Array travels as bin
+      signal: AbortSignal.timeout(timeout * 1000),
+    });
+    const raw = new Uint8Array(await response.arrayBuffer());
+    let value = null; // 204 has no body
+    if (raw.length > 0) {
+      try {
+        value = decode(raw);
+      } catch {
+        if (response.ok) throw new Error(`undecodable ${response.status} answer from ${path}`);
+        value = { message: new TextDecoder().decode(raw) };
+      }
+    }
+    if (!response.ok) throw new JqError(response.status, value);
+    return { status: response.status, body: value };
+  }
+}
+
+const show = (value) => inspect(value, { breakLength: Infinity, depth: null });
+
+async function main() {
+  const { values: args } = parseArgs({ options: { master: { type: "string" }, token: { type: "string" } } });
+  const master = args.master ?? process.env.JQ_URL ?? "http://127.0.0.1:8080";
+  const jq = new JqClient(master, args.token ?? process.env.JQ_TOKEN); // the token: if auth is on
+
+  // One job: keep_result keeps its result until we fetch it (once).
+  let id = await jq.push("sum", [1, 2, 3], { priority: 1, keep_result: true });
+  console.log(`pushed sum [1, 2, 3] as ${id}: ${(await jq.job(id)).state}`);
+  let answer = await jq.result(id, 30);
+  console.log(answer ? `sum [1, 2, 3] = ${show(answer.result)}` : "sum: no result within 30 s");
+
+  // A batch: stored all or nothing; results come back exactly as sent, bytes included.
+  const samples = [new Uint8Array([0, 1, 254, 255]), "h\u00e9llo", { nested: [1, 2.5, null, true, new Uint8Array([128])] }];
+  const ids = await jq.pushBatch(samples.map((argument) => ({ name: "echo", argument, keep_result: true })));
+  console.log(`pushed a batch of ${ids.length}: ${ids.join(", ")}`);
+  for (const [i, sent] of samples.entries()) {
+    answer = await jq.result(ids[i], 30);
+    console.log(answer ? `echo ${show(sent)} -> ${show(answer.result)}` : "echo: no result");
+  }
+
+  // A job that fails: with max_retry 0 it is dead at once; the result says why.
+  answer = await jq.result(await jq.push("sum", "not a list", { max_retry: 0, keep_result: true }), 30);
+  if (answer) console.log(`sum 'not a list' -> ${answer.type}: ${answer.message}`);
+
+  // Cancelling works while a job waits: `nobody` has no worker here.
+  id = await jq.push("nobody", { report: 7 });
+  try {
+    await jq.cancel(id);
+    console.log(`cancelled ${id}`);
+    await jq.job(id);
+  } catch (e) { // not_found after the cancel; conflict if it was already running
+    if (!(e instanceof JqError)) throw e;
+    console.log(`job ${id}: ${e.status} ${e.error}: ${e.message}`);
+  }
+
+  // Bad input: the answer names the error, the field and, in a batch, the index.
+  for (const bad of [[{ name: "sum" }, { name: "sum", max_retries: 2 }], [{ name: "-no" }]]) {
+    try {
+      await jq.pushBatch(bad);
+    } catch (e) {
+      if (!(e instanceof JqError)) throw e;
+      console.log(`refused: ${e.status} ${e.error} index=${e.index} field=${e.field}: ${e.message}`);
+    }
+  }
+}
+
+main().catch((e) => {
+  if (e instanceof JqError) console.error(`jqmaster said ${e.status} ${e.error}: ${e.message}`);
+  else if (e.name === "TypeError" && e.cause) console.error(`cannot reach jqmaster: ${e.cause.message}`);
+  else console.error(e); // fetch timeouts (TimeoutError) and bugs
+  process.exitCode = 1;
+});

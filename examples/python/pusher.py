@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""A jqmaster pusher in plain Python: push jobs in MessagePack and fetch their results.
+
+`JqClient` below is the whole client (standard library HTTP + msgpack, Debian: python3-msgpack);
+copy it into your program. Running this file shows it at work:
+
+    /usr/bin/python3 examples/python/pusher.py --master http://127.0.0.1:8080
+
+It needs a worker serving `sum` and `echo` to get results, e.g. examples/python/worker.py.
+"""
+
+import argparse
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import msgpack
+
+MSGPACK = "application/msgpack"
+
+
+class JqError(Exception):
+    """An error answer from the master: {error, message, field?, index?}."""
+
+    def __init__(self, status, body):
+        body = body if isinstance(body, dict) else {}
+        self.status = status
+        self.error = body.get("error", "http_%d" % status)  # e.g. invalid_job, not_found
+        self.field = body.get("field")  # the job field that was wrong, where it applies
+        self.index = body.get("index")  # the bad job's position in a batch
+        super().__init__(body.get("message", "HTTP %d" % status))
+
+
+class NoResult(LookupError):
+    """No result to fetch: unknown job, fetched already, expired, or pushed without keep_result."""
+
+
+class JqClient:
+    def __init__(self, url="http://127.0.0.1:8080", token=None):
+        self.url = url.rstrip("/")
+        self.headers = {"Accept": MSGPACK}
+        if token:
+            self.headers["Authorization"] = "Bearer " + token
+
+    def push(self, name, argument=None, **options):
+        """Pushes one job; options: priority, max_retry, keep_result, timeout. Returns its id."""
+        return self._call("POST", "/v1/jobs", dict(name=name, argument=argument, **options))["id"]
+
+    def push_batch(self, jobs):
+        """Pushes 1-1000 job maps at once, all or none. Returns their ids in the same order."""
+        return self._call("POST", "/v1/jobs", list(jobs))["ids"]
+
+    def job(self, job_id):
+        """The job's state: {id, name, state, attempts, ...}. JqError not_found once it is gone."""
+        return self._call("GET", "/v1/jobs/" + urllib.parse.quote(job_id))
+
+    def cancel(self, job_id):
+        """Cancels a queued or scheduled job. JqError conflict (409) when it is already running."""
+        self._call("DELETE", "/v1/jobs/" + urllib.parse.quote(job_id))
+
+    def result(self, job_id, wait=0):
+        """The result object of a finished job pushed with keep_result=True, fetched once:
+        {type: "success", result, ...} or {type: "failure", message, error, ...}.
+
+        Waits up to `wait` seconds for it (long polls of at most 60 s each) and returns None if
+        the job has not finished by then. Raises NoResult when there is nothing to fetch.
+        """
+        deadline = time.monotonic() + wait
+        while True:
+            left = max(0.0, min(60.0, deadline - time.monotonic()))
+            path = "/v1/jobs/%s/result?wait=%.3f" % (urllib.parse.quote(job_id), left)
+            status, body = self._call("GET", path, timeout=left + 10, with_status=True)
+            if status == 200 and body is None:
+                raise NoResult("no result to fetch for job " + job_id)
+            if status == 200:
+                return body
+            if time.monotonic() >= deadline:  # 202: still queued, scheduled or running
+                return None
+
+    def _call(self, method, path, body=None, timeout=30, with_status=False):
+        headers = dict(self.headers)
+        data = None
+        if body is not None:
+            data = msgpack.packb(body)  # bytes travel as MessagePack bin, str as str
+            headers["Content-Type"] = MSGPACK
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as e:  # 4xx and 5xx come with an error map
+            raw = e.read()
+            try:
+                error = msgpack.unpackb(raw)
+            except ValueError:
+                error = {"message": raw.decode(errors="replace")}
+            raise JqError(e.code, error) from None
+        value = msgpack.unpackb(raw) if raw else None  # 204 has no body; "nil" is b"\xc0"
+        return (status, value) if with_status else value
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--master", default=os.environ.get("JQ_URL", "http://127.0.0.1:8080"))
+    parser.add_argument("--token", default=os.environ.get("JQ_TOKEN"), help="bearer token, if any")
+    args = parser.parse_args()
+    jq = JqClient(args.master, args.token)
+
+    # One job: keep_result=True keeps its result until we fetch it (once).
+    job_id = jq.push("sum", [1, 2, 3], priority=1, keep_result=True)
+    print(f"pushed sum [1, 2, 3] as {job_id}: {jq.job(job_id)['state']}")
+    answer = jq.result(job_id, wait=30)
+    print(f"sum [1, 2, 3] = {answer['result']!r}" if answer else "sum: no result within 30 s")
+
+    # A batch: stored all or nothing; results come back exactly as sent, bytes included.
+    arguments = [b"\x00\x01\xfe\xff", "h\u00e9llo", {"nested": [1, 2.5, None, True, b"\x80"]}]
+    ids = jq.push_batch({"name": "echo", "argument": a, "keep_result": True} for a in arguments)
+    print(f"pushed a batch of {len(ids)}: {', '.join(ids)}")
+    for sent, job_id in zip(arguments, ids):
+        answer = jq.result(job_id, wait=30)
+        print(f"echo {sent!r} -> {answer['result']!r}" if answer else "echo: no result")
+
+    # A job that fails: with max_retry=0 it is dead at once; the result says why.
+    answer = jq.result(jq.push("sum", "not a list", max_retry=0, keep_result=True), wait=30)
+    if answer:
+        print(f"sum 'not a list' -> {answer['type']}: {answer['message']}")
+
+    # Cancelling works while a job waits: `nobody` has no worker here.
+    job_id = jq.push("nobody", {"report": 7})
+    try:
+        jq.cancel(job_id)
+        print(f"cancelled {job_id}")
+        jq.job(job_id)
+    except JqError as e:  # not_found after the cancel; conflict if it was already running
+        print(f"job {job_id}: {e.status} {e.error}: {e}")
+
+    # Bad input: the answer names the error, the field and, in a batch, the index.
+    for bad in ([{"name": "sum"}, {"name": "sum", "max_retries": 2}], [{"name": "-no"}]):
+        try:
+            jq.push_batch(bad)
+        except JqError as e:
+            print(f"refused: {e.status} {e.error} index={e.index} field={e.field}: {e}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except JqError as e:
+        sys.exit(f"jqmaster said {e.status} {e.error}: {e}")
+    except (urllib.error.URLError, OSError) as e:
+        sys.exit(f"cannot reach jqmaster: {e}")

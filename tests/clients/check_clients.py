@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""The client examples keep working: runs them against a real jqmaster and checks what they see.
+
+Starts a redis-server and build/cmd/jqmaster (auth on) on free loopback ports (harness.py), then
+with each example worker registered in turn (examples/python/worker.py, then
+examples/node/worker.mjs; the other one deleted), runs examples/python/pusher.py,
+examples/node/pusher.mjs and examples/curl/quickstart.sh: so Python and Node meet in both
+directions, and JSON pushes meet MessagePack workers. For each run it checks the results the
+client printed (sum of [1, 2, 3] is 6, echo returns its argument exactly, bytes included, a failing
+job's message comes from that worker, cancel, the 400s) and that the worker's counters at the master
+moved by the jobs the run pushed.
+
+Prints one line per check and a final "N passed, N failed" line; exits 1 when a check failed.
+Everything started is stopped by PID at the end, also on failure or SIGTERM.
+"""
+
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+
+from harness import MASTER_BIN, NODE, PYTHON, ROOT, TOKENS, Cluster
+
+EXAMPLES = ROOT / "examples"
+WORKERS = {
+    "python": [PYTHON, str(EXAMPLES / "python" / "worker.py")],
+    "node": [NODE, str(EXAMPLES / "node" / "worker.mjs")],
+}
+PUSHERS = {
+    "python": [PYTHON, str(EXAMPLES / "python" / "pusher.py")],
+    "node": [NODE, str(EXAMPLES / "node" / "pusher.mjs")],
+}
+# How each worker words its failure for `sum` of a string: proves which worker ran the job.
+SUM_FAILURE = {"python": "unsupported operand type", "node": "sum needs a list of numbers"}
+# How each pusher prints the bytes 00 01 fe ff it sent and got back.
+BYTES_SHOWN = {"python": r"b'\x00\x01\xfe\xff'", "node": "Uint8Array(4) [ 0, 1, 254, 255 ]"}
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, condition, text, problem=""):
+        if condition:
+            self.passed += 1
+            print(f"ok   {text}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL {text}" + (f": {problem}" if problem else ""), flush=True)
+        return condition
+
+
+def run(argv, env=None, timeout=40):
+    """Runs an example to its end: (exit code, stdout lines, stderr)."""
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
+    return (done.returncode, done.stdout.decode(errors="replace").splitlines(),
+            done.stderr.decode(errors="replace"))
+
+
+def counters(cluster, worker_id):
+    status, worker = cluster.call("GET", f"/v1/workers/{worker_id}")
+    return (worker["succeeded"], worker["failed"]) if status == 200 else (None, None)
+
+
+def check_pusher(t, cluster, pusher, worker, worker_id):
+    tag = f"{pusher} pusher -> {worker} worker"
+    before = counters(cluster, worker_id)
+    code, out, err = run(PUSHERS[pusher] + ["--master", cluster.url, "--token", TOKENS["push"]])
+    if not t.check(code == 0, f"{tag}: exits 0", f"exit {code}\n" + "\n".join(out) + "\n" + err):
+        return
+    text = "\n".join(out)
+
+    def line(pattern, what):
+        found = next((m for m in map(re.compile(pattern).fullmatch, out) if m), None)
+        t.check(found, f"{tag}: {what}", f"no line matching {pattern!r} in:\n{text}")
+        return found
+
+    line(r"sum \[1, 2, 3\] = 6", "sum [1, 2, 3] = 6")
+    echoes = [m.groups() for m in map(re.compile(r"echo (.*) -> (.*)").fullmatch, out) if m]
+    t.check(len(echoes) == 3 and all(sent == got for sent, got in echoes),
+            f"{tag}: echo returns each of 3 arguments exactly", f"got {echoes!r}")
+    t.check(any(sent == BYTES_SHOWN[pusher] for sent, _ in echoes),
+            f"{tag}: echo returns binary as binary ({BYTES_SHOWN[pusher]})", f"got {echoes!r}")
+    failed = line(r"sum 'not a list' -> failure: sum failed on attempt 1: (.*)",
+                  "a failing job's result is a failure object")
+    if failed:
+        t.check(SUM_FAILURE[worker] in failed.group(1), f"{tag}: the failure comes from the {worker} worker",
+                f"message {failed.group(1)!r}")
+    cancelled = line(r"cancelled (\S+)", "cancel answers 204")
+    if cancelled:
+        line(rf"job {re.escape(cancelled.group(1))}: 404 not_found: .*", "a cancelled job is 404 not_found")
+    line(r"refused: 400 invalid_job index=1 field=max_retries: job 1: unknown field .*",
+         "a bad batch is refused: 400 invalid_job, index 1, field max_retries")
+    line(r"refused: 400 invalid_job index=0 field=name: .*", "a bad name is refused: 400 invalid_job, field name")
+    after = counters(cluster, worker_id)
+    t.check(before[0] is not None and after == (before[0] + 4, before[1] + 1),
+            f"{tag}: the {worker} worker ran the 5 jobs (4 succeeded, 1 failed)",
+            f"succeeded/failed went from {before} to {after}")
+
+
+def check_curl(t, cluster, worker, worker_id):
+    tag = f"curl quickstart -> {worker} worker"
+    before = counters(cluster, worker_id)
+    env = dict(os.environ, JQ_TOKEN=TOKENS["push"])
+    code, out, err = run(["bash", str(EXAMPLES / "curl" / "quickstart.sh"), cluster.url], env=env)
+    text = "\n".join(out)
+    if not t.check(code == 0, f"{tag}: exits 0", f"exit {code}\n{text}\n{err}"):
+        return
+    # Every answer is printed as "BODY  [STATUS]".
+    answers = []
+    for raw in out:
+        m = re.fullmatch(r"(.*?)\s*\[(\d{3})\]", raw)
+        if m:
+            answers.append((int(m.group(2)), json.loads(m.group(1)) if m.group(1) else None))
+    result = lambda value: {"type": "success", "result": value}  # noqa: E731
+    expected = [
+        ("push a job: 201 {id}", 201, lambda b: isinstance(b.get("id"), str)),
+        ("read it: 200 with its state", 200, lambda b: b["name"] == "sum" and b["priority"] == 5),
+        ("its result, waited for: sum = 6", 200, lambda b: result(6).items() <= b.items()),
+        ("a result is fetched once: then null", 200, lambda b: b is None),
+        ("push the job to cancel: 201", 201, lambda b: "id" in b),
+        ("cancel it: 204", 204, lambda b: b is None),
+        ("a batch: 201 with 2 ids", 201, lambda b: len(b["ids"]) == 2),
+        ("the batch's sum = 42.5", 200, lambda b: result(42.5).items() <= b.items()),
+        ("the batch's echo returns the argument", 200, lambda b: result(
+            {"to": "a@example.com", "tags": ["x", None, True]}).items() <= b.items()),
+        ("a bad batch: 400 invalid_job, index 1, field max_retries", 400,
+         lambda b: (b["error"], b["index"], b["field"]) == ("invalid_job", 1, "max_retries")),
+        ("not JSON: 400 bad_request", 400, lambda b: b["error"] == "bad_request"),
+    ]
+    t.check(len(answers) == len(expected), f"{tag}: {len(expected)} answers",
+            f"got {len(answers)}:\n{text}")
+    for (what, status, ok), (got_status, body) in zip(expected, answers):
+        try:
+            good = got_status == status and ok(body)
+        except (KeyError, TypeError, AttributeError):
+            good = False
+        t.check(good, f"{tag}: {what}", f"got {got_status} {body!r}")
+    after = counters(cluster, worker_id)
+    t.check(before[0] is not None and after == (before[0] + 3, before[1]),
+            f"{tag}: the {worker} worker ran the 3 jobs", f"succeeded/failed went from {before} to {after}")
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up as on Ctrl-C
+    t = Tally()
+    if not MASTER_BIN.exists():
+        t.check(False, f"{MASTER_BIN} exists", "build first (scripts/build.sh)")
+    else:
+        with tempfile.TemporaryDirectory(prefix="jq-clients-") as tmp, Cluster(tmp) as cluster:
+            master = None
+            try:
+                master = cluster.start_master(cluster.start_redis())
+                for worker, argv in WORKERS.items():
+                    proc, url, worker_id = cluster.start_worker(f"{worker}-worker", argv + [
+                        "--listen", "127.0.0.1:0", "--master", cluster.url, "--names", "sum,echo",
+                        "--token", TOKENS["worker"]])
+                    t.check(True, f"{worker} worker registers itself ({url} is {worker_id})")
+                    for pusher in PUSHERS:
+                        check_pusher(t, cluster, pusher, worker, worker_id)
+                    check_curl(t, cluster, worker, worker_id)
+                    cluster.stop(proc)
+                    status, _ = cluster.call("DELETE", f"/v1/workers/{worker_id}")
+                    t.check(status == 204, f"{worker} worker stopped and deleted", f"DELETE answered {status}")
+            except Exception as e:  # noqa: BLE001 - report, then clean up
+                t.check(False, f"setup: {type(e).__name__}: {e}")
+                traceback.print_exc()
+            if t.failed and master:
+                for log in sorted(pathlib.Path(tmp).glob("*.log")):
+                    tail = "\n".join(log.read_text(errors="replace").splitlines()[-20:])
+                    print(f"--- last lines of {log.name} ---\n{tail}")
+    print(f"{t.passed} passed, {t.failed} failed")
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
