@@ -10,7 +10,8 @@
 'use strict';
 
 const REFRESH_MS = 2000;
-const HISTORY_MS = 10 * 60 * 1000; // the chart's window
+const HISTORY_MS = 10 * 60 * 1000; // the chart's widest window
+const MIN_SPAN_MS = 60 * 1000;      // its narrowest, while the page is young
 const DEAD_LIMIT = 100;
 const TOKEN_KEY = 'jqmaster.token';
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -78,7 +79,13 @@ function ago(iso) {
 }
 
 function rate(perSecond) {
-  return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
+  return perSecond >= 10 || Number.isInteger(perSecond) ? perSecond.toFixed(0) : perSecond.toFixed(1);
+}
+
+// "−5 min", "−30 s": how long before now a point of the chart's x axis is.
+function before(ms) {
+  if (ms <= 0) return 'now';
+  return ms >= 120000 ? `−${Math.round(ms / 60000)} min` : `−${Math.round(ms / 1000)} s`;
 }
 
 // The words of a dead job's last failure: the result object's message when there is one.
@@ -162,19 +169,23 @@ async function act(button, method, path) {
 
 // --- the sections ------------------------------------------------------------------------------
 
-const TOTALS = [
-  ['pushed', 'Pushed'], ['succeeded', 'Succeeded'], ['failed', 'Failed attempts'],
-  ['retried', 'Retried'], ['dead', 'Dead'], ['ready', 'Ready'], ['scheduled', 'Scheduled'],
-  ['running', 'Running'], ['workers', 'Workers'],
-];
+// GET /v1/stats: counters since the data store was created, then what is there now.
+const COUNTERS = [['pushed', 'Pushed'], ['succeeded', 'Succeeded'], ['failed', 'Failed'],
+  ['retried', 'Retried'], ['dead', 'Died']];
+const GAUGES = [['ready', 'Ready'], ['scheduled', 'Scheduled'], ['running', 'Running'],
+  ['workers', 'Workers']];
+
+function total(label, value, title, className = '') {
+  return el('div', { title, className }, [el('dt', { textContent: label }), el('dd', { textContent: value })]);
+}
 
 function renderTotals(stats) {
-  const list = $('totals');
-  const items = TOTALS.map(([key, label]) => [label, count(stats[key])]);
-  items.push(['Uptime', duration(stats.uptime_seconds)]);
-  list.replaceChildren(...items.flatMap(([label, value]) => [
-    el('div', {}, [el('dt', { textContent: label }), el('dd', { textContent: value })]),
-  ]));
+  const since = 'since the data store was created';
+  $('totals').replaceChildren(
+    ...COUNTERS.map(([key, label]) => total(label, count(stats[key]), `${label} ${since}`)),
+    ...GAUGES.map(([key, label], i) => total(label, count(stats[key]), `${label} now`, i === 0 ? 'now' : '')),
+    total('Uptime', duration(stats.uptime_seconds), 'how long this master process has run'),
+  );
 }
 
 function createQueueRow(queue) {
@@ -309,9 +320,11 @@ function renderChart(now) {
   const right = 8;
   const top = 8;
   const bottom = 22;
-  const points = rates();
+  const points = rates().filter((p) => p.t >= now - HISTORY_MS);
   const peak = niceCeiling(Math.max(0, ...points.map((p) => p.done)));
-  const x = (t) => left + ((t - (now - HISTORY_MS)) / HISTORY_MS) * (W - left - right);
+  // The window grows with the page's age up to HISTORY_MS, so a young page's points spread out.
+  const span = Math.min(HISTORY_MS, Math.max(MIN_SPAN_MS, now - state.samples[0].t));
+  const x = (t) => left + ((t - (now - span)) / span) * (W - left - right);
   const y = (v) => top + (1 - v / peak) * (H - top - bottom);
   const latest = points[points.length - 1];
   const summary = latest
@@ -323,9 +336,8 @@ function renderChart(now) {
     chart.append(svg('line', { x1: left, x2: W - right, y1: y(v), y2: y(v), class: 'grid' }));
     chart.append(svg('text', { x: left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' }, rate(v)));
   }
-  for (const [minutes, label] of [[10, '−10 min'], [5, '−5 min'], [0, 'now']]) {
-    const anchor = minutes === 10 ? 'start' : minutes === 0 ? 'end' : 'middle';
-    chart.append(svg('text', { x: x(now - minutes * 60000), y: H - 6, class: 'axis', 'text-anchor': anchor }, label));
+  for (const [ago, anchor] of [[span, 'start'], [span / 2, 'middle'], [0, 'end']]) {
+    chart.append(svg('text', { x: x(now - ago), y: H - 6, class: 'axis', 'text-anchor': anchor }, before(ago)));
   }
   for (const key of ['done', 'failed']) {
     if (points.length === 0) break;
@@ -357,7 +369,7 @@ async function refreshOnce() {
     renderTotals(stats);
     renderQueues(queues);
     renderWorkers(workers);
-    renderDead(dead, stats.dead);
+    renderDead(dead, queues.reduce((sum, q) => sum + (q.dead || 0), 0));
     renderChart(now);
     setStatus(`Updated ${timeFormat.format(now)} · refreshing every ${REFRESH_MS / 1000} s`);
   } catch (e) {
@@ -396,7 +408,7 @@ function askForToken(error) {
   }
   if (error.status === 403) {
     $('token-title').textContent = 'This token cannot do that';
-    $('token-hint').textContent = `${error.message}. Enter an admin token.`;
+    $('token-hint').textContent = `The master says: ${error.message}.`;
   } else if (state.token) {
     $('token-title').textContent = 'The master refused this token';
     $('token-hint').textContent = 'Enter an admin token from the master\'s auth.tokens.';

@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   redis-server redis-tools
   python3 python3-msgpack curl ca-certificates
   nodejs npm python3-jsonschema python3-yaml python3-prometheus-client
+  chromium
 )
 RUNTIME_PACKAGES=(
   libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 redis-server ca-certificates curl

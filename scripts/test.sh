@@ -10,3 +10,5 @@ cd build
 ctest -j "$(nproc)" --output-on-failure --timeout 300
 cd ..
 scripts/check-openapi.sh
+tests/clients/run.sh
+tests/browser/run.sh

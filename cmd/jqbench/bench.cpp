@@ -87,11 +87,16 @@ asio::awaitable<void> sleep_for(Clock::duration d) {
 
 void Progress::tick(std::string_view what, std::int64_t count) {
   const auto now = Clock::now();
+  if (what != what_) {  // another count: its rate starts now
+    what_ = std::string(what);
+    last_ = now;
+    last_count_ = count;
+  }
   if (!enabled_ || now < next_) return;
-  if (now - start_ >= kProgressEvery) {
+  if (now - start_ >= kProgressEvery && now > last_) {
     const double seconds = std::chrono::duration<double>(now - start_).count();
-    const double per_s =
-        static_cast<double>(count - last_count_) / std::chrono::duration<double>(now - last_).count();
+    const double per_s = static_cast<double>(count - last_count_) /
+                         std::chrono::duration<double>(now - last_).count();
     std::cerr << "  " << std::lround(seconds) << " s: " << what << " " << count << " ("
               << std::llround(per_s) << "/s)" << std::endl;
   }

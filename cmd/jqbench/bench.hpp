@@ -58,8 +58,9 @@ class Progress {
   bool enabled_;
   Clock::time_point start_;
   Clock::time_point next_;  // no line before this
-  Clock::time_point last_;  // of the last tick that counted
+  Clock::time_point last_;  // of the last line, or when `what_` changed
   std::int64_t last_count_ = 0;
+  std::string what_;
 };
 
 // Waits until `done()` holds, showing `count()` as `what`. Fails when `count()` stays the same

@@ -102,9 +102,9 @@ asio::awaitable<Outcome> run_drain(Bench& bench) {
   const auto start = Clock::now();
   auto worker_id = co_await register_worker(*master, worker.url(), o.worker_concurrency);
   if (!worker_id) co_return failed("drain", worker_id.error());
-  auto finished = co_await wait_for(
-      [&] { return worker.answered() - answered_before >= backlog; },
-      [&] { return worker.answered() - answered_before; }, o.completion_timeout, progress, "done");
+  auto finished = co_await wait_for([&] { return worker.answered() - answered_before >= backlog; },
+                                    [&] { return worker.answered() - answered_before; },
+                                    o.completion_timeout, progress, "done");
   const auto end = worker.last_answer();
   meter.stop();
   co_await remove_worker(*master, *worker_id);

@@ -23,9 +23,12 @@ constexpr std::string_view kJson = "application/json";
 
 bhttp::verb to_verb(Method m) {
   switch (m) {
-    case Method::get: return bhttp::verb::get;
-    case Method::post: return bhttp::verb::post;
-    case Method::del: return bhttp::verb::delete_;
+    case Method::get:
+      return bhttp::verb::get;
+    case Method::post:
+      return bhttp::verb::post;
+    case Method::del:
+      return bhttp::verb::delete_;
   }
   return bhttp::verb::get;
 }
@@ -55,8 +58,8 @@ struct HttpConnection::Impl {
       co_return HttpResponse{0, {}, ec.message()};
     }
     if (!parser.get().keep_alive()) close();
-    co_return HttpResponse{static_cast<int>(parser.get().result_int()),
-                           std::move(parser.get().body()), {}};
+    co_return HttpResponse{
+        static_cast<int>(parser.get().result_int()), std::move(parser.get().body()), {}};
   }
 
   void close() {
@@ -76,8 +79,8 @@ struct HttpConnection::Impl {
 
 HttpConnection::HttpConnection(asio::any_io_executor executor, tcp::endpoint master,
                                std::string host, std::string base)
-    : impl_(std::make_unique<Impl>(std::move(executor), master, std::move(host),
-                                   std::move(base))) {}
+    : impl_(std::make_unique<Impl>(std::move(executor), master, std::move(host), std::move(base))) {
+}
 
 HttpConnection::~HttpConnection() = default;
 

@@ -7,7 +7,9 @@
 namespace jq::bench {
 namespace {
 
-void put_byte(std::string& out, unsigned value) { out.push_back(static_cast<char>(value & 0xff)); }
+void put_byte(std::string& out, unsigned value) {
+  out.push_back(static_cast<char>(value & 0xff));
+}
 
 void put_be(std::string& out, std::uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) put_byte(out, static_cast<unsigned>(value >> (8 * i)));

@@ -13,8 +13,8 @@ namespace jq::bench {
 
 struct JobShape {
   std::string name = "bench";
-  int arg_bytes = 0;    // argument: a string of this many 'x'; 0 = no argument (nil)
-  int priorities = 1;   // > 1: priority drawn from 0..priorities-1
+  int arg_bytes = 0;   // argument: a string of this many 'x'; 0 = no argument (nil)
+  int priorities = 1;  // > 1: priority drawn from 0..priorities-1
   bool keep_result = false;
 };
 

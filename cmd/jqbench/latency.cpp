@@ -110,8 +110,8 @@ asio::awaitable<void> send_one(SenderPool& pool, Pushes& pushes, Clock::time_poi
   const auto acked = Clock::now();
   pool.give(std::move(sender));
   if (r.status != 201) {
-    pushes.fail("POST /v1/jobs: " + (r.status == 0 ? "no answer: " + r.error
-                                                  : "HTTP " + std::to_string(r.status)));
+    pushes.fail("POST /v1/jobs: " +
+                (r.status == 0 ? "no answer: " + r.error : "HTTP " + std::to_string(r.status)));
     co_return;
   }
   auto ids = decode_ids(r.body);
@@ -186,9 +186,9 @@ asio::awaitable<Outcome> run_latency(Bench& bench) {
                    });
     progress.tick("sent", i + 1);
   }
-  auto acked_all = co_await wait_for([&] { return outstanding.load() == 0; },
-                                     [&] { return outstanding.load(); }, o.completion_timeout,
-                                     progress, "awaiting ack");
+  auto acked_all =
+      co_await wait_for([&] { return outstanding.load() == 0; }, [&] { return outstanding.load(); },
+                        o.completion_timeout, progress, "awaiting ack");
   auto finished = co_await wait_for(
       [&] { return pushes.errors() > 0 || worker.answered() - answered_before >= total; },
       [&] { return worker.answered() - answered_before; }, o.completion_timeout, progress, "done");

@@ -37,7 +37,9 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
   cli.add_option("--connections", o.connections, "keep-alive connections pushing at once")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  cli.add_option("--threads", o.threads, "io threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cli.add_option("--threads", o.threads, "io threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   cli.add_flag("--keep-result", o.keep_result,
                "jobs keep their results; e2e fetches every result (GET .../result?wait=30)");
   cli.add_option("--rate", o.rate, "latency: pushes per second, sent on schedule")
@@ -103,11 +105,16 @@ jq::Expected<jq::bench::Options, std::string> to_options(const Flags& f, jq::ben
 boost::asio::awaitable<jq::bench::Outcome> run_scenario(jq::bench::Bench& bench) {
   using jq::bench::Scenario;
   switch (bench.options().scenario) {
-    case Scenario::push: return jq::bench::run_push(bench);
-    case Scenario::e2e: return jq::bench::run_e2e(bench);
-    case Scenario::drain: return jq::bench::run_drain(bench);
-    case Scenario::latency: return jq::bench::run_latency(bench);
-    case Scenario::memory: return jq::bench::run_memory(bench);
+    case Scenario::push:
+      return jq::bench::run_push(bench);
+    case Scenario::e2e:
+      return jq::bench::run_e2e(bench);
+    case Scenario::drain:
+      return jq::bench::run_drain(bench);
+    case Scenario::latency:
+      return jq::bench::run_latency(bench);
+    case Scenario::memory:
+      return jq::bench::run_memory(bench);
   }
   return jq::bench::run_push(bench);
 }

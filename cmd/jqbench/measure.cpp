@@ -110,7 +110,9 @@ std::vector<double> CpuMeter::sample() const {
   return out;
 }
 
-void CpuMeter::start() { at_start_ = sample(); }
+void CpuMeter::start() {
+  at_start_ = sample();
+}
 
 void CpuMeter::stop() {
   const auto now = sample();
@@ -131,9 +133,9 @@ Expected<std::int64_t, std::string> redis_used_memory(const std::string& url) {
   auto address = parse_redis_url(url);
   if (!address) return unexpected(address.error());
   std::unique_ptr<redisContext, ContextDeleter> context(
-      address->host.empty() ? redisConnectUnixWithTimeout(address->path.c_str(), kRedisTimeout)
-                            : redisConnectWithTimeout(address->host.c_str(), address->port,
-                                                      kRedisTimeout));
+      address->host.empty()
+          ? redisConnectUnixWithTimeout(address->path.c_str(), kRedisTimeout)
+          : redisConnectWithTimeout(address->host.c_str(), address->port, kRedisTimeout));
   if (!context || context->err) {
     return unexpected("cannot connect to Redis at " + url + ": " +
                       (context ? std::string(context->errstr) : std::string("out of memory")));

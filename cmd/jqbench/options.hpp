@@ -2,12 +2,12 @@
 // flags into Options; everything else reads Options only.
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 #include <vector>
 
 #include "api/http_url.hpp"
@@ -37,13 +37,13 @@ Expected<std::vector<WatchedProcess>, std::string> parse_pids(std::string_view t
 
 struct Options {
   Scenario scenario = Scenario::push;
-  api::HttpUrl master;  // --url; its target is the base path ("/" or "/prefix/")
-  std::optional<std::int64_t> jobs;                 // --jobs: a fixed number of jobs
-  std::chrono::duration<double> duration{5.0};      // --duration, when --jobs is not given
-  std::chrono::duration<double> warmup{0.5};        // latency: sent, not counted
-  int batch = 1;         // jobs per POST /v1/jobs; 1 sends a single job (a map, not an array)
-  int connections = 16;  // keep-alive connections pushing at once
-  int threads = 1;       // io threads
+  api::HttpUrl master;               // --url; its target is the base path ("/" or "/prefix/")
+  std::optional<std::int64_t> jobs;  // --jobs: a fixed number of jobs
+  std::chrono::duration<double> duration{5.0};  // --duration, when --jobs is not given
+  std::chrono::duration<double> warmup{0.5};    // latency: sent, not counted
+  int batch = 1;             // jobs per POST /v1/jobs; 1 sends a single job (a map, not an array)
+  int connections = 16;      // keep-alive connections pushing at once
+  int threads = 1;           // io threads
   bool keep_result = false;  // e2e: jobs keep their results and every result is fetched
   double rate = 2000;        // latency: pushes per second, sent on schedule
   int arg_bytes = 0;         // each job's argument: a string of this many bytes; 0 = nil
@@ -54,10 +54,10 @@ struct Options {
   std::vector<WatchedProcess> watched;  // --pids
   int worker_concurrency = 50;          // registered with the master
   std::string worker_host = "127.0.0.1";
-  std::uint16_t worker_port = 0;  // 0: any free port
+  std::uint16_t worker_port = 0;                // 0: any free port
   std::chrono::seconds completion_timeout{60};  // no completion for this long: the run failed
-  bool progress = true;                          // one stderr line a second
-  std::string label;                             // copied into the JSON line when set
+  bool progress = true;                         // one stderr line a second
+  std::string label;                            // copied into the JSON line when set
 };
 
 }  // namespace jq::bench

@@ -73,9 +73,9 @@ asio::awaitable<void> PushLoad::pusher(int index) {
     samples.push_back(Clock::now() - sent);
     ++requests_;
     if (r.status != 201) {
-      fail("POST /v1/jobs: " + (r.status == 0 ? "no answer: " + r.error
-                                              : "HTTP " + std::to_string(r.status) + " " +
-                                                    r.body.substr(0, 200)));
+      fail("POST /v1/jobs: " +
+           (r.status == 0 ? "no answer: " + r.error
+                          : "HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 200)));
       break;
     }
     acked_ += count;
@@ -88,8 +88,7 @@ asio::awaitable<void> PushLoad::pusher(int index) {
   ack_samples_.insert(ack_samples_.end(), samples.begin(), samples.end());
 }
 
-asio::awaitable<bool> PushLoad::fetch_results(HttpConnection& master,
-                                              std::string_view ids_body) {
+asio::awaitable<bool> PushLoad::fetch_results(HttpConnection& master, std::string_view ids_body) {
   const auto ids = decode_ids(ids_body);
   if (ids.empty()) {
     fail("POST /v1/jobs answered 201 without ids");

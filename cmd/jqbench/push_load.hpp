@@ -20,11 +20,11 @@ namespace jq::bench {
 struct PushPlan {
   int batch = 1;  // 1: a single job (a map); more: an array
   int connections = 1;
-  std::optional<std::int64_t> jobs;                   // in total; else until `until`
+  std::optional<std::int64_t> jobs;  // in total; else until `until`
   Clock::time_point until = Clock::time_point::max();
-  bool fetch_results = false;                         // GET each pushed job's result (?wait=)
-  std::int64_t window = 0;                            // 0: no limit
-  std::function<std::int64_t()> done;                 // jobs done so far, for the window
+  bool fetch_results = false;          // GET each pushed job's result (?wait=)
+  std::int64_t window = 0;             // 0: no limit
+  std::function<std::int64_t()> done;  // jobs done so far, for the window
 };
 
 class PushLoad {

@@ -135,14 +135,18 @@ WorkerEndpoint::WorkerEndpoint(asio::io_context& io, const std::string& host, st
 
 WorkerEndpoint::~WorkerEndpoint() = default;
 
-std::string WorkerEndpoint::url() const { return impl_->url; }
+std::string WorkerEndpoint::url() const {
+  return impl_->url;
+}
 
 void WorkerEndpoint::start() {
   if (std::exchange(impl_->started, true)) return;
   asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
 }
 
-void WorkerEndpoint::record_visits(bool on) { impl_->tally->record.store(on); }
+void WorkerEndpoint::record_visits(bool on) {
+  impl_->tally->record.store(on);
+}
 
 std::vector<JobVisit> WorkerEndpoint::take_visits() {
   std::lock_guard lock(impl_->tally->visits_mutex);

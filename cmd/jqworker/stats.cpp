@@ -1,4 +1,3 @@
-#include <cstdio>
 #include "cmd/jqworker/stats.hpp"
 
 #include <algorithm>
@@ -16,7 +15,6 @@ Stats::InFlight::InFlight(Stats& stats, std::map<std::string, std::string> heade
 Stats::InFlight::~InFlight() {
   std::lock_guard lock(stats_.mutex_);
   --stats_.in_flight_;
-  fprintf(stderr, "DEBUG dec -> %ld\n", (long)stats_.in_flight_);
 }
 
 void Stats::record_attempt(const std::string& job_id, std::int64_t attempt) {
@@ -27,7 +25,6 @@ void Stats::record_attempt(const std::string& job_id, std::int64_t attempt) {
 
 nlohmann::json Stats::to_json() const {
   std::lock_guard lock(mutex_);
-  fprintf(stderr, "DEBUG stats in_flight=%ld\n", (long)in_flight_);
   return {{"received", received_}, {"in_flight", in_flight_}, {"max_in_flight", max_in_flight_},
           {"by_job", by_job_},     {"order", order_},         {"headers_seen", headers_seen_}};
 }

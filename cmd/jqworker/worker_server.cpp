@@ -165,7 +165,6 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     // Not in flight once answered: a master that sends the next job as soon as it reads this
     // answer must not find this one still counted (max_in_flight would exceed its concurrency).
     in_flight.reset();
-    fprintf(stderr, "DEBUG writing %s\n", std::string(req->target()).c_str());
     if (reply.close_connection) break;
     const int status = reply.status;
     const bool keep_alive = req->keep_alive();

@@ -77,7 +77,7 @@ class JqClient {
       method,
       headers,
       body: body === undefined ? undefined : encode(body), // Uint8Array travels as bin
-      signal: AbortSignal.timeout(timeout * 1000),
+      signal: AbortSignal.timeout(Math.ceil(timeout * 1000)), // wants whole milliseconds
     });
     const raw = new Uint8Array(await response.arrayBuffer());
     let value = null; // 204 has no body
@@ -96,6 +96,13 @@ class JqClient {
 
 const show = (value) => inspect(value, { breakLength: Infinity, depth: null });
 
+// A result object in a few words: the value, or why the job failed.
+function outcome(answer) {
+  if (answer == null) return "not finished in time";
+  if (answer.type === "success") return show(answer.result);
+  return `${answer.type} (${answer.reason}): ${answer.message}`;
+}
+
 async function main() {
   const { values: args } = parseArgs({ options: { master: { type: "string" }, token: { type: "string" } } });
   const master = args.master ?? process.env.JQ_URL ?? "http://127.0.0.1:8080";
@@ -104,21 +111,19 @@ async function main() {
   // One job: keep_result keeps its result until we fetch it (once).
   let id = await jq.push("sum", [1, 2, 3], { priority: 1, keep_result: true });
   console.log(`pushed sum [1, 2, 3] as ${id}: ${(await jq.job(id)).state}`);
-  let answer = await jq.result(id, 30);
-  console.log(answer ? `sum [1, 2, 3] = ${show(answer.result)}` : "sum: no result within 30 s");
+  console.log(`sum [1, 2, 3] = ${outcome(await jq.result(id, 30))}`);
 
   // A batch: stored all or nothing; results come back exactly as sent, bytes included.
   const samples = [new Uint8Array([0, 1, 254, 255]), "h\u00e9llo", { nested: [1, 2.5, null, true, new Uint8Array([128])] }];
   const ids = await jq.pushBatch(samples.map((argument) => ({ name: "echo", argument, keep_result: true })));
   console.log(`pushed a batch of ${ids.length}: ${ids.join(", ")}`);
   for (const [i, sent] of samples.entries()) {
-    answer = await jq.result(ids[i], 30);
-    console.log(answer ? `echo ${show(sent)} -> ${show(answer.result)}` : "echo: no result");
+    console.log(`echo ${show(sent)} -> ${outcome(await jq.result(ids[i], 30))}`);
   }
 
   // A job that fails: with max_retry 0 it is dead at once; the result says why.
-  answer = await jq.result(await jq.push("sum", "not a list", { max_retry: 0, keep_result: true }), 30);
-  if (answer) console.log(`sum 'not a list' -> ${answer.type}: ${answer.message}`);
+  id = await jq.push("sum", "not a list", { max_retry: 0, keep_result: true });
+  console.log(`sum 'not a list' -> ${outcome(await jq.result(id, 30))}`);
 
   // Cancelling works while a job waits: `nobody` has no worker here.
   id = await jq.push("nobody", { report: 7 });

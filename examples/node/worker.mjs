@@ -53,8 +53,9 @@ async function readBody(request) {
 }
 
 function send(response, status, contentType, body) {
-  response.writeHead(status, { "Content-Type": contentType, "Content-Length": body.length });
-  response.end(body);
+  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  response.writeHead(status, { "Content-Type": contentType, "Content-Length": bytes.length });
+  response.end(bytes);
 }
 
 async function handle(request, response) {

@@ -101,6 +101,15 @@ class JqClient:
         return (status, value) if with_status else value
 
 
+def outcome(answer):
+    """A result object in a few words: the value, or why the job failed."""
+    if answer is None:
+        return "not finished in time"
+    if answer["type"] == "success":
+        return repr(answer["result"])
+    return f"{answer['type']} ({answer['reason']}): {answer['message']}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--master", default=os.environ.get("JQ_URL", "http://127.0.0.1:8080"))
@@ -111,21 +120,18 @@ def main():
     # One job: keep_result=True keeps its result until we fetch it (once).
     job_id = jq.push("sum", [1, 2, 3], priority=1, keep_result=True)
     print(f"pushed sum [1, 2, 3] as {job_id}: {jq.job(job_id)['state']}")
-    answer = jq.result(job_id, wait=30)
-    print(f"sum [1, 2, 3] = {answer['result']!r}" if answer else "sum: no result within 30 s")
+    print(f"sum [1, 2, 3] = {outcome(jq.result(job_id, wait=30))}")
 
     # A batch: stored all or nothing; results come back exactly as sent, bytes included.
     arguments = [b"\x00\x01\xfe\xff", "h\u00e9llo", {"nested": [1, 2.5, None, True, b"\x80"]}]
     ids = jq.push_batch({"name": "echo", "argument": a, "keep_result": True} for a in arguments)
     print(f"pushed a batch of {len(ids)}: {', '.join(ids)}")
     for sent, job_id in zip(arguments, ids):
-        answer = jq.result(job_id, wait=30)
-        print(f"echo {sent!r} -> {answer['result']!r}" if answer else "echo: no result")
+        print(f"echo {sent!r} -> {outcome(jq.result(job_id, wait=30))}")
 
     # A job that fails: with max_retry=0 it is dead at once; the result says why.
-    answer = jq.result(jq.push("sum", "not a list", max_retry=0, keep_result=True), wait=30)
-    if answer:
-        print(f"sum 'not a list' -> {answer['type']}: {answer['message']}")
+    job_id = jq.push("sum", "not a list", max_retry=0, keep_result=True)
+    print(f"sum 'not a list' -> {outcome(jq.result(job_id, wait=30))}")
 
     # Cancelling works while a job waits: `nobody` has no worker here.
     job_id = jq.push("nobody", {"report": 7})

@@ -100,6 +100,7 @@ struct RouteDeps {
   workers::WorkerStore& workers;
   store::QueueStore& queues;
   std::function<void()> on_paused_changed;
+  std::function<void()> on_workers_changed;
   metrics::Metrics& metrics;
 };
 
@@ -108,7 +109,7 @@ struct RouteDeps {
 void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_health_routes(router, d.redis, d.stopping);
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
-  http::add_worker_routes(router, d.workers);
+  http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
   http::add_metrics_routes(router, d.metrics, d.queues, d.workers);
   http::add_dashboard_routes(router);
@@ -134,14 +135,17 @@ class Daemon {
         maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config), [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM) {
-    add_routes(router_, RouteDeps{redis_, stopping_, store_, job_defaults(config), waiters_,
-                                  [this](const http::Pushed& pushed) { on_pushed(pushed); },
-                                  workers_, queues_,
-                                  [this] {
-                                    scheduler_.on_event(
-                                        events::Event{events::EventKind::paused, {}});
-                                  },
-                                  metrics_});
+    add_routes(
+        router_,
+        RouteDeps{redis_, stopping_, store_, job_defaults(config), waiters_,
+                  [this](const http::Pushed& pushed) { on_pushed(pushed); }, workers_, queues_,
+                  [this] {
+                    scheduler_.on_event(events::Event{events::EventKind::paused, {}});
+                  },
+                  [this] {
+                    scheduler_.on_event(events::Event{events::EventKind::workers, {}});
+                  },
+                  metrics_});
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =
@@ -287,7 +291,8 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     metrics::Metrics metrics(1);
     http::Router router;
     add_routes(router, RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
-                                 [](const http::Pushed&) {}, workers, queues, [] {}, metrics});
+                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {},
+                                 metrics});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -206,19 +206,19 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
   co_return v.end;
 }
 
+// The latency goes in before the counters, so a scrape that sees a job counted sees its latency.
 void Dispatcher::count_success(const store::JobRecord& record) {
-  metrics_.job(record.name).succeeded.inc();
   metrics_.job_latency().observe(since_enqueued_s(record, store_.now_ms()));
+  metrics_.job(record.name).succeeded.inc();
 }
 
 void Dispatcher::count_failure(const store::JobRecord& record, store::FailOutcome outcome) {
+  const bool dead = outcome == store::FailOutcome::dead;
+  if (dead) metrics_.job_latency().observe(since_enqueued_s(record, store_.now_ms()));
   const metrics::Metrics::Job& counters = metrics_.job(record.name);
   counters.failed.inc();
   if (outcome == store::FailOutcome::retry_scheduled) counters.retried.inc();
-  if (outcome == store::FailOutcome::dead) {
-    counters.dead.inc();
-    metrics_.job_latency().observe(since_enqueued_s(record, store_.now_ms()));
-  }
+  if (dead) counters.dead.inc();
 }
 
 }  // namespace jq::dispatch

@@ -38,10 +38,10 @@ class Router {
   void set_observer(Observer observer);
 
   struct Match {
-    const Handler* handler = nullptr;      // null: no route for this method and path
-    const Roles* roles = nullptr;          // the matched route's roles
-    const Route* route = nullptr;          // the matched route, else the first with this path
-    std::vector<Method> allowed_methods;   // methods the path has, when the method did not match
+    const Handler* handler = nullptr;     // null: no route for this method and path
+    const Roles* roles = nullptr;         // the matched route's roles
+    const Route* route = nullptr;         // the matched route, else the first with this path
+    std::vector<Method> allowed_methods;  // methods the path has, when the method did not match
   };
   // Sets request.params on a match.
   Match match(Request& request) const;

@@ -67,9 +67,10 @@ asio::awaitable<void> Scheduler::run() {
   while (!stopping_) {
     if (redis_.ready()) {
       try {
-        co_await reload();
-        while (!stopping_ && co_await round()) {
-        }
+        // Reload before every round: events that arrive mid-pass must count in the next one.
+        do {
+          co_await reload();
+        } while (!stopping_ && co_await round());
       } catch (const std::exception& e) {
         spdlog::error("scheduler: {}", e.what());
       }

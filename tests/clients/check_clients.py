@@ -86,7 +86,7 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
             f"{tag}: echo returns each of 3 arguments exactly", f"got {echoes!r}")
     t.check(any(sent == BYTES_SHOWN[pusher] for sent, _ in echoes),
             f"{tag}: echo returns binary as binary ({BYTES_SHOWN[pusher]})", f"got {echoes!r}")
-    failed = line(r"sum 'not a list' -> failure: sum failed on attempt 1: (.*)",
+    failed = line(r"sum 'not a list' -> failure \(other\): sum failed on attempt 1: (.*)",
                   "a failing job's result is a failure object")
     if failed:
         t.check(SUM_FAILURE[worker] in failed.group(1), f"{tag}: the failure comes from the {worker} worker",

@@ -200,6 +200,8 @@ def decode(body, media_type):
         return json.loads(body)
     if media_type in ("application/msgpack", "application/x-msgpack"):
         return msgpack.unpackb(body, raw=False, strict_map_key=False)
+    if media_type == "text/plain":
+        return body.decode("utf-8")
     raise ValueError(f"no decoder for {media_type!r}")
 
 
@@ -591,17 +593,29 @@ def push_one(m, job, encoding="json", headers=None):
     return json.loads(body)
 
 
+def is_exposition(text, headers):
+    """A check: the Prometheus text format, version 0.0.4, with this master's metrics."""
+    if not headers.get("content-type", "").startswith("text/plain; version=0.0.4"):
+        return f"Content-Type {headers.get('content-type')!r} is not the text format 0.0.4"
+    for line in ("# TYPE jq_jobs_pushed_total counter", "# TYPE jq_queue_ready gauge",
+                 "# TYPE jq_push_duration_seconds histogram"):
+        if line not in text.splitlines():
+            return f"no line {line!r}"
+    return None
+
+
 def check_operations(m):
     for enc in ENCODINGS:
         m.call("liveness", "GET", "/healthz", "/healthz", 200, encoding=enc, token=None)
         m.call("readiness", "GET", "/readyz", "/readyz", 200, encoding=enc, token=None)
+    m.call("metrics", "GET", "/metrics", "/metrics", 200, accept=None, token=None,
+           want_media="text/plain", check=is_exposition)
     for enc in ENCODINGS:
         m.call("unknown path", "GET", "/v1/nope", None, 404, encoding=enc,
                check=error_is("not_found"))
         m.call("method not allowed", "DELETE", "/v1/stats", None, 405, encoding=enc,
                check=lambda v, h: None if "allow" in h else "no Allow header")
     m.call("no Accept, no body: MessagePack", "GET", "/v1/stats", "/v1/stats", 200, accept="")
-    m.call("planned, not served yet", "GET", "/metrics", None, 404, token=None)
 
 
 def check_workers(m, ctx):

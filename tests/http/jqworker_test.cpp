@@ -179,26 +179,15 @@ TEST_CASE("jqworker max_in_flight counts the jobs it runs at once", "[http]") {
   constexpr int kParallel = 5;
   const auto start = Clock::now();
   std::vector<std::thread> threads;
-  std::vector<std::string> errs(kParallel);
   for (int i = 0; i < kParallel; ++i) {
-    threads.emplace_back([&worker, i, &errs, start] {
-      try {
-      auto r = post_job(worker, "job-" + std::to_string(i), 1, {{"sleep_ms", 400}});
-      if (r.status != 200) errs[i] = "status " + std::to_string(r.status);
-      } catch (const std::exception& e) { errs[i] = std::string("EXC ") + e.what() + " at " + std::to_string((Clock::now() - start).count()/1000000); }
+    threads.emplace_back([&worker, i] {
+      post_job(worker, "job-" + std::to_string(i), 1, {{"sleep_ms", 400}});
     });
   }
   for (auto& t : threads) t.join();
-  for (auto& e : errs) if (!e.empty()) { INFO(e); INFO(worker.log()); CHECK(false); }
   CHECK(Clock::now() - start < 400ms * kParallel);  // they slept side by side
   const json stats = worker.stats();
   INFO("--threads " << io_threads << ": " << stats.dump());
-  if (stats["in_flight"] != 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    INFO("DEBUG later: " << worker.stats().dump());
-    INFO(worker.log());
-    CHECK(false);
-  }
   CHECK(stats["received"] == kParallel);
   CHECK(stats["max_in_flight"] == kParallel);
   CHECK(stats["in_flight"] == 0);

@@ -2,6 +2,9 @@
 // HEAD answered by the GET route.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+#include <tuple>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
@@ -161,4 +164,28 @@ TEST_CASE("handle answers 405 with an Allow header for a known path", "[unit]") 
   CHECK(r.status == 405);
   CHECK(r.headers == std::vector<std::pair<std::string, std::string>>{{"Allow", "GET, DELETE"}});
   CHECK_THAT(r.body, Catch::Contains("GET, DELETE"));
+}
+
+TEST_CASE("the observer hears each answer with the route's pattern, never the raw path", "[unit]") {
+  Router router = make_router();
+  router.add(Method::get, "/boom", [](Request&) -> boost::asio::awaitable<Response> {
+    throw std::runtime_error("handler failed");
+    co_return Response{};
+  });
+  std::vector<std::tuple<std::string, Method, int>> heard;
+  router.set_observer([&heard](const jq::http::Route* route, Method method, int status) {
+    heard.emplace_back(route != nullptr ? route->pattern : "(none)", method, status);
+  });
+  auto get_job = request(Method::get, "/v1/jobs/1-abc");
+  auto unknown = request(Method::get, "/nope");
+  auto not_allowed = request(Method::put, "/v1/jobs/1-abc");
+  auto boom = request(Method::get, "/boom");
+  run(router, get_job);
+  run(router, unknown);
+  run(router, not_allowed);
+  CHECK_THROWS_AS(run(router, boom), std::runtime_error);
+  using Heard = std::tuple<std::string, Method, int>;
+  CHECK(heard == std::vector<Heard>{
+                     Heard{"/v1/jobs/{id}", Method::get, 203}, Heard{"(none)", Method::get, 404},
+                     Heard{"/v1/jobs/{id}", Method::put, 405}, Heard{"/boom", Method::get, 500}});
 }

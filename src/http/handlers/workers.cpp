@@ -32,7 +32,8 @@ json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s, st
           {"last_error", s.last_error.empty() ? json(nullptr) : json(s.last_error)}};
 }
 
-asio::awaitable<Response> add(workers::WorkerStore& store, Request& req) {
+asio::awaitable<Response> add(workers::WorkerStore& store, const std::function<void()>& changed,
+                              Request& req) {
   auto type = api::parse_content_type(req.content_type);
   if (!type) {
     co_return respond_error(req, api::ErrorCode::unsupported_media_type,
@@ -42,6 +43,7 @@ asio::awaitable<Response> add(workers::WorkerStore& store, Request& req) {
   if (!registration) co_return respond_error(req, registration.error());
   auto added = co_await store.add(std::move(*registration));
   if (!added) co_return respond_error(req, to_api_error(added.error()));
+  changed();
   co_return respond(req, added->created ? 201 : 200, {{"id", added->id}});
 }
 
@@ -72,25 +74,28 @@ asio::awaitable<Response> list(workers::WorkerStore& store, Request& req, bool o
   co_return respond(req, 200, out);
 }
 
-asio::awaitable<Response> remove(workers::WorkerStore& store, Request& req) {
+asio::awaitable<Response> remove(workers::WorkerStore& store,
+                                 const std::function<void()>& changed, Request& req) {
   auto removed = co_await store.remove(std::string(req.param("id")));
   if (!removed) co_return respond_error(req, to_api_error(removed.error()));
+  changed();
   co_return respond_no_content();
 }
 
 }  // namespace
 
-void add_worker_routes(Router& router, workers::WorkerStore& workers) {
+void add_worker_routes(Router& router, workers::WorkerStore& workers,
+                       std::function<void()> on_changed) {
   const Roles workers_only = {Role::worker};  // register and heartbeat
   const Roles admin_only = {Role::admin};
   router.add(Method::post, "/v1/workers", workers_only,
-             [&workers](Request& r) { return add(workers, r); });
+             [&workers, on_changed](Request& r) { return add(workers, on_changed, r); });
   router.add(Method::get, "/v1/workers", admin_only,
              [&workers](Request& r) { return list(workers, r, false); });
   router.add(Method::get, "/v1/workers/{id}", admin_only,
              [&workers](Request& r) { return list(workers, r, true); });
   router.add(Method::del, "/v1/workers/{id}", admin_only,
-             [&workers](Request& r) { return remove(workers, r); });
+             [&workers, on_changed](Request& r) { return remove(workers, on_changed, r); });
 }
 
 }  // namespace jq::http

@@ -1,0 +1,315 @@
+#!/usr/bin/env node
+// The BullMQ side of bench/compare.sh: the workloads jqbench runs against jqmaster, done with
+// BullMQ on the same Redis, printed as one JSON line with jqbench's field names.
+//
+//   node bench.js --scenario add|drain|e2e|latency|memory --redis redis://127.0.0.1:6379
+//                 [--jobs N] [--batch B] [--inflight K] [--concurrency C] [--priorities]
+//                 [--rate R] [--duration S] [--warmup S] [--arg-bytes N] [--redis-pid PID]
+//                 [--label TEXT]
+//
+// add      Queue.add (batch 1) or Queue.addBulk (batch B), K calls in flight: jobs/s acknowledged.
+// drain    N jobs added first (addBulk), then a Worker (no-op processor, concurrency C) is
+//          started: jobs/s from worker.run() to the Nth 'completed' event.
+// e2e      a Worker in a child process and the producer in this one, started together: jobs/s
+//          from the first add to the Nth 'completed' event.
+// latency  single adds at a fixed rate (open loop: sent on a timer, never waiting for answers),
+//          the Worker in a child process; per job, from the add call to: its promise resolving
+//          (ack), the processor being called (done), the 'completed' event (completed).
+// memory   Redis used_memory before and after N waiting jobs, per job.
+//
+// Every job has data = a string of --arg-bytes 'x' (jqbench's argument), removeOnComplete and
+// removeOnFail (jqmaster's keep_result=false), and with --priorities a priority 1..10 at random.
+// CPU per job counts Redis (--redis-pid) and every Node process of the run, from /proc.
+'use strict';
+
+const { fork, execFileSync } = require('child_process');
+const fs = require('fs');
+const { Queue, Worker } = require('bullmq');
+const IORedis = require('ioredis');
+
+const QUEUE = 'bench';
+const FILL_BATCH = 1000;
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+function parseArgs(argv) {
+  const o = {
+    scenario: 'add', redis: 'redis://127.0.0.1:6379', jobs: 0, batch: 1, inflight: 16,
+    concurrency: 50, priorities: false, rate: 2000, duration: 5, warmup: 0.5, argBytes: 0,
+    redisPid: 0, label: '', role: 'main',
+  };
+  const names = { 'arg-bytes': 'argBytes', 'redis-pid': 'redisPid' };
+  for (let i = 0; i < argv.length; i++) {
+    const key = argv[i].replace(/^--/, '');
+    const name = names[key] || key;
+    if (!(name in o)) throw new Error(`unknown flag ${argv[i]}`);
+    if (typeof o[name] === 'boolean') o[name] = true;
+    else if (typeof o[name] === 'number') o[name] = Number(argv[++i]);
+    else o[name] = argv[++i];
+  }
+  return o;
+}
+
+function connectionOf(url) {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 6379), maxRetriesPerRequest: null };
+}
+
+const now = () => Number(process.hrtime.bigint()) / 1e6; // ms, CLOCK_MONOTONIC (shared by processes)
+
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14, 15)
+  } catch (e) {
+    return 0;
+  }
+}
+
+class CpuMeter {
+  constructor(processes) { this.processes = processes.filter((p) => p.pid > 0); }
+  start() { this.before = this.processes.map((p) => cpuSeconds(p.pid)); }
+  stop() {
+    this.shares = {};
+    this.processes.forEach((p, i) => { this.shares[p.label] = cpuSeconds(p.pid) - this.before[i]; });
+  }
+  fields(jobs) {
+    const total = Object.values(this.shares).reduce((a, b) => a + b, 0);
+    return { cpu_s: round(total), cpu_us_per_job: round((total * 1e6) / jobs), cpu_s_by_process: this.shares };
+  }
+}
+
+function round(v) {
+  if (!Number.isFinite(v) || v === 0) return v;
+  const scale = Math.abs(v) >= 100 ? 1 : Math.abs(v) >= 1 ? 1000 : 1e6;
+  return Math.round(v * scale) / scale;
+}
+
+function percentiles(prefix, samples) {
+  const s = Float64Array.from(samples).sort();
+  const at = (q) => (s.length ? s[Math.min(s.length, Math.max(1, Math.ceil(q * s.length))) - 1] : 0);
+  return {
+    [`${prefix}_p50_ms`]: round(at(0.5)), [`${prefix}_p90_ms`]: round(at(0.9)),
+    [`${prefix}_p99_ms`]: round(at(0.99)), [`${prefix}_p999_ms`]: round(at(0.999)),
+    [`${prefix}_max_ms`]: round(at(1)),
+  };
+}
+
+function jobMaker(o) {
+  const data = 'x'.repeat(o.argBytes);
+  const opts = () => {
+    const base = { removeOnComplete: true, removeOnFail: true };
+    if (o.priorities) base.priority = 1 + Math.floor(Math.random() * 10);
+    return base;
+  };
+  return { data, opts, bulk: (n) => Array.from({ length: n }, () => ({ name: QUEUE, data, opts: opts() })) };
+}
+
+// K loops, each adding the next job (or batch) once the previous one is acknowledged.
+async function addJobs(queue, o, total, batch, samples) {
+  const jobs = jobMaker(o);
+  let claimed = 0;
+  const loop = async () => {
+    for (;;) {
+      const n = Math.min(batch, total - claimed);
+      if (n <= 0) return;
+      claimed += n;
+      const sent = now();
+      if (batch === 1) await queue.add(QUEUE, jobs.data, jobs.opts());
+      else await queue.addBulk(jobs.bulk(n));
+      if (samples) samples.push(now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: o.inflight }, loop));
+}
+
+function newWorker(o, processor, autorun) {
+  return new Worker(QUEUE, processor, { connection: connectionOf(o.redis), concurrency: o.concurrency, autorun });
+}
+
+function print(o, fields) {
+  const line = { scenario: o.scenario, ...fields };
+  if (o.label) line.label = o.label;
+  console.log(JSON.stringify(line));
+}
+
+async function scenarioAdd(o, queue) {
+  const total = o.jobs || 100000;
+  const samples = [];
+  const cpu = new CpuMeter([{ label: 'redis', pid: o.redisPid }, { label: 'node', pid: process.pid }]);
+  cpu.start();
+  const t0 = now();
+  await addJobs(queue, o, total, o.batch, samples);
+  const seconds = (now() - t0) / 1000;
+  cpu.stop();
+  print(o, {
+    jobs: total, seconds: round(seconds), jobs_per_s: round(total / seconds), batch: o.batch,
+    inflight: o.inflight, priorities: o.priorities, ...percentiles('ack', samples), ...cpu.fields(total),
+  });
+}
+
+async function scenarioDrain(o, queue) {
+  const total = o.jobs || 50000;
+  await addJobs(queue, { ...o, inflight: Math.max(1, Math.min(o.inflight, 8)) }, total, FILL_BATCH, null);
+  const worker = newWorker(o, async () => null, false);
+  await worker.waitUntilReady();
+  let done = 0;
+  const finished = new Promise((resolve) => {
+    worker.on('completed', () => { if (++done === total) resolve(now()); });
+  });
+  const cpu = new CpuMeter([{ label: 'redis', pid: o.redisPid }, { label: 'node', pid: process.pid }]);
+  cpu.start();
+  const t0 = now();
+  worker.run();
+  const t1 = await finished;
+  cpu.stop();
+  await worker.close();
+  print(o, {
+    jobs: total, seconds: round((t1 - t0) / 1000), jobs_per_s: round(total / ((t1 - t0) / 1000)),
+    worker_concurrency: o.concurrency, priorities: o.priorities, ...cpu.fields(total),
+  });
+}
+
+// The Worker in a child process (this file with --role worker): it says 'ready', counts
+// 'completed' events and, at the expected count, reports when (and, for latency, per job).
+function startWorkerChild(o, expected, record) {
+  const args = ['--role', 'worker', '--redis', o.redis, '--concurrency', String(o.concurrency), '--jobs', String(expected)];
+  if (record) args.push('--scenario', 'latency');
+  const child = fork(__filename, args);
+  const exited = new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`the worker process exited (${code})`)));
+  });
+  const ready = Promise.race([exited, new Promise((resolve) => child.on('message', (m) => m.type === 'ready' && resolve()))]);
+  const done = Promise.race([exited, new Promise((resolve) => child.on('message', (m) => m.type === 'done' && resolve(m)))]);
+  exited.catch(() => {}); // a clean exit after 'done' is no error
+  return { child, ready, done };
+}
+
+async function workerRole(o) {
+  const record = o.scenario === 'latency';
+  const processed = record ? new Map() : null;
+  const completed = record ? new Map() : null;
+  const worker = newWorker(o, async (job) => { if (record) processed.set(job.id, now()); return null; }, true);
+  let count = 0;
+  worker.on('completed', (job) => {
+    if (record) completed.set(job.id, now());
+    if (++count === o.jobs) {
+      const msg = { type: 'done', at: now() };
+      if (record) { msg.processed = [...processed]; msg.completed = [...completed]; }
+      process.send(msg, () => worker.close().then(() => process.exit(0)));
+    }
+  });
+  await worker.waitUntilReady();
+  process.send({ type: 'ready' });
+}
+
+async function scenarioE2e(o, queue) {
+  const total = o.jobs || 100000;
+  const w = startWorkerChild(o, total, false);
+  await w.ready;
+  const cpu = new CpuMeter([
+    { label: 'redis', pid: o.redisPid }, { label: 'producer', pid: process.pid }, { label: 'worker', pid: w.child.pid },
+  ]);
+  cpu.start();
+  const t0 = now();
+  await addJobs(queue, o, total, o.batch, null);
+  const { at } = await w.done;
+  cpu.stop();
+  print(o, {
+    jobs: total, seconds: round((at - t0) / 1000), jobs_per_s: round(total / ((at - t0) / 1000)), batch: o.batch,
+    inflight: o.inflight, worker_concurrency: o.concurrency, priorities: o.priorities, ...cpu.fields(total),
+  });
+}
+
+async function scenarioLatency(o, queue) {
+  const warmupJobs = Math.round(o.rate * o.warmup);
+  const measuredJobs = o.jobs || Math.round(o.rate * o.duration);
+  const total = warmupJobs + measuredJobs;
+  const w = startWorkerChild(o, total, true);
+  await w.ready;
+  const jobs = jobMaker(o);
+  const sent = new Map(); // id -> [scheduled, sent, acked] of measured jobs
+  const period = 1000 / o.rate;
+  const t0 = now() + 10;
+  let i = 0;
+  let outstanding = 0;
+  let cpu = null;
+  const send = (index, scheduled) => {
+    const at = now();
+    outstanding++;
+    queue.add(QUEUE, jobs.data, jobs.opts()).then((job) => {
+      outstanding--;
+      if (index >= warmupJobs) sent.set(job.id, [scheduled, at, now()]);
+    });
+  };
+  await new Promise((resolve) => {
+    const tick = () => {
+      const t = now();
+      for (; i < total && t0 + i * period <= t; i++) {
+        if (i === warmupJobs) {
+          cpu = new CpuMeter([{ label: 'redis', pid: o.redisPid }, { label: 'producer', pid: process.pid }, { label: 'worker', pid: w.child.pid }]);
+          cpu.start();
+        }
+        send(i, t0 + i * period);
+      }
+      if (i < total) setTimeout(tick, Math.max(0, t0 + i * period - now()));
+      else resolve();
+    };
+    tick();
+  });
+  const result = await w.done;
+  while (outstanding > 0) await new Promise((r) => setTimeout(r, 2));
+  cpu.stop();
+  const processed = new Map(result.processed);
+  const completed = new Map(result.completed);
+  const ack = [], done = [], fin = [], lag = [];
+  for (const [id, [scheduled, at, acked]] of sent) {
+    ack.push(acked - at);
+    lag.push(at - scheduled);
+    if (processed.has(id)) done.push(processed.get(id) - at);
+    if (completed.has(id)) fin.push(completed.get(id) - at);
+  }
+  const lagP = percentiles('lag', lag);
+  print(o, {
+    jobs: sent.size, rate_offered_per_s: o.rate, warmup_jobs: warmupJobs, worker_concurrency: o.concurrency,
+    priorities: o.priorities, ...percentiles('ack', ack), ...percentiles('done', done),
+    ...percentiles('completed', fin), send_lag_p99_ms: lagP.lag_p99_ms, send_lag_max_ms: lagP.lag_max_ms,
+    ...cpu.fields(sent.size),
+  });
+}
+
+async function usedMemory(redis) {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)[1]);
+}
+
+async function scenarioMemory(o, queue) {
+  const total = o.jobs || 100000;
+  const redis = new IORedis(connectionOf(o.redis));
+  const before = await usedMemory(redis);
+  await addJobs(queue, o, total, Math.max(o.batch, 1), null);
+  const after = await usedMemory(redis);
+  redis.disconnect();
+  print(o, {
+    jobs: total, arg_bytes: o.argBytes, priorities: o.priorities, used_memory_before: before,
+    used_memory_after: after, bytes_per_job: round((after - before) / total),
+  });
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.role === 'worker') return workerRole(o);
+  const scenarios = { add: scenarioAdd, drain: scenarioDrain, e2e: scenarioE2e, latency: scenarioLatency, memory: scenarioMemory };
+  const run = scenarios[o.scenario];
+  if (!run) throw new Error(`unknown scenario ${o.scenario}`);
+  const queue = new Queue(QUEUE, { connection: connectionOf(o.redis) });
+  await queue.waitUntilReady();
+  await run(o, queue);
+  await queue.close();
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(`bench.js: ${e.stack || e}`);
+  process.exit(1);
+});

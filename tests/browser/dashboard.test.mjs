@@ -1,0 +1,355 @@
+// The dashboard end to end, in Debian's headless Chromium driven by playwright-core.
+//
+// Starts a real redis-server, build/cmd/jqmaster (auth on, one admin token, a free loopback port)
+// and build/cmd/jqworker (registered through the API), fills the queues through the API, then
+// opens the page the way an operator would: it enters the token when the page asks, reads the
+// queue's ready count, clicks Resume and Pause (checked through the API), retries a dead job
+// (checked through the API), and saves a screenshot to build/dashboard.png.
+//
+// Every process is started here and stopped by its PID, also when a step fails. Prints one line
+// per check and "N passed, N failed"; exits 1 when a check failed.
+//
+// Environment: JQ_BUILD_DIR (default: build/ at the repository root), CHROMIUM (default
+// /usr/bin/chromium), REDIS_SERVER (default redis-server on PATH).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BUILD = process.env.JQ_BUILD_DIR || path.join(ROOT, 'build');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const REDIS_SERVER = process.env.REDIS_SERVER || 'redis-server';
+const SCREENSHOT = path.join(BUILD, 'dashboard.png');
+const FAILURE_SCREENSHOT = path.join(BUILD, 'dashboard-failure.png');
+const ADMIN_TOKEN = 'dashboard-test-admin-7f3a91c2e5';
+const OVERALL_TIMEOUT_MS = 180_000;
+// What cpp.md says Chromium needs on these machines: no sandbox as root, no GPU, and none of the
+// background connections a closed network refuses.
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+const HELD = 'dash.held';       // filled while paused, so its jobs stay ready
+const ECHO = 'dash.echo';       // runs, for the throughput chart
+const DOOMED = 'dash.doomed';   // fails for good (status 500, max_retry 0)
+
+// --- processes ---------------------------------------------------------------------------------
+
+const children = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'jq-dashboard-'));
+
+function start(name, argv, options = {}) {
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  child.name = name;
+  child.output = '';
+  const keep = (chunk) => { child.output = (child.output + chunk).slice(-20000); };
+  child.stderr.on('data', keep);
+  if (!options.keepStdout) child.stdout.on('data', keep);
+  children.push(child);
+  return child;
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  process.kill(child.pid, 'SIGTERM');
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function stopAll() {
+  for (const child of children.reverse()) {
+    try {
+      await stop(child);
+    } catch (e) {
+      console.error(`stopping ${child.name} (pid ${child.pid}): ${e.message}`);
+    }
+  }
+  children.length = 0;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// Polls `probe` until it returns a truthy value; the error names `what`.
+async function until(what, probe, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    }
+    await sleep(100);
+  }
+}
+
+function redisPing(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(1000);
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data) => { socket.destroy(); resolve(data.toString().startsWith('+PONG')); });
+    socket.on('error', () => resolve(false));
+    socket.on('timeout', () => { socket.destroy(); resolve(false); });
+  });
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = start('redis-server', [REDIS_SERVER, '--port', String(port), '--bind', '127.0.0.1',
+    '--save', '', '--appendonly', 'no', '--dir', tmp]);
+  await until('redis-server to answer PING', () => redisPing(port));
+  return { child, port };
+}
+
+async function startMaster(redisPort) {
+  const port = await freePort();
+  const config = path.join(tmp, 'jqmaster.yaml');
+  writeFileSync(config, [
+    `listen: 127.0.0.1:${port}`,
+    `data_dir: ${path.join(tmp, 'data')}`,
+    'shards: 4',
+    'redis:',
+    `  url: "redis://127.0.0.1:${redisPort}/0"`,
+    'auth:',
+    '  tokens:',
+    `    - {token: ${ADMIN_TOKEN}, role: admin}`,
+    '',
+  ].join('\n'));
+  const child = start('jqmaster', [path.join(BUILD, 'cmd', 'jqmaster'), '--config', config]);
+  const base = `http://127.0.0.1:${port}`;
+  await until('jqmaster /readyz to answer 200', async () => {
+    if (child.exitCode !== null) throw new Error(`jqmaster exited ${child.exitCode}: ${child.output}`);
+    return (await fetch(`${base}/readyz`)).status === 200;
+  });
+  return { child, base };
+}
+
+// jqworker prints "listening on HOST:PORT" as its first line.
+async function startWorker() {
+  const child = start('jqworker', [path.join(BUILD, 'cmd', 'jqworker'), '--listen', '127.0.0.1:0'],
+    { keepStdout: true });
+  const lines = readline.createInterface({ input: child.stdout });
+  const first = await Promise.race([
+    once(lines, 'line').then(([line]) => line),
+    sleep(10_000).then(() => { throw new Error(`jqworker printed no address: ${child.output}`); }),
+  ]);
+  lines.on('line', () => {}); // keep draining
+  const match = /^listening on (\S+:\d+)$/.exec(first);
+  assert.ok(match, `jqworker's first line: ${first}`);
+  return { child, url: `http://${match[1]}/` };
+}
+
+// --- the API -----------------------------------------------------------------------------------
+
+function apiClient(base) {
+  return async function call(method, target, body) {
+    const headers = { Accept: 'application/json', Authorization: `Bearer ${ADMIN_TOKEN}` };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(base + target, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
+// --- the checks --------------------------------------------------------------------------------
+
+const results = { passed: 0, failed: 0 };
+
+async function check(name, fn) {
+  try {
+    await fn();
+    results.passed += 1;
+    console.log(`ok   ${name}`);
+    return true;
+  } catch (e) {
+    results.failed += 1;
+    console.log(`FAIL ${name}: ${e.stack || e}`);
+    return false;
+  }
+}
+
+async function fill(api, workerUrl) {
+  const registered = await api('POST', '/v1/workers', { url: workerUrl, names: [ECHO, DOOMED], concurrency: 4 });
+  assert.equal(registered.status, 201, JSON.stringify(registered.body));
+  assert.equal((await api('POST', `/v1/queues/${HELD}/pause`)).status, 200);
+  const held = await api('POST', '/v1/jobs', Array.from({ length: 7 }, (_, i) => ({ name: HELD, argument: { n: i } })));
+  assert.equal(held.status, 201, JSON.stringify(held.body));
+  const doomed = await api('POST', '/v1/jobs', [1, 2].map((n) => ({ name: DOOMED, max_retry: 0, argument: { status: 500, n } })));
+  assert.equal(doomed.status, 201, JSON.stringify(doomed.body));
+  await until('both doomed jobs to be dead', async () => {
+    const dead = await api('GET', `/v1/dead?name=${DOOMED}`);
+    return dead.body.length === 2;
+  });
+  // Paused from here on, so a retried job stays ready instead of failing straight back.
+  assert.equal((await api('POST', `/v1/queues/${DOOMED}/pause`)).status, 200);
+  return doomed.body.ids;
+}
+
+// Echo jobs finishing over a few seconds, so the chart has something to draw.
+async function pushEchoWaves(api, waves) {
+  for (let w = 0; w < waves; w += 1) {
+    const jobs = Array.from({ length: 20 + 15 * w }, () => ({ name: ECHO, argument: { sleep_ms: 20 } }));
+    assert.equal((await api('POST', '/v1/jobs', jobs)).status, 201);
+    await sleep(2200);
+  }
+}
+
+const queueRow = (page, name) => page.locator(`#queues tr[data-key="${name}"]`);
+const deadRow = (page, id) => page.locator(`#dead tr[data-key="${id}"]`);
+
+async function run() {
+  const redis = await startRedis();
+  const master = await startMaster(redis.port);
+  const worker = await startWorker();
+  const api = apiClient(master.base);
+  const [retriedId, keptId] = await fill(api, worker.url);
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const origin = new URL(master.base).origin;
+    const outside = [];
+    const pageErrors = [];
+    const unauthorized = [];
+    page.on('request', (req) => { if (new URL(req.url()).origin !== origin) outside.push(req.url()); });
+    page.on('response', (res) => { if (res.status() === 401) unauthorized.push(res.url()); });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (msg) => {
+      // Chromium logs every 401 answer as a failed resource load; that one is expected.
+      if (msg.type() === 'error' && !/status of 401/.test(msg.text())) pageErrors.push(msg.text());
+    });
+
+    try {
+      await check('the page asks for a token once, and keeps it for the tab', async () => {
+        await page.goto(`${master.base}/`);
+        await page.getByLabel('Token').waitFor({ state: 'visible', timeout: 10_000 });
+        await page.getByLabel('Token').fill(ADMIN_TOKEN);
+        await page.getByRole('button', { name: 'Use token' }).click();
+        await page.locator('#token-form').waitFor({ state: 'hidden' });
+        await queueRow(page, HELD).waitFor();
+        assert.equal(await page.evaluate(() => sessionStorage.getItem('jqmaster.token')), ADMIN_TOKEN);
+        const asked = unauthorized.length;
+        assert.ok(asked >= 1, 'the master never answered 401, so auth is not on');
+        await page.reload();
+        await queueRow(page, HELD).waitFor();
+        await sleep(2500); // one more refresh with the kept token
+        assert.ok(await page.locator('#token-form').isHidden(), 'the form came back after a reload');
+        assert.equal(unauthorized.length, asked, `401s after the token was entered: ${unauthorized.slice(asked)}`);
+      });
+
+      await check('the queue filled through the API shows its ready count, paused', async () => {
+        const row = queueRow(page, HELD);
+        await until('ready = 7 in the row', async () => (await row.locator('td').nth(0).textContent()) === '7');
+        assert.match(await row.textContent(), /paused/);
+        assert.equal(await row.getByRole('button').textContent(), 'Resume');
+      });
+
+      await check('Resume on the page resumes the queue, Pause pauses it (checked through the API)', async () => {
+        await page.getByRole('button', { name: `Resume queue ${HELD}` }).click();
+        await until('the API to say the queue is not paused', async () => (await api('GET', `/v1/queues/${HELD}`)).body.paused === false);
+        await page.getByRole('button', { name: `Pause queue ${HELD}` }).click({ timeout: 10_000 });
+        await until('the API to say the queue is paused', async () => (await api('GET', `/v1/queues/${HELD}`)).body.paused === true);
+        await until('the page to show it paused', async () => /paused/.test(await queueRow(page, HELD).textContent()));
+        // More jobs for the screenshot; the queue stays paused, so they stay ready.
+        await api('POST', '/v1/jobs', Array.from({ length: 4 }, () => ({ name: HELD })));
+      });
+
+      await check('a dead job shows its last failure, and Retry makes it ready again (checked through the API)', async () => {
+        const row = deadRow(page, retriedId);
+        await row.waitFor({ timeout: 10_000 });
+        assert.match(await row.textContent(), /500/, 'the last failure names the status');
+        await page.getByRole('button', { name: `Retry dead job ${retriedId}` }).click();
+        await until('the job to leave the dead set', async () => {
+          const dead = await api('GET', `/v1/dead?name=${DOOMED}`);
+          return !dead.body.some((d) => d.id === retriedId);
+        });
+        const job = await api('GET', `/v1/jobs/${retriedId}`);
+        assert.equal(job.status, 200);
+        assert.equal(job.body.state, 'queued');
+        assert.equal(job.body.attempts, 0);
+        await row.waitFor({ state: 'detached', timeout: 10_000 });
+        assert.ok(await deadRow(page, keptId).isVisible(), 'the other dead job is still listed');
+      });
+
+      await check('workers and the throughput chart are drawn from the API', async () => {
+        await pushEchoWaves(api, 3);
+        const workerRow = page.locator(`#workers tr:has-text("${worker.url}")`);
+        await until('the worker row to show a failure', async () => /500/.test(await workerRow.textContent()));
+        assert.match(await workerRow.textContent(), /healthy/);
+        await until('a line in the chart', async () => (await page.locator('#chart polyline.done').count()) === 1);
+        assert.match(await page.locator('#chart-now').textContent(), /jobs\/s/);
+      });
+
+      await check('nothing is fetched from another origin, and the page logs no errors', async () => {
+        assert.deepEqual(outside, []);
+        assert.deepEqual(pageErrors, []);
+      });
+
+      await check(`a 1280x800 screenshot is saved to ${path.relative(ROOT, SCREENSHOT)}`, async () => {
+        await sleep(2200); // one more refresh: the latest numbers and chart point
+        await page.screenshot({ path: SCREENSHOT });
+      });
+    } finally {
+      if (results.failed > 0) await page.screenshot({ path: FAILURE_SCREENSHOT }).catch(() => {});
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+async function main() {
+  const timer = setTimeout(async () => {
+    console.log(`FAIL the test took longer than ${OVERALL_TIMEOUT_MS / 1000} s`);
+    await stopAll();
+    process.exit(1);
+  }, OVERALL_TIMEOUT_MS);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, async () => { await stopAll(); process.exit(1); });
+  }
+  try {
+    await run();
+  } catch (e) {
+    results.failed += 1;
+    console.log(`FAIL setting up: ${e.stack || e}`);
+  } finally {
+    const logs = children.map((c) => `--- ${c.name} (pid ${c.pid}) ---\n${c.output}`).join('\n');
+    await stopAll();
+    clearTimeout(timer);
+    if (results.failed > 0) console.log(logs);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exit(results.failed > 0 ? 1 : 0);
+}
+
+main();

@@ -1,0 +1,115 @@
+// jqbench, the real binary, against the real daemon and Redis: every scenario runs, exits 0 and
+// prints a JSON line that reports its jobs. A smoke test only: CI machines are shared and noisy,
+// so no figure is checked beyond being present.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+using jq::test::ProgramResult;
+using jq::test::RedisServer;
+using jq::test::run_program;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Fixture {
+  RedisServer redis;
+  Daemon daemon{DaemonOptions{redis.url(), 4}};
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(daemon.port()); }
+  std::string pids() const {
+    return "redis=" + std::to_string(redis.pid()) + ",jqmaster=" + std::to_string(daemon.pid());
+  }
+
+  // jqbench with `args` after --url and --quiet.
+  ProgramResult bench(std::vector<std::string> args) const {
+    args.insert(args.begin(), {JQ_BENCH_BINARY, "--url", url(), "--quiet"});
+    return run_program(args, {}, "", 90s);
+  }
+};
+
+// The one JSON line of a run (the table's lines do not start with '{').
+json json_line(const ProgramResult& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<json> found;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.front() == '{') found.push_back(json::parse(line));
+  }
+  REQUIRE(found.size() == 1);
+  return found.front();
+}
+
+}  // namespace
+
+TEST_CASE("jqbench e2e runs 200 jobs through the master and its built-in worker", "[http]") {
+  Fixture f;
+  const json line = json_line(f.bench({"--scenario", "e2e", "--jobs", "200", "--pids", f.pids()}));
+  CHECK(line["scenario"] == "e2e");
+  CHECK(line["jobs"] == 200);
+  CHECK(line["jobs_per_s"].is_number());
+  CHECK(line["cpu_us_per_job"].is_number());
+  CHECK(line["cpu_s_by_process"].contains("jqmaster"));
+  // The worker registered for the run and removed itself afterwards.
+  CHECK(f.daemon.http().get("/v1/workers").value().empty());
+  CHECK(f.daemon.http().get("/v1/stats").value()["succeeded"] == 200);
+}
+
+TEST_CASE("jqbench e2e with keep_result fetches every result", "[http]") {
+  Fixture f;
+  const json line =
+      json_line(f.bench({"--scenario", "e2e", "--jobs", "100", "--batch", "10", "--keep-result"}));
+  CHECK(line["jobs"] == 100);
+  CHECK(line["keep_result"] == true);
+}
+
+TEST_CASE("jqbench push sends 500 jobs in batches of 50", "[http]") {
+  Fixture f;
+  const json line = json_line(f.bench({"--scenario", "push", "--jobs", "500", "--batch", "50"}));
+  CHECK(line["scenario"] == "push");
+  CHECK(line["jobs"] == 500);
+  CHECK(line["jobs_per_s"].is_number());
+  CHECK(line["ack_p99_ms"].is_number());
+  CHECK(f.daemon.http().get("/v1/stats").value()["ready"] == 500);
+}
+
+TEST_CASE("jqbench drain, latency and memory run and report their jobs", "[http]") {
+  {
+    Fixture f;
+    const json line = json_line(f.bench({"--scenario", "drain", "--jobs", "300"}));
+    CHECK(line["scenario"] == "drain");
+    CHECK(line["jobs"] == 300);
+  }
+  {
+    Fixture f;
+    const json line = json_line(
+        f.bench({"--scenario", "latency", "--rate", "400", "--jobs", "200", "--warmup", "0.1"}));
+    CHECK(line["scenario"] == "latency");
+    CHECK(line["jobs"] == 200);
+    CHECK(line["done_p99_ms"].is_number());
+  }
+  {
+    Fixture f;
+    const json line = json_line(f.bench({"--scenario", "memory", "--jobs", "1000", "--batch", "100",
+                                         "--redis-url", f.redis.url()}));
+    CHECK(line["scenario"] == "memory");
+    CHECK(line["jobs"] == 1000);
+    CHECK(line["bytes_per_job"].is_number());
+  }
+}
+
+TEST_CASE("jqbench refuses to count jobs it did not push", "[http]") {
+  Fixture f;
+  REQUIRE(json_line(f.bench({"--scenario", "push", "--jobs", "10"}))["jobs"] == 10);
+  const ProgramResult r = f.bench({"--scenario", "e2e", "--jobs", "10"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("already holds 10") != std::string::npos);
+}
