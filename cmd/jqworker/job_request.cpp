@@ -9,6 +9,7 @@ namespace jq::worker {
 namespace {
 
 constexpr char kNil = '\xc0';
+constexpr std::size_t kMaxDepth = 64;  // nesting of arrays and maps in one value
 
 // The entry count and header size of a MessagePack map at the start of `bytes`.
 std::optional<std::pair<std::uint32_t, std::size_t>> map_header(std::string_view bytes) {
@@ -99,7 +100,13 @@ std::optional<std::string> read_directives(const msgpack::object& argument, Dire
 // msgpack::unpack throws on bad bytes; parse_job turns that into an error message.
 class JobParser {
  public:
-  explicit JobParser(std::string_view body) : body_(body) { job_.argument.assign(1, kNil); }
+  // No container in `body` can hold more entries than it has bytes: declared sizes beyond that
+  // are refused before msgpack-cxx allocates room for them.
+  explicit JobParser(std::string_view body)
+      : body_(body),
+        limit_(body.size(), body.size(), body.size(), body.size(), body.size(), kMaxDepth) {
+    job_.argument.assign(1, kNil);
+  }
 
   Expected<JobRequest, std::string> parse() {
     auto header = map_header(body_);
@@ -117,9 +124,11 @@ class JobParser {
 
  private:
   std::optional<std::string> read_field() {
-    msgpack::object_handle key = msgpack::unpack(body_.data(), body_.size(), offset_);
+    msgpack::object_handle key =
+        msgpack::unpack(body_.data(), body_.size(), offset_, nullptr, nullptr, limit_);
     const std::size_t value_begin = offset_;
-    msgpack::object_handle value = msgpack::unpack(body_.data(), body_.size(), offset_);
+    msgpack::object_handle value =
+        msgpack::unpack(body_.data(), body_.size(), offset_, nullptr, nullptr, limit_);
     if (key->type != msgpack::type::STR) return std::nullopt;
     const std::string_view name(key->via.str.ptr, key->via.str.size);
     if (name == "id" && value->type == msgpack::type::STR) {
@@ -136,6 +145,7 @@ class JobParser {
   }
 
   std::string_view body_;
+  msgpack::unpack_limit limit_;
   std::size_t offset_ = 0;
   JobRequest job_;
   bool has_id_ = false;

@@ -1,3 +1,4 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
 -- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake).
 --
 -- The files of lua/lib/ are concatenated in sorted file-name order: this file first (records,

@@ -1,3 +1,4 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
 -- The counts hash of a shard holds, per job name, how many of its jobs are scheduled, running
 -- and dead (ready ones are the ZCARD of the name's ready queue), in fields '<kind>:<name>' with
 -- kind 'scheduled', 'running' or 'dead'. A field that drops to 0 is deleted, so an absent field

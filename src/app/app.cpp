@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -14,7 +15,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
@@ -82,7 +82,9 @@ std::string make_master_id() {
   return std::string(host) + ":" + std::to_string(getpid()) + ":" + suffix;
 }
 
-std::chrono::system_clock::time_point system_now() { return std::chrono::system_clock::now(); }
+std::chrono::system_clock::time_point system_now() {
+  return std::chrono::system_clock::now();
+}
 
 unsigned io_thread_count(const config::Config& c) {
   if (c.io_threads > 0) return static_cast<unsigned>(c.io_threads);
@@ -133,7 +135,8 @@ class Daemon {
         scheduler_(io_, redis_, keys_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),
-        server_(io_, server_options(config), [this](http::Request& r) { return router_.handle(r); }),
+        server_(io_, server_options(config),
+                [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM) {
     add_routes(
         router_,
@@ -176,7 +179,8 @@ class Daemon {
       }
     });
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < io_thread_count(config_); ++i) threads.emplace_back([this] { io_.run(); });
+    for (unsigned i = 1; i < io_thread_count(config_); ++i)
+      threads.emplace_back([this] { io_.run(); });
     io_.run();
     for (auto& t : threads) t.join();
     return exit_code_;
@@ -242,9 +246,10 @@ class Daemon {
       co_await timer.async_wait(asio::use_awaitable);
     }
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
-      spdlog::warn("after shutdown_grace: {} connections and {} dispatches still open; their jobs "
-                   "run again once their deadline passes",
-                   server_.open_connections(), dispatcher_.in_flight());
+      spdlog::warn(
+          "after shutdown_grace: {} connections and {} dispatches still open; their jobs "
+          "run again once their deadline passes",
+          server_.open_connections(), dispatcher_.in_flight());
     }
     subscriber_.stop();
     redis_.stop();
@@ -290,9 +295,9 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     workers::WorkerStore workers(redis, keys, system_now, "routes");
     metrics::Metrics metrics(1);
     http::Router router;
-    add_routes(router, RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
-                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {},
-                                 metrics});
+    add_routes(router,
+               RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
+                         [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -1,8 +1,8 @@
 #include "src/dispatch/dispatcher.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <spdlog/spdlog.h>
 
 #include "api/job_result.hpp"
 #include "api/media_type.hpp"
@@ -16,7 +16,7 @@ namespace {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-constexpr milliseconds kBusyPause{1000};     // 429/503 without Retry-After
+constexpr milliseconds kBusyPause{1000};        // 429/503 without Retry-After
 constexpr std::size_t kBodySnippetBytes = 200;  // of a non-200 answer, for last_error
 
 std::string snippet(const std::string& body) {
@@ -64,22 +64,22 @@ Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::in
                             now_ms);
     case WorkerAnswer::Kind::broken:
       return master_failure(api::FailureReason::other, answer.error, now_ms);
-    case WorkerAnswer::Kind::answered: break;
+    case WorkerAnswer::Kind::answered:
+      break;
   }
   if (answer.status == 429 || answer.status == 503) {
     Verdict v;
     v.kind = Verdict::Kind::release;
     v.message = "worker busy (HTTP " + std::to_string(answer.status) + ")";
     v.end.verdict = AttemptEnd::Verdict::busy;
-    v.end.hold_off =
-        answer.retry_after_s ? milliseconds(*answer.retry_after_s * 1000) : kBusyPause;
+    v.end.hold_off = answer.retry_after_s ? milliseconds(*answer.retry_after_s * 1000) : kBusyPause;
     return v;
   }
   if (answer.status != 200) {
-    return master_failure(api::FailureReason::other,
-                          "worker answered HTTP " + std::to_string(answer.status) + ": " +
-                              snippet(answer.body),
-                          now_ms);
+    return master_failure(
+        api::FailureReason::other,
+        "worker answered HTTP " + std::to_string(answer.status) + ": " + snippet(answer.body),
+        now_ms);
   }
   const auto type = api::parse_content_type(answer.content_type).value_or(api::MediaType::msgpack);
   auto result = api::decode_job_result(answer.body, type);
@@ -113,7 +113,8 @@ Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
   ++in_flight_;
-  asio::co_spawn(io_, attempt(std::move(endpoint), std::move(pool), std::move(job), std::move(done)),
+  asio::co_spawn(io_,
+                 attempt(std::move(endpoint), std::move(pool), std::move(job), std::move(done)),
                  [](std::exception_ptr e) {
                    if (!e) return;
                    try {
@@ -170,33 +171,42 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
   // One structured line per attempt: successes at debug (they are the bulk), the rest at info.
   auto log_attempt = [&](spdlog::level::level_enum level, std::string_view outcome) {
     log::event(level, "job attempt",
-               {{"job_id", id}, {"name", job.record.name}, {"attempt", attempt},
-                {"endpoint", endpoint.url}, {"outcome", outcome}, {"latency_ms", latency_ms},
+               {{"job_id", id},
+                {"name", job.record.name},
+                {"attempt", attempt},
+                {"endpoint", endpoint.url},
+                {"outcome", outcome},
+                {"latency_ms", latency_ms},
                 {"error", v.message}});
   };
   switch (v.kind) {
     case Verdict::Kind::success: {
       auto r = co_await store_.complete(job.id, attempt, std::move(v.encoded));
-      if (!r) spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
+      if (!r)
+        spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
       if (r && *r) count_success(job.record);
       log_attempt(spdlog::level::debug, "succeeded");
       co_await workers_.record_outcome(endpoint.id, true, std::string());
       break;
     }
     case Verdict::Kind::failure: {
-      auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
-      if (!r) spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
+      auto r =
+          co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
+      if (!r)
+        spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(job.record, *r);
       const bool dead = r && *r == store::FailOutcome::dead;
-      log_attempt(spdlog::level::info, dead ? "dead" : (r && *r == store::FailOutcome::retry_scheduled
-                                                            ? "retry_scheduled"
-                                                            : "failed"));
+      log_attempt(
+          spdlog::level::info,
+          dead ? "dead"
+               : (r && *r == store::FailOutcome::retry_scheduled ? "retry_scheduled" : "failed"));
       co_await workers_.record_outcome(endpoint.id, false, v.message);
       break;
     }
     case Verdict::Kind::release: {
       auto r = co_await store_.release(job.id, job.record.name, attempt);
-      if (!r) spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
+      if (!r)
+        spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable
                                            ? "endpoint_unreachable"
                                            : "endpoint_busy");

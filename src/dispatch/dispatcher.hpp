@@ -39,8 +39,8 @@ class Dispatcher {
 
  private:
   boost::asio::awaitable<void> attempt(std::shared_ptr<const workers::Endpoint> endpoint,
-                                       std::shared_ptr<ConnectionPool> pool,
-                                       store::ReservedJob job, Done done);
+                                       std::shared_ptr<ConnectionPool> pool, store::ReservedJob job,
+                                       Done done);
   boost::asio::awaitable<AttemptEnd> run_attempt(const workers::Endpoint& endpoint,
                                                  ConnectionPool& pool, store::ReservedJob job);
   // This master's counters (and push-to-done latency) for an outcome the store recorded.

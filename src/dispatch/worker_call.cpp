@@ -4,8 +4,8 @@
 #include <mutex>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -15,8 +15,8 @@ namespace jq::dispatch {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using asio::ip::tcp;
 using asio::use_awaitable;
+using asio::ip::tcp;
 
 namespace {
 
@@ -56,7 +56,8 @@ struct ConnectionPool::Impl {
       std::chrono::steady_clock::time_point deadline, std::string& error) {
     boost::system::error_code ec;
     tcp::resolver resolver(executor);
-    auto endpoints = co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
+    auto endpoints =
+        co_await resolver.async_resolve(host, port, asio::redirect_error(use_awaitable, ec));
     if (ec) {
       error = "cannot resolve " + host + ": " + ec.message();
       co_return nullptr;
@@ -73,8 +74,8 @@ struct ConnectionPool::Impl {
   }
 };
 
-ConnectionPool::ConnectionPool(asio::any_io_executor executor, std::string host,
-                               std::uint16_t port, std::size_t max_idle)
+ConnectionPool::ConnectionPool(asio::any_io_executor executor, std::string host, std::uint16_t port,
+                               std::size_t max_idle)
     : impl_(std::make_shared<Impl>()) {
   impl_->executor = std::move(executor);
   impl_->host = std::move(host);
@@ -140,8 +141,8 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
         continue;
       }
       // The deadline timer closing the socket may surface as operation_aborted, not timeout.
-      const bool late = ec == beast::error::timeout ||
-                        std::chrono::steady_clock::now() >= call.deadline;
+      const bool late =
+          ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
       answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
       answer.error = late ? "no answer before the deadline"
                           : "the connection failed before the answer: " + ec.message();

@@ -11,7 +11,10 @@ std::string encode_worker_request(const std::string& id, const store::JobRecord&
                                   std::int64_t deadline_ms) {
   msgpack::sbuffer buffer(256 + record.argument.size());
   msgpack::packer<msgpack::sbuffer> pk(buffer);
-  auto key = [&pk](std::string_view k) { pk.pack_str(static_cast<uint32_t>(k.size())).pack_str_body(k.data(), static_cast<uint32_t>(k.size())); };
+  auto key = [&pk](std::string_view k) {
+    pk.pack_str(static_cast<uint32_t>(k.size()))
+        .pack_str_body(k.data(), static_cast<uint32_t>(k.size()));
+  };
   auto str = key;
   pk.pack_map(8);
   key("id");

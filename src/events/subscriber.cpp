@@ -33,9 +33,15 @@ Subscriber::Subscriber(boost::asio::any_io_executor executor, redis::Address add
 
 Subscriber::~Subscriber() = default;
 
-void Subscriber::add_listener(Listener listener) { listeners_.push_back(std::move(listener)); }
-void Subscriber::start() { client_->start(); }
-void Subscriber::stop() { client_->stop(); }
+void Subscriber::add_listener(Listener listener) {
+  listeners_.push_back(std::move(listener));
+}
+void Subscriber::start() {
+  client_->start();
+}
+void Subscriber::stop() {
+  client_->stop();
+}
 
 void Subscriber::local(const Event& event) const {
   for (const auto& listener : listeners_) listener(event);

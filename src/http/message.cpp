@@ -4,12 +4,18 @@ namespace jq::http {
 
 std::string_view to_string(Method method) {
   switch (method) {
-    case Method::get: return "GET";
-    case Method::post: return "POST";
-    case Method::put: return "PUT";
-    case Method::del: return "DELETE";
-    case Method::head: return "HEAD";
-    case Method::other: return "OTHER";
+    case Method::get:
+      return "GET";
+    case Method::post:
+      return "POST";
+    case Method::put:
+      return "PUT";
+    case Method::del:
+      return "DELETE";
+    case Method::head:
+      return "HEAD";
+    case Method::other:
+      return "OTHER";
   }
   return "OTHER";
 }

@@ -11,20 +11,24 @@ api::MediaType response_type(const Request& request) {
 
 Response respond(const Request& request, int status, const nlohmann::json& body) {
   const api::MediaType type = response_type(request);
-  return Response{status, std::string(api::content_type_name(type)), api::encode_body(body, type),
-                  {}};
+  return Response{
+      status, std::string(api::content_type_name(type)), api::encode_body(body, type), {}};
 }
 
 Response respond_error(const Request& request, const api::ApiError& error) {
   const api::MediaType type = response_type(request);
-  return Response{api::http_status(error.code), std::string(api::content_type_name(type)),
-                  api::encode_error(error, type), {}};
+  return Response{api::http_status(error.code),
+                  std::string(api::content_type_name(type)),
+                  api::encode_error(error, type),
+                  {}};
 }
 
 Response respond_error(const Request& request, api::ErrorCode code, std::string message) {
   return respond_error(request, api::ApiError::make(code, std::move(message)));
 }
 
-Response respond_no_content() { return Response{204, {}, {}, {}}; }
+Response respond_no_content() {
+  return Response{204, {}, {}, {}};
+}
 
 }  // namespace jq::http

@@ -46,7 +46,9 @@ void Router::set_authenticator(Authenticator authenticator) {
   authenticator_ = std::move(authenticator);
 }
 
-void Router::set_observer(Observer observer) { observer_ = std::move(observer); }
+void Router::set_observer(Observer observer) {
+  observer_ = std::move(observer);
+}
 
 Router::Match Router::match(Request& request) const {
   Match result;

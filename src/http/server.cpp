@@ -5,6 +5,7 @@
 #include <set>
 #include <system_error>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -13,19 +14,18 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <spdlog/spdlog.h>
 
 #include "src/http/query.hpp"
-#include "src/log/event.hpp"
 #include "src/http/respond.hpp"
+#include "src/log/event.hpp"
 
 namespace jq::http {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using asio::ip::tcp;
 using asio::use_awaitable;
+using asio::ip::tcp;
 
 namespace {
 
@@ -37,12 +37,18 @@ constexpr std::chrono::seconds kDrainTimeout{2};
 
 Method to_method(bhttp::verb verb) {
   switch (verb) {
-    case bhttp::verb::get: return Method::get;
-    case bhttp::verb::post: return Method::post;
-    case bhttp::verb::put: return Method::put;
-    case bhttp::verb::delete_: return Method::del;
-    case bhttp::verb::head: return Method::head;
-    default: return Method::other;
+    case bhttp::verb::get:
+      return Method::get;
+    case bhttp::verb::post:
+      return Method::post;
+    case bhttp::verb::put:
+      return Method::put;
+    case bhttp::verb::delete_:
+      return Method::del;
+    case bhttp::verb::head:
+      return Method::head;
+    default:
+      return Method::other;
   }
 }
 
@@ -141,7 +147,9 @@ void Server::start() {
   asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
 }
 
-std::uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
+std::uint16_t Server::port() const {
+  return impl_->acceptor.local_endpoint().port();
+}
 
 void Server::stop_accepting() {
   asio::post(impl_->acceptor.get_executor(), [impl = impl_] {
@@ -160,7 +168,9 @@ void Server::close_connections() {
   }
 }
 
-std::size_t Server::open_connections() const { return impl_->open.load(); }
+std::size_t Server::open_connections() const {
+  return impl_->open.load();
+}
 
 asio::awaitable<void> Server::Impl::accept_loop() {
   auto self = shared_from_this();
@@ -182,12 +192,12 @@ asio::awaitable<void> Server::Impl::accept_loop() {
     }
     auto exec = c->stream.get_executor();
     if (now_open > options.max_connections) {
-      asio::co_spawn(exec,
-                     refuse(c, Request{}, api::ErrorCode::unavailable,
-                            "too many open connections (limit " +
-                                std::to_string(options.max_connections) +
-                                "); reuse keep-alive connections or retry later"),
-                     asio::detached);
+      asio::co_spawn(
+          exec,
+          refuse(c, Request{}, api::ErrorCode::unavailable,
+                 "too many open connections (limit " + std::to_string(options.max_connections) +
+                     "); reuse keep-alive connections or retry later"),
+          asio::detached);
     } else {
       asio::co_spawn(exec, serve(c), asio::detached);
     }
@@ -268,7 +278,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
     }
     if (ec) {
       if (!is_quiet_end(ec) && ec != bhttp::error::partial_message) {
-          co_await refuse(c, req, api::ErrorCode::bad_request,
+        co_await refuse(c, req, api::ErrorCode::bad_request,
                         "the request is not valid HTTP/1.1: " + ec.message());
         co_return;
       }
@@ -291,7 +301,9 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
     const bool written = co_await write(*c, std::move(res), msg.version(), keep_alive, head);
     if (options.access_log) {
       log::event(spdlog::level::info, "http request",
-                 {{"method", to_string(req.method)}, {"path", req.path}, {"status", status},
+                 {{"method", to_string(req.method)},
+                  {"path", req.path},
+                  {"status", status},
                   {"duration_ms", std::chrono::duration<double, std::milli>(
                                       std::chrono::steady_clock::now() - started)
                                       .count()}});

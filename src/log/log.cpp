@@ -44,11 +44,16 @@ class JsonFormatter : public spdlog::formatter {
 
 spdlog::level::level_enum to_spdlog(config::LogLevel level) {
   switch (level) {
-    case config::LogLevel::trace: return spdlog::level::trace;
-    case config::LogLevel::debug: return spdlog::level::debug;
-    case config::LogLevel::info: return spdlog::level::info;
-    case config::LogLevel::warn: return spdlog::level::warn;
-    case config::LogLevel::error: return spdlog::level::err;
+    case config::LogLevel::trace:
+      return spdlog::level::trace;
+    case config::LogLevel::debug:
+      return spdlog::level::debug;
+    case config::LogLevel::info:
+      return spdlog::level::info;
+    case config::LogLevel::warn:
+      return spdlog::level::warn;
+    case config::LogLevel::error:
+      return spdlog::level::err;
   }
   return spdlog::level::info;
 }
@@ -61,8 +66,8 @@ extern std::atomic<bool> json_format;
 
 void setup(const config::Log& options) {
   detail::json_format = options.format == config::LogFormat::json;
-  auto logger = std::make_shared<spdlog::logger>(
-      "jqmaster", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger = std::make_shared<spdlog::logger>("jqmaster",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (options.format == config::LogFormat::json) {
     logger->set_formatter(std::make_unique<JsonFormatter>());
   } else {

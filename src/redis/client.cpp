@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "src/metrics/registry.hpp"
 #include "src/redis/errc.hpp"
@@ -41,11 +41,19 @@ Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConn
                                    [this](Connection&) { return handshake(); });
 }
 
-Client::~Client() { stop(); }
+Client::~Client() {
+  stop();
+}
 
-void Client::start() { connection_->start(); }
-void Client::stop() { connection_->stop(); }
-bool Client::ready() const { return connection_->ready(); }
+void Client::start() {
+  connection_->start();
+}
+void Client::stop() {
+  connection_->stop();
+}
+bool Client::ready() const {
+  return connection_->ready();
+}
 
 asio::awaitable<ReplyResult> Client::send(std::string frame, std::size_t replies, Phase phase) {
   const auto started = std::chrono::steady_clock::now();
@@ -104,7 +112,8 @@ asio::awaitable<std::error_code> Client::handshake() {
   }
   if (a.db != 0) setup.push_back({"SELECT", std::to_string(a.db)});
   if (load_scripts_) {
-    for (const Script& s : all_scripts()) setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+    for (const Script& s : all_scripts())
+      setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);

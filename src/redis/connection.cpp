@@ -1,5 +1,6 @@
 #include "src/redis/connection.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
@@ -9,7 +10,6 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <spdlog/spdlog.h>
 
 #include "src/redis/errc.hpp"
 
@@ -42,8 +42,10 @@ Connection::~Connection() = default;
 
 void Connection::start() {
   auto self = shared_from_this();
-  asio::co_spawn(strand_, [self]() { return self->run(); }, asio::detached);
-  asio::co_spawn(strand_, [self]() { return self->watchdog(); }, asio::detached);
+  asio::co_spawn(
+      strand_, [self]() { return self->run(); }, asio::detached);
+  asio::co_spawn(
+      strand_, [self]() { return self->watchdog(); }, asio::detached);
 }
 
 void Connection::stop() {
@@ -57,20 +59,18 @@ void Connection::stop() {
   });
 }
 
-void Connection::submit(std::string frame, std::size_t replies, bool handshake,
-                        ReplyCallback cb) {
+void Connection::submit(std::string frame, std::size_t replies, bool handshake, ReplyCallback cb) {
   asio::dispatch(strand_, [self = shared_from_this(), frame = std::move(frame), replies, handshake,
                            cb = std::move(cb)]() mutable {
     self->enqueue(std::move(frame), replies, handshake, std::move(cb));
   });
 }
 
-void Connection::enqueue(std::string frame, std::size_t replies, bool handshake,
-                         ReplyCallback cb) {
+void Connection::enqueue(std::string frame, std::size_t replies, bool handshake, ReplyCallback cb) {
   const bool accepted = handshake ? state_ == State::handshaking : state_ == State::ready;
   if (!accepted) {
-    cb(unexpected(make_error_code(state_ == State::stopped ? Errc::shutting_down
-                                                           : Errc::not_connected)));
+    cb(unexpected(
+        make_error_code(state_ == State::stopped ? Errc::shutting_down : Errc::not_connected)));
     return;
   }
   out_ += frame;
@@ -82,18 +82,18 @@ void Connection::maybe_write() {
   if (writing_ || out_.empty()) return;
   writing_ = true;
   std::swap(out_, writing_buf_);
-  asio::async_write(socket_, asio::buffer(writing_buf_),
-                    [self = shared_from_this(), gen = generation_](boost::system::error_code ec,
-                                                                  std::size_t) {
-                      if (gen != self->generation_) return;  // belongs to a dropped socket
-                      self->writing_ = false;
-                      self->writing_buf_.clear();
-                      if (ec) {
-                        self->drop(Errc::connection_lost);
-                        return;
-                      }
-                      self->maybe_write();
-                    });
+  asio::async_write(
+      socket_, asio::buffer(writing_buf_),
+      [self = shared_from_this(), gen = generation_](boost::system::error_code ec, std::size_t) {
+        if (gen != self->generation_) return;  // belongs to a dropped socket
+        self->writing_ = false;
+        self->writing_buf_.clear();
+        if (ec) {
+          self->drop(Errc::connection_lost);
+          return;
+        }
+        self->maybe_write();
+      });
 }
 
 void Connection::on_bytes(std::size_t n) {
@@ -177,7 +177,7 @@ asio::awaitable<void> Connection::read_loop(std::uint64_t generation) {
   for (;;) {
     boost::system::error_code ec;
     std::size_t n = co_await socket_.async_read_some(asio::buffer(read_buf_),
-                                                    asio::redirect_error(use_awaitable, ec));
+                                                     asio::redirect_error(use_awaitable, ec));
     if (generation != generation_) break;  // dropped elsewhere (watchdog, write error, stop)
     if (ec) {
       drop(Errc::connection_lost);

@@ -146,7 +146,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::uint64_t generation_ = 0;
   bool reader_done_ = true;
   bool writing_ = false;
-  std::string out_;      // frames waiting to be written
+  std::string out_;          // frames waiting to be written
   std::string writing_buf_;  // frames being written
   std::deque<Pending> pending_;
   std::unique_ptr<ReplyParser> parser_;

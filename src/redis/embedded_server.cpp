@@ -1,16 +1,16 @@
 #include "src/redis/embedded_server.hpp"
 
-#include <csignal>
 #include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
-#include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace jq::redis {
@@ -72,19 +72,15 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
   std::error_code ec;
   fs::create_directories(options_.data_dir, ec);
   const fs::path dir = fs::absolute(options_.data_dir, ec).lexically_normal();
-  if (ec) throw std::runtime_error("cannot create data_dir " + options_.data_dir + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create data_dir " + options_.data_dir + ": " + ec.message());
   socket_path_ = (dir / "redis.sock").string();
   const std::string log_file = (dir / "redis.log").string();
-  std::vector<std::string> args = {exe,
-                                   "--port", "0",
-                                   "--unixsocket", socket_path_,
-                                   "--unixsocketperm", "700",
-                                   "--dir", dir.string(),
-                                   "--appendonly", "yes",
-                                   "--appendfsync", "everysec",
-                                   "--save", "",
-                                   "--daemonize", "no",
-                                   "--logfile", log_file};
+  std::vector<std::string> args = {exe,          "--port",           "0",     "--unixsocket",
+                                   socket_path_, "--unixsocketperm", "700",   "--dir",
+                                   dir.string(), "--appendonly",     "yes",   "--appendfsync",
+                                   "everysec",   "--save",           "",      "--daemonize",
+                                   "no",         "--logfile",        log_file};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -110,15 +106,17 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
     if (std::chrono::steady_clock::now() > deadline) {
       stop();
       throw std::runtime_error("redis-server did not answer within " +
-                               std::to_string(options_.start_timeout.count()) +
-                               " ms; see " + log_file);
+                               std::to_string(options_.start_timeout.count()) + " ms; see " +
+                               log_file);
     }
     std::this_thread::sleep_for(20ms);
   }
   spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
 }
 
-EmbeddedServer::~EmbeddedServer() { stop(); }
+EmbeddedServer::~EmbeddedServer() {
+  stop();
+}
 
 void EmbeddedServer::stop() {
   if (pid_ <= 0) return;

@@ -3,9 +3,9 @@
 // else and stopped last; the child is told to exit if the master dies (PR_SET_PDEATHSIG).
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <string>
-#include <sys/types.h>
 
 namespace jq::redis {
 

@@ -14,7 +14,9 @@ enum class Errc {
 };
 
 const std::error_category& redis_category();
-inline std::error_code make_error_code(Errc e) { return {static_cast<int>(e), redis_category()}; }
+inline std::error_code make_error_code(Errc e) {
+  return {static_cast<int>(e), redis_category()};
+}
 
 }  // namespace jq::redis
 

@@ -22,35 +22,67 @@ std::string Keys::control_key(std::string_view suffix) const {
   return key;
 }
 
-std::string Keys::meta() const { return prefix_ + ":meta"; }
-std::string Keys::stats(int shard) const { return shard_key(shard, "stats"); }
-std::string Keys::jobs(int shard) const { return shard_key(shard, "jobs"); }
-std::string Keys::names(int shard) const { return shard_key(shard, "names"); }
-std::string Keys::ready_prefix(int shard) const { return shard_key(shard, "ready:"); }
+std::string Keys::meta() const {
+  return prefix_ + ":meta";
+}
+std::string Keys::stats(int shard) const {
+  return shard_key(shard, "stats");
+}
+std::string Keys::jobs(int shard) const {
+  return shard_key(shard, "jobs");
+}
+std::string Keys::names(int shard) const {
+  return shard_key(shard, "names");
+}
+std::string Keys::ready_prefix(int shard) const {
+  return shard_key(shard, "ready:");
+}
 std::string Keys::ready(int shard, std::string_view name) const {
   return ready_prefix(shard).append(name);
 }
-std::string Keys::scheduled(int shard) const { return shard_key(shard, "scheduled"); }
-std::string Keys::inflight(int shard) const { return shard_key(shard, "inflight"); }
-std::string Keys::dead(int shard) const { return shard_key(shard, "dead"); }
-std::string Keys::done_prefix(int shard) const { return shard_key(shard, "done:"); }
+std::string Keys::scheduled(int shard) const {
+  return shard_key(shard, "scheduled");
+}
+std::string Keys::inflight(int shard) const {
+  return shard_key(shard, "inflight");
+}
+std::string Keys::dead(int shard) const {
+  return shard_key(shard, "dead");
+}
+std::string Keys::done_prefix(int shard) const {
+  return shard_key(shard, "done:");
+}
 std::string Keys::done(int shard, std::string_view field) const {
   return done_prefix(shard).append(field);
 }
-std::string Keys::counts(int shard) const { return shard_key(shard, "counts"); }
+std::string Keys::counts(int shard) const {
+  return shard_key(shard, "counts");
+}
 
-std::string Keys::workers() const { return control_key("workers"); }
-std::string Keys::worker_urls() const { return control_key("worker_urls"); }
-std::string Keys::worker_seq() const { return control_key("worker_seq"); }
+std::string Keys::workers() const {
+  return control_key("workers");
+}
+std::string Keys::worker_urls() const {
+  return control_key("worker_urls");
+}
+std::string Keys::worker_seq() const {
+  return control_key("worker_seq");
+}
 std::string Keys::worker_slots(std::string_view worker_id) const {
   return control_key("slots:").append(worker_id);
 }
-std::string Keys::masters() const { return control_key("masters"); }
+std::string Keys::masters() const {
+  return control_key("masters");
+}
 std::string Keys::worker_stats(std::string_view worker_id) const {
   return control_key("wstats:").append(worker_id);
 }
-std::string Keys::paused() const { return control_key("paused"); }
+std::string Keys::paused() const {
+  return control_key("paused");
+}
 
-std::string Keys::events_channel() const { return prefix_ + ":events"; }
+std::string Keys::events_channel() const {
+  return prefix_ + ":events";
+}
 
 }  // namespace jq::redis

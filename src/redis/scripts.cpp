@@ -66,7 +66,8 @@ std::vector<Script> build() {
       if (s.file == b.file) found = &s;
     }
     if (found == nullptr) throw std::logic_error("lua/" + std::string(b.file) + ".lua is missing");
-    scripts.push_back(Script{b.id, b.file, found->source, sha1_hex(found->source), key_count(b.file)});
+    scripts.push_back(
+        Script{b.id, b.file, found->source, sha1_hex(found->source), key_count(b.file)});
   }
   return scripts;
 }
@@ -78,6 +79,8 @@ std::span<const Script> all_scripts() {
   return scripts;
 }
 
-const Script& script(ScriptId id) { return all_scripts()[static_cast<std::size_t>(id)]; }
+const Script& script(ScriptId id) {
+  return all_scripts()[static_cast<std::size_t>(id)];
+}
 
 }  // namespace jq::redis

@@ -1,8 +1,8 @@
 #include "src/scheduler/maintenance.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <spdlog/spdlog.h>
 
 namespace jq::scheduler {
 namespace {
@@ -19,10 +19,15 @@ constexpr int kReapBatch = 1000;
 
 Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, store::DispatchStore& store,
                          workers::WorkerStore& workers)
-    : strand_(asio::make_strand(io.get_executor())), redis_(redis), store_(store),
-      workers_(workers), wakeup_(strand_) {}
+    : strand_(asio::make_strand(io.get_executor())),
+      redis_(redis),
+      store_(store),
+      workers_(workers),
+      wakeup_(strand_) {}
 
-void Maintenance::start() { asio::co_spawn(strand_, run(), asio::detached); }
+void Maintenance::start() {
+  asio::co_spawn(strand_, run(), asio::detached);
+}
 
 void Maintenance::stop() {
   asio::post(strand_, [this] { stopping_ = true; });
@@ -38,7 +43,8 @@ asio::awaitable<void> Maintenance::run() {
       for (int shard = 0; shard < store_.shards(); ++shard) {
         auto reaped = co_await store_.reap(shard, cutoff, kReapBatch);
         if (reaped && *reaped > 0) {
-          spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped, shard);
+          spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped,
+                       shard);
         }
       }
     }

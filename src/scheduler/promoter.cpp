@@ -2,9 +2,9 @@
 
 #include <charconv>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <spdlog/spdlog.h>
 
 namespace jq::scheduler {
 namespace {
@@ -18,10 +18,14 @@ constexpr milliseconds kMaxSleep{5000};
 }  // namespace
 
 Promoter::Promoter(asio::io_context& io, redis::Client& redis, store::DispatchStore& store)
-    : strand_(asio::make_strand(io.get_executor())), redis_(redis), store_(store),
+    : strand_(asio::make_strand(io.get_executor())),
+      redis_(redis),
+      store_(store),
       wakeup_(strand_) {}
 
-void Promoter::start() { asio::co_spawn(strand_, run(), asio::detached); }
+void Promoter::start() {
+  asio::co_spawn(strand_, run(), asio::detached);
+}
 
 void Promoter::stop() {
   asio::post(strand_, [this] { stopping_ = true; });
@@ -55,7 +59,8 @@ asio::awaitable<void> Promoter::run() {
             break;
           }
           if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
-          if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
+          if (r->promoted < kPromoteBatch ||
+              (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
             break;
           }
         }
@@ -63,7 +68,8 @@ asio::awaitable<void> Promoter::run() {
       next_due_ms_ = ok ? next : 0;
     }
     if (next_due_ms_ > 0) {
-      sleep = std::min(sleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
+      sleep =
+          std::min(sleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
     } else if (!redis_.ready()) {
       sleep = milliseconds(200);
     }

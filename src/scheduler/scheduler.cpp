@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <spdlog/spdlog.h>
 
 namespace jq::scheduler {
 namespace {
@@ -12,9 +12,9 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-constexpr int kMaxBatch = 64;                       // jobs reserved in one script call
-constexpr milliseconds kTick{1000};                 // the safety net when nothing wakes us
-constexpr milliseconds kFullPause{20};              // endpoint full across masters
+constexpr int kMaxBatch = 64;           // jobs reserved in one script call
+constexpr milliseconds kTick{1000};     // the safety net when nothing wakes us
+constexpr milliseconds kFullPause{20};  // endpoint full across masters
 constexpr milliseconds kUnreachableMin{250};
 constexpr milliseconds kUnreachableMax{30'000};
 constexpr std::size_t kMaxIdleConnections = 64;
@@ -41,7 +41,9 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, const redis::Ke
       dispatcher_(dispatcher),
       wakeup_(strand_) {}
 
-void Scheduler::start() { asio::co_spawn(strand_, run(), asio::detached); }
+void Scheduler::start() {
+  asio::co_spawn(strand_, run(), asio::detached);
+}
 
 void Scheduler::stop() {
   asio::post(strand_, [this] { stopping_ = true; });
@@ -52,12 +54,19 @@ void Scheduler::on_event(const events::Event& event) {
   asio::post(strand_, [this, event] {
     switch (event.kind) {
       case events::EventKind::pushed:
-        if (event.arg.empty()) reload_names_ = true;
-        else names_.insert(event.arg);
+        if (event.arg.empty())
+          reload_names_ = true;
+        else
+          names_.insert(event.arg);
         break;
-      case events::EventKind::workers: reload_workers_ = true; break;
-      case events::EventKind::paused: reload_paused_ = true; break;
-      default: return;
+      case events::EventKind::workers:
+        reload_workers_ = true;
+        break;
+      case events::EventKind::paused:
+        reload_paused_ = true;
+        break;
+      default:
+        return;
     }
     wakeup_.notify();
   });
@@ -207,10 +216,10 @@ asio::awaitable<int> Scheduler::fill(EndpointState& state, int want) {
   if (reserved == 0) co_return 0;
   state.inflight += reserved;
   for (auto& job : *jobs) {
-    dispatcher_.start(state.endpoint, state.pool, std::move(job),
-                      [this, endpoint_id](dispatch::AttemptEnd end) {
-                        asio::post(strand_, [this, endpoint_id, end] { finished(endpoint_id, end); });
-                      });
+    dispatcher_.start(
+        state.endpoint, state.pool, std::move(job), [this, endpoint_id](dispatch::AttemptEnd end) {
+          asio::post(strand_, [this, endpoint_id, end] { finished(endpoint_id, end); });
+        });
   }
   co_return reserved;
 }
@@ -231,13 +240,12 @@ void Scheduler::finished(const std::string& endpoint_id, dispatch::AttemptEnd en
       state.hold_until = std::max(state.hold_until, steady_clock::now() + end.hold_off);
       break;
     case dispatch::AttemptEnd::Verdict::unreachable: {
-      state.unreachable_backoff = std::clamp(state.unreachable_backoff * 2, kUnreachableMin,
-                                             kUnreachableMax);
+      state.unreachable_backoff =
+          std::clamp(state.unreachable_backoff * 2, kUnreachableMin, kUnreachableMax);
       state.hold_until = steady_clock::now() + state.unreachable_backoff;
       state.pool->clear();
       const auto until_ms = store_.now_ms() + state.unreachable_backoff.count();
-      asio::co_spawn(strand_, workers_.mark_down(endpoint_id, until_ms, end.error),
-                     asio::detached);
+      asio::co_spawn(strand_, workers_.mark_down(endpoint_id, until_ms, end.error), asio::detached);
       break;
     }
   }

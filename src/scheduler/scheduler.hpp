@@ -8,11 +8,11 @@
 
 #include <chrono>
 #include <map>
-#include <optional>
-#include <vector>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>

@@ -26,12 +26,14 @@ bool QueueHead::before(const QueueHead& other) const {
 
 DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock,
                              RetryPolicy retry)
-    : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)),
+    : redis_(redis),
+      keys_(std::move(keys)),
+      shards_(shards),
+      clock_(std::move(clock)),
       retry_(retry) {}
 
 std::int64_t DispatchStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
 }
 
 asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::heads(
@@ -58,13 +60,13 @@ asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::hea
 asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> DispatchStore::reserve(
     QueueRef queue, int max, std::optional<QueueHead> bound) {
   const std::int64_t now = now_ms();
-  ScriptCall call{ScriptId::reserve_jobs,
-                  {keys_.jobs(queue.shard), keys_.inflight(queue.shard),
-                   keys_.ready(queue.shard, queue.name), keys_.counts(queue.shard),
-                   keys_.stats(queue.shard)},
-                  {std::to_string(now), std::to_string(max),
-                   bound ? std::to_string(bound->priority) : std::string(),
-                   bound ? bound->member : std::string(), queue.name}};
+  ScriptCall call{
+      ScriptId::reserve_jobs,
+      {keys_.jobs(queue.shard), keys_.inflight(queue.shard), keys_.ready(queue.shard, queue.name),
+       keys_.counts(queue.shard), keys_.stats(queue.shard)},
+      {std::to_string(now), std::to_string(max),
+       bound ? std::to_string(bound->priority) : std::string(),
+       bound ? bound->member : std::string(), queue.name}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() % 2 != 0) {
@@ -76,8 +78,8 @@ asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> DispatchStore::r
     auto record = decode_record(reply->elements[i + 1].str);
     if (!record) co_return unexpected(bad_reply("reserveJobs (record)", *reply));
     const std::int64_t deadline = now + record->timeout_ms;
-    jobs.push_back(ReservedJob{JobId{queue.shard, reply->elements[i].str}, std::move(*record),
-                               deadline});
+    jobs.push_back(
+        ReservedJob{JobId{queue.shard, reply->elements[i].str}, std::move(*record), deadline});
   }
   co_return jobs;
 }
@@ -99,22 +101,26 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
                                                                        std::string failure,
                                                                        bool should_retry,
                                                                        std::string message) {
-  ScriptCall call{ScriptId::fail_job,
-                  {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.scheduled(id.shard),
-                   keys_.dead(id.shard), keys_.done(id.shard, id.field), keys_.counts(id.shard),
-                   keys_.stats(id.shard)},
-                  {id.field, std::to_string(attempt), std::move(failure), should_retry ? "1" : "0",
-                   std::move(message), std::to_string(now_ms()),
-                   std::to_string(retry_.base.count()), std::to_string(retry_.max.count()),
-                   std::to_string(retry_.jitter), std::to_string(retry_.result_ttl.count()),
-                   keys_.events_channel(), id.str()}};
+  ScriptCall call{
+      ScriptId::fail_job,
+      {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.scheduled(id.shard),
+       keys_.dead(id.shard), keys_.done(id.shard, id.field), keys_.counts(id.shard),
+       keys_.stats(id.shard)},
+      {id.field, std::to_string(attempt), std::move(failure), should_retry ? "1" : "0",
+       std::move(message), std::to_string(now_ms()), std::to_string(retry_.base.count()),
+       std::to_string(retry_.max.count()), std::to_string(retry_.jitter),
+       std::to_string(retry_.result_ttl.count()), keys_.events_channel(), id.str()}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.empty()) co_return unexpected(bad_reply("failJob", *reply));
+  if (!reply->is_array() || reply->elements.empty())
+    co_return unexpected(bad_reply("failJob", *reply));
   switch (reply->elements[0].integer) {
-    case 1: co_return FailOutcome::retry_scheduled;
-    case 2: co_return FailOutcome::dead;
-    default: co_return FailOutcome::stale;
+    case 1:
+      co_return FailOutcome::retry_scheduled;
+    case 2:
+      co_return FailOutcome::dead;
+    default:
+      co_return FailOutcome::stale;
   }
 }
 
@@ -130,12 +136,11 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
   co_return reply->integer == 1;
 }
 
-asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard,
-                                                                             int limit) {
-  ScriptCall call{ScriptId::promote_jobs,
-                  {keys_.scheduled(shard), keys_.jobs(shard), keys_.ready_prefix(shard),
-                   keys_.counts(shard)},
-                  {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel()}};
+asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
+  ScriptCall call{
+      ScriptId::promote_jobs,
+      {keys_.scheduled(shard), keys_.jobs(shard), keys_.ready_prefix(shard), keys_.counts(shard)},
+      {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel()}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != 2) {
@@ -150,17 +155,15 @@ asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int
 asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
                                                                int limit) {
   const std::int64_t now = now_ms();
-  ScriptCall call{ScriptId::reap_jobs,
-                  {keys_.jobs(shard), keys_.inflight(shard), keys_.scheduled(shard),
-                   keys_.dead(shard), keys_.done_prefix(shard), keys_.counts(shard),
-                   keys_.stats(shard)},
-                  {std::to_string(cutoff_ms), std::to_string(now), std::to_string(limit),
-                   api::encode_failure(api::FailureReason::timeout, true, kReapMessage,
-                                       iso8601_utc(now)),
-                   std::string(kReapMessage), std::to_string(retry_.base.count()),
-                   std::to_string(retry_.max.count()), std::to_string(retry_.jitter),
-                   std::to_string(retry_.result_ttl.count()), keys_.events_channel(),
-                   std::to_string(shard)}};
+  ScriptCall call{
+      ScriptId::reap_jobs,
+      {keys_.jobs(shard), keys_.inflight(shard), keys_.scheduled(shard), keys_.dead(shard),
+       keys_.done_prefix(shard), keys_.counts(shard), keys_.stats(shard)},
+      {std::to_string(cutoff_ms), std::to_string(now), std::to_string(limit),
+       api::encode_failure(api::FailureReason::timeout, true, kReapMessage, iso8601_utc(now)),
+       std::string(kReapMessage), std::to_string(retry_.base.count()),
+       std::to_string(retry_.max.count()), std::to_string(retry_.jitter),
+       std::to_string(retry_.result_ttl.count()), keys_.events_channel(), std::to_string(shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_integer()) co_return unexpected(bad_reply("reapJobs", *reply));

@@ -57,8 +57,7 @@ struct PromoteOutcome {
 
 class DispatchStore {
  public:
-  DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock,
-                RetryPolicy retry);
+  DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, RetryPolicy retry);
 
   int shards() const { return shards_; }
 

@@ -31,11 +31,15 @@ std::string as_string(const msgpack::object& o) {
 
 std::int64_t as_int(const msgpack::object& o) {
   switch (o.type) {
-    case msgpack::type::POSITIVE_INTEGER: return static_cast<std::int64_t>(o.via.u64);
-    case msgpack::type::NEGATIVE_INTEGER: return o.via.i64;
+    case msgpack::type::POSITIVE_INTEGER:
+      return static_cast<std::int64_t>(o.via.u64);
+    case msgpack::type::NEGATIVE_INTEGER:
+      return o.via.i64;
     case msgpack::type::FLOAT32:
-    case msgpack::type::FLOAT64: return static_cast<std::int64_t>(o.via.f64);
-    default: return 0;
+    case msgpack::type::FLOAT64:
+      return static_cast<std::int64_t>(o.via.f64);
+    default:
+      return 0;
   }
 }
 

@@ -4,11 +4,16 @@ namespace jq::store {
 
 std::string_view to_string(JobState state) {
   switch (state) {
-    case JobState::queued: return "queued";
-    case JobState::scheduled: return "scheduled";
-    case JobState::running: return "running";
-    case JobState::succeeded: return "succeeded";
-    case JobState::dead: return "dead";
+    case JobState::queued:
+      return "queued";
+    case JobState::scheduled:
+      return "scheduled";
+    case JobState::running:
+      return "running";
+    case JobState::succeeded:
+      return "succeeded";
+    case JobState::dead:
+      return "dead";
   }
   return "unknown";
 }

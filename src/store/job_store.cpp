@@ -17,8 +17,7 @@ JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clo
     : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
 
 std::int64_t JobStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
 }
 
 // Microseconds, strictly increasing on this master, so jobs pushed through one master become
@@ -38,10 +37,10 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
     std::vector<api::NewJob> jobs, std::string traceparent) {
   const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) %
                                      static_cast<unsigned>(shards_));
-  ScriptCall call{ScriptId::push_jobs,
-                  {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard),
-                   keys_.ready_prefix(shard)},
-                  {}};
+  ScriptCall call{
+      ScriptId::push_jobs,
+      {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard), keys_.ready_prefix(shard)},
+      {}};
   call.args.reserve(kArgsPerBatch + jobs.size() * kArgsPerJob);
   call.args.push_back(std::to_string(now_ms()));
   call.args.push_back(std::to_string(next_ready_stamp_us()));
@@ -67,9 +66,8 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
 }
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
-  ScriptCall call{ScriptId::get_job,
-                  {keys_.jobs(id.shard), keys_.done(id.shard, id.field)},
-                  {id.field}};
+  ScriptCall call{
+      ScriptId::get_job, {keys_.jobs(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (reply->is_nil()) {
@@ -89,22 +87,24 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   switch (reply->is_integer() ? reply->integer : 0) {
-    case 1: co_return Expected<void, StoreError>{};
-    case -1: co_return unexpected(StoreError{StoreErrc::not_found, "no job " + id.str()});
+    case 1:
+      co_return Expected<void, StoreError>{};
+    case -1:
+      co_return unexpected(StoreError{StoreErrc::not_found, "no job " + id.str()});
     case -2:
-      co_return unexpected(StoreError{
-          StoreErrc::conflict, "job " + id.str() + " is running and cannot be cancelled"});
-    case -3:
       co_return unexpected(StoreError{StoreErrc::conflict,
-                                      "job " + id.str() + " has already finished"});
-    default: co_return unexpected(StoreError::internal("cancelJob answered: " + reply->str));
+                                      "job " + id.str() + " is running and cannot be cancelled"});
+    case -3:
+      co_return unexpected(
+          StoreError{StoreErrc::conflict, "job " + id.str() + " has already finished"});
+    default:
+      co_return unexpected(StoreError::internal("cancelJob answered: " + reply->str));
   }
 }
 
 asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
-  ScriptCall call{ScriptId::fetch_result,
-                  {keys_.jobs(id.shard), keys_.done(id.shard, id.field)},
-                  {id.field}};
+  ScriptCall call{
+      ScriptId::fetch_result, {keys_.jobs(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   const auto& e = reply->elements;
@@ -127,9 +127,8 @@ asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId 
 }
 
 asio::awaitable<Expected<bool, std::error_code>> JobStore::verify_shards(redis::Phase phase) {
-  ScriptCall call{ScriptId::init_store,
-                  {keys_.meta()},
-                  {std::to_string(shards_), std::to_string(now_ms())}};
+  ScriptCall call{
+      ScriptId::init_store, {keys_.meta()}, {std::to_string(shards_), std::to_string(now_ms())}};
   auto reply = co_await redis_.eval(std::move(call), phase);
   if (!reply) co_return unexpected(reply.error());
   if (!reply->is_integer()) {

@@ -25,7 +25,7 @@ using Clock = std::function<std::chrono::system_clock::time_point()>;
 struct ResultFetch {
   enum class Kind { result, pending, none };
   Kind kind = Kind::none;
-  std::string result;  // Kind::result: the result object (MessagePack)
+  std::string result;                 // Kind::result: the result object (MessagePack)
   JobState state = JobState::queued;  // Kind::pending
   int attempts = 0;                   // Kind::pending
   bool keep_result = false;           // Kind::pending: a result will be stored

@@ -1,7 +1,7 @@
 #include "src/workers/worker_store.hpp"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 namespace jq::workers {
 namespace {
@@ -20,11 +20,14 @@ std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string
     if (!address) return std::nullopt;
     e.address = *address;
     for (const auto& n : j.at("names")) {
-      if (n == "*") e.all_names = true;
-      else e.names.push_back(n.get<std::string>());
+      if (n == "*")
+        e.all_names = true;
+      else
+        e.names.push_back(n.get<std::string>());
     }
     e.concurrency = j.at("concurrency").get<int>();
-    for (const auto& [k, v] : j.at("headers").items()) e.headers.emplace_back(k, v.get<std::string>());
+    for (const auto& [k, v] : j.at("headers").items())
+      e.headers.emplace_back(k, v.get<std::string>());
     e.ttl_ms = j.value("ttl_ms", std::int64_t{0});
     e.registered_at_ms = j.value("registered_at_ms", std::int64_t{0});
     e.expires_at_ms = j.value("expires_at_ms", std::int64_t{0});
@@ -46,12 +49,13 @@ bool Endpoint::serves(const std::string& name) const {
 
 WorkerStore::WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock,
                          std::string master_id)
-    : redis_(redis), keys_(std::move(keys)), clock_(std::move(clock)),
+    : redis_(redis),
+      keys_(std::move(keys)),
+      clock_(std::move(clock)),
       master_id_(std::move(master_id)) {}
 
 std::int64_t WorkerStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
 }
 
 asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
@@ -79,13 +83,14 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
 }
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::remove(std::string id) {
-  ScriptCall call{ScriptId::remove_worker,
-                  {keys_.workers(), keys_.worker_urls(), keys_.worker_slots(id),
-                   keys_.worker_stats(id)},
-                  {id, keys_.events_channel()}};
+  ScriptCall call{
+      ScriptId::remove_worker,
+      {keys_.workers(), keys_.worker_urls(), keys_.worker_slots(id), keys_.worker_stats(id)},
+      {id, keys_.events_channel()}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::internal("removeWorker: " + reply->str));
+  if (!reply->is_integer())
+    co_return unexpected(StoreError::internal("removeWorker: " + reply->str));
   if (reply->integer != 1) {
     co_return unexpected(StoreError{store::StoreErrc::not_found, "no worker " + id});
   }
@@ -101,8 +106,7 @@ asio::awaitable<Expected<std::vector<Endpoint>, StoreError>> WorkerStore::load_a
   for (std::size_t i = 0; i + 1 < reply->elements.size(); i += 2) {
     auto e = decode_endpoint(reply->elements[i].str, reply->elements[i + 1].str);
     if (!e) {
-      spdlog::warn("worker {} has an unreadable registration; ignoring it",
-                   reply->elements[i].str);
+      spdlog::warn("worker {} has an unreadable registration; ignoring it", reply->elements[i].str);
       continue;
     }
     if (e->expires_at_ms > 0 && e->expires_at_ms < now) continue;  // lapsed, not yet removed
@@ -133,11 +137,16 @@ asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> WorkerStore::s
     for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
       const std::string& name = fields[f].str;
       const auto& value = fields[f + 1];
-      if (name == "dispatched") s.dispatched = value.as_integer().value_or(0);
-      else if (name == "succeeded") s.succeeded = value.as_integer().value_or(0);
-      else if (name == "failed") s.failed = value.as_integer().value_or(0);
-      else if (name == "last_error") s.last_error = value.str;
-      else if (name == "down_until_ms") s.down_until_ms = value.as_integer().value_or(0);
+      if (name == "dispatched")
+        s.dispatched = value.as_integer().value_or(0);
+      else if (name == "succeeded")
+        s.succeeded = value.as_integer().value_or(0);
+      else if (name == "failed")
+        s.failed = value.as_integer().value_or(0);
+      else if (name == "last_error")
+        s.last_error = value.str;
+      else if (name == "down_until_ms")
+        s.down_until_ms = value.as_integer().value_or(0);
     }
   }
   co_return out;
@@ -151,12 +160,14 @@ asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, 
                    std::to_string(now_ms()), std::to_string(kHeartbeatTtl.count())}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::internal("acquireSlots: " + reply->str));
+  if (!reply->is_integer())
+    co_return unexpected(StoreError::internal("acquireSlots: " + reply->str));
   co_return static_cast<int>(reply->integer);
 }
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id, int n) {
-  ScriptCall call{ScriptId::release_slots, {keys_.worker_slots(id)}, {master_id_, std::to_string(n)}};
+  ScriptCall call{
+      ScriptId::release_slots, {keys_.worker_slots(id)}, {master_id_, std::to_string(n)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   co_return Expected<void, StoreError>{};

@@ -43,8 +43,9 @@ TEST_CASE("an idle or slow client cannot hold a connection", "[http]") {
   }
   SECTION("slow: starts a request and never finishes its body") {
     RawConnection c(daemon.port());
-    REQUIRE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                   "Content-Length: 100\r\n\r\n{\"na"));
+    REQUIRE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               "Content-Length: 100\r\n\r\n{\"na"));
     bool closed = false;
     c.read_until_closed(5s, &closed);
     CHECK(closed);

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <climits>
-#include <set>
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "tests/support/daemon.hpp"
@@ -49,7 +49,9 @@ json result_of(const HttpClient& http, const std::string& id, std::chrono::secon
   return nullptr;
 }
 
-json job(const HttpClient& http, const std::string& id) { return http.get("/v1/jobs/" + id).value(); }
+json job(const HttpClient& http, const std::string& id) {
+  return http.get("/v1/jobs/" + id).value();
+}
 
 }  // namespace
 
@@ -61,9 +63,11 @@ TEST_CASE("jobs run smallest priority first, ties in push order, extremes includ
   std::vector<std::string> ids;
   for (auto p : priorities) ids.push_back(push(http, {{"name", "order"}, {"priority", p}}));
   Worker worker;
-  register_worker(http, worker.url(), {"order"}, 1);  // one at a time: arrival order is choice order
+  register_worker(http, worker.url(), {"order"},
+                  1);  // one at a time: arrival order is choice order
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 7; }, 10s));
-  const std::vector<std::string> expected = {ids[1], ids[5], ids[2], ids[3], ids[6], ids[0], ids[4]};
+  const std::vector<std::string> expected = {ids[1], ids[5], ids[2], ids[3],
+                                             ids[6], ids[0], ids[4]};
   CHECK(worker.stats()["order"].get<std::vector<std::string>>() == expected);
 }
 
@@ -104,24 +108,23 @@ TEST_CASE("an endpoint's concurrency is never exceeded, and is used", "[http]") 
   Worker worker({"--threads", "2"});
   register_worker(http, worker.url(), {"slow"}, 3);
   json batch = json::array();
-  for (int i = 0; i < 24; ++i) batch.push_back({{"name", "slow"}, {"argument", {{"sleep_ms", 40}}}});
+  for (int i = 0; i < 24; ++i)
+    batch.push_back({{"name", "slow"}, {"argument", {{"sleep_ms", 40}}}});
   REQUIRE(http.post("/v1/jobs", batch).status == 201);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 24; }, 20s));
   CHECK(worker.stats()["max_in_flight"] == 3);
 }
 
-TEST_CASE("a failing job runs exactly 1 + max_retry times with backoff, then is dead",
-          "[http]") {
+TEST_CASE("a failing job runs exactly 1 + max_retry times with backoff, then is dead", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"*"}, 4);
   const auto start = std::chrono::steady_clock::now();
-  const std::string id = push(http, {{"name", "flaky"},
-                                     {"argument", {{"fail", true}}},
-                                     {"max_retry", 2},
-                                     {"keep_result", true}});
+  const std::string id = push(
+      http,
+      {{"name", "flaky"}, {"argument", {{"fail", true}}}, {"max_retry", 2}, {"keep_result", true}});
   json result = result_of(http, id);
   const auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(result["type"] == "failure");
@@ -153,10 +156,9 @@ TEST_CASE("a job that fails twice then succeeds keeps its success", "[http]") {
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"*"}, 4);
-  const std::string id = push(http, {{"name", "n"},
-                                     {"argument", {{"fail_until", 3}}},
-                                     {"max_retry", 3},
-                                     {"keep_result", true}});
+  const std::string id = push(
+      http,
+      {{"name", "n"}, {"argument", {{"fail_until", 3}}}, {"max_retry", 3}, {"keep_result", true}});
   json result = result_of(http, id);
   CHECK(result["type"] == "success");
   CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 3}));
@@ -175,14 +177,12 @@ TEST_CASE("timeouts, HTTP errors and invalid bodies are failures the master writ
                                        {"timeout", 0.3},
                                        {"max_retry", 0},
                                        {"keep_result", true}});
-  const std::string error500 = push(http, {{"name", "n"},
-                                           {"argument", {{"status", 500}}},
-                                           {"max_retry", 1},
-                                           {"keep_result", true}});
-  const std::string garbage = push(http, {{"name", "n"},
-                                          {"argument", {{"garbage", true}}},
-                                          {"max_retry", 0},
-                                          {"keep_result", true}});
+  const std::string error500 = push(
+      http,
+      {{"name", "n"}, {"argument", {{"status", 500}}}, {"max_retry", 1}, {"keep_result", true}});
+  const std::string garbage = push(
+      http,
+      {{"name", "n"}, {"argument", {{"garbage", true}}}, {"max_retry", 0}, {"keep_result", true}});
   json timed_out = result_of(http, slow);
   CHECK(timed_out["type"] == "failure");
   INFO(timed_out.dump());
@@ -222,9 +222,9 @@ TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[ht
   auto http = daemon.http();
   Worker busy;
   register_worker(http, busy.url(), {"n"}, 1);
-  const std::string id = push(http, {{"name", "n"},
-                                     {"argument", {{"status", 503}, {"retry_after", 30}}},
-                                     {"max_retry", 0}});
+  const std::string id =
+      push(http,
+           {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"max_retry", 0}});
   REQUIRE(wait_until([&] { return busy.stats()["received"] == 1; }, 5s));
   REQUIRE(wait_until([&] { return job(http, id)["state"] == "queued"; }, 5s));
   CHECK(job(http, id)["attempts"] == 0);
@@ -236,9 +236,8 @@ TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"*"}, 4);
-  const std::string id = push(http, {{"name", "n"},
-                                     {"argument", {{"sleep_ms", 300}}},
-                                     {"keep_result", true}});
+  const std::string id =
+      push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
   auto res = http.get("/v1/jobs/" + id + "/result?wait=10");
   const auto answered_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
@@ -272,8 +271,7 @@ TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
   CHECK(http.get("/v1/workers").value().empty());
 }
 
-TEST_CASE("registering a known url updates it and keeps its id; delete stops dispatch",
-          "[http]") {
+TEST_CASE("registering a known url updates it and keeps its id; delete stops dispatch", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();
@@ -334,7 +332,8 @@ TEST_CASE("a paused queue accepts pushes and dispatches nothing until resumed", 
   CHECK(result_of(http, other)["type"] == "success");  // other queues keep flowing
   CHECK(job(http, held)["state"] == "queued");
   CHECK_FALSE(worker.stats()["by_job"].contains(held));
-  auto resumed = http.request("POST", "/v1/queues/mail/resume", "", {{"Accept", "application/json"}});
+  auto resumed =
+      http.request("POST", "/v1/queues/mail/resume", "", {{"Accept", "application/json"}});
   CHECK(resumed.value()["paused"] == false);
   CHECK(result_of(http, held)["type"] == "success");
 }
@@ -345,9 +344,8 @@ TEST_CASE("a dead job retried from the dead set runs again with fresh attempts",
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"flaky"}, 2);
-  const std::string id = push(http, {{"name", "flaky"},
-                                     {"argument", {{"status", 500}}},
-                                     {"max_retry", 1}});
+  const std::string id =
+      push(http, {{"name", "flaky"}, {"argument", {{"status", 500}}}, {"max_retry", 1}});
   REQUIRE(wait_until([&] { return job(http, id)["state"] == "dead"; }, 10s));
   auto dead = http.get("/v1/dead?name=flaky").value();
   REQUIRE(dead.size() == 1);
@@ -355,8 +353,8 @@ TEST_CASE("a dead job retried from the dead set runs again with fresh attempts",
   CHECK(dead[0]["attempts"] == 2);
   CHECK(dead[0]["result"]["reason"] == "other");
 
-  auto retried = http.request("POST", "/v1/dead/" + id + "/retry", "",
-                              {{"Accept", "application/json"}});
+  auto retried =
+      http.request("POST", "/v1/dead/" + id + "/retry", "", {{"Accept", "application/json"}});
   CHECK(retried.status == 200);
   // It runs again from attempt 1 (and, still asking for a 500, dies again).
   REQUIRE(wait_until([&] { return worker.stats()["by_job"][id].size() == 4; }, 10s));
@@ -393,7 +391,9 @@ TEST_CASE("jobs a name's endpoints share go to the one with the fewest outstandi
   json batch = json::array();
   for (int i = 0; i < 8; ++i) batch.push_back({{"name", "n"}, {"argument", {{"sleep_ms", 300}}}});
   REQUIRE(http.post("/v1/jobs", batch).status == 201);
-  REQUIRE(wait_until([&] { return a.stats()["received"].get<int>() + b.stats()["received"].get<int>() == 8; }, 10s));
+  REQUIRE(wait_until(
+      [&] { return a.stats()["received"].get<int>() + b.stats()["received"].get<int>() == 8; },
+      10s));
   CHECK(a.stats()["received"] == 4);
   CHECK(b.stats()["received"] == 4);
 }

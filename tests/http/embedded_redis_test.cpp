@@ -13,7 +13,9 @@ using jq::test::DaemonOptions;
 
 namespace {
 
-bool process_exists(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+bool process_exists(pid_t pid) {
+  return pid > 0 && kill(pid, 0) == 0;
+}
 
 pid_t embedded_pid(const std::string& log) {
   auto at = log.find("embedded redis-server (pid ");
@@ -49,9 +51,8 @@ TEST_CASE("a missing redis-server is reported with what to do", "[http]") {
   jq::test::TempDir dir;
   std::ofstream(dir.file("c.yaml")) << "redis:\n  server_path: /nonexistent/redis-server\n"
                                     << "data_dir: " << dir.file("d") << "\n";
-  auto run = jq::test::run_master(
-      {"--config", dir.file("c.yaml"), "--listen",
-       "127.0.0.1:" + std::to_string(jq::test::free_port())});
+  auto run = jq::test::run_master({"--config", dir.file("c.yaml"), "--listen",
+                                   "127.0.0.1:" + std::to_string(jq::test::free_port())});
   CHECK(run.exit_code == 1);
   CHECK(run.output.find("apt-get install redis-server") != std::string::npos);
   CHECK(run.output.find("redis.url") != std::string::npos);

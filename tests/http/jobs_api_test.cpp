@@ -77,7 +77,10 @@ TEST_CASE("a MessagePack job keeps its argument byte for byte and is answered in
   Fixture f;
   // A non-canonical argument: 5 as int32, then a bin value; re-encoding would change the bytes.
   const std::string argument = std::string("\x92\xd2\x00\x00\x00\x05\xc4\x02\x00\xff", 10);
-  std::string body = "\x82\xa4name\xa3" "abc\xa8" "argument";
+  std::string body =
+      "\x82\xa4name\xa3"
+      "abc\xa8"
+      "argument";
   body += argument;
   auto pushed = f.http.post_msgpack("/v1/jobs", body);
   REQUIRE(pushed.status == 201);
@@ -93,14 +96,14 @@ TEST_CASE("a MessagePack job keeps its argument byte for byte and is answered in
 TEST_CASE("the response encoding follows Accept, then the request's own encoding", "[http]") {
   Fixture f;
   const std::string job = R"({"name":"n"})";
-  auto json_in_msgpack_out = f.http.request(
-      "POST", "/v1/jobs", job,
-      {{"Content-Type", "application/json"}, {"Accept", "application/msgpack"}});
+  auto json_in_msgpack_out =
+      f.http.request("POST", "/v1/jobs", job,
+                     {{"Content-Type", "application/json"}, {"Accept", "application/msgpack"}});
   CHECK(json_in_msgpack_out.status == 201);
   CHECK(json_in_msgpack_out.header("content-type") == "application/msgpack");
-  auto x_msgpack = f.http.request("POST", "/v1/jobs", std::string("\x81\xa4name\xa1n", 8),
-                                  {{"Content-Type", "application/x-msgpack"},
-                                   {"Accept", "application/json"}});
+  auto x_msgpack =
+      f.http.request("POST", "/v1/jobs", std::string("\x81\xa4name\xa1n", 8),
+                     {{"Content-Type", "application/x-msgpack"}, {"Accept", "application/json"}});
   CHECK(x_msgpack.status == 201);
   CHECK(x_msgpack.header("content-type") == "application/json");
 }
@@ -108,7 +111,8 @@ TEST_CASE("the response encoding follows Accept, then the request's own encoding
 TEST_CASE("a batch answers ids in order and stores every job", "[http]") {
   Fixture f;
   json batch = json::array();
-  for (int i = 0; i < 50; ++i) batch.push_back({{"name", "n" + std::to_string(i)}, {"priority", i}});
+  for (int i = 0; i < 50; ++i)
+    batch.push_back({{"name", "n" + std::to_string(i)}, {"priority", i}});
   auto pushed = f.http.post("/v1/jobs", batch);
   REQUIRE(pushed.status == 201);
   auto ids = pushed.value()["ids"];
@@ -145,15 +149,15 @@ TEST_CASE("bad bodies get a clear 4xx in the error shape and nothing is stored",
     CHECK(res.value()["error"] == "bad_request");
   }
   SECTION("invalid JSON") {
-    auto res = f.http.request("POST", "/v1/jobs", "{\"name\": ",
-                              {{"Content-Type", "application/json"}});
+    auto res =
+        f.http.request("POST", "/v1/jobs", "{\"name\": ", {{"Content-Type", "application/json"}});
     CHECK(res.status == 400);
     CHECK(res.value()["error"] == "bad_request");
   }
   SECTION("a wrong content type") {
-    auto res = f.http.request("POST", "/v1/jobs", "name=x",
-                              {{"Content-Type", "application/x-www-form-urlencoded"},
-                               {"Accept", "application/json"}});
+    auto res = f.http.request(
+        "POST", "/v1/jobs", "name=x",
+        {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}});
     CHECK(res.status == 415);
     CHECK(res.value()["error"] == "unsupported_media_type");
   }
@@ -213,8 +217,8 @@ TEST_CASE("a running job cannot be cancelled", "[http]") {
 
 TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") {
   Fixture f;
-  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}})
-                             .value()["id"];
+  const std::string id =
+      f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
   auto pending = f.http.get("/v1/jobs/" + id + "/result");
   CHECK(pending.status == 202);
   CHECK(pending.value() == json{{"id", id}, {"state", "queued"}, {"attempts", 0}});
@@ -222,7 +226,9 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
   // Finish it as completion does: the record moves to its done key with the result object.
   auto parsed = *jq::store::parse_job_id(id, kShards);
   jq::redis::Keys keys;
-  const std::string result = "\x83\xa4type\xa7success\xab" "finished_at\xa1t\xa6result\xc4\x01\x07"s;
+  const std::string result =
+      "\x83\xa4type\xa7success\xab"
+      "finished_at\xa1t\xa6result\xc4\x01\x07"s;
   f.check.call({"EVAL",
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
@@ -242,8 +248,8 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
 
 TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
   Fixture f;
-  const std::string id = f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}})
-                             .value()["id"];
+  const std::string id =
+      f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
   auto parsed = *jq::store::parse_job_id(id, kShards);
   jq::redis::Keys keys;
   const std::string result = "\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff"s;

@@ -148,6 +148,8 @@ TEST_CASE("jqworker answers 400 to a body that is not a job", "[http]") {
   CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", 5}, {"attempt", 1}})).status == 400);
   CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", "j"}, {"attempt", 1}})).status == 200);
   CHECK(worker.http().post_msgpack("/", job_body("j", 1, "\xc1")).status == 400);
+  // An array that claims 4 billion entries: refused, not allocated.
+  CHECK(worker.http().post_msgpack("/", job_body("j", 1, "\xdd\xff\xff\xff\xff")).status == 400);
 }
 
 TEST_CASE("jqworker /stats counts requests, attempts per job and the last headers", "[http]") {

@@ -35,9 +35,8 @@ TEST_CASE("JSON logs carry job fields on job events and an access line per reque
                  "log:\n  format: json\n  level: debug\n  access: true\nretry:\n  base: 0.05\n"});
   auto http = daemon.http();
   REQUIRE(http.post("/v1/workers", {{"url", worker.url()}, {"names", {"*"}}}).status == 201);
-  auto pushed = http.post("/v1/jobs", {{"name", "mail.send"},
-                                       {"argument", {{"fail", true}}},
-                                       {"max_retry", 0}});
+  auto pushed = http.post(
+      "/v1/jobs", {{"name", "mail.send"}, {"argument", {{"fail", true}}}, {"max_retry", 0}});
   const std::string id = pushed.value()["id"];
   REQUIRE(wait_until([&] { return http.get("/v1/jobs/" + id).value()["state"] == "dead"; }, 10s));
 

@@ -36,8 +36,7 @@ TEST_CASE("bad flags exit 2; --version and --help exit 0", "[http]") {
 TEST_CASE("flags beat the environment", "[http]") {
   // The flag's valid level wins over the environment's invalid one, so the start goes on and
   // fails later for another reason (the port is taken by nothing: use a bad Redis URL instead).
-  auto r = run_master({"--log-level", "debug", "--redis-url", "http://x"},
-                      {"JQ_LOG_LEVEL=loud"});
+  auto r = run_master({"--log-level", "debug", "--redis-url", "http://x"}, {"JQ_LOG_LEVEL=loud"});
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("JQ_LOG_LEVEL") == std::string::npos);
 }

@@ -119,7 +119,7 @@ TEST_CASE("acquireSlots renews the caller's heartbeat when given a ttl", "[redis
   CHECK(grant.integer == 2);
   CHECK(r.call({"ZSCORE", keys.masters(), "fresh-master"}).str == "6000");
   // Another master now sees a live holder and gets nothing.
-  auto other = r.eval(ScriptId::acquire_slots, {slots, keys.masters()},
-                      {"other", "2", "2", "1001", "5000"});
+  auto other =
+      r.eval(ScriptId::acquire_slots, {slots, keys.masters()}, {"other", "2", "2", "1001", "5000"});
   CHECK(other.integer == 0);
 }

@@ -8,8 +8,12 @@ namespace jq::test {
 
 using namespace std::chrono_literals;
 
-std::string master_binary() { return JQ_MASTER_BINARY; }
-std::string ctl_binary() { return JQ_CTL_BINARY; }
+std::string master_binary() {
+  return JQ_MASTER_BINARY;
+}
+std::string ctl_binary() {
+  return JQ_CTL_BINARY;
+}
 
 Daemon::Daemon(DaemonOptions options)
     : port_(free_port()),
@@ -43,7 +47,9 @@ Daemon::~Daemon() {
   if (!process_.wait(15s)) process_.kill_and_wait();
 }
 
-std::string Daemon::log() const { return read_file(dir_.file("jqmaster.log")); }
+std::string Daemon::log() const {
+  return read_file(dir_.file("jqmaster.log"));
+}
 
 bool Daemon::ready() const {
   try {

@@ -13,8 +13,8 @@ struct DaemonOptions {
   std::string redis_url{};  // empty: the daemon starts its embedded redis-server
   int shards = 4;
   std::string extra_yaml{};  // appended to the generated config file
-  bool wait_ready{true};    // wait for /readyz (else only /healthz)
-  std::string data_dir{};  // empty: a fresh one in the test's temp dir
+  bool wait_ready{true};     // wait for /readyz (else only /healthz)
+  std::string data_dir{};    // empty: a fresh one in the test's temp dir
 };
 
 class Daemon {

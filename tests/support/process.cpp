@@ -1,18 +1,18 @@
 #include "tests/support/process.hpp"
 
 #include <arpa/inet.h>
-#include <csignal>
-#include <cstdlib>
 #include <fcntl.h>
-#include <filesystem>
-#include <fstream>
 #include <netinet/in.h>
-#include <sstream>
-#include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 namespace jq::test {
 
@@ -53,7 +53,9 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   return *this;
 }
 
-ChildProcess::~ChildProcess() { kill_and_wait(); }
+ChildProcess::~ChildProcess() {
+  kill_and_wait();
+}
 
 bool ChildProcess::running() {
   if (pid_ <= 0 || exit_code_) return false;

@@ -2,10 +2,10 @@
 // by PID, never left behind (the destructor kills what is still running).
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace jq::test {

@@ -1,12 +1,12 @@
 #include "tests/support/redis_server.hpp"
 
 #include <arpa/inet.h>
-#include <csignal>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdexcept>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <csignal>
+#include <stdexcept>
 
 #include "src/redis/resp.hpp"
 
@@ -59,7 +59,8 @@ redis::Reply SyncRedis::read() {
 redis::Reply SyncRedis::eval(redis::ScriptId id, const std::vector<std::string>& keys,
                              const std::vector<std::string>& args) {
   const redis::Script& s = redis::script(id);
-  if (keys.size() != s.num_keys) throw std::logic_error("wrong key count for " + std::string(s.file));
+  if (keys.size() != s.num_keys)
+    throw std::logic_error("wrong key count for " + std::string(s.file));
   std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(keys.size())};
   cmd.insert(cmd.end(), keys.begin(), keys.end());
   cmd.insert(cmd.end(), args.begin(), args.end());
@@ -72,15 +73,19 @@ redis::Reply SyncRedis::eval(redis::ScriptId id, const std::vector<std::string>&
   return r;
 }
 
-RedisServer::RedisServer() : port_(free_port()) { start(); }
+RedisServer::RedisServer() : port_(free_port()) {
+  start();
+}
 
-RedisServer::~RedisServer() { stop(); }
+RedisServer::~RedisServer() {
+  stop();
+}
 
 void RedisServer::start() {
-  process_ = ChildProcess({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1",
-                           "--dir", dir_.path(), "--save", "", "--appendonly", "yes",
-                           "--daemonize", "no"},
-                          dir_.file("redis.log"));
+  process_ =
+      ChildProcess({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--dir",
+                    dir_.path(), "--save", "", "--appendonly", "yes", "--daemonize", "no"},
+                   dir_.file("redis.log"));
   const bool up = wait_until(
       [&] {
         try {
@@ -91,7 +96,8 @@ void RedisServer::start() {
         }
       },
       10s);
-  if (!up) throw std::runtime_error("redis-server did not start: " + read_file(dir_.file("redis.log")));
+  if (!up)
+    throw std::runtime_error("redis-server did not start: " + read_file(dir_.file("redis.log")));
 }
 
 void RedisServer::stop() {

@@ -65,8 +65,10 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   for (const auto& job : decoded->jobs) {
     auto same = std::find_if(pushed.names.begin(), pushed.names.end(),
                              [&job](const auto& seen) { return seen.first == job.name; });
-    if (same == pushed.names.end()) pushed.names.emplace_back(job.name, 1);
-    else ++same->second;
+    if (same == pushed.names.end())
+      pushed.names.emplace_back(job.name, 1);
+    else
+      ++same->second;
   }
   // An unusable traceparent is dropped, not refused: tracing must never cost a pusher its jobs.
   std::string traceparent =
@@ -106,8 +108,8 @@ Expected<std::chrono::milliseconds, api::ApiError> parse_wait(const Request& req
   if (ec != std::errc{} || end != text->data() + text->size() || wait < 0 ||
       wait > kMaxWaitSeconds) {
     api::ApiError e = api::ApiError::make(
-        api::ErrorCode::bad_request, "wait must be a number of seconds between 0 and 60, got \"" +
-                                         *text + "\"");
+        api::ErrorCode::bad_request,
+        "wait must be a number of seconds between 0 and 60, got \"" + *text + "\"");
     e.field = "wait";
     return unexpected(std::move(e));
   }
@@ -141,7 +143,8 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
                         {{"id", id->str()},
                          {"state", store::to_string(fetched->state)},
                          {"attempts", fetched->attempts}});
-    case store::ResultFetch::Kind::none: break;
+    case store::ResultFetch::Kind::none:
+      break;
   }
   co_return respond(req, 200, nullptr);
 }

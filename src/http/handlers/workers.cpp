@@ -74,8 +74,8 @@ asio::awaitable<Response> list(workers::WorkerStore& store, Request& req, bool o
   co_return respond(req, 200, out);
 }
 
-asio::awaitable<Response> remove(workers::WorkerStore& store,
-                                 const std::function<void()>& changed, Request& req) {
+asio::awaitable<Response> remove(workers::WorkerStore& store, const std::function<void()>& changed,
+                                 Request& req) {
   auto removed = co_await store.remove(std::string(req.param("id")));
   if (!removed) co_return respond_error(req, to_api_error(removed.error()));
   changed();
