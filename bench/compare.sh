@@ -7,8 +7,8 @@
 # own). It builds the Release binaries (build-release/), installs BullMQ from
 # bench/bullmq/package-lock.json when missing, starts a redis-server on a free port with no
 # persistence, and then, REPS times, runs every workload with jqmaster (a fresh master on a
-# FLUSHALLed Redis per run) and with BullMQ (priorities off, then on; FLUSHALL before each),
-# alternating. Each run's JSON line goes to $OUT; bench/summarize.js prints the medians and the
+# FLUSHALLed Redis per run) and with BullMQ (FLUSHALL before each), each with priorities off and
+# on, alternating. Each run's JSON line goes to $OUT; bench/summarize.js prints the medians and the
 # ratios jqmaster/BullMQ. docs/BENCHMARKS.md says what each workload measures.
 #
 # Environment: REPS (3), OUT (bench/results/compare-<date>.jsonl), SKIP_BUILD=1 (use the
@@ -84,7 +84,14 @@ start_master() {
   flushall
   "$JQMASTER" --config "$WORK/jqmaster.yaml" >>"$WORK/jqmaster.log" 2>&1 &
   MASTER_PID=$!
-  until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do sleep 0.02; done
+  until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do
+    if ! kill -0 "$MASTER_PID" 2>/dev/null; then
+      log "jqmaster stopped at start-up:"
+      tail -20 "$WORK/jqmaster.log" >&2
+      exit 1
+    fi
+    sleep 0.02
+  done
 }
 
 stop_master() {
@@ -108,18 +115,23 @@ record() {
   log "$system $test: $(echo "$line" | cut -c1-150)"
 }
 
-# run_jq TEST JQBENCH-ARGS...: a fresh master on an empty Redis, then jqbench.
+# run_jq TEST JQBENCH-ARGS...: priorities off (every job 0) then on (0-9 at random), each on a
+# fresh master and an empty Redis.
 run_jq() {
   local test=$1
   shift
-  start_master
-  record jqmaster "$test" "$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" --quiet \
-    --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" --worker-concurrency "$CONCURRENCY" \
-    --connections "$CONNECTIONS" --arg-bytes "$ARG_BYTES" --priorities 10 "$@"
-  stop_master
+  local priorities
+  for priorities in off on; do
+    start_master
+    record "jqmaster-prio-$priorities" "$test" "$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" \
+      --quiet --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" --worker-concurrency "$CONCURRENCY" \
+      --connections "$CONNECTIONS" --arg-bytes "$ARG_BYTES" \
+      --priorities "$([[ $priorities == on ]] && echo 10 || echo 1)" "$@"
+    stop_master
+  done
 }
 
-# run_bull TEST BENCH.JS-ARGS...: on an empty Redis, priorities off then on.
+# run_bull TEST BENCH.JS-ARGS...: priorities off then on (1-10 at random), on an empty Redis.
 run_bull() {
   local test=$1
   shift
@@ -134,6 +146,8 @@ run_bull() {
   done
 }
 
+log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+  "$(git status --porcelain -- src api lua cmd 2>/dev/null | wc -l) files changed since"
 log "redis $(redis-server --version | awk '{print $3}') on port $REDIS_PORT; node $(node --version);" \
   "bullmq $(node -p 'require("./bench/bullmq/node_modules/bullmq/package.json").version');" \
   "$REPS repetitions; results in $OUT"

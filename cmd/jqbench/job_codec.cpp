@@ -62,20 +62,22 @@ std::string_view as_view(const msgpack::object& o) {
 JobEncoder::JobEncoder(JobShape shape, std::uint64_t seed) : shape_(std::move(shape)), rng_(seed) {
   put_str(fixed_, "name");
   put_str(fixed_, shape_.name);
+  fields_ = 1;
   if (shape_.arg_bytes > 0) {
     put_str(fixed_, "argument");
     put_str(fixed_, std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x'));
+    ++fields_;
   }
   if (shape_.keep_result) {
     put_str(fixed_, "keep_result");
-    put_byte(fixed_, 0xc3);
+    put_byte(fixed_, 0xc3);  // true
+    ++fields_;
   }
+  if (shape_.priorities > 1) ++fields_;
 }
 
 void JobEncoder::append_job(std::string& out) {
-  const unsigned fields =
-      1 + (shape_.arg_bytes > 0) + (shape_.keep_result ? 1 : 0) + (shape_.priorities > 1);
-  put_byte(out, 0x80 | fields);
+  put_byte(out, 0x80 | fields_);  // fixmap
   out.append(fixed_);
   if (shape_.priorities > 1) {
     put_str(out, "priority");

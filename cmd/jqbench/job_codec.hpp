@@ -30,7 +30,8 @@ class JobEncoder {
   void append_job(std::string& out);
 
   JobShape shape_;
-  std::string fixed_;  // every key and value but the priority, already encoded
+  std::string fixed_;    // every key and value but the priority, already encoded
+  unsigned fields_ = 0;  // keys of one job
   std::mt19937_64 rng_;
 };
 

@@ -142,6 +142,10 @@ asio::awaitable<std::optional<Request>> read_request(beast::tcp_stream& stream,
   stream.expires_after(kIdleTimeout);
   co_await bhttp::async_read_header(stream, buffer, parser,
                                     asio::redirect_error(use_awaitable, ec));
+  if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
+    bhttp::response<bhttp::empty_body> go_on{bhttp::status::continue_, 11};  // curl waits for it
+    co_await bhttp::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
+  }
   if (!ec) {
     stream.expires_after(kReadTimeout);
     co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
@@ -243,6 +247,13 @@ Expected<std::pair<std::string, std::uint16_t>, std::string> parse_listen(std::s
 
 int run(WorkerOptions options) {
   asio::io_context io(options.threads);
+  // Before anything else: a test that sees the "listening on" line may signal at once.
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&io](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    spdlog::info("received {}; stopping", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    io.stop();
+  });
   tcp::acceptor acceptor(io);
   try {
     acceptor = listen(io, options);
@@ -252,21 +263,16 @@ int run(WorkerOptions options) {
   }
   const std::string address =
       host_for_url(options.host) + ":" + std::to_string(acceptor.local_endpoint().port());
-  std::cout << "listening on " << address << std::endl;
   auto shared = std::make_shared<Shared>();
   shared->log_requests = options.log_requests;
   asio::co_spawn(io, accept_loop(std::move(acceptor), shared), asio::detached);
   if (options.registration) {
-    if (options.registration->own_url.empty())
+    if (options.registration->own_url.empty()) {
       options.registration->own_url = "http://" + address + "/";
+    }
     start_registration(io, std::move(*options.registration));
   }
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&io](const boost::system::error_code& ec, int signo) {
-    if (ec) return;
-    spdlog::info("received {}; stopping", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    io.stop();
-  });
+  std::cout << "listening on " << address << std::endl;
   std::vector<std::thread> threads;
   for (int i = 1; i < options.threads; ++i) threads.emplace_back([&io] { io.run(); });
   io.run();

@@ -133,6 +133,7 @@ def main():
                         help="bearer token (worker role) when the master has auth; env JQ_TOKEN")
     args = parser.parse_args()
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, as on Ctrl-C
     host, port = args.listen.rsplit(":", 1)
     server = ThreadingHTTPServer((host, int(port)), JobHandler)  # one thread per connection
     server.daemon_threads = True
@@ -146,7 +147,6 @@ def main():
             args=(args.master, f"http://{own}/", names, args.concurrency, args.token),
             daemon=True,
         ).start()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, as on Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <thread>
 
+#include "tests/support/daemon.hpp"
 #include "tests/support/worker.hpp"
 
 namespace jq::test {
@@ -197,9 +198,9 @@ TEST_CASE("jqworker max_in_flight counts the jobs it runs at once", "[http]") {
 
 TEST_CASE("jqworker exits 0 on SIGTERM and SIGINT", "[http]") {
   Worker term;
-  CHECK(term.stop(SIGTERM, 5s) == 0);
+  CHECK(term.stop(SIGTERM, 5s).value_or(-1) == 0);
   Worker interrupt;
-  CHECK(interrupt.stop(SIGINT, 5s) == 0);
+  CHECK(interrupt.stop(SIGINT, 5s).value_or(-1) == 0);
 }
 
 TEST_CASE("jqworker --register posts its registration and heartbeats every ttl/3", "[http]") {
@@ -229,6 +230,27 @@ TEST_CASE("jqworker --register without a ttl registers once", "[http]") {
   CHECK(requests[0].headers.count("authorization") == 0);
   const json expected = {{"url", worker.url()}, {"names", {"*"}}, {"concurrency", 8}};
   CHECK(json::parse(requests[0].body) == expected);
+}
+
+TEST_CASE("jqworker --register makes jqmaster list it and dispatch to it", "[http]") {
+  Daemon master(DaemonOptions{});
+  const auto http = master.http();
+  Worker worker({"--register", "http://127.0.0.1:" + std::to_string(master.port()), "--names",
+                 "reg.echo", "--concurrency", "2", "--ttl", "30"});
+  REQUIRE(wait_until([&] { return http.get("/v1/workers").value().size() == 1; }, 10s));
+  const json registered = http.get("/v1/workers").value()[0];
+  CHECK(registered["url"] == worker.url());
+  CHECK(registered["names"] == json::array({"reg.echo"}));
+  CHECK(registered["concurrency"] == 2);
+  const auto pushed =
+      http.post("/v1/jobs", {{"name", "reg.echo"}, {"argument", {1, 2}}, {"keep_result", true}});
+  REQUIRE(pushed.status == 201);
+  const std::string id = pushed.value()["id"];
+  const auto result = http.get("/v1/jobs/" + id + "/result?wait=20");
+  REQUIRE(result.status == 200);
+  CHECK(result.value()["type"] == "success");
+  CHECK(result.value()["result"] == json::array({1, 2}));
+  CHECK(worker.stats()["by_job"][id] == json::array({1}));
 }
 
 bool python_has_msgpack() {
