@@ -7,8 +7,12 @@
 
 namespace jq::log {
 
-namespace detail {
-std::atomic<bool> json_format{false};  // set by setup()
+namespace {
+std::atomic<bool> json_fields{false};
+}
+
+void render_fields_as_json(bool json) {
+  json_fields.store(json, std::memory_order_relaxed);
 }
 
 Field::Field(std::string_view k, double v) : key(k), quoted(false) {
@@ -21,7 +25,7 @@ void event(spdlog::level::level_enum level, std::string_view message,
            std::initializer_list<Field> fields) {
   if (!spdlog::should_log(level)) return;
   std::string payload(message);
-  if (detail::json_format.load(std::memory_order_relaxed)) {
+  if (json_fields.load(std::memory_order_relaxed)) {
     // message, mark, then ,"key":value pairs the formatter appends inside the object.
     payload.push_back(kFieldsMark);
     for (const Field& f : fields) {

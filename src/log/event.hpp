@@ -28,6 +28,9 @@ struct Field {
 void event(spdlog::level::level_enum level, std::string_view message,
            std::initializer_list<Field> fields);
 
+// Set by log::setup: fields are rendered as JSON keys (json) or as key=value text.
+void render_fields_as_json(bool json);
+
 // Used by the JSON formatter: splits an event payload into its message and its rendered fields.
 inline constexpr char kFieldsMark = '\x1f';
 

@@ -1,6 +1,5 @@
 #include "src/log/log.hpp"
 
-#include <atomic>
 #include <memory>
 
 #include <spdlog/pattern_formatter.h>
@@ -60,12 +59,8 @@ spdlog::level::level_enum to_spdlog(config::LogLevel level) {
 
 }  // namespace
 
-namespace detail {
-extern std::atomic<bool> json_format;
-}
-
 void setup(const config::Log& options) {
-  detail::json_format = options.format == config::LogFormat::json;
+  render_fields_as_json(options.format == config::LogFormat::json);
   auto logger = std::make_shared<spdlog::logger>("jqmaster",
                                                  std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (options.format == config::LogFormat::json) {

@@ -33,7 +33,7 @@ DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards,
       retry_(retry) {}
 
 std::int64_t DispatchStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
+  return epoch_ms(clock_());
 }
 
 asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::heads(

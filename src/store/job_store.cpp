@@ -1,6 +1,7 @@
 #include "src/store/job_store.hpp"
 
 #include <spdlog/spdlog.h>
+#include "src/util/time.hpp"
 
 namespace jq::store {
 namespace {
@@ -17,14 +18,13 @@ JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clo
     : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
 
 std::int64_t JobStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
+  return epoch_ms(clock_());
 }
 
 // Microseconds, strictly increasing on this master, so jobs pushed through one master become
 // ready in push order even across shards and within one clock tick.
 std::int64_t JobStore::next_ready_stamp_us() {
-  const std::int64_t now =
-      std::chrono::duration_cast<std::chrono::microseconds>(clock_().time_since_epoch()).count();
+  const std::int64_t now = epoch_us(clock_());
   std::int64_t last = last_stamp_us_.load(std::memory_order_relaxed);
   std::int64_t next;
   do {

@@ -7,6 +7,7 @@
 
 #include "src/events/event.hpp"
 #include "src/store/job_record.hpp"
+#include "src/util/time.hpp"
 
 namespace jq::store {
 namespace {
@@ -86,7 +87,7 @@ QueueStore::QueueStore(redis::Client& redis, redis::Keys keys, int shards, Clock
     : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
 
 std::int64_t QueueStore::now_us() const {
-  return std::chrono::duration_cast<std::chrono::microseconds>(clock_().time_since_epoch()).count();
+  return epoch_us(clock_());
 }
 
 ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -7,5 +8,13 @@ namespace jq {
 
 // "2026-11-21T01:50:47.123Z" for milliseconds since the Unix epoch.
 std::string iso8601_utc(std::int64_t epoch_ms);
+
+// Milliseconds / microseconds since the Unix epoch of a system-clock time.
+inline std::int64_t epoch_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+inline std::int64_t epoch_us(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
 
 }  // namespace jq

@@ -33,6 +33,12 @@ struct EndpointStats {
   std::int64_t failed = 0;
   std::string last_error;
   std::int64_t down_until_ms = 0;  // unreachable: held off until then
+  bool healthy = true;             // not held off right now (down_until_ms has passed)
+};
+
+struct EndpointView {
+  Endpoint endpoint;
+  EndpointStats stats;
 };
 
 }  // namespace jq::workers

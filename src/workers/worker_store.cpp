@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
+#include "src/util/time.hpp"
 
 namespace jq::workers {
 namespace {
@@ -55,7 +56,7 @@ WorkerStore::WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock cl
       master_id_(std::move(master_id)) {}
 
 std::int64_t WorkerStore::now_ms() const {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_().time_since_epoch()).count();
+  return epoch_ms(clock_());
 }
 
 asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
@@ -148,8 +149,24 @@ asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> WorkerStore::s
       else if (name == "down_until_ms")
         s.down_until_ms = value.as_integer().value_or(0);
     }
+    s.healthy = s.down_until_ms <= now_ms();
   }
   co_return out;
+}
+
+asio::awaitable<Expected<std::vector<EndpointView>, StoreError>> WorkerStore::load_with_stats() {
+  auto loaded = co_await load_all();
+  if (!loaded) co_return unexpected(std::move(loaded.error()));
+  std::vector<std::string> ids;
+  for (const auto& e : *loaded) ids.push_back(e.id);
+  auto stats = co_await this->stats(std::move(ids));
+  if (!stats) co_return unexpected(std::move(stats.error()));
+  std::vector<EndpointView> views;
+  views.reserve(loaded->size());
+  for (std::size_t i = 0; i < loaded->size(); ++i) {
+    views.push_back(EndpointView{std::move((*loaded)[i]), std::move((*stats)[i])});
+  }
+  co_return views;
 }
 
 asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, int want,

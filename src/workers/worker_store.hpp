@@ -37,8 +37,8 @@ class WorkerStore {
   asio::awaitable<Expected<Registered, StoreError>> add(api::WorkerRegistration registration);
   asio::awaitable<Expected<void, StoreError>> remove(std::string id);
   asio::awaitable<Expected<std::vector<Endpoint>, StoreError>> load_all();
-  asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
-      std::vector<std::string> ids);
+  // Every live registration with its shared counters and health (two round trips).
+  asio::awaitable<Expected<std::vector<EndpointView>, StoreError>> load_with_stats();
 
   // Slots of an endpoint's concurrency held by this master; grants at most `want`.
   asio::awaitable<Expected<int, StoreError>> acquire(std::string id, int want, int concurrency);
@@ -54,6 +54,8 @@ class WorkerStore {
 
  private:
   std::int64_t now_ms() const;
+  asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
+      std::vector<std::string> ids);
 
   redis::Client& redis_;
   redis::Keys keys_;

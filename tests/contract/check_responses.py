@@ -35,11 +35,6 @@ import json
 import os
 import pathlib
 import re
-import select
-import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -51,12 +46,14 @@ import jsonschema
 import msgpack
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from procs import Proc, free_port, listening_address, start_redis, wait_until  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OPENAPI = pathlib.Path(os.environ.get("JQ_OPENAPI_DIR", ROOT / "openapi"))
 BUILD = pathlib.Path(os.environ.get("JQ_BUILD_DIR", ROOT / "build"))
 MASTER_BIN = BUILD / "cmd" / "jqmaster"
 WORKER_BIN = BUILD / "cmd" / "jqworker"
-REDIS_SERVER = os.environ.get("REDIS_SERVER") or shutil.which("redis-server") or "redis-server"
 
 ENCODINGS = ("msgpack", "json")
 MEDIA = {"msgpack": "application/msgpack", "json": "application/json"}
@@ -211,71 +208,9 @@ def now_iso():
 
 # --- processes --------------------------------------------------------------------------------
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Proc:
-    """A child process, logging to a file, stopped by its PID."""
-
-    def __init__(self, name, argv, log_path, stdout=None):
-        self.name = name
-        self.log_path = log_path
-        self.log = open(log_path, "ab")
-        self.popen = subprocess.Popen(argv, stdout=stdout if stdout else self.log,
-                                      stderr=self.log, stdin=subprocess.DEVNULL)
-
-    def running(self):
-        return self.popen.poll() is None
-
-    def stop(self, timeout=15):
-        if self.popen.poll() is None:
-            os.kill(self.popen.pid, signal.SIGTERM)
-            try:
-                self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(self.popen.pid, signal.SIGKILL)
-                self.popen.wait()
-        if not self.log.closed:
-            self.log.close()
-
-    def log_tail(self, lines=30):
-        try:
-            return "\n".join(pathlib.Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
-
-
-def wait_until(condition, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
-
-
-def start_redis(tmp, procs):
-    port = free_port()
-    proc = Proc("redis-server", [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
-                                 "--save", "", "--appendonly", "no", "--dir", str(tmp)],
-                tmp / "redis.log")
+def start_redis_for(tmp, procs):
+    proc, port = start_redis(tmp)
     procs.append(proc)
-
-    def pong():
-        if not proc.running():
-            raise RuntimeError(f"redis-server exited:\n{proc.log_tail()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-    wait_until(pong, 10, "redis-server")
     return proc, port
 
 
@@ -318,21 +253,9 @@ auth:
 
 def start_jqworker(tmp, procs):
     proc = Proc("jqworker", [str(WORKER_BIN), "--listen", "127.0.0.1:0"], tmp / "jqworker.log",
-                stdout=subprocess.PIPE)
+                pipe_stdout=True)
     procs.append(proc)
-    ready, _, _ = select.select([proc.popen.stdout], [], [], 10)
-    line = proc.popen.stdout.readline().decode(errors="replace").strip() if ready else ""
-    match = re.match(r"listening on (\S+):(\d+)$", line)
-    if not match:
-        raise RuntimeError(f"jqworker did not print 'listening on HOST:PORT' (got {line!r}):\n"
-                           f"{proc.log_tail()}")
-
-    def drain(stream=proc.popen.stdout):  # keep the pipe from filling up
-        for _ in iter(stream.readline, b""):
-            pass
-
-    threading.Thread(target=drain, daemon=True).start()
-    return proc, f"http://{match.group(1)}:{match.group(2)}/"
+    return proc, f"http://{listening_address(proc)}/"
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -1058,7 +981,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="jq-contract-") as tmp_name:
         tmp = pathlib.Path(tmp_name)
         try:
-            redis, redis_port = start_redis(tmp, procs)
+            redis, redis_port = start_redis_for(tmp, procs)
             _, jqworker_url = start_jqworker(tmp, procs)
             _, port = start_master(tmp, redis_port, procs)
             capture = CaptureWorker()

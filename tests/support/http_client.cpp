@@ -1,5 +1,7 @@
 #include "tests/support/http_client.hpp"
 
+#include "tests/support/process.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -78,30 +80,14 @@ HttpResult HttpClient::post_msgpack(const std::string& target, const std::string
   return request("POST", target, body, headers);
 }
 
-RawConnection::RawConnection(std::uint16_t port) {
-  fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd_);
-    fd_ = -1;
-  }
-}
+RawConnection::RawConnection(std::uint16_t port) : fd_(connect_loopback(port)) {}
 
 RawConnection::~RawConnection() {
   if (fd_ >= 0) close(fd_);
 }
 
 bool RawConnection::send(const std::string& bytes) {
-  if (fd_ < 0) return false;
-  for (std::size_t sent = 0; sent < bytes.size();) {
-    ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    sent += static_cast<std::size_t>(n);
-  }
-  return true;
+  return fd_ >= 0 && send_all(fd_, bytes);
 }
 
 std::string RawConnection::read_until_closed(std::chrono::milliseconds timeout, bool* closed) {

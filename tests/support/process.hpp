@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jq::test {
@@ -35,6 +36,11 @@ class ChildProcess {
 
 // A TCP port on 127.0.0.1 that nothing listens on right now.
 std::uint16_t free_port();
+
+// A blocking TCP connection to 127.0.0.1:port (a file descriptor), or -1.
+int connect_loopback(std::uint16_t port);
+// Writes all of `bytes`; false when the connection broke.
+bool send_all(int fd, std::string_view bytes);
 
 // Polls `condition` every few milliseconds until it holds or `timeout` passes.
 template <class Predicate>

@@ -14,15 +14,9 @@ namespace jq::test {
 
 using namespace std::chrono_literals;
 
-SyncRedis::SyncRedis(std::uint16_t port) : parser_(std::make_unique<redis::ReplyParser>()) {
-  fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd_);
-    fd_ = -1;
+SyncRedis::SyncRedis(std::uint16_t port)
+    : fd_(connect_loopback(port)), parser_(std::make_unique<redis::ReplyParser>()) {
+  if (fd_ < 0) {
     throw std::runtime_error("cannot connect to Redis on port " + std::to_string(port));
   }
   timeval tv{10, 0};
@@ -37,11 +31,7 @@ redis::Reply SyncRedis::call(const std::vector<std::string>& args) {
   std::vector<std::string_view> views(args.begin(), args.end());
   std::string frame;
   redis::append_command(frame, views);
-  for (std::size_t sent = 0; sent < frame.size();) {
-    ssize_t n = ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) throw std::runtime_error("write to Redis failed");
-    sent += static_cast<std::size_t>(n);
-  }
+  if (!send_all(fd_, frame)) throw std::runtime_error("write to Redis failed");
   return read();
 }
 

@@ -62,20 +62,13 @@ asio::awaitable<std::vector<store::QueueInfo>> read_queues(metrics::Metrics& met
 asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& metrics,
                                                              workers::WorkerStore& workers) {
   std::vector<GaugeSample> samples;
-  auto loaded = co_await workers.load_all();
-  if (!loaded) co_return samples;
-  std::vector<std::string> ids;
-  for (const auto& e : *loaded) ids.push_back(e.id);
-  auto stats = co_await workers.stats(std::move(ids));
-  if (!stats || stats->size() != loaded->size()) co_return samples;
-  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-  for (std::size_t i = 0; i < loaded->size(); ++i) {
-    const std::string& url = (*loaded)[i].url;
+  auto views = co_await workers.load_with_stats();
+  if (!views) co_return samples;
+  for (const auto& v : *views) {
+    const std::string& url = v.endpoint.url;
     if (!metrics.worker_has_own_label(url)) continue;
     metrics.worker(url);
-    samples.push_back(GaugeSample{{url}, (*stats)[i].down_until_ms <= now_ms ? 1.0 : 0.0});
+    samples.push_back(GaugeSample{{url}, v.stats.healthy ? 1.0 : 0.0});
   }
   co_return samples;
 }

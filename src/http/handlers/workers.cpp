@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s, std::int64_t now_ms) {
+json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s) {
   json names = json::array();
   if (e.all_names) names.push_back("*");
   for (const auto& n : e.names) names.push_back(n);
@@ -25,7 +25,7 @@ json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s, st
           {"registered_at", iso8601_utc(e.registered_at_ms)},
           {"expires_at", e.expires_at_ms > 0 ? json(iso8601_utc(e.expires_at_ms)) : json(nullptr)},
           {"inflight", s.inflight},
-          {"healthy", s.down_until_ms <= now_ms},
+          {"healthy", s.healthy},
           {"dispatched", s.dispatched},
           {"succeeded", s.succeeded},
           {"failed", s.failed},
@@ -47,30 +47,22 @@ asio::awaitable<Response> add(workers::WorkerStore& store, const std::function<v
   co_return respond(req, added->created ? 201 : 200, {{"id", added->id}});
 }
 
-// Every registration with its shared counters, or only `only_id` (404 when unknown).
+// Every registration with its shared counters, or only the one in the path (404 when unknown).
 asio::awaitable<Response> list(workers::WorkerStore& store, Request& req, bool one) {
-  auto loaded = co_await store.load_all();
-  if (!loaded) co_return respond_error(req, to_api_error(loaded.error()));
-  std::vector<workers::Endpoint> endpoints;
-  for (auto& e : *loaded) {
-    if (!one || e.id == req.param("id")) endpoints.push_back(std::move(e));
+  auto views = co_await store.load_with_stats();
+  if (!views) co_return respond_error(req, to_api_error(views.error()));
+  json out = json::array();
+  for (const auto& v : *views) {
+    if (!one) {
+      out.push_back(worker_view(v.endpoint, v.stats));
+    } else if (v.endpoint.id == req.param("id")) {
+      co_return respond(req, 200, worker_view(v.endpoint, v.stats));
+    }
   }
-  if (one && endpoints.empty()) {
+  if (one) {
     co_return respond_error(req, api::ErrorCode::not_found,
                             "no worker " + std::string(req.param("id")));
   }
-  std::vector<std::string> ids;
-  for (const auto& e : endpoints) ids.push_back(e.id);
-  auto stats = co_await store.stats(std::move(ids));
-  if (!stats) co_return respond_error(req, to_api_error(stats.error()));
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-  json out = json::array();
-  for (std::size_t i = 0; i < endpoints.size(); ++i) {
-    out.push_back(worker_view(endpoints[i], (*stats)[i], now));
-  }
-  if (one) co_return respond(req, 200, out[0]);
   co_return respond(req, 200, out);
 }
 
