@@ -7,7 +7,9 @@
   KEYS[4] counts hash of the shard (scheduled:<name> -= 1 per promoted job)
   ARGV[1] now (ms since the epoch): jobs due at or before it are promoted
   ARGV[2] the most jobs to promote
-  ARGV[3] events channel: gets "p <name>" once per distinct name promoted
+  ARGV[3] events channel: gets announce_ready once per distinct name promoted, with its best
+          promoted job
+  ARGV[4] the shard (its number, for the announcements)
   Returns: {promoted, next_due_ms}: next_due_ms is the due time of the earliest job left
            scheduled (the promoter sleeps until then), -1 when none is left.
 ]]
@@ -15,7 +17,7 @@ local scheduled, jobs, ready_prefix, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local channel = ARGV[3]
 local due_jobs = rcall('ZRANGEBYSCORE', scheduled, '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
                        ARGV[2])
-local promoted, names, seen = 0, {}, {}
+local promoted, names, best = 0, {}, {}
 for i = 1, #due_jobs, 2 do
   local field, due = due_jobs[i], tonumber(due_jobs[i + 1])
   rcall('ZREM', scheduled, field)
@@ -29,13 +31,17 @@ for i = 1, #due_jobs, 2 do
     rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
     count_add(counts, 'scheduled', name, -1)
     promoted = promoted + 1
-    if not seen[name] then
-      seen[name] = true
+    local priority, member = record[R_PRIORITY], record[R_READY_MEMBER]
+    local b = best[name]
+    if not b then
+      best[name] = {priority, member}
       names[#names + 1] = name
+    elseif priority < b[1] or (priority == b[1] and bytes_less(member, b[2])) then
+      best[name] = {priority, member}
     end
   end
 end
-for _, name in ipairs(names) do rcall('PUBLISH', channel, 'p ' .. name) end
+for _, name in ipairs(names) do announce_ready(channel, ARGV[4], name, best[name][1], best[name][2]) end
 local next_job = rcall('ZRANGE', scheduled, 0, 0, 'WITHSCORES')
 if #next_job == 0 then return {promoted, -1} end
 return {promoted, tonumber(next_job[2])}

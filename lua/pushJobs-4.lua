@@ -9,11 +9,12 @@
   KEYS[4] ready-queue prefix: the ready zset of name N is KEYS[4] .. N (keys.cpp builds it so)
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
-  ARGV[3] events channel: gets "p <name>" once per distinct name of the batch, so schedulers
-          waiting for work on that name look again
+  ARGV[3] events channel: gets announce_ready once per distinct name of the batch, with the
+          batch's best job of that name
   ARGV[4] traceparent (W3C, validated by the master) kept in every job's R_TRACEPARENT; '' for
           none
-  ARGV[5..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+  ARGV[5] the shard (its number, for the announcements)
+  ARGV[6..] six per job: name, argument (MessagePack bytes), priority (int32), max_retry,
             keep_result (0|1), timeout (ms)
   Returns: the new jobs' fields (array of 9-character strings), in the order given.
 ]]
@@ -22,12 +23,13 @@ local now = tonumber(ARGV[1])
 local stamp = base62(tonumber(ARGV[2]), 9)
 local channel = ARGV[3]
 local traceparent = ARGV[4]
-local first_job, per_job = 5, 6
+local shard = ARGV[5]
+local first_job, per_job = 6, 6
 local count = (#ARGV - first_job + 1) / per_job
 
 local last = rcall('HINCRBY', stats, 'seq', count)
 local fields = {}
-local names_in_batch, seen = {}, {}
+local names_in_batch, best = {}, {}
 for i = 0, count - 1 do
   local a = first_job + i * per_job
   local name, priority = ARGV[a], tonumber(ARGV[a + 2])
@@ -38,11 +40,18 @@ for i = 0, count - 1 do
   rcall('ZADD', ready_prefix .. name, priority, member)
   rcall('SADD', names, name)
   fields[i + 1] = field
-  if not seen[name] then
-    seen[name] = true
+  -- Within a batch members grow with the field, so the first job of the smallest priority is
+  -- the name's best.
+  local b = best[name]
+  if not b then
+    best[name] = {priority, member}
     names_in_batch[#names_in_batch + 1] = name
+  elseif priority < b[1] then
+    best[name] = {priority, member}
   end
 end
 rcall('HINCRBY', stats, 'pushed', count)
-for _, name in ipairs(names_in_batch) do rcall('PUBLISH', channel, 'p ' .. name) end
+for _, name in ipairs(names_in_batch) do
+  announce_ready(channel, shard, name, best[name][1], best[name][2])
+end
 return fields

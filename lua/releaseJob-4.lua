@@ -7,7 +7,8 @@
   KEYS[4] counts hash of the shard (running:<name> -= 1)
   ARGV[1] the job's field
   ARGV[2] the attempt being given back
-  ARGV[3] events channel: gets "p <name>" (the job may go to another endpoint)
+  ARGV[3] events channel: gets announce_ready (the job may go to another endpoint)
+  ARGV[4] the shard (its number, for the announcement)
   Returns: 1 released; 0 stale (not running, or another attempt): nothing changed.
 ]]
 local jobs, inflight, ready, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -20,5 +21,5 @@ save_record(jobs, field, record)
 rcall('ZREM', inflight, field)
 rcall('ZADD', ready, record[R_PRIORITY], record[R_READY_MEMBER])
 count_add(counts, 'running', record[R_NAME], -1)
-rcall('PUBLISH', ARGV[3], 'p ' .. record[R_NAME])
+announce_ready(ARGV[3], ARGV[4], record[R_NAME], record[R_PRIORITY], record[R_READY_MEMBER])
 return 1

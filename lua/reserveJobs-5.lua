@@ -14,8 +14,11 @@
   ARGV[4] bound member: only jobs that sort before (ARGV[3], ARGV[4]) are taken; the bound itself
           is not
   ARGV[5] the name (of KEYS[3])
-  Returns: {field1, record1, field2, record2, ...} in ready order, records (MessagePack) as
-           stored after the update; empty when nothing is ready within the bound.
+  Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
+           head after the reservation ('' and '' when it is empty), which the scheduler keeps
+           instead of reading it again, then the jobs taken in ready order, records
+           (MessagePack) as stored after the update; no jobs when nothing is ready within the
+           bound.
 ]]
 local jobs, inflight, ready, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -43,11 +46,14 @@ local function take(member)
   return field, packed
 end
 
-local out, taken = {}, 0
+local out, taken = {'', ''}, 0
 local more = true
--- Usually one pass; another only when dropped members left room.
+-- Usually one pass; another only when dropped members left room. Only scores up to the bound's
+-- are read: with priorities, most of a queue usually lies beyond it.
+local max_score = bound_priority or '+inf'
 while more and taken < max do
-  local heads = rcall('ZRANGE', ready, 0, max - taken - 1, 'WITHSCORES')
+  local heads = rcall('ZRANGEBYSCORE', ready, '-inf', max_score, 'WITHSCORES', 'LIMIT', 0,
+                      max - taken)
   more = #heads > 0
   for i = 1, #heads, 2 do
     if not before_bound(tonumber(heads[i + 1]), heads[i]) then
@@ -61,6 +67,10 @@ while more and taken < max do
       out[#out + 1] = packed
     end
   end
+end
+local head = rcall('ZRANGE', ready, 0, 0, 'WITHSCORES')
+if #head == 2 then
+  out[1], out[2] = head[1], head[2]
 end
 if taken > 0 then
   count_add(counts, 'running', name, taken)

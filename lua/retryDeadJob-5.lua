@@ -8,7 +8,8 @@
   KEYS[5] done key of the job
   ARGV[1] the job's field
   ARGV[2] ready stamp (µs since the epoch, as pushJobs takes it)
-  ARGV[3] events channel: gets "p <name>"
+  ARGV[3] events channel: gets announce_ready
+  ARGV[4] the shard (its number, for the announcement)
   Returns: 1 ready again; -1 no dead job with that field: nothing changed.
 ]]
 local jobs, dead, ready_prefix, counts, done = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -25,5 +26,5 @@ rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
 rcall('ZREM', dead, field)
 count_add(counts, 'dead', name, -1)
 rcall('DEL', done)
-rcall('PUBLISH', ARGV[3], 'p ' .. name)
+announce_ready(ARGV[3], ARGV[4], name, record[R_PRIORITY], record[R_READY_MEMBER])
 return 1

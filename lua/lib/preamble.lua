@@ -1,9 +1,10 @@
 -- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
 -- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake).
 --
--- The files of lua/lib/ are concatenated in sorted file-name order: this file first (records,
--- states, rcall, base62), then preamble_<level>_<function>.lua, one helper per file, where a
--- helper of level n uses only helpers of lower levels (a Lua local must be defined before use).
+-- This file comes first in every script (records, states, rcall, base62); then, in sorted
+-- file-name order, those of preamble_<level>_<function>.lua (one helper per file) the script
+-- uses, directly or through another helper. A helper of level n uses only helpers of lower
+-- levels (a Lua local must be defined before use).
 --
 -- A job's record is one MessagePack array (cmsgpack) in the shard's jobs hash, under the job's
 -- field (a 9-character base62 sequence number, which is also the id's suffix). Its slots:

@@ -127,7 +127,7 @@ class Daemon {
         redis_(io_.get_executor(), redis::ConnectionOptions{address},
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), address, keys_.events_channel()),
-        store_(redis_, keys_, config.shards, system_now),
+        store_(redis_, keys_, config.shards, system_now, config.shard_run),
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
@@ -187,13 +187,11 @@ class Daemon {
   }
 
  private:
-  // A push this master answered: counted, and its names looked at by the scheduler at once.
+  // A push this master answered is counted; the scheduler hears of it from the script's
+  // announcement, like every other master's.
   void on_pushed(const http::Pushed& pushed) {
     metrics_.push_duration().observe(std::chrono::duration<double>(pushed.elapsed).count());
-    for (const auto& [name, jobs] : pushed.names) {
-      metrics_.job(name).pushed.inc(jobs);
-      scheduler_.on_event(events::Event{events::EventKind::pushed, name});
-    }
+    for (const auto& [name, jobs] : pushed.names) metrics_.job(name).pushed.inc(jobs);
   }
 
   asio::awaitable<std::error_code> on_redis_connect() {

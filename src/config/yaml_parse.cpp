@@ -142,6 +142,10 @@ void parse_top_scalars(const At& root, Config& config) {
                                              "must be an integer between 1 and 1024 (fixed when "
                                              "the data store is created)"));
   }
+  if (auto v = field(root, "shard_run")) {
+    config.shard_run = static_cast<int>(
+        integer(*v, 1, 100'000, "must be an integer between 1 (round robin) and 100000"));
+  }
   if (auto v = field(root, "shutdown_grace")) {
     config.shutdown_grace_s = number(
         *v, [](double s) { return s >= 0; }, "must be a number of seconds, 0 or more");
@@ -149,8 +153,8 @@ void parse_top_scalars(const At& root, Config& config) {
 }
 
 Config parse_document(const At& root) {
-  expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "defaults", "retry",
-                     "limits", "shutdown_grace", "log", "metrics", "auth", "workers"});
+  expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
+                     "retry", "limits", "shutdown_grace", "log", "metrics", "auth", "workers"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);

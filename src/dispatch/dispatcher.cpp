@@ -138,7 +138,6 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
     // The job stays in flight in Redis; the reaper runs it again after its deadline.
     spdlog::error("dispatch to {} failed: {}", endpoint->url, e.what());
   }
-  co_await workers_.release(endpoint->id, 1);
   on_worker.inflight.add(-1);
   --in_flight_;
   done(std::move(end));
@@ -186,7 +185,7 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
         spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
       if (r && *r) count_success(job.record);
       log_attempt(spdlog::level::debug, "succeeded");
-      co_await workers_.record_outcome(endpoint.id, true, std::string());
+      workers_.record_outcome(endpoint.id, true, std::string());
       break;
     }
     case Verdict::Kind::failure: {
@@ -200,7 +199,7 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
           spdlog::level::info,
           dead ? "dead"
                : (r && *r == store::FailOutcome::retry_scheduled ? "retry_scheduled" : "failed"));
-      co_await workers_.record_outcome(endpoint.id, false, v.message);
+      workers_.record_outcome(endpoint.id, false, v.message);
       break;
     }
     case Verdict::Kind::release: {

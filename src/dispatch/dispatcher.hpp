@@ -1,6 +1,7 @@
 // Runs attempts: one reserved job, one POST to its worker endpoint, and the outcome recorded
 // in the store (success, failure with retry or death, or release when the attempt does not
-// count), then tells the caller what it learned about the endpoint.
+// count), then tells the caller what it learned about the endpoint. The endpoint's slot stays
+// the caller's (the scheduler keeps it for the next job or gives it back).
 #pragma once
 
 #include <atomic>

@@ -1,17 +1,50 @@
 #include "src/events/event.hpp"
 
+#include <charconv>
+
 namespace jq::events {
+namespace {
+
+// Splits off the text up to the next space (all of it when there is none).
+std::string_view next_word(std::string_view& rest) {
+  const auto space = rest.find(' ');
+  std::string_view word = rest.substr(0, space);
+  rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+  return word;
+}
+
+template <class Int>
+bool parse_int(std::string_view text, Int& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+// "<name>" or "<name> <shard> <priority> <member>"; names have no spaces (api/ checks them).
+std::optional<Event> parse_pushed(std::string_view rest) {
+  Event event{EventKind::pushed, std::string(next_word(rest))};
+  if (rest.empty()) return event;
+  ReadyHead head;
+  if (!parse_int(next_word(rest), head.shard) || !parse_int(next_word(rest), head.priority) ||
+      rest.empty()) {
+    return std::nullopt;
+  }
+  head.member = std::string(rest);
+  event.head = std::move(head);
+  return event;
+}
+
+}  // namespace
 
 std::optional<Event> parse_event(std::string_view payload) {
   if (payload.empty()) return std::nullopt;
-  std::string arg(payload.size() > 2 ? payload.substr(2) : std::string_view{});
+  const std::string_view rest = payload.size() > 2 ? payload.substr(2) : std::string_view{};
   switch (payload[0]) {
     case 'p':
-      return Event{EventKind::pushed, std::move(arg)};
+      return parse_pushed(rest);
     case 'r':
-      return Event{EventKind::result, std::move(arg)};
+      return Event{EventKind::result, std::string(rest)};
     case 's':
-      return Event{EventKind::scheduled, std::move(arg)};
+      return Event{EventKind::scheduled, std::string(rest)};
     case 'w':
       return Event{EventKind::workers, {}};
     case 'q':
@@ -40,7 +73,13 @@ std::string format_event(const Event& event) {
       tag = 'q';
       break;
   }
-  return event.arg.empty() ? std::string(1, tag) : std::string(1, tag) + " " + event.arg;
+  std::string out(1, tag);
+  if (!event.arg.empty()) out += " " + event.arg;
+  if (event.kind == EventKind::pushed && event.head) {
+    out += " " + std::to_string(event.head->shard) + " " + std::to_string(event.head->priority) +
+           " " + event.head->member;
+  }
+  return out;
 }
 
 }  // namespace jq::events

@@ -1,6 +1,7 @@
 // What masters tell each other through Redis pub/sub (the scripts publish; see lua/).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,16 +9,25 @@
 namespace jq::events {
 
 enum class EventKind {
-  pushed,     // "p <name>": jobs of a name became ready
+  pushed,     // "p <name> [<shard> <priority> <member>]": jobs of a name became ready
   result,     // "r <id>": a kept result was stored
   scheduled,  // "s <due_ms>": a retry is due then
   workers,    // "w": registrations changed
   paused,     // "q": a queue was paused or resumed
 };
 
+// The best job that became ready in one queue (lua/lib/preamble_1_announce_ready.lua).
+struct ReadyHead {
+  int shard = 0;
+  std::int64_t priority = 0;
+  std::string member;
+  bool operator==(const ReadyHead&) const = default;
+};
+
 struct Event {
   EventKind kind;
-  std::string arg;
+  std::string arg;                  // pushed: the name (empty: any name may have new jobs)
+  std::optional<ReadyHead> head{};  // pushed: where; absent: any shard of the name
 };
 
 std::optional<Event> parse_event(std::string_view payload);

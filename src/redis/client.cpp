@@ -1,5 +1,6 @@
 #include "src/redis/client.hpp"
 
+#include <charconv>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -12,23 +13,27 @@ namespace jq::redis {
 namespace {
 
 std::string encode(const std::vector<std::string>& args) {
-  std::vector<std::string_view> views(args.begin(), args.end());
   std::string frame;
-  append_command(frame, views);
+  append_array_header(frame, args.size());
+  for (const std::string& a : args) append_bulk(frame, a);
   return frame;
 }
 
 std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
-  std::vector<std::string_view> argv;
-  argv.reserve(3 + call.keys.size() + call.args.size());
-  const std::string num_keys = std::to_string(call.keys.size());
-  argv.push_back(by_sha ? "EVALSHA" : "EVAL");
-  argv.push_back(by_sha ? std::string_view(s.sha1) : s.source);
-  argv.push_back(num_keys);
-  argv.insert(argv.end(), call.keys.begin(), call.keys.end());
-  argv.insert(argv.end(), call.args.begin(), call.args.end());
+  std::size_t size = 64 + (by_sha ? s.sha1.size() : s.source.size());
+  for (const std::string& k : call.keys) size += k.size() + 16;
+  for (const std::string& a : call.args) size += a.size() + 16;
   std::string frame;
-  append_command(frame, argv);
+  frame.reserve(size);
+  char num_keys[16];
+  const char* num_keys_end =
+      std::to_chars(num_keys, num_keys + sizeof num_keys, call.keys.size()).ptr;
+  append_array_header(frame, 3 + call.keys.size() + call.args.size());
+  append_bulk(frame, by_sha ? "EVALSHA" : "EVAL");
+  append_bulk(frame, by_sha ? std::string_view(s.sha1) : s.source);
+  append_bulk(frame, std::string_view(num_keys, static_cast<std::size_t>(num_keys_end - num_keys)));
+  for (const std::string& k : call.keys) append_bulk(frame, k);
+  for (const std::string& a : call.args) append_bulk(frame, a);
   return frame;
 }
 

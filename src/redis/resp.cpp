@@ -3,7 +3,7 @@
 #include <hiredis/hiredis.h>
 #include <hiredis/read.h>
 
-#include <vector>
+#include <charconv>
 
 namespace jq::redis {
 namespace {
@@ -38,31 +38,35 @@ Reply convert(const redisReply* r) {
   return out;
 }
 
+void append_header(std::string& out, char kind, std::size_t n) {
+  char buf[24];
+  buf[0] = kind;
+  char* end = std::to_chars(buf + 1, buf + sizeof buf - 2, n).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out.append(buf, static_cast<std::size_t>(end - buf));
+}
+
 }  // namespace
 
+void append_array_header(std::string& out, std::size_t count) {
+  append_header(out, '*', count);
+}
+
+void append_bulk(std::string& out, std::string_view arg) {
+  append_header(out, '$', arg.size());
+  out.append(arg);
+  out.append("\r\n", 2);
+}
+
 void append_command(std::string& out, std::span<const std::string_view> args) {
-  // Small commands are the common case: keep their argument tables on the stack.
-  constexpr std::size_t kInline = 16;
-  const char* argv_inline[kInline];
-  std::size_t len_inline[kInline];
-  std::vector<const char*> argv_heap;
-  std::vector<std::size_t> len_heap;
-  const char** argv = argv_inline;
-  std::size_t* lens = len_inline;
-  if (args.size() > kInline) {
-    argv_heap.resize(args.size());
-    len_heap.resize(args.size());
-    argv = argv_heap.data();
-    lens = len_heap.data();
-  }
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    argv[i] = args[i].data();
-    lens[i] = args[i].size();
-  }
-  char* cmd = nullptr;
-  int n = redisFormatCommandArgv(&cmd, static_cast<int>(args.size()), argv, lens);
-  if (n > 0) out.append(cmd, static_cast<std::size_t>(n));
-  redisFreeCommand(cmd);
+  // Written by hand rather than with redisFormatCommandArgv: hiredis formats every length with
+  // sprintf and into a fresh heap buffer, which was a fifth of the master's instructions.
+  std::size_t size = 16;
+  for (std::string_view a : args) size += a.size() + 16;
+  out.reserve(out.size() + size);
+  append_header(out, '*', args.size());
+  for (std::string_view a : args) append_bulk(out, a);
 }
 
 void ReplyParser::ReaderDeleter::operator()(void* reader) const {

@@ -1,4 +1,5 @@
-// hiredis as a pure codec: commands to RESP bytes, RESP bytes to Reply trees. No sockets here.
+// The RESP codec: commands to RESP bytes (written directly), RESP bytes to Reply trees (hiredis's
+// reader). No sockets here.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,10 @@ namespace jq::redis {
 
 // Appends one command, encoded as RESP, to `out`.
 void append_command(std::string& out, std::span<const std::string_view> args);
+// The same in parts, for callers that hold their arguments in several places: a command of
+// `count` arguments is one append_array_header and `count` append_bulk calls.
+void append_array_header(std::string& out, std::size_t count);
+void append_bulk(std::string& out, std::string_view arg);
 
 // Incremental parser: feed bytes as they arrive, take complete replies one at a time.
 class ReplyParser {

@@ -38,6 +38,7 @@ asio::awaitable<void> Maintenance::run() {
   while (!stopping_) {
     if (redis_.ready()) {
       co_await workers_.heartbeat();
+      co_await workers_.flush_outcomes();
       co_await workers_.expire();
       const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;
       for (int shard = 0; shard < store_.shards(); ++shard) {

@@ -1,6 +1,7 @@
 #include "src/scheduler/scheduler.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -18,6 +19,18 @@ constexpr milliseconds kFullPause{20};  // endpoint full across masters
 constexpr milliseconds kUnreachableMin{250};
 constexpr milliseconds kUnreachableMax{30'000};
 constexpr std::size_t kMaxIdleConnections = 64;
+
+// The one that runs first; an absent head loses.
+const std::optional<store::QueueHead>& better(const std::optional<store::QueueHead>& a,
+                                              const std::optional<store::QueueHead>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return b->before(*a) ? b : a;
+}
+
+bool same(const store::QueueHead& a, const store::QueueHead& b) {
+  return a.priority == b.priority && a.member == b.member;
+}
 
 bool overlaps(const workers::Endpoint& a, const workers::Endpoint& b) {
   if (a.all_names || b.all_names) return true;
@@ -54,10 +67,18 @@ void Scheduler::on_event(const events::Event& event) {
   asio::post(strand_, [this, event] {
     switch (event.kind) {
       case events::EventKind::pushed:
-        if (event.arg.empty())
+        if (event.arg.empty()) {
           reload_names_ = true;
-        else
+          forget({});
+        } else {
           names_.insert(event.arg);
+          if (event.head && event.head->shard >= 0 && event.head->shard < store_.shards()) {
+            announce(store::QueueHead{event.head->shard, event.arg, event.head->priority,
+                                      event.head->member});
+          } else {
+            forget(event.arg);
+          }
+        }
         break;
       case events::EventKind::workers:
         reload_workers_ = true;
@@ -72,9 +93,55 @@ void Scheduler::on_event(const events::Event& event) {
   });
 }
 
+Scheduler::QueueView& Scheduler::view(const std::string& name, int shard) {
+  auto it = queues_.find(name);
+  if (it == queues_.end()) {
+    it = queues_.emplace(name, std::vector<QueueView>(static_cast<std::size_t>(store_.shards())))
+             .first;
+  }
+  return it->second[static_cast<std::size_t>(shard)];
+}
+
+// A job became ready: the queue's head is it or stays what it was, whichever runs first.
+void Scheduler::announce(store::QueueHead head) {
+  QueueView& v = view(head.name, head.shard);
+  std::optional<store::QueueHead> h(std::move(head));
+  if (v.busy) v.announced = better(v.announced, h);
+  if (v.known) v.head = better(v.head, h);
+}
+
+void Scheduler::forget(const std::string& name) {
+  for (auto& [n, shards] : queues_) {
+    if (!name.empty() && n != name) continue;
+    for (QueueView& v : shards) {
+      v.known = false;
+      if (v.busy) v.forgotten = true;
+    }
+  }
+}
+
+void Scheduler::begin(QueueView& v) {
+  v.busy = true;
+  v.forgotten = false;
+  v.announced.reset();
+}
+
+// Redis answered the queue's head (nullopt: empty, or the call failed when `known` must stay
+// false); announcements that arrived meanwhile may be newer than the answer.
+void Scheduler::settle(QueueView& v, std::optional<store::QueueHead> fresh) {
+  v.head = better(fresh, v.announced);
+  v.known = !v.forgotten;
+  v.busy = false;
+  v.announced.reset();
+}
+
 asio::awaitable<void> Scheduler::run() {
   while (!stopping_) {
     if (redis_.ready()) {
+      if (steady_clock::now() >= next_refresh_) {
+        forget({});
+        next_refresh_ = steady_clock::now() + kTick;
+      }
       try {
         // Reload before every round: events that arrive mid-pass must count in the next one.
         do {
@@ -85,6 +152,10 @@ asio::awaitable<void> Scheduler::run() {
       }
     }
     co_await wakeup_.wait(next_wait());
+  }
+  // Slots kept for the next job go back now rather than when this master's heartbeat lapses.
+  for (auto& [id, state] : endpoints_) {
+    if (state.held > 0) co_await workers_.release(id, std::exchange(state.held, 0));
   }
 }
 
@@ -119,13 +190,17 @@ asio::awaitable<void> Scheduler::reload() {
         next.emplace(std::move(id), std::move(state));
       }
       // Endpoints removed with attempts still running keep counting until those end.
+      std::vector<std::pair<std::string, int>> give_back;
       for (auto& [id, state] : endpoints_) {
-        if (!next.contains(id) && state.inflight > 0) {
+        if (next.contains(id)) continue;
+        if (state.held > 0) give_back.emplace_back(id, std::exchange(state.held, 0));
+        if (state.inflight > 0) {
           state.hold_until = steady_clock::time_point::max();
           next.emplace(id, std::move(state));
         }
       }
       endpoints_ = std::move(next);
+      for (auto& [id, n] : give_back) co_await workers_.release(id, n);
     }
   }
   if (reload_names_ || reload_paused_) {
@@ -164,9 +239,21 @@ asio::awaitable<bool> Scheduler::round() {
     if (auto rival = least_busy_rival(*state, open)) {
       want = std::min(want, std::max(1, *rival - state->inflight + 1));
     }
-    if (co_await fill(*state, want) > 0) progress = true;
+    const Fill result = co_await fill(*state, want);
+    if (result == Fill::dispatched || result == Fill::retry) progress = true;
+    if (result == Fill::idle) co_await release_idle(*state);
+  }
+  // Held-off endpoints keep no slots they cannot use.
+  for (auto& [id, state] : endpoints_) {
+    if (state.held > 0 && now < state.hold_until) co_await release_idle(state);
   }
   co_return progress;
+}
+
+asio::awaitable<void> Scheduler::release_idle(EndpointState& state) {
+  if (state.held == 0) co_return;
+  const std::string id = state.endpoint->id;
+  co_await workers_.release(id, std::exchange(state.held, 0));
 }
 
 // The fewest outstanding requests among the other open endpoints serving a name in common.
@@ -181,47 +268,97 @@ std::optional<int> Scheduler::least_busy_rival(const EndpointState& state,
 }
 
 // Reserves up to `want` jobs for one endpoint and starts their attempts.
-asio::awaitable<int> Scheduler::fill(EndpointState& state, int want) {
-  std::vector<store::QueueRef> queues;
+asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want) {
+  std::vector<QueueView*> views;
+  std::vector<store::QueueRef> unknown;
+  std::vector<QueueView*> unknown_views;
   for (const auto& name : names_) {
     if (paused_.contains(name) || !state.endpoint->serves(name)) continue;
-    for (int s = 0; s < store_.shards(); ++s) queues.push_back({s, name});
+    for (int s = 0; s < store_.shards(); ++s) {
+      QueueView& v = view(name, s);
+      views.push_back(&v);
+      if (!v.known && !v.busy) {
+        unknown.push_back({s, name});
+        unknown_views.push_back(&v);
+      }
+    }
   }
-  auto heads = co_await store_.heads(std::move(queues));
-  if (!heads || heads->empty()) co_return 0;
-  std::sort(heads->begin(), heads->end(),
-            [](const store::QueueHead& a, const store::QueueHead& b) { return a.before(b); });
+  if (!unknown.empty()) {
+    for (QueueView* v : unknown_views) begin(*v);
+    auto heads = co_await store_.heads(unknown);
+    for (std::size_t i = 0; i < unknown.size(); ++i) {
+      QueueView& v = *unknown_views[i];
+      if (!heads) {
+        v.forgotten = true;  // still unknown: read again next time
+        settle(v, std::nullopt);
+        continue;
+      }
+      std::optional<store::QueueHead> fresh;
+      for (const auto& h : *heads) {
+        if (h.shard == unknown[i].shard && h.name == unknown[i].name) fresh = h;
+      }
+      settle(v, std::move(fresh));
+    }
+    if (!heads) co_return Fill::full;
+  }
+  // The best head and the next best (the bound), among queues not being reserved from.
+  QueueView* best = nullptr;
+  const store::QueueHead* second = nullptr;
+  for (QueueView* v : views) {
+    if (!v->known || v->busy || !v->head) continue;
+    if (!best || v->head->before(*best->head)) {
+      if (best) second = &*best->head;
+      best = v;
+    } else if (!second || v->head->before(*second)) {
+      second = &*v->head;
+    }
+  }
+  if (!best) co_return Fill::idle;
   const std::string endpoint_id = state.endpoint->id;
-  auto granted = co_await workers_.acquire(endpoint_id, want, state.endpoint->concurrency);
-  if (!granted || *granted == 0) {
-    state.hold_until = steady_clock::now() + kFullPause;
-    co_return 0;
+  if (state.held < want) {
+    auto granted =
+        co_await workers_.acquire(endpoint_id, want - state.held, state.endpoint->concurrency);
+    if (granted) state.held += *granted;
   }
-  const store::QueueHead& best = heads->front();
+  if (state.held == 0) {
+    state.hold_until = steady_clock::now() + kFullPause;
+    co_return Fill::full;
+  }
+  if (!best->known || !best->head) co_return Fill::retry;  // changed while acquiring
+  const store::QueueHead chosen = *best->head;
   std::optional<store::QueueHead> bound;
-  int take = *granted;
-  if (heads->size() > 1) {
-    bound = (*heads)[1];
+  int take = std::min(state.held, want);
+  if (second) {
+    bound = *second;
     // Heads of two shards can tie exactly (retries due at the same moment): take just the
     // chosen head then, since a bound equal to it would exclude it.
-    if (!best.before(*bound)) {
+    if (!chosen.before(*bound)) {
       bound.reset();
       take = 1;
     }
   }
-  store::QueueRef queue{best.shard, best.name};  // named: g++ 12 mangles braced lists in co_await
-  auto jobs = co_await store_.reserve(std::move(queue), take, bound);
-  const int reserved = jobs ? static_cast<int>(jobs->size()) : 0;
-  if (reserved < *granted) co_await workers_.release(endpoint_id, *granted - reserved);
-  if (reserved == 0) co_return 0;
+  store::QueueRef queue{chosen.shard,
+                        chosen.name};  // named: g++ 12 mangles braced lists in co_await
+  begin(*best);
+  auto reservation = co_await store_.reserve(std::move(queue), take, std::move(bound));
+  if (!reservation) {
+    best->forgotten = true;
+    settle(*best, std::nullopt);
+    co_return Fill::full;
+  }
+  const bool moved = !reservation->head || !same(*reservation->head, chosen);
+  settle(*best, std::move(reservation->head));
+  const int reserved = static_cast<int>(reservation->jobs.size());
+  if (reserved == 0) co_return moved ? Fill::retry : Fill::idle;
+  state.held -= reserved;
   state.inflight += reserved;
-  for (auto& job : *jobs) {
+  for (auto& job : reservation->jobs) {
     dispatcher_.start(
         state.endpoint, state.pool, std::move(job), [this, endpoint_id](dispatch::AttemptEnd end) {
           asio::post(strand_, [this, endpoint_id, end] { finished(endpoint_id, end); });
         });
   }
-  co_return reserved;
+  co_return Fill::dispatched;
 }
 
 void Scheduler::finished(const std::string& endpoint_id, dispatch::AttemptEnd end) {
@@ -229,6 +366,12 @@ void Scheduler::finished(const std::string& endpoint_id, dispatch::AttemptEnd en
   if (it == endpoints_.end()) return;
   EndpointState& state = it->second;
   --state.inflight;
+  // The slot stays leased for the next job; round() gives it back when there is none.
+  if (state.hold_until == steady_clock::time_point::max()) {
+    asio::co_spawn(strand_, workers_.release(endpoint_id, 1), asio::detached);
+  } else {
+    ++state.held;
+  }
   switch (end.verdict) {
     case dispatch::AttemptEnd::Verdict::answered:
       if (state.unreachable_backoff.count() > 0) {

@@ -57,7 +57,7 @@ asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::hea
   co_return out;
 }
 
-asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> DispatchStore::reserve(
+asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     QueueRef queue, int max, std::optional<QueueHead> bound) {
   const std::int64_t now = now_ms();
   ScriptCall call{
@@ -69,19 +69,22 @@ asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> DispatchStore::r
        bound ? bound->member : std::string(), queue.name}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() % 2 != 0) {
+  if (!reply->is_array() || reply->elements.size() < 2 || reply->elements.size() % 2 != 0) {
     co_return unexpected(bad_reply("reserveJobs", *reply));
   }
-  std::vector<ReservedJob> jobs;
-  jobs.reserve(reply->elements.size() / 2);
-  for (std::size_t i = 0; i < reply->elements.size(); i += 2) {
+  Reservation out;
+  if (auto priority = reply->elements[1].as_integer()) {
+    out.head = QueueHead{queue.shard, queue.name, *priority, std::move(reply->elements[0].str)};
+  }
+  out.jobs.reserve(reply->elements.size() / 2 - 1);
+  for (std::size_t i = 2; i < reply->elements.size(); i += 2) {
     auto record = decode_record(reply->elements[i + 1].str);
     if (!record) co_return unexpected(bad_reply("reserveJobs (record)", *reply));
     const std::int64_t deadline = now + record->timeout_ms;
-    jobs.push_back(
-        ReservedJob{JobId{queue.shard, reply->elements[i].str}, std::move(*record), deadline});
+    out.jobs.push_back(ReservedJob{JobId{queue.shard, std::move(reply->elements[i].str)},
+                                   std::move(*record), deadline});
   }
-  co_return jobs;
+  co_return out;
 }
 
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::complete(JobId id, int attempt,
@@ -126,10 +129,11 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
 
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std::string name,
                                                                    int attempt) {
-  ScriptCall call{ScriptId::release_job,
-                  {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.ready(id.shard, name),
-                   keys_.counts(id.shard)},
-                  {id.field, std::to_string(attempt), keys_.events_channel()}};
+  ScriptCall call{
+      ScriptId::release_job,
+      {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.ready(id.shard, name),
+       keys_.counts(id.shard)},
+      {id.field, std::to_string(attempt), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_integer()) co_return unexpected(bad_reply("releaseJob", *reply));
@@ -140,7 +144,8 @@ asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int
   ScriptCall call{
       ScriptId::promote_jobs,
       {keys_.scheduled(shard), keys_.jobs(shard), keys_.ready_prefix(shard), keys_.counts(shard)},
-      {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel()}};
+      {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel(),
+       std::to_string(shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != 2) {

@@ -41,6 +41,12 @@ struct ReservedJob {
   std::int64_t deadline_ms = 0;
 };
 
+// What one reservation took, and the queue's head after it (nullopt: the queue is empty).
+struct Reservation {
+  std::vector<ReservedJob> jobs;
+  std::optional<QueueHead> head;
+};
+
 struct RetryPolicy {
   std::chrono::milliseconds base{1000};
   std::chrono::milliseconds max{300'000};
@@ -64,8 +70,8 @@ class DispatchStore {
   // Heads of the given queues in one pipelined round trip (empty queues are left out).
   asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> heads(std::vector<QueueRef> queues);
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
-  asio::awaitable<Expected<std::vector<ReservedJob>, StoreError>> reserve(
-      QueueRef queue, int max, std::optional<QueueHead> bound);
+  asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
+                                                             std::optional<QueueHead> bound);
   // The attempt's success; false when the attempt was already given up on (stale).
   asio::awaitable<Expected<bool, StoreError>> complete(JobId id, int attempt, std::string result);
   asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,

@@ -1,5 +1,7 @@
 #include "src/store/job_store.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 #include "src/util/time.hpp"
 
@@ -9,13 +11,17 @@ namespace {
 using redis::ScriptCall;
 using redis::ScriptId;
 
-constexpr std::size_t kArgsPerBatch = 4;  // pushJobs-4.lua: now, stamp, channel, traceparent
+constexpr std::size_t kArgsPerBatch = 5;  // pushJobs-4.lua: now, stamp, channel, traceparent, shard
 constexpr std::size_t kArgsPerJob = 6;    // then six ARGV per job
 
 }  // namespace
 
-JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock)
-    : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
+JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run)
+    : redis_(redis),
+      keys_(std::move(keys)),
+      shards_(shards),
+      shard_run_(static_cast<unsigned>(std::max(1, shard_run))),
+      clock_(std::move(clock)) {}
 
 std::int64_t JobStore::now_ms() const {
   return epoch_ms(clock_());
@@ -35,8 +41,10 @@ std::int64_t JobStore::next_ready_stamp_us() {
 
 asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
     std::vector<api::NewJob> jobs, std::string traceparent) {
-  const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) %
-                                     static_cast<unsigned>(shards_));
+  // Runs of requests share a shard: the scheduler then finds consecutive jobs in one queue and
+  // reserves them together instead of one per shard it alternates between.
+  const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
+                                     shard_run_ % static_cast<unsigned>(shards_));
   ScriptCall call{
       ScriptId::push_jobs,
       {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard), keys_.ready_prefix(shard)},
@@ -46,6 +54,7 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
   call.args.push_back(std::to_string(next_ready_stamp_us()));
   call.args.push_back(keys_.events_channel());
   call.args.push_back(std::move(traceparent));
+  call.args.push_back(std::to_string(shard));
   for (api::NewJob& job : jobs) {
     call.args.push_back(std::move(job.name));
     call.args.push_back(std::move(job.argument));

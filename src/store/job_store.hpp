@@ -33,7 +33,8 @@ struct ResultFetch {
 
 class JobStore {
  public:
-  JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock);
+  // `shard_run`: consecutive push requests stored in one shard before moving to the next.
+  JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run = 1);
 
   int shards() const { return shards_; }
   const redis::Keys& keys() const { return keys_; }
@@ -57,6 +58,7 @@ class JobStore {
   redis::Client& redis_;
   redis::Keys keys_;
   int shards_;
+  unsigned shard_run_;
   Clock clock_;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};

@@ -258,10 +258,11 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
-  ScriptCall call{ScriptId::retry_dead_job,
-                  {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
-                   keys_.counts(id.shard), keys_.done(id.shard, id.field)},
-                  {id.field, std::to_string(now_us()), keys_.events_channel()}};
+  ScriptCall call{
+      ScriptId::retry_dead_job,
+      {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
+       keys_.counts(id.shard), keys_.done(id.shard, id.field)},
+      {id.field, std::to_string(now_us()), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_integer()) co_return unexpected(bad_reply("retryDeadJob", *reply));

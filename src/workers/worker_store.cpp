@@ -155,6 +155,7 @@ asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> WorkerStore::s
 }
 
 asio::awaitable<Expected<std::vector<EndpointView>, StoreError>> WorkerStore::load_with_stats() {
+  co_await flush_outcomes();
   auto loaded = co_await load_all();
   if (!loaded) co_return unexpected(std::move(loaded.error()));
   std::vector<std::string> ids;
@@ -190,14 +191,32 @@ asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id,
   co_return Expected<void, StoreError>{};
 }
 
-asio::awaitable<void> WorkerStore::record_outcome(std::string id, bool succeeded,
-                                                  std::string error) {
+void WorkerStore::record_outcome(const std::string& id, bool succeeded, std::string error) {
+  std::lock_guard lock(outcomes_mutex_);
+  Outcomes& o = outcomes_[id];
+  ++(succeeded ? o.succeeded : o.failed);
+  if (!error.empty()) o.last_error = std::move(error);
+}
+
+asio::awaitable<void> WorkerStore::flush_outcomes() {
+  std::unordered_map<std::string, Outcomes> pending;
+  {
+    std::lock_guard lock(outcomes_mutex_);
+    pending.swap(outcomes_);
+  }
+  if (pending.empty()) co_return;
   std::vector<std::vector<std::string>> commands;
-  const std::string key = keys_.worker_stats(id);
-  commands.push_back({"HINCRBY", key, "dispatched", "1"});
-  commands.push_back({"HINCRBY", key, succeeded ? "succeeded" : "failed", "1"});
-  if (!error.empty()) commands.push_back({"HSET", key, "last_error", std::move(error)});
-  co_await redis_.pipeline(std::move(commands));
+  for (auto& [id, o] : pending) {
+    const std::string key = keys_.worker_stats(id);
+    commands.push_back({"HINCRBY", key, "dispatched", std::to_string(o.succeeded + o.failed)});
+    if (o.succeeded > 0)
+      commands.push_back({"HINCRBY", key, "succeeded", std::to_string(o.succeeded)});
+    if (o.failed > 0) commands.push_back({"HINCRBY", key, "failed", std::to_string(o.failed)});
+    if (!o.last_error.empty())
+      commands.push_back({"HSET", key, "last_error", std::move(o.last_error)});
+  }
+  auto reply = co_await redis_.pipeline(std::move(commands));
+  if (!reply) spdlog::warn("worker counters not recorded: {}", reply.error().message());
 }
 
 asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_ms,

@@ -2,7 +2,9 @@
 // concurrency across all masters. Everything lives in the {w} slot of Redis.
 #pragma once
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
@@ -43,8 +45,12 @@ class WorkerStore {
   // Slots of an endpoint's concurrency held by this master; grants at most `want`.
   asio::awaitable<Expected<int, StoreError>> acquire(std::string id, int want, int concurrency);
   asio::awaitable<Expected<void, StoreError>> release(std::string id, int n);
-  // Counters after an attempt; `error` non-empty becomes last_error.
-  asio::awaitable<void> record_outcome(std::string id, bool succeeded, std::string error);
+  // Counters after an attempt; `error` non-empty becomes last_error. Added up in memory (any
+  // thread) and written by flush_outcomes, so a finished attempt costs no Redis round trip.
+  void record_outcome(const std::string& id, bool succeeded, std::string error);
+  // Writes the counters recorded since the last flush (Maintenance does every half second, and
+  // load_with_stats before it reads them).
+  asio::awaitable<void> flush_outcomes();
   // Held off until `until_ms` (0: healthy again); a non-empty `error` becomes last_error.
   asio::awaitable<void> mark_down(std::string id, std::int64_t until_ms, std::string error);
   // This master is alive until now + kHeartbeatTtl; slots of masters that stopped beating are
@@ -57,10 +63,18 @@ class WorkerStore {
   asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
       std::vector<std::string> ids);
 
+  struct Outcomes {
+    std::int64_t succeeded = 0;
+    std::int64_t failed = 0;
+    std::string last_error;
+  };
+
   redis::Client& redis_;
   redis::Keys keys_;
   store::Clock clock_;
   std::string master_id_;
+  std::mutex outcomes_mutex_;
+  std::unordered_map<std::string, Outcomes> outcomes_;  // by endpoint id, since the last flush
 };
 
 }  // namespace jq::workers

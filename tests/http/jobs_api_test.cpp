@@ -125,6 +125,23 @@ TEST_CASE("a batch answers ids in order and stores every job", "[http]") {
   CHECK(f.stored_jobs() == 50);
 }
 
+TEST_CASE("consecutive pushes share a shard for shard_run requests, then move on", "[http]") {
+  RedisServer redis;
+  DaemonOptions options{redis.url(), kShards};
+  options.shard_run = 3;
+  Daemon daemon(options);
+  auto http = daemon.http();
+  std::vector<int> shards;
+  for (int i = 0; i < 7; ++i) {
+    auto res = http.post("/v1/jobs", json{{"name", "run"}});
+    REQUIRE(res.status == 201);
+    auto parsed = jq::store::parse_job_id(res.value()["id"].get<std::string>(), kShards);
+    REQUIRE(parsed);
+    shards.push_back(parsed->shard);
+  }
+  CHECK(shards == std::vector<int>{0, 0, 0, 1, 1, 1, 2});
+}
+
 TEST_CASE("a batch with one bad job stores nothing and names its index and field", "[http]") {
   Fixture f;
   json batch = json::array();

@@ -66,8 +66,8 @@ struct Fixture {
          keys.counts(parsed.shard), keys.stats(parsed.shard)},
         {std::to_string(now_ms()), "1", "", "", name});
     REQUIRE(reply.is_array());
-    REQUIRE(reply.elements.size() == 2);
-    REQUIRE(reply.elements[0].str == parsed.field);
+    REQUIRE(reply.elements.size() == 4);  // the queue's head after it, then the job taken
+    REQUIRE(reply.elements[2].str == parsed.field);
     return id;
   }
 

@@ -98,7 +98,7 @@ TEST_CASE("a job with max_retry 2 is retried after attempts 1 and 2 and dead aft
     r.call({"ZADD", keys.scheduled(0), "0", field});  // due now: skip the wait
     return r.eval(ScriptId::promote_jobs,
                   {keys.scheduled(0), keys.jobs(0), keys.ready_prefix(0), keys.counts(0)},
-                  {std::to_string(kNowMs), "10", keys.events_channel()});
+                  {std::to_string(kNowMs), "10", keys.events_channel(), "0"});
   };
 
   CHECK(integers(fail_job(r, keys, 0, field, 1))[0] == 1);

@@ -15,7 +15,8 @@ std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys
   Reply reply = r.eval(
       ScriptId::promote_jobs,
       {keys.scheduled(shard), keys.jobs(shard), keys.ready_prefix(shard), keys.counts(shard)},
-      {std::to_string(now_ms), std::to_string(limit), keys.events_channel()});
+      {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
+       std::to_string(shard)});
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
   return {reply.elements[0].integer, reply.elements[1].integer};
@@ -98,17 +99,21 @@ TEST_CASE("a promoted job sorts by the time it became ready among equal prioriti
   CHECK(order == std::vector<std::string>{"00000000a", pushed[0], "00000000b"});
 }
 
-TEST_CASE("promoteJobs publishes each promoted name once", "[redis]") {
+TEST_CASE("promoteJobs announces each promoted name once, with its best job", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
-  put_scheduled(r, keys, "00000000A", kNowMs - 3, "email");
+  put_scheduled(r, keys, "00000000A", kNowMs - 3, "email", 4);
   put_scheduled(r, keys, "00000000B", kNowMs - 2, "resize");
-  put_scheduled(r, keys, "00000000C", kNowMs - 1, "email");
+  put_scheduled(r, keys, "00000000C", kNowMs - 1, "email", 1);
+  put_scheduled(r, keys, "00000000E", kNowMs, "email", 1);
   put_scheduled(r, keys, "00000000D", kNowMs + 5, "later");
 
   promote_jobs(r, keys, 0, kNowMs);
-  CHECK(events.take(r) == std::vector<std::string>{"p email", "p resize"});
+  // Each name with its best promoted job: the smallest priority, then the earliest due.
+  CHECK(events.take(r) ==
+        std::vector<std::string>{"p email 0 1 " + member_of(r, keys, 0, "00000000C"),
+                                 "p resize 0 0 " + member_of(r, keys, 0, "00000000B")});
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:later", "1"}});
 
   promote_jobs(r, keys, 0, kNowMs);

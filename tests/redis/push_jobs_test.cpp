@@ -228,13 +228,19 @@ TEST_CASE("shards keep their own sequences, records and queues", "[redis]") {
   CHECK_FALSE(exists(r, keys.ready(1, "a")));
 }
 
-TEST_CASE("pushJobs publishes each name of the batch once, in first-seen order", "[redis]") {
+TEST_CASE("pushJobs announces each name of the batch once, with its best job, in first-seen order",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
-  push_jobs(r, keys, 0, {{.name = "email"}, {.name = "resize"}, {.name = "email"}});
-  CHECK(events.take(r) == std::vector<std::string>{"p email", "p resize"});
+  auto f = fields_of(push_jobs(r, keys, 0,
+                               {{.name = "email", .priority = 5},
+                                {.name = "resize", .priority = -1},
+                                {.name = "email", .priority = 3},
+                                {.name = "email", .priority = 3}}));
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 3 " + member_of(r, keys, 0, f[2]),
+                                                   "p resize 0 -1 " + member_of(r, keys, 0, f[1])});
 
-  push_jobs(r, keys, 1, {{.name = "resize"}});
-  CHECK(events.take(r) == std::vector<std::string>{"p resize"});
+  auto g = fields_of(push_jobs(r, keys, 1, {{.name = "resize"}}));
+  CHECK(events.take(r) == std::vector<std::string>{"p resize 1 0 " + member_of(r, keys, 1, g[0])});
 }

@@ -15,7 +15,7 @@ Reply release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const st
   return r.eval(
       ScriptId::release_job,
       {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
-      {field, std::to_string(attempt), keys.events_channel()});
+      {field, std::to_string(attempt), keys.events_channel(), std::to_string(shard)});
 }
 
 }  // namespace
@@ -45,7 +45,7 @@ TEST_CASE("a released job is ready again in its old place and the attempt does n
   CHECK_FALSE(exists(r, keys.inflight(0)));
   CHECK_FALSE(exists(r, keys.counts(0)));
   CHECK(hget(r, keys.stats(0), "dispatched") == "1");
-  CHECK(events.take(r) == std::vector<std::string>{"p email"});
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member});
 }
 
 TEST_CASE("a released retry goes back to attempts it had before the reservation", "[redis]") {

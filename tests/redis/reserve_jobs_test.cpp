@@ -111,6 +111,29 @@ TEST_CASE("reserveJobs on an empty queue takes nothing and counts nothing", "[re
   CHECK_FALSE(exists(r, keys.inflight(0)));
 }
 
+TEST_CASE("reserveJobs answers the queue's head after the reservation", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 4}, {.priority = -2}, {.priority = 9}}));
+
+  auto reply = reserve_jobs_reply(r, keys, 0, "email", 1);
+  REQUIRE(reply.elements.size() == 4);
+  CHECK(reply.elements[0].str == member_of(r, keys, 0, f[0]));  // -2 was taken; 4 is next
+  CHECK(reply.elements[1].as_integer() == 4);
+  CHECK(reply.elements[2].str == f[1]);
+
+  reply = reserve_jobs_reply(r, keys, 0, "email", 5);
+  REQUIRE(reply.elements.size() == 6);
+  CHECK(reply.elements[0].str.empty());  // nothing left
+  CHECK(reply.elements[1].str.empty());
+
+  // Nothing taken (nothing before the bound): the head as it is.
+  push_jobs(r, keys, 0, {{.priority = 7}});
+  reply = reserve_jobs_reply(r, keys, 0, "email", 5, kNowMs, "1", "");
+  REQUIRE(reply.elements.size() == 2);
+  CHECK(reply.elements[1].as_integer() == 7);
+}
+
 TEST_CASE("reserveJobs takes only jobs with a smaller priority than the bound's", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

@@ -14,10 +14,11 @@ constexpr std::int64_t kRetryStampUs = kStampUs + 5000000;
 
 Reply retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                      const std::string& field) {
-  return r.eval(ScriptId::retry_dead_job,
-                {keys.jobs(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
-                 keys.done(shard, field)},
-                {field, std::to_string(kRetryStampUs), keys.events_channel()});
+  return r.eval(
+      ScriptId::retry_dead_job,
+      {keys.jobs(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
+       keys.done(shard, field)},
+      {field, std::to_string(kRetryStampUs), keys.events_channel(), std::to_string(shard)});
 }
 
 // A dead job as failJob leaves it, with its failure kept for the pusher.
@@ -63,7 +64,7 @@ TEST_CASE("a retried dead job is queued with no attempts, its kept failure withd
   CHECK_FALSE(exists(r, keys.done(0, "00000000A")));
   CHECK(exists(r, keys.done(0, "00000000B")));
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});
-  CHECK(events.take(r) == std::vector<std::string>{"p email"});
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 -9 " + member});
 }
 
 TEST_CASE("retrying the last dead job of a name leaves no dead count", "[redis]") {

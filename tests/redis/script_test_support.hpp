@@ -53,7 +53,7 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               std::int64_t stamp_us = kStampUs,
                               const std::string& traceparent = "") {
   std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us),
-                                   keys.events_channel(), traceparent};
+                                   keys.events_channel(), traceparent, std::to_string(shard)};
   for (const PushArgs& j : jobs) {
     args.insert(args.end(),
                 {j.name, j.argument, std::to_string(j.priority), std::to_string(j.max_retry),
@@ -211,15 +211,30 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
 }
 
 // reserveJobs-5.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
-// bound_member) when bound_priority is not empty.
-inline redis::Reply reserve_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
-                                 const std::string& name, int max, std::int64_t now_ms = kNowMs,
-                                 const std::string& bound_priority = "",
-                                 const std::string& bound_member = "") {
+// bound_member) when bound_priority is not empty. The whole answer: the queue's head after
+// the reservation (member, priority), then field and record of each job taken.
+inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,
+                                       const std::string& name, int max,
+                                       std::int64_t now_ms = kNowMs,
+                                       const std::string& bound_priority = "",
+                                       const std::string& bound_member = "") {
   return r.eval(redis::ScriptId::reserve_jobs,
                 {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name),
                  keys.counts(shard), keys.stats(shard)},
                 {std::to_string(now_ms), std::to_string(max), bound_priority, bound_member, name});
+}
+
+// The same, only the jobs taken: {field1, record1, ...}.
+inline redis::Reply reserve_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
+                                 const std::string& name, int max, std::int64_t now_ms = kNowMs,
+                                 const std::string& bound_priority = "",
+                                 const std::string& bound_member = "") {
+  redis::Reply reply =
+      reserve_jobs_reply(r, keys, shard, name, max, now_ms, bound_priority, bound_member);
+  REQUIRE(reply.is_array());
+  REQUIRE(reply.elements.size() >= 2);
+  reply.elements.erase(reply.elements.begin(), reply.elements.begin() + 2);
+  return reply;
 }
 
 // Pushes one job and reserves it: a running job in attempt 1, as a dispatcher holds it (its
@@ -228,7 +243,6 @@ inline std::string push_and_reserve(SyncRedis& r, const redis::Keys& keys, int s
                                     const PushArgs& job = {}) {
   auto field = fields_of(push_jobs(r, keys, shard, {job}));
   redis::Reply reply = reserve_jobs(r, keys, shard, job.name, 1);
-  REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
   REQUIRE(reply.elements[0].str == field[0]);
   return field[0];

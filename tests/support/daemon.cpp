@@ -24,6 +24,7 @@ Daemon::Daemon(DaemonOptions options)
     out << "listen: 127.0.0.1:" << port_ << "\n"
         << "data_dir: " << data_dir_ << "\n"
         << "shards: " << options.shards << "\n"
+        << "shard_run: " << options.shard_run << "\n"
         << "redis:\n  url: \"" << options.redis_url << "\"\n"
         << options.extra_yaml << "\n";
   }

@@ -15,6 +15,8 @@ struct DaemonOptions {
   std::string extra_yaml{};  // appended to the generated config file
   bool wait_ready{true};     // wait for /readyz (else only /healthz)
   std::string data_dir{};    // empty: a fresh one in the test's temp dir
+  // Round robin by default, so every test that pushes several jobs also crosses shards.
+  int shard_run = 1;
 };
 
 class Daemon {

@@ -168,6 +168,7 @@ TEST_CASE("the documented example config/jqmaster.yaml gives exactly the default
   CHECK(config.data_dir == defaults.data_dir);
   CHECK(config.redis == defaults.redis);
   CHECK(config.shards == defaults.shards);
+  CHECK(config.shard_run == defaults.shard_run);
   CHECK(config.defaults == defaults.defaults);
   CHECK(config.retry == defaults.retry);
   CHECK(config.limits == defaults.limits);

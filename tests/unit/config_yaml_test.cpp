@@ -48,6 +48,7 @@ redis:
   url: redis://10.0.0.1:6379/2
   server_path: /usr/local/bin/redis-server
 shards: 64
+shard_run: 1
 defaults:
   max_retry: 0
   timeout: 2.5
@@ -81,6 +82,7 @@ workers:
   CHECK(config.data_dir == "/var/lib/jq");
   CHECK(config.redis == Redis{"redis://10.0.0.1:6379/2", "/usr/local/bin/redis-server"});
   CHECK(config.shards == 64);
+  CHECK(config.shard_run == 1);
   CHECK(config.defaults == Defaults{0, 2.5, 60});
   CHECK(config.retry == Retry{0.5, 60, 0});
   CHECK(config.limits == Limits{4096, 50, 2.5, 5});
@@ -121,6 +123,8 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"redis: {server_path: ''}", "redis.server_path"},
       {"shards: 0", "shards"},
       {"shards: 1025", "shards"},
+      {"shard_run: 0", "shard_run"},
+      {"shard_run: 100001", "shard_run"},
       {"defaults: {max_retry: -1}", "defaults.max_retry"},
       {"defaults: {max_retry: 1001}", "defaults.max_retry"},
       {"defaults: {timeout: 0}", "defaults.timeout"},

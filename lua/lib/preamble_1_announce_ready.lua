@@ -1,0 +1,7 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Tells the schedulers of every master that a job became ready in a queue and may be its new
+-- head: "p <name> <shard> <priority> <member>" on the events channel. A scheduler that knows
+-- the queue's head keeps the better of the two, so it needs no Redis read to see the new work.
+local function announce_ready(channel, shard, name, priority, member)
+  rcall('PUBLISH', channel, 'p ' .. name .. ' ' .. shard .. ' ' .. priority .. ' ' .. member)
+end

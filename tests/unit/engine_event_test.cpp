@@ -1,0 +1,41 @@
+// The pub/sub events masters exchange: what the scripts publish parses back exactly.
+#include <catch2/catch.hpp>
+
+#include "src/events/event.hpp"
+
+using jq::events::Event;
+using jq::events::EventKind;
+using jq::events::parse_event;
+using jq::events::ReadyHead;
+
+TEST_CASE("a ready announcement carries the queue's shard, priority and member", "[unit]") {
+  auto e = parse_event("p send_email 3 -2147483648 0Ab9xYz0100000000K");
+  REQUIRE(e);
+  CHECK(e->kind == EventKind::pushed);
+  CHECK(e->arg == "send_email");
+  REQUIRE(e->head);
+  CHECK(*e->head == ReadyHead{3, -2147483648LL, "0Ab9xYz0100000000K"});
+  CHECK(format_event(*e) == "p send_email 3 -2147483648 0Ab9xYz0100000000K");
+}
+
+TEST_CASE("a push event with only a name means any shard of it", "[unit]") {
+  auto e = parse_event("p email");
+  REQUIRE(e);
+  CHECK(e->arg == "email");
+  CHECK_FALSE(e->head);
+}
+
+TEST_CASE("malformed announcements are ignored rather than misread", "[unit]") {
+  CHECK_FALSE(parse_event("p email x 1 m"));
+  CHECK_FALSE(parse_event("p email 1 1.5 m"));
+  CHECK_FALSE(parse_event("p email 1 2"));
+  CHECK_FALSE(parse_event(""));
+  CHECK_FALSE(parse_event("z"));
+}
+
+TEST_CASE("the other events keep their argument", "[unit]") {
+  CHECK(parse_event("r 3-00000000A")->arg == "3-00000000A");
+  CHECK(parse_event("s 1700000000000")->kind == EventKind::scheduled);
+  CHECK(parse_event("w")->kind == EventKind::workers);
+  CHECK(parse_event("q")->kind == EventKind::paused);
+}
