@@ -16,6 +16,10 @@ using std::chrono::steady_clock;
 constexpr int kMaxBatch = 64;           // jobs reserved in one script call
 constexpr milliseconds kTick{1000};     // the safety net when nothing wakes us
 constexpr milliseconds kFullPause{20};  // endpoint full across masters
+// Slots with no job for them go back to Redis after this long: jobs arriving one by one find
+// their slot still held (no acquire and release per job), and another master waits at most
+// this long for slots this one is not using.
+constexpr milliseconds kSlotLinger{100};
 constexpr milliseconds kUnreachableMin{250};
 constexpr milliseconds kUnreachableMax{30'000};
 constexpr std::size_t kMaxIdleConnections = 64;
@@ -167,6 +171,10 @@ steady_clock::duration Scheduler::next_wait() const {
     if (state.hold_until > now && state.hold_until != steady_clock::time_point::max()) {
       wait = std::min<steady_clock::duration>(wait, state.hold_until - now);
     }
+    if (state.held > 0 && state.idle_since) {
+      const steady_clock::duration left = *state.idle_since + kSlotLinger - now;
+      wait = std::clamp<steady_clock::duration>(left, steady_clock::duration::zero(), wait);
+    }
   }
   return wait;
 }
@@ -241,16 +249,19 @@ asio::awaitable<bool> Scheduler::round() {
     }
     const Fill result = co_await fill(*state, want);
     if (result == Fill::dispatched || result == Fill::retry) progress = true;
-    if (result == Fill::idle) co_await release_idle(*state);
+    if (result == Fill::dispatched) state->idle_since.reset();
+    if (result == Fill::idle && !state->idle_since) state->idle_since = now;
   }
-  // Held-off endpoints keep no slots they cannot use.
   for (auto& [id, state] : endpoints_) {
-    if (state.held > 0 && now < state.hold_until) co_await release_idle(state);
+    // Held-off endpoints keep no slots they cannot use; idle ones keep them a little while.
+    const bool lingered = state.idle_since && now - *state.idle_since >= kSlotLinger;
+    if (state.held > 0 && (now < state.hold_until || lingered)) co_await release_idle(state);
   }
   co_return progress;
 }
 
 asio::awaitable<void> Scheduler::release_idle(EndpointState& state) {
+  state.idle_since.reset();
   if (state.held == 0) co_return;
   const std::string id = state.endpoint->id;
   co_await workers_.release(id, std::exchange(state.held, 0));

@@ -51,6 +51,7 @@ class Scheduler {
     std::shared_ptr<dispatch::ConnectionPool> pool;
     int inflight = 0;  // attempts of this master
     int held = 0;      // slots leased by this master and not in use
+    std::optional<std::chrono::steady_clock::time_point> idle_since;  // no job found for it
     std::chrono::steady_clock::time_point hold_until{};
     std::chrono::milliseconds unreachable_backoff{0};
   };
