@@ -1,6 +1,6 @@
 --[[ failJob: a failed attempt (a worker's failure object, or a status or body the master turned
   into one) schedules a retry after a backoff, or makes the job dead when it may not retry
-  (should_retry false, or attempts > max_retry). Fenced by the attempt like completeJob.
+  (should_retry false, or attempts > max_retry). Fenced by the attempt like completeJobs.
   See fail_running (lib/preamble_2_fail_running.lua) for the transition, shared with reapJobs.
   KEYS[1] jobs hash of the job's shard
   KEYS[2] inflight zset of the shard

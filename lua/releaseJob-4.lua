@@ -1,6 +1,6 @@
 --[[ releaseJob: gives back a reserved job whose attempt never really happened (the worker could
   not be reached, or answered busy): the attempt does not count and the job is ready again at
-  once, in the place it had (its R_READY_MEMBER), so it keeps its turn. Fenced like completeJob.
+  once, in the place it had (its R_READY_MEMBER), so it keeps its turn. Fenced like completeJobs.
   KEYS[1] jobs hash of the job's shard
   KEYS[2] inflight zset of the shard
   KEYS[3] ready zset of the job's name

@@ -1,5 +1,7 @@
 #include "src/dispatch/dispatcher.hpp"
 
+#include <utility>
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -133,18 +135,19 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
   on_worker.inflight.add(1);
   metrics_.job(job.record.name).dispatched.inc();
   try {
-    end = co_await run_attempt(*endpoint, *pool, std::move(job));
+    co_await run_attempt(*endpoint, *pool, std::move(job), done);
   } catch (const std::exception& e) {
     // The job stays in flight in Redis; the reaper runs it again after its deadline.
     spdlog::error("dispatch to {} failed: {}", endpoint->url, e.what());
   }
   on_worker.inflight.add(-1);
   --in_flight_;
-  done(std::move(end));
+  if (done) done(std::move(end));
 }
 
-asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
-                                                    ConnectionPool& pool, store::ReservedJob job) {
+asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
+                                              ConnectionPool& pool, store::ReservedJob job,
+                                              Done& done) {
   const std::string id = job.id.str();
   const int attempt = job.record.attempts;
   WorkerCall call;
@@ -167,6 +170,9 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
     metrics_.worker(endpoint.url).dispatch_duration.observe(latency_ms / 1000);
   }
   Verdict v = judge(answer, job, store_.now_ms());
+  // The endpoint is free again as soon as it answered: its slot can take the next job while
+  // the outcome is being recorded.
+  std::exchange(done, nullptr)(v.end);
   // One structured line per attempt: successes at debug (they are the bulk), the rest at info.
   auto log_attempt = [&](spdlog::level::level_enum level, std::string_view outcome) {
     log::event(level, "job attempt",
@@ -212,7 +218,6 @@ asio::awaitable<AttemptEnd> Dispatcher::run_attempt(const workers::Endpoint& end
       break;
     }
   }
-  co_return v.end;
 }
 
 // The latency goes in before the counters, so a scrape that sees a job counted sees its latency.

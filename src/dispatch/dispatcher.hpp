@@ -1,7 +1,7 @@
 // Runs attempts: one reserved job, one POST to its worker endpoint, and the outcome recorded
 // in the store (success, failure with retry or death, or release when the attempt does not
-// count), then tells the caller what it learned about the endpoint. The endpoint's slot stays
-// the caller's (the scheduler keeps it for the next job or gives it back).
+// count). The caller hears what it learned about the endpoint as soon as the answer is in; the
+// endpoint's slot stays the caller's (the scheduler keeps it for the next job or gives it back).
 #pragma once
 
 #include <atomic>
@@ -33,7 +33,8 @@ class Dispatcher {
   Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
              workers::WorkerStore& workers, metrics::Metrics& metrics);
 
-  // Starts the attempt in the background; `done` runs on any thread when it is recorded.
+  // Starts the attempt in the background; `done` runs on any thread once the endpoint answered
+  // (or the attempt ended without an answer), possibly before the outcome is recorded.
   void start(std::shared_ptr<const workers::Endpoint> endpoint,
              std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done);
   std::size_t in_flight() const { return in_flight_.load(); }
@@ -42,8 +43,9 @@ class Dispatcher {
   boost::asio::awaitable<void> attempt(std::shared_ptr<const workers::Endpoint> endpoint,
                                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job,
                                        Done done);
-  boost::asio::awaitable<AttemptEnd> run_attempt(const workers::Endpoint& endpoint,
-                                                 ConnectionPool& pool, store::ReservedJob job);
+  // Calls `done` (and clears it) as soon as the endpoint's answer is judged.
+  boost::asio::awaitable<void> run_attempt(const workers::Endpoint& endpoint, ConnectionPool& pool,
+                                           store::ReservedJob job, Done& done);
   // This master's counters (and push-to-done latency) for an outcome the store recorded.
   void count_success(const store::JobRecord& record);
   void count_failure(const store::JobRecord& record, store::FailOutcome outcome);

@@ -24,7 +24,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::cancel_job, "cancelJob-5"},
     Binding{ScriptId::fetch_result, "fetchResult-2"},
     Binding{ScriptId::reserve_jobs, "reserveJobs-5"},
-    Binding{ScriptId::complete_job, "completeJob-5"},
+    Binding{ScriptId::complete_jobs, "completeJobs-5"},
     Binding{ScriptId::fail_job, "failJob-7"},
     Binding{ScriptId::release_job, "releaseJob-4"},
     Binding{ScriptId::promote_jobs, "promoteJobs-4"},

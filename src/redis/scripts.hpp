@@ -14,7 +14,7 @@ enum class ScriptId {
   cancel_job,
   fetch_result,
   reserve_jobs,
-  complete_job,
+  complete_jobs,
   fail_job,
   release_job,
   promote_jobs,

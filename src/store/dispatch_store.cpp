@@ -30,7 +30,14 @@ DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards,
       keys_(std::move(keys)),
       shards_(shards),
       clock_(std::move(clock)),
-      retry_(retry) {}
+      retry_(retry) {
+  for (int s = 0; s < shards; ++s) {
+    completions_.push_back(std::make_unique<CompletionBatcher>(
+        redis_, keys_, s, std::to_string(retry_.result_ttl.count())));
+  }
+}
+
+DispatchStore::~DispatchStore() = default;
 
 std::int64_t DispatchStore::now_ms() const {
   return epoch_ms(clock_());
@@ -89,15 +96,8 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
 
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::complete(JobId id, int attempt,
                                                                     std::string result) {
-  ScriptCall call{ScriptId::complete_job,
-                  {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.done(id.shard, id.field),
-                   keys_.counts(id.shard), keys_.stats(id.shard)},
-                  {id.field, std::to_string(attempt), std::move(result),
-                   std::to_string(retry_.result_ttl.count()), keys_.events_channel(), id.str()}};
-  auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(bad_reply("completeJob", *reply));
-  co_return reply->integer == 1;
+  co_return co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
+      std::move(id.field), attempt, std::move(result));
 }
 
 asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id, int attempt,

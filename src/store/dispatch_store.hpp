@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
+#include "src/store/completion_batcher.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/job_store.hpp"
@@ -64,6 +66,7 @@ struct PromoteOutcome {
 class DispatchStore {
  public:
   DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, RetryPolicy retry);
+  ~DispatchStore();
 
   int shards() const { return shards_; }
 
@@ -72,7 +75,8 @@ class DispatchStore {
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);
-  // The attempt's success; false when the attempt was already given up on (stale).
+  // The attempt's success; false when the attempt was already given up on (stale). Batched
+  // per shard with other successes (CompletionBatcher).
   asio::awaitable<Expected<bool, StoreError>> complete(JobId id, int attempt, std::string result);
   asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,
                                                           std::string failure, bool should_retry,
@@ -91,6 +95,7 @@ class DispatchStore {
   int shards_;
   Clock clock_;
   RetryPolicy retry_;
+  std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
 };
 
 }  // namespace jq::store

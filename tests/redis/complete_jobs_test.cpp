@@ -1,5 +1,5 @@
-// completeJob-5.lua: a success ends the job, keeping the result when asked; stale answers are
-// ignored.
+// completeJobs-5.lua: a success ends the job, keeping the result when asked; stale answers are
+// ignored; a batch is each of its jobs on its own.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -14,13 +14,37 @@ namespace {
 // {type: "success", result: <bin 00 ff>}: binary, with a NUL inside.
 const std::string kResult("\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff", 25);
 
+struct Success {
+  std::string field;
+  int attempt = 1;
+};
+
+// completeJobs for a batch: one integer per job.
+std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                                        const std::vector<Success>& batch,
+                                        const std::string& result_ttl_s = "3600") {
+  std::vector<std::string> args{result_ttl_s, keys.events_channel(), std::to_string(shard)};
+  for (const Success& s : batch)
+    args.insert(args.end(), {s.field, std::to_string(s.attempt), kResult});
+  Reply reply = r.eval(ScriptId::complete_jobs,
+                       {keys.jobs(shard), keys.inflight(shard), keys.done_prefix(shard),
+                        keys.counts(shard), keys.stats(shard)},
+                       args);
+  REQUIRE(reply.is_array());
+  std::vector<std::int64_t> out;
+  for (const Reply& e : reply.elements) out.push_back(e.integer);
+  return out;
+}
+
+// A batch of one, as the integer answered for it.
 Reply complete_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
                    int attempt, const std::string& result_ttl_s = "3600") {
-  return r.eval(ScriptId::complete_job,
-                {keys.jobs(shard), keys.inflight(shard), keys.done(shard, field),
-                 keys.counts(shard), keys.stats(shard)},
-                {field, std::to_string(attempt), kResult, result_ttl_s, keys.events_channel(),
-                 std::to_string(shard) + "-" + field});
+  auto out = complete_jobs(r, keys, shard, {{field, attempt}}, result_ttl_s);
+  REQUIRE(out.size() == 1);
+  Reply reply;
+  reply.type = Reply::Type::integer;
+  reply.integer = out[0];
+  return reply;
 }
 
 }  // namespace
@@ -126,4 +150,27 @@ TEST_CASE("a success for an unknown or finished job changes nothing", "[redis]")
   CHECK(complete_job(r, keys, 0, field, 1).integer == 0);
   CHECK(complete_job(r, keys, 0, "00000000Z", 1).integer == 0);
   CHECK(hget(r, keys.stats(0), "succeeded") == "1");
+}
+
+TEST_CASE("a batch finishes each running job and skips each stale one", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  const std::string a = push_and_reserve(r, keys, 2);
+  const std::string kept = push_and_reserve(r, keys, 2, {.name = "resize", .keep_result = true});
+  const std::string c = push_and_reserve(r, keys, 2);
+  events.take(r);
+
+  CHECK(complete_jobs(r, keys, 2, {{a, 1}, {c, 2}, {kept, 1}, {"00000000Z", 1}, {a, 1}}) ==
+        std::vector<std::int64_t>{1, 0, 1, 0, 0});
+  CHECK_FALSE(hget(r, keys.jobs(2), a));
+  CHECK_FALSE(hget(r, keys.jobs(2), kept));
+  CHECK(hget(r, keys.jobs(2), c));  // its attempt is 1, not 2: still running
+  CHECK(exists(r, keys.done(2, kept)));
+  CHECK_FALSE(exists(r, keys.done(2, a)));
+  CHECK(zrange(r, keys.inflight(2)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{c, kNowMs + 30000}});
+  CHECK(hgetall(r, keys.counts(2)) == std::map<std::string, std::string>{{"running:email", "1"}});
+  CHECK(hget(r, keys.stats(2), "succeeded") == "2");
+  CHECK(events.take(r) == std::vector<std::string>{"r 2-" + kept});
 }

@@ -1,0 +1,45 @@
+--[[ completeJobs: workers' successes end their jobs; a batch of jobs of one shard in one call
+  (the dispatcher gathers the answers that arrive while the previous call is on its way), each
+  job's transition on its own. Fenced by the attempt: an answer for an attempt that was already
+  given up on (reaped, released) or for a job no longer running changes nothing, so a late
+  answer cannot finish a job that runs again elsewhere.
+  KEYS[1] jobs hash of the shard
+  KEYS[2] inflight zset of the shard
+  KEYS[3] done-key prefix of the shard: a job's done key is KEYS[3] .. field (with
+          keep_result: the finished record, R_RESULT = the result)
+  KEYS[4] counts hash of the shard (running:<name> -= 1 per job)
+  KEYS[5] stats hash of the shard (succeeded += 1 per job)
+  ARGV[1] result_ttl (s): how long a kept result waits to be fetched
+  ARGV[2] events channel: gets "r <id>" when a result is kept, to wake long-polling fetchers
+  ARGV[3] the shard (its number: ids are <shard>-<field>)
+  ARGV[4..] three per job: field, the attempt the answer is for (as reserveJobs counted it),
+            the result object (MessagePack bytes, as the worker sent it)
+  Returns: one integer per job, in order: 1 done; 0 stale (not running, or another attempt):
+           nothing changed for that job.
+]]
+local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ttl, channel, shard = ARGV[1], ARGV[2], ARGV[3]
+local out, succeeded, running = {}, 0, {}
+for a = 4, #ARGV, 3 do
+  local field = ARGV[a]
+  local record = load_running(jobs, field, ARGV[a + 1])
+  if record then
+    rcall('ZREM', inflight, field)
+    rcall('HDEL', jobs, field)
+    local name = record[R_NAME]
+    running[name] = (running[name] or 0) + 1
+    succeeded = succeeded + 1
+    if record[R_KEEP_RESULT] == 1 then
+      record[R_STATE] = S_SUCCEEDED
+      record[R_RESULT] = ARGV[a + 2]
+      rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
+      rcall('PUBLISH', channel, 'r ' .. shard .. '-' .. field)
+    end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
+if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
+return out

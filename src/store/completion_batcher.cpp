@@ -1,0 +1,111 @@
+#include "src/store/completion_batcher.hpp"
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace jq::store {
+namespace {
+
+constexpr std::size_t kMaxBatch = 256;  // jobs per completeJobs call
+constexpr std::size_t kArgsPerJob = 3;  // completeJobs-5.lua: field, attempt, result
+
+}  // namespace
+
+// A coroutine waiting for its job's outcome; resumed on its own executor.
+struct CompletionBatcher::Waiter {
+  virtual ~Waiter() = default;
+  virtual void finish(Result result) = 0;
+};
+
+namespace {
+
+template <class Handler>
+struct HandlerWaiter final : CompletionBatcher::Waiter {
+  explicit HandlerWaiter(Handler h) : handler(std::move(h)) {}
+  void finish(CompletionBatcher::Result result) override {
+    auto executor = asio::get_associated_executor(handler);
+    asio::post(executor,
+               [h = std::move(handler), r = std::move(result)]() mutable { h(std::move(r)); });
+  }
+  Handler handler;
+};
+
+}  // namespace
+
+CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
+                                     std::string result_ttl_s)
+    : redis_(redis),
+      keys_{keys.jobs(shard), keys.inflight(shard), keys.done_prefix(shard), keys.counts(shard),
+            keys.stats(shard)},
+      shard_(std::to_string(shard)),
+      result_ttl_s_(std::move(result_ttl_s)),
+      channel_(keys.events_channel()) {}
+
+CompletionBatcher::~CompletionBatcher() = default;
+
+asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
+                                                                       int attempt,
+                                                                       std::string result) {
+  auto executor = co_await asio::this_coro::executor;
+  Pending pending{std::move(field), std::to_string(attempt), std::move(result), nullptr};
+  co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Result)>(
+      [this, &pending, &executor](auto handler) {
+        pending.waiter = std::make_unique<HandlerWaiter<decltype(handler)>>(std::move(handler));
+        enqueue(std::move(pending), executor);
+      },
+      asio::use_awaitable);
+}
+
+void CompletionBatcher::enqueue(Pending pending, const asio::any_io_executor& executor) {
+  std::lock_guard lock(mutex_);
+  pending_.push_back(std::move(pending));
+  if (flushing_) return;
+  flushing_ = true;
+  asio::co_spawn(executor, flush(), asio::detached);
+}
+
+asio::awaitable<void> CompletionBatcher::flush() {
+  for (;;) {
+    std::vector<Pending> batch;
+    {
+      std::lock_guard lock(mutex_);
+      if (pending_.empty()) {
+        flushing_ = false;
+        co_return;
+      }
+      if (pending_.size() <= kMaxBatch) {
+        batch.swap(pending_);
+      } else {
+        auto end = pending_.begin() + kMaxBatch;
+        batch.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(end));
+        pending_.erase(pending_.begin(), end);
+      }
+    }
+    redis::ScriptCall call{redis::ScriptId::complete_jobs, keys_, {}};
+    call.args.reserve(3 + batch.size() * kArgsPerJob);
+    call.args.insert(call.args.end(), {result_ttl_s_, channel_, shard_});
+    for (Pending& p : batch) {
+      call.args.push_back(p.field);
+      call.args.push_back(p.attempt);
+      call.args.push_back(std::move(p.result));
+    }
+    auto reply = co_await redis_.eval(std::move(call));
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      Result r = Result(false);
+      if (!reply) {
+        r = unexpected(StoreError::unavailable(reply.error()));
+      } else if (!reply->is_array() || reply->elements.size() != batch.size()) {
+        r = unexpected(StoreError::internal("completeJobs answered: " + reply->str));
+      } else {
+        r = reply->elements[i].integer == 1;
+      }
+      batch[i].waiter->finish(std::move(r));
+    }
+  }
+}
+
+}  // namespace jq::store
