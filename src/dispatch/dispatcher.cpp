@@ -175,6 +175,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   std::exchange(done, nullptr)(v.end);
   // One structured line per attempt: successes at debug (they are the bulk), the rest at info.
   auto log_attempt = [&](spdlog::level::level_enum level, std::string_view outcome) {
+    if (!spdlog::should_log(level)) return;  // the fields cost more than the check
     log::event(level, "job attempt",
                {{"job_id", id},
                 {"name", job.record.name},
