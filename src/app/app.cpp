@@ -249,6 +249,7 @@ class Daemon {
           "run again once their deadline passes",
           server_.open_connections(), dispatcher_.in_flight());
     }
+    co_await workers_.flush_outcomes();  // the last attempts' counters
     subscriber_.stop();
     redis_.stop();
     io_.stop();
