@@ -20,13 +20,15 @@ bool parse_int(std::string_view text, Int& out) {
 }
 
 // "<name>" or "<name> <shard> <priority> <member>"; names have no spaces (api/ checks them).
+// An announcement that does not parse still names its queue: listeners then look at every
+// shard of it rather than miss the job.
 std::optional<Event> parse_pushed(std::string_view rest) {
   Event event{EventKind::pushed, std::string(next_word(rest))};
   if (rest.empty()) return event;
   ReadyHead head;
   if (!parse_int(next_word(rest), head.shard) || !parse_int(next_word(rest), head.priority) ||
       rest.empty()) {
-    return std::nullopt;
+    return event;
   }
   head.member = std::string(rest);
   event.head = std::move(head);

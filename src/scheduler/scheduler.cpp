@@ -141,7 +141,10 @@ void Scheduler::settle(QueueView& v, std::optional<store::QueueHead> fresh) {
 
 asio::awaitable<void> Scheduler::run() {
   while (!stopping_) {
-    if (redis_.ready()) {
+    if (!redis_.ready()) {
+      redis_lost_ = true;
+    } else {
+      if (std::exchange(redis_lost_, false)) co_await release_all_held();
       if (steady_clock::now() >= next_refresh_) {
         forget({});
         next_refresh_ = steady_clock::now() + kTick;
@@ -158,7 +161,14 @@ asio::awaitable<void> Scheduler::run() {
     co_await wakeup_.wait(next_wait());
   }
   // Slots kept for the next job go back now rather than when this master's heartbeat lapses.
+  co_await release_all_held();
+}
+
+// After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
+// master whose heartbeat lapsed): give them back and lease afresh, rather than trust them.
+asio::awaitable<void> Scheduler::release_all_held() {
   for (auto& [id, state] : endpoints_) {
+    state.idle_since.reset();
     if (state.held > 0) co_await workers_.release(id, std::exchange(state.held, 0));
   }
 }
@@ -171,7 +181,7 @@ steady_clock::duration Scheduler::next_wait() const {
     if (state.hold_until > now && state.hold_until != steady_clock::time_point::max()) {
       wait = std::min<steady_clock::duration>(wait, state.hold_until - now);
     }
-    if (state.held > 0 && state.idle_since) {
+    if (state.held > 0 && state.idle_since && redis_.ready()) {
       const steady_clock::duration left = *state.idle_since + kSlotLinger - now;
       wait = std::clamp<steady_clock::duration>(left, steady_clock::duration::zero(), wait);
     }
@@ -188,7 +198,11 @@ asio::awaitable<void> Scheduler::reload() {
       std::map<std::string, EndpointState> next;
       for (auto& e : *loaded) {
         EndpointState state;
-        if (auto it = endpoints_.find(e.id); it != endpoints_.end()) state = std::move(it->second);
+        if (auto it = endpoints_.find(e.id); it != endpoints_.end()) {
+          state = std::move(it->second);
+          // Registered again after a removal while its attempts ran: open again.
+          if (state.hold_until == steady_clock::time_point::max()) state.hold_until = {};
+        }
         if (!state.pool || state.endpoint->url != e.url) {
           state.pool = std::make_shared<dispatch::ConnectionPool>(
               io_.get_executor(), e.address.host, e.address.port, kMaxIdleConnections);
@@ -304,11 +318,7 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
         settle(v, std::nullopt);
         continue;
       }
-      std::optional<store::QueueHead> fresh;
-      for (const auto& h : *heads) {
-        if (h.shard == unknown[i].shard && h.name == unknown[i].name) fresh = h;
-      }
-      settle(v, std::move(fresh));
+      settle(v, i < heads->size() ? std::move((*heads)[i]) : std::nullopt);
     }
     if (!heads) co_return Fill::full;
   }
@@ -378,7 +388,7 @@ void Scheduler::finished(const std::string& endpoint_id, dispatch::AttemptEnd en
   EndpointState& state = it->second;
   --state.inflight;
   // The slot stays leased for the next job; round() gives it back when there is none.
-  if (state.hold_until == steady_clock::time_point::max()) {
+  if (state.hold_until == steady_clock::time_point::max() || stopping_) {
     asio::co_spawn(strand_, workers_.release(endpoint_id, 1), asio::detached);
   } else {
     ++state.held;

@@ -73,6 +73,7 @@ class Scheduler {
   asio::awaitable<bool> round();
   asio::awaitable<Fill> fill(EndpointState& state, int want);
   asio::awaitable<void> release_idle(EndpointState& state);
+  asio::awaitable<void> release_all_held();
   QueueView& view(const std::string& name, int shard);
   void announce(store::QueueHead head);
   void forget(const std::string& name);  // every shard; empty: every name
@@ -92,6 +93,7 @@ class Scheduler {
   dispatch::Dispatcher& dispatcher_;
   Wakeup wakeup_;
   bool stopping_ = false;
+  bool redis_lost_ = false;
   bool reload_workers_ = true;
   bool reload_names_ = true;
   bool reload_paused_ = true;

@@ -61,11 +61,26 @@ asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::stri
 }
 
 void CompletionBatcher::enqueue(Pending pending, const asio::any_io_executor& executor) {
-  std::lock_guard lock(mutex_);
-  pending_.push_back(std::move(pending));
-  if (flushing_) return;
-  flushing_ = true;
-  asio::co_spawn(executor, flush(), asio::detached);
+  {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(pending));
+    if (flushing_) return;
+    flushing_ = true;
+  }
+  // Outside the lock: a co_spawn that runs the coroutine at once would take it again.
+  asio::co_spawn(executor, flush(), [this](std::exception_ptr e) {
+    if (!e) return;
+    // Never leave waiters hanging: fail what is pending and let the next success flush again.
+    std::vector<Pending> stranded;
+    {
+      std::lock_guard lock(mutex_);
+      stranded.swap(pending_);
+      flushing_ = false;
+    }
+    for (Pending& p : stranded) {
+      p.waiter->finish(unexpected(StoreError::internal("recording the success failed")));
+    }
+  });
 }
 
 asio::awaitable<void> CompletionBatcher::flush() {
@@ -93,7 +108,12 @@ asio::awaitable<void> CompletionBatcher::flush() {
       call.args.push_back(p.attempt);
       call.args.push_back(std::move(p.result));
     }
-    auto reply = co_await redis_.eval(std::move(call));
+    redis::ReplyResult reply = unexpected(std::make_error_code(std::errc::io_error));
+    try {
+      reply = co_await redis_.eval(std::move(call));
+    } catch (const std::exception&) {
+      // Answered below as not recorded: the jobs run again after their deadline.
+    }
     for (std::size_t i = 0; i < batch.size(); ++i) {
       Result r = Result(false);
       if (!reply) {

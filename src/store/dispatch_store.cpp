@@ -43,9 +43,9 @@ std::int64_t DispatchStore::now_ms() const {
   return epoch_ms(clock_());
 }
 
-asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::heads(
+asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> DispatchStore::heads(
     std::vector<QueueRef> queues) {
-  std::vector<QueueHead> out;
+  std::vector<std::optional<QueueHead>> out(queues.size());
   if (queues.empty()) co_return out;
   std::vector<std::vector<std::string>> commands;
   commands.reserve(queues.size());
@@ -59,7 +59,7 @@ asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> DispatchStore::hea
     if (!r.is_array() || r.elements.size() != 2) continue;
     auto priority = r.elements[1].as_integer();
     if (!priority) continue;
-    out.push_back(QueueHead{queues[i].shard, queues[i].name, *priority, r.elements[0].str});
+    out[i] = QueueHead{queues[i].shard, queues[i].name, *priority, r.elements[0].str};
   }
   co_return out;
 }

@@ -70,8 +70,10 @@ class DispatchStore {
 
   int shards() const { return shards_; }
 
-  // Heads of the given queues in one pipelined round trip (empty queues are left out).
-  asio::awaitable<Expected<std::vector<QueueHead>, StoreError>> heads(std::vector<QueueRef> queues);
+  // Heads of the given queues in one pipelined round trip, one per queue in the order given
+  // (nullopt: the queue is empty).
+  asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> heads(
+      std::vector<QueueRef> queues);
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);

@@ -84,6 +84,7 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
 }
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::remove(std::string id) {
+  drop_outcomes(id);  // else a later flush would bring its deleted counters back
   ScriptCall call{
       ScriptId::remove_worker,
       {keys_.workers(), keys_.worker_urls(), keys_.worker_slots(id), keys_.worker_stats(id)},
@@ -191,6 +192,11 @@ asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id,
   co_return Expected<void, StoreError>{};
 }
 
+void WorkerStore::drop_outcomes(const std::string& id) {
+  std::lock_guard lock(outcomes_mutex_);
+  outcomes_.erase(id);
+}
+
 void WorkerStore::record_outcome(const std::string& id, bool succeeded, std::string error) {
   std::lock_guard lock(outcomes_mutex_);
   Outcomes& o = outcomes_[id];
@@ -247,6 +253,7 @@ asio::awaitable<void> WorkerStore::expire() {
   std::vector<std::string> del{"DEL"};
   for (const auto& id : removed->elements) {
     spdlog::info("worker {} lapsed: no heartbeat within its ttl", id.str);
+    drop_outcomes(id.str);
     del.push_back(keys_.worker_slots(id.str));
     del.push_back(keys_.worker_stats(id.str));
   }

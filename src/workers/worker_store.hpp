@@ -60,6 +60,7 @@ class WorkerStore {
 
  private:
   std::int64_t now_ms() const;
+  void drop_outcomes(const std::string& id);
   asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
       std::vector<std::string> ids);
 
