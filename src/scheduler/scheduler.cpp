@@ -167,10 +167,7 @@ asio::awaitable<void> Scheduler::run() {
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
 // master whose heartbeat lapsed): give them back and lease afresh, rather than trust them.
 asio::awaitable<void> Scheduler::release_all_held() {
-  for (auto& [id, state] : endpoints_) {
-    state.idle_since.reset();
-    if (state.held > 0) co_await workers_.release(id, std::exchange(state.held, 0));
-  }
+  for (auto& [id, state] : endpoints_) co_await release_idle(state);
 }
 
 // Until the earliest held-off endpoint may take jobs again, at most a tick.
@@ -292,6 +289,20 @@ std::optional<int> Scheduler::least_busy_rival(const EndpointState& state,
   return least;
 }
 
+// Reads the heads of queues this master knows nothing of, in one pipelined round trip. False
+// when Redis did not answer (they stay unknown).
+asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues,
+                                            std::vector<QueueView*> views) {
+  if (queues.empty()) co_return true;
+  for (QueueView* v : views) begin(*v);
+  auto heads = co_await store_.heads(std::move(queues));
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    if (!heads) views[i]->forgotten = true;
+    settle(*views[i], heads && i < heads->size() ? std::move((*heads)[i]) : std::nullopt);
+  }
+  co_return heads.has_value();
+}
+
 // Reserves up to `want` jobs for one endpoint and starts their attempts.
 asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want) {
   std::vector<QueueView*> views;
@@ -308,19 +319,8 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
       }
     }
   }
-  if (!unknown.empty()) {
-    for (QueueView* v : unknown_views) begin(*v);
-    auto heads = co_await store_.heads(unknown);
-    for (std::size_t i = 0; i < unknown.size(); ++i) {
-      QueueView& v = *unknown_views[i];
-      if (!heads) {
-        v.forgotten = true;  // still unknown: read again next time
-        settle(v, std::nullopt);
-        continue;
-      }
-      settle(v, i < heads->size() ? std::move((*heads)[i]) : std::nullopt);
-    }
-    if (!heads) co_return Fill::full;
+  if (!co_await read_heads(std::move(unknown), std::move(unknown_views))) {
+    co_return Fill::unavailable;
   }
   // The best head and the next best (the bound), among queues not being reserved from.
   QueueView* best = nullptr;
@@ -365,7 +365,7 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
   if (!reservation) {
     best->forgotten = true;
     settle(*best, std::nullopt);
-    co_return Fill::full;
+    co_return Fill::unavailable;
   }
   const bool moved = !reservation->head || !same(*reservation->head, chosen);
   settle(*best, std::move(reservation->head));

@@ -66,12 +66,16 @@ class Scheduler {
     bool forgotten = false;
     std::optional<store::QueueHead> announced;
   };
-  enum class Fill { dispatched, idle, full, retry };
+  // dispatched: jobs started; idle: no ready job for it; full: no slot free across masters;
+  // retry: what it knew changed, look again; unavailable: Redis did not answer.
+  enum class Fill { dispatched, idle, full, retry, unavailable };
 
   asio::awaitable<void> run();
   asio::awaitable<void> reload();
   asio::awaitable<bool> round();
   asio::awaitable<Fill> fill(EndpointState& state, int want);
+  asio::awaitable<bool> read_heads(std::vector<store::QueueRef> queues,
+                                   std::vector<QueueView*> views);
   asio::awaitable<void> release_idle(EndpointState& state);
   asio::awaitable<void> release_all_held();
   QueueView& view(const std::string& name, int shard);

@@ -26,14 +26,10 @@ std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& key
   std::vector<std::string> args{result_ttl_s, keys.events_channel(), std::to_string(shard)};
   for (const Success& s : batch)
     args.insert(args.end(), {s.field, std::to_string(s.attempt), kResult});
-  Reply reply = r.eval(ScriptId::complete_jobs,
-                       {keys.jobs(shard), keys.inflight(shard), keys.done_prefix(shard),
-                        keys.counts(shard), keys.stats(shard)},
-                       args);
-  REQUIRE(reply.is_array());
-  std::vector<std::int64_t> out;
-  for (const Reply& e : reply.elements) out.push_back(e.integer);
-  return out;
+  return integers(r.eval(ScriptId::complete_jobs,
+                         {keys.jobs(shard), keys.inflight(shard), keys.done_prefix(shard),
+                          keys.counts(shard), keys.stats(shard)},
+                         args));
 }
 
 // A batch of one, as the integer answered for it.

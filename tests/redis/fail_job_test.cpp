@@ -37,16 +37,6 @@ Reply fail_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::
                  keys.events_channel(), std::to_string(shard) + "-" + field});
 }
 
-std::vector<std::int64_t> integers(const Reply& reply) {
-  REQUIRE(reply.is_array());
-  std::vector<std::int64_t> out;
-  for (const Reply& e : reply.elements) {
-    REQUIRE(e.is_integer());
-    out.push_back(e.integer);
-  }
-  return out;
-}
-
 // The delay failJob chose for a running job in attempt `attempt` (a fresh job each call).
 std::int64_t backoff_of(SyncRedis& r, const jq::redis::Keys& keys, int attempt, const Failure& f) {
   static int n = 0;

@@ -14,17 +14,6 @@ Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const s
   return r.eval(ScriptId::fetch_result, {keys.jobs(shard), keys.done(shard, field)}, {field});
 }
 
-// The reply's integers, e.g. {2, state, attempts, keep_result}; fails the test on anything else.
-std::vector<std::int64_t> integers(const Reply& reply) {
-  REQUIRE(reply.is_array());
-  std::vector<std::int64_t> out;
-  for (const Reply& e : reply.elements) {
-    REQUIRE(e.is_integer());
-    out.push_back(e.integer);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("fetchResult hands out a kept result once and deletes the done key", "[redis]") {

@@ -13,15 +13,8 @@ namespace {
 // {ready, scheduled, running, dead, oldest_stamp_us}
 std::vector<std::int64_t> queue_stats(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                       const std::string& name) {
-  Reply reply =
-      r.eval(ScriptId::queue_stats, {keys.ready(shard, name), keys.counts(shard)}, {name});
-  REQUIRE(reply.is_array());
-  std::vector<std::int64_t> out;
-  for (const Reply& e : reply.elements) {
-    REQUIRE(e.is_integer());
-    out.push_back(e.integer);
-  }
-  return out;
+  return integers(
+      r.eval(ScriptId::queue_stats, {keys.ready(shard, name), keys.counts(shard)}, {name}));
 }
 
 }  // namespace

@@ -64,6 +64,18 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                 args);
 }
 
+// A script's array of integers, e.g. fetchResult's {2, state, attempts, keep_result}; fails the
+// test on anything else.
+inline std::vector<std::int64_t> integers(const redis::Reply& reply) {
+  REQUIRE(reply.is_array());
+  std::vector<std::int64_t> out;
+  for (const redis::Reply& e : reply.elements) {
+    REQUIRE(e.is_integer());
+    out.push_back(e.integer);
+  }
+  return out;
+}
+
 // The fields a push returned (fails the test when the reply is not an array of strings).
 inline std::vector<std::string> fields_of(const redis::Reply& reply) {
   REQUIRE(reply.is_array());
