@@ -3,7 +3,7 @@
   job's transition on its own. Fenced by the attempt: an answer for an attempt that was already
   given up on (reaped, released) or for a job no longer running changes nothing, so a late
   answer cannot finish a job that runs again elsewhere.
-  KEYS[1] jobs hash of the shard
+  KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] done-key prefix of the shard: a job's done key is KEYS[3] .. field (with
           keep_result: the finished record, R_RESULT = the result)
@@ -25,7 +25,7 @@ for a = 4, #ARGV, 3 do
   local record = load_running(jobs, field, ARGV[a + 1])
   if record then
     rcall('ZREM', inflight, field)
-    rcall('HDEL', jobs, field)
+    rcall('HDEL', record_at(jobs, field))
     local name = record[R_NAME]
     running[name] = (running[name] or 0) + 1
     succeeded = succeeded + 1

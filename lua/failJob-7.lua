@@ -2,7 +2,7 @@
   into one) schedules a retry after a backoff, or makes the job dead when it may not retry
   (should_retry false, or attempts > max_retry). Fenced by the attempt like completeJobs.
   See fail_running (lib/preamble_2_fail_running.lua) for the transition, shared with reapJobs.
-  KEYS[1] jobs hash of the job's shard
+  KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] scheduled zset of the shard (field, score = due ms)
   KEYS[4] dead zset of the shard (field, score = failure ms)

@@ -1,5 +1,5 @@
 --[[ fetchResult: hands a finished job's kept result to the pusher exactly once.
-  KEYS[1] jobs hash of the job's shard
+  KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] done key of the job (finished record, R_RESULT = the result object)
   ARGV[1] the job's field
   Returns: {1, result}           the result (MessagePack bytes); the done key is deleted

@@ -1,10 +1,10 @@
---[[ promoteJobs: makes due retries ready. A promoted job gets a new ready member stamped with its
-  due time (base62(due_ms * 1000, 9) .. field, the µs scale of push stamps): it became ready
-  then, so among equal priorities it goes after jobs that were ready before it.
+--[[ promoteJobs: makes due retries ready. A promoted job joins the back of its ready list with a
+  new stamp, its due time (base62(due_ms * 1000, 9), the µs scale of push stamps): it became
+  ready then, so among equal priorities it goes after jobs that were ready before it.
   KEYS[1] scheduled zset of the shard (field, score = due ms)
-  KEYS[2] jobs hash of the shard
-  KEYS[3] ready-queue prefix of the shard (ready zset of name N = KEYS[3] .. N)
-  KEYS[4] counts hash of the shard (scheduled:<name> -= 1 per promoted job)
+  KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
+  KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)
+  KEYS[4] counts hash of the shard (scheduled:<name> -= 1, ready:<name> += 1 per promoted job)
   ARGV[1] now (ms since the epoch): jobs due at or before it are promoted
   ARGV[2] the most jobs to promote
   ARGV[3] events channel: gets announce_ready once per distinct name promoted, with its best
@@ -25,13 +25,15 @@ for i = 1, #due_jobs, 2 do
   -- A field without a scheduled record should not exist; it is dropped, not promoted.
   if record and record[R_STATE] == S_SCHEDULED then
     local name = record[R_NAME]
+    local priority, stamp = record[R_PRIORITY], base62(due * 1000, 9)
+    local member = stamp .. field
     record[R_STATE] = S_QUEUED
-    record[R_READY_MEMBER] = base62(due * 1000, 9) .. field
+    record[R_READY_STAMP] = stamp
     save_record(jobs, field, record)
-    rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
+    make_ready(ready_prefix .. name, priority, {member})
     count_add(counts, 'scheduled', name, -1)
+    count_add(counts, 'ready', name, 1)
     promoted = promoted + 1
-    local priority, member = record[R_PRIORITY], record[R_READY_MEMBER]
     local b = best[name]
     if not b then
       best[name] = {priority, member}

@@ -2,7 +2,7 @@
   failJob transition with should_retry, so the job retries or dies as a worker's timeout would
   make it. This is how jobs of a master that died are recovered; any number of masters may run
   it at once (each job is reaped once: it leaves inflight in the same step).
-  KEYS[1] jobs hash of the shard
+  KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)
   KEYS[3] scheduled zset of the shard
   KEYS[4] dead zset of the shard

@@ -2,17 +2,19 @@
   with their deadline and counting the attempt, all in one step (a job is never only in a
   master's memory). The scheduler compared the heads of several queues and bounds the batch by
   the next-best head elsewhere, so it does not take jobs that another queue should go first for.
-  A queued job keeps its R_READY_MEMBER: releaseJob puts it back in its old place with it.
-  KEYS[1] jobs hash of the shard
+  A queued job keeps its R_READY_STAMP: releaseJob puts it back at the front with it. With
+  max 0 nothing is taken: the call only reads the queue's head (dropping stale members there).
+  KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)
-  KEYS[3] ready zset of the name
-  KEYS[4] counts hash of the shard (running:<name> += jobs taken)
+  KEYS[3] the queue of the name (its priorities zset; lists at KEYS[3] .. '#' .. priority)
+  KEYS[4] counts hash of the shard (ready:<name> -= and running:<name> += jobs taken)
   KEYS[5] stats hash of the shard (dispatched += jobs taken)
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
-  ARGV[2] the most jobs to take (>= 1)
+  ARGV[2] the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
   ARGV[4] bound member: only jobs that sort before (ARGV[3], ARGV[4]) are taken; the bound itself
-          is not
+          is not. Within a priority the list's order rules; the bound is compared with the
+          members from the front, and taking stops at the first that is not before it.
   ARGV[5] the name (of KEYS[3])
   Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
            head after the reservation ('' and '' when it is empty), which the scheduler keeps
@@ -20,59 +22,81 @@
            (MessagePack) as stored after the update; no jobs when nothing is ready within the
            bound.
 ]]
-local jobs, inflight, ready, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local jobs, inflight, queue, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
 local name = ARGV[5]
+-- Stale members dropped at the head per call at most, so one call stays short however many
+-- cancelled jobs wait there; the rest go in later calls.
+local max_dropped = 1000
 
-local function before_bound(priority, member)
-  if not bound_priority then return true end
-  if priority ~= bound_priority then return priority < bound_priority end
-  return bytes_less(member, bound_member)
+-- The record of a member's job if it is queued with the member's stamp; nil for the stale
+-- member of a cancelled job.
+local function queued_record(member)
+  local record = load_record(jobs, string.sub(member, 10))
+  if record and record[R_STATE] == S_QUEUED and record[R_READY_STAMP] == string.sub(member, 1, 9)
+  then
+    return record
+  end
+  return nil
 end
 
--- Takes the job of `member` if its record is queued; a member without one is dropped (it
--- should not exist, and leaving it would block the head of the queue).
-local function take(member)
-  rcall('ZREM', ready, member)
-  local field = string.sub(member, 10)
-  local record = load_record(jobs, field)
-  if not record or record[R_STATE] ~= S_QUEUED then return nil end
-  record[R_STATE] = S_RUNNING
-  record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
-  local packed = cmsgpack.pack(record)
-  rcall('HSET', jobs, field, packed)
-  rcall('ZADD', inflight, now + record[R_TIMEOUT_MS], field)
-  return field, packed
+-- After members left the list of `priority`: a list now empty leaves the priorities.
+local function forget_if_empty(priority)
+  if rcall('EXISTS', ready_list(queue, priority)) == 0 then rcall('ZREM', queue, priority) end
 end
 
-local out, taken = {'', ''}, 0
-local more = true
--- Usually one pass; another only when dropped members left room. Only scores up to the bound's
--- are read: with priorities, most of a queue usually lies beyond it.
+local out, taken, dropped = {'', ''}, 0, 0
 local max_score = bound_priority or '+inf'
-while more and taken < max do
-  local heads = rcall('ZRANGEBYSCORE', ready, '-inf', max_score, 'WITHSCORES', 'LIMIT', 0,
-                      max - taken)
-  more = #heads > 0
-  for i = 1, #heads, 2 do
-    if not before_bound(tonumber(heads[i + 1]), heads[i]) then
-      more = false
-      break
-    end
-    local field, packed = take(heads[i])
-    if field then
-      taken = taken + 1
+while taken < max do
+  local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', 0, 1)
+  if #best == 0 then break end
+  local priority, list = best[1], ready_list(queue, best[1])
+  local members = rcall('LRANGE', list, 0, max - taken - 1)
+  local n = #members
+  local at_bound = tonumber(priority) == bound_priority
+  if at_bound then
+    n = 0
+    while n < #members and bytes_less(members[n + 1], bound_member) do n = n + 1 end
+  end
+  if n > 0 then rcall('LTRIM', list, n, -1) end
+  for i = 1, n do
+    local field = string.sub(members[i], 10)
+    local record = queued_record(members[i])
+    if record then
+      record[R_STATE] = S_RUNNING
+      record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
       out[#out + 1] = field
-      out[#out + 1] = packed
+      out[#out + 1] = save_record(jobs, field, record)
+      rcall('ZADD', inflight, now + record[R_TIMEOUT_MS], field)
+      taken = taken + 1
     end
   end
+  forget_if_empty(priority)
+  -- Done when the bound stopped it, or the list had no more than was asked for and none was
+  -- stale (then `taken` reached max); otherwise the next round reads on.
+  if at_bound and n < #members then break end
 end
-local head = rcall('ZRANGE', ready, 0, 0, 'WITHSCORES')
-if #head == 2 then
-  out[1], out[2] = head[1], head[2]
+
+-- The head: the first member of the best priority's list, stale members dropped on the way.
+while dropped < max_dropped do
+  local best = rcall('ZRANGE', queue, 0, 0)
+  if #best == 0 then break end
+  local list = ready_list(queue, best[1])
+  local member = rcall('LINDEX', list, 0)
+  -- A member whose record exists is live: only cancelling removes a queued record.
+  if member and rcall('HEXISTS', record_at(jobs, string.sub(member, 10))) == 1 then
+    out[1], out[2] = member, best[1]
+    break
+  end
+  if member then
+    rcall('LPOP', list)
+    dropped = dropped + 1
+  end
+  forget_if_empty(best[1])
 end
 if taken > 0 then
+  count_add(counts, 'ready', name, -taken)
   count_add(counts, 'running', name, taken)
   rcall('HINCRBY', stats, 'dispatched', taken)
 end

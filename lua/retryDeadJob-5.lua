@@ -1,10 +1,10 @@
 --[[ retryDeadJob: an operator gives a dead job another life: ready again at once with its
-  attempts reset, as if pushed now (a new ready member stamped now), keeping its id. A result
+  attempts reset, as if pushed now (at the back of its ready list, stamped now), keeping its id. A result
   kept for the pusher (the failure) is withdrawn, since the job is no longer finished.
-  KEYS[1] jobs hash of the job's shard
+  KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] dead zset of the shard
-  KEYS[3] ready-queue prefix of the shard (ready zset of name N = KEYS[3] .. N)
-  KEYS[4] counts hash of the shard (dead:<name> -= 1)
+  KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)
+  KEYS[4] counts hash of the shard (dead:<name> -= 1, ready:<name> += 1)
   KEYS[5] done key of the job
   ARGV[1] the job's field
   ARGV[2] ready stamp (µs since the epoch, as pushJobs takes it)
@@ -20,11 +20,13 @@ local name = record[R_NAME]
 record[R_STATE] = S_QUEUED
 record[R_ATTEMPTS] = 0
 record[R_RESULT] = ''
-record[R_READY_MEMBER] = base62(tonumber(ARGV[2]), 9) .. field
+record[R_READY_STAMP] = base62(tonumber(ARGV[2]), 9)
 save_record(jobs, field, record)
-rcall('ZADD', ready_prefix .. name, record[R_PRIORITY], record[R_READY_MEMBER])
+local member = record[R_READY_STAMP] .. field
+make_ready(ready_prefix .. name, record[R_PRIORITY], {member})
 rcall('ZREM', dead, field)
 count_add(counts, 'dead', name, -1)
+count_add(counts, 'ready', name, 1)
 rcall('DEL', done)
-announce_ready(ARGV[3], ARGV[4], name, record[R_PRIORITY], record[R_READY_MEMBER])
+announce_ready(ARGV[3], ARGV[4], name, record[R_PRIORITY], member)
 return 1

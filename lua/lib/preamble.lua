@@ -6,11 +6,17 @@
 -- uses, directly or through another helper. A helper of level n uses only helpers of lower
 -- levels (a Lua local must be defined before use).
 --
--- A job's record is one MessagePack array (cmsgpack) in the shard's jobs hash, under the job's
--- field (a 9-character base62 sequence number, which is also the id's suffix). Its slots:
+-- A job's record is one MessagePack array (cmsgpack) in a small hash of its shard. Records are
+-- bucketed by the job's field (a 9-character base62 sequence number, also the id's suffix): the
+-- hash <jobs prefix><first 8 characters> holds up to 62 records, each under the field's last
+-- character. Hashes that small stay listpack-encoded in Redis (up to hash-max-listpack-entries,
+-- 128 by default, of at most hash-max-listpack-value bytes, 64 by default), which costs about half
+-- the memory per record of one hashtable per shard. Its slots:
 local R_NAME, R_ARGUMENT, R_PRIORITY, R_MAX_RETRY, R_KEEP_RESULT, R_TIMEOUT_MS = 1, 2, 3, 4, 5, 6
-local R_STATE, R_ATTEMPTS, R_ENQUEUED_AT_MS, R_READY_MEMBER, R_LAST_ERROR = 7, 8, 9, 10, 11
+local R_STATE, R_ATTEMPTS, R_ENQUEUED_AT_MS, R_READY_STAMP, R_LAST_ERROR = 7, 8, 9, 10, 11
 local R_TRACEPARENT, R_RESULT = 12, 13
+-- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
+-- of its name and priority is that stamp followed by its field (lua/lib/preamble_1_make_ready.lua).
 -- States, as src/store/job_state.hpp numbers them.
 local S_QUEUED, S_SCHEDULED, S_RUNNING, S_SUCCEEDED, S_DEAD = 1, 2, 3, 4, 5
 
@@ -18,8 +24,8 @@ local rcall = redis.call
 
 local B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
--- Fixed-width base62 in ASCII order, so byte order equals numeric order (zset ties sort by
--- member). Exact for n < 2^53.
+-- Fixed-width base62 in ASCII order, so byte order equals numeric order (ready members of equal
+-- priority compare by their stamps). Exact for n < 2^53.
 local function base62(n, width)
   local out = {}
   for i = width, 1, -1 do
@@ -30,12 +36,21 @@ local function base62(n, width)
   return table.concat(out)
 end
 
-local function load_record(jobs_key, field)
-  local raw = rcall('HGET', jobs_key, field)
+-- The bucket hash and the field in it of a job's record: rcall('HGET', record_at(jobs, f)).
+local function record_at(jobs_prefix, field)
+  return jobs_prefix .. string.sub(field, 1, 8), string.sub(field, 9)
+end
+
+local function load_record(jobs_prefix, field)
+  local raw = rcall('HGET', record_at(jobs_prefix, field))
   if not raw then return nil end
   return cmsgpack.unpack(raw)
 end
 
-local function save_record(jobs_key, field, record)
-  rcall('HSET', jobs_key, field, cmsgpack.pack(record))
+-- Stores the record and returns it packed.
+local function save_record(jobs_prefix, field, record)
+  local packed = cmsgpack.pack(record)
+  local key, slot = record_at(jobs_prefix, field)
+  rcall('HSET', key, slot, packed)
+  return packed
 end

@@ -2,7 +2,7 @@
 --[[ The transition of a running job whose current attempt failed, shared by failJob (a
   worker's failure) and reapJobs (an attempt past its deadline): scheduled for a retry after a
   backoff when the failure asks for one and retries are left (attempts <= max_retry), else dead.
-  A dead job's record stays in the jobs hash (the dead list reads it) with the failure object
+  A dead job's record stays in its bucket (the dead list reads it) with the failure object
   as its result; with keep_result a copy also goes to its done key for the pusher.
   The caller has checked that `job.record` is the running record of `job.field`.
   k       keys of the job's shard: {jobs, inflight, scheduled, dead, counts, stats}
@@ -30,8 +30,7 @@ local function fail_running(k, opts, job, failure)
   end
   record[R_STATE] = S_DEAD
   record[R_RESULT] = failure.bytes
-  local packed = cmsgpack.pack(record)
-  rcall('HSET', k.jobs, field, packed)
+  local packed = save_record(k.jobs, field, record)
   rcall('ZADD', k.dead, opts.now_ms, field)
   count_add(k.counts, 'dead', name, 1)
   rcall('HINCRBY', k.stats, 'dead', 1)

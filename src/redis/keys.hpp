@@ -4,15 +4,24 @@
 // slot. Per shard:
 //   <p>:{s}:stats          hash   seq (job sequence), pushed, succeeded, failed, retried, dead,
 //                                 dispatched
-//   <p>:{s}:jobs           hash   field -> job record (MessagePack array, see lua/lib/preamble.lua)
+//   <p>:{s}:jobs:<b>       hash   bucket <b> (a field's first 8 characters) of job records: the
+//                                 field's last character -> record (MessagePack array, see
+//                                 lua/lib/preamble.lua); at most 62 per bucket, so Redis keeps it
+//                                 a compact listpack
 //   <p>:{s}:names          set    job names pushed to this shard
-//   <p>:{s}:ready:<name>   zset   ready jobs; score = priority, member = readyStamp + field
+//   <p>:{s}:ready:<name>   zset   the queue of <name>: priorities that have ready jobs
+//                                 (score = member = priority)
+//   <p>:{s}:ready:<name>#<priority>
+//                          list   ready jobs of <name> with that priority, in the order they
+//                                 became ready; entry = readyStamp + field
+//                                 (lua/lib/preamble_1_ready_list.lua)
 //   <p>:{s}:scheduled      zset   jobs waiting for a retry; score = due time (ms)
 //   <p>:{s}:inflight       zset   running jobs; score = deadline (ms)
 //   <p>:{s}:dead           zset   dead jobs; score = failure time (ms)
 //   <p>:{s}:done:<field>   string finished record with its kept result; expires after result_ttl
-//   <p>:{s}:counts         hash   scheduled:<name>, running:<name>, dead:<name> -> jobs in that
-//                                 state (absent = 0; lua/lib/preamble_1_count_add.lua)
+//   <p>:{s}:counts         hash   ready:<name>, scheduled:<name>, running:<name>, dead:<name> ->
+//                                 jobs in that state (absent = 0;
+//                                 lua/lib/preamble_1_count_add.lua)
 // Control plane, all in the one slot of the hash tag {w}:
 //   <p>:{w}:workers        hash   worker id -> registration JSON
 //   <p>:{w}:worker_urls    hash   url -> worker id
@@ -27,6 +36,7 @@
 // "s <due_ms>" (a retry was scheduled), "r <id>" (a result was stored), "w" (workers changed).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -40,10 +50,14 @@ class Keys {
 
   std::string meta() const;
   std::string stats(int shard) const;
-  std::string jobs(int shard) const;
+  std::string jobs_prefix(int shard) const;  // a record's bucket: jobs_prefix + field[0..8)
+  std::string job_bucket(int shard, std::string_view field) const;
+  // A record's field in its bucket: the job field's last character.
+  static std::string_view job_slot(std::string_view field) { return field.substr(8); }
   std::string names(int shard) const;
   std::string ready_prefix(int shard) const;  // ready(shard, name) == ready_prefix(shard) + name
   std::string ready(int shard, std::string_view name) const;
+  std::string ready_list(int shard, std::string_view name, std::int32_t priority) const;
   std::string scheduled(int shard) const;
   std::string inflight(int shard) const;
   std::string dead(int shard) const;

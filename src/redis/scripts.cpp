@@ -19,9 +19,9 @@ struct Binding {
 // Listed in ScriptId order.
 constexpr std::array kBindings = {
     Binding{ScriptId::init_store, "initStore-1"},
-    Binding{ScriptId::push_jobs, "pushJobs-4"},
+    Binding{ScriptId::push_jobs, "pushJobs-5"},
     Binding{ScriptId::get_job, "getJob-2"},
-    Binding{ScriptId::cancel_job, "cancelJob-5"},
+    Binding{ScriptId::cancel_job, "cancelJob-4"},
     Binding{ScriptId::fetch_result, "fetchResult-2"},
     Binding{ScriptId::reserve_jobs, "reserveJobs-5"},
     Binding{ScriptId::complete_jobs, "completeJobs-5"},

@@ -43,6 +43,8 @@ std::int64_t DispatchStore::now_ms() const {
   return epoch_ms(clock_());
 }
 
+// Two round trips: each queue's best priority, then the front of that priority's list. A
+// cancelled job's member may be that front; reserving it drops it and answers the real head.
 asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> DispatchStore::heads(
     std::vector<QueueRef> queues) {
   std::vector<std::optional<QueueHead>> out(queues.size());
@@ -52,14 +54,32 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
   for (const QueueRef& q : queues) {
     commands.push_back({"ZRANGE", keys_.ready(q.shard, q.name), "0", "0", "WITHSCORES"});
   }
-  auto reply = co_await redis_.pipeline(std::move(commands));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  for (std::size_t i = 0; i < queues.size() && i < reply->elements.size(); ++i) {
-    const Reply& r = reply->elements[i];
+  auto best = co_await redis_.pipeline(std::move(commands));
+  if (!best) co_return unexpected(StoreError::unavailable(best.error()));
+  std::vector<std::size_t> found;  // queues with a best priority, in `queues`' order
+  commands.clear();
+  for (std::size_t i = 0; i < queues.size() && i < best->elements.size(); ++i) {
+    const Reply& r = best->elements[i];
     if (!r.is_array() || r.elements.size() != 2) continue;
     auto priority = r.elements[1].as_integer();
     if (!priority) continue;
-    out[i] = QueueHead{queues[i].shard, queues[i].name, *priority, r.elements[0].str};
+    out[i] = QueueHead{queues[i].shard, queues[i].name, *priority, {}};
+    found.push_back(i);
+    commands.push_back({"LINDEX",
+                        keys_.ready_list(queues[i].shard, queues[i].name,
+                                         static_cast<std::int32_t>(*priority)),
+                        "0"});
+  }
+  if (found.empty()) co_return out;
+  auto fronts = co_await redis_.pipeline(std::move(commands));
+  if (!fronts) co_return unexpected(StoreError::unavailable(fronts.error()));
+  for (std::size_t k = 0; k < found.size(); ++k) {
+    std::optional<QueueHead>& head = out[found[k]];
+    if (k < fronts->elements.size() && fronts->elements[k].is_string()) {
+      head->member = std::move(fronts->elements[k].str);
+    } else {
+      head.reset();  // emptied between the two reads
+    }
   }
   co_return out;
 }
@@ -69,7 +89,7 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   const std::int64_t now = now_ms();
   ScriptCall call{
       ScriptId::reserve_jobs,
-      {keys_.jobs(queue.shard), keys_.inflight(queue.shard), keys_.ready(queue.shard, queue.name),
+      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard), keys_.ready(queue.shard, queue.name),
        keys_.counts(queue.shard), keys_.stats(queue.shard)},
       {std::to_string(now), std::to_string(max),
        bound ? std::to_string(bound->priority) : std::string(),
@@ -106,7 +126,7 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
                                                                        std::string message) {
   ScriptCall call{
       ScriptId::fail_job,
-      {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.scheduled(id.shard),
+      {keys_.jobs_prefix(id.shard), keys_.inflight(id.shard), keys_.scheduled(id.shard),
        keys_.dead(id.shard), keys_.done(id.shard, id.field), keys_.counts(id.shard),
        keys_.stats(id.shard)},
       {id.field, std::to_string(attempt), std::move(failure), should_retry ? "1" : "0",
@@ -131,7 +151,7 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
                                                                    int attempt) {
   ScriptCall call{
       ScriptId::release_job,
-      {keys_.jobs(id.shard), keys_.inflight(id.shard), keys_.ready(id.shard, name),
+      {keys_.jobs_prefix(id.shard), keys_.inflight(id.shard), keys_.ready(id.shard, name),
        keys_.counts(id.shard)},
       {id.field, std::to_string(attempt), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
@@ -143,7 +163,7 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
 asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
   ScriptCall call{
       ScriptId::promote_jobs,
-      {keys_.scheduled(shard), keys_.jobs(shard), keys_.ready_prefix(shard), keys_.counts(shard)},
+      {keys_.scheduled(shard), keys_.jobs_prefix(shard), keys_.ready_prefix(shard), keys_.counts(shard)},
       {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel(),
        std::to_string(shard)}};
   auto reply = co_await redis_.eval(std::move(call));
@@ -162,7 +182,7 @@ asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::i
   const std::int64_t now = now_ms();
   ScriptCall call{
       ScriptId::reap_jobs,
-      {keys_.jobs(shard), keys_.inflight(shard), keys_.scheduled(shard), keys_.dead(shard),
+      {keys_.jobs_prefix(shard), keys_.inflight(shard), keys_.scheduled(shard), keys_.dead(shard),
        keys_.done_prefix(shard), keys_.counts(shard), keys_.stats(shard)},
       {std::to_string(cutoff_ms), std::to_string(now), std::to_string(limit),
        api::encode_failure(api::FailureReason::timeout, true, kReapMessage, iso8601_utc(now)),

@@ -11,7 +11,7 @@ namespace {
 using redis::ScriptCall;
 using redis::ScriptId;
 
-constexpr std::size_t kArgsPerBatch = 5;  // pushJobs-4.lua: now, stamp, channel, traceparent, shard
+constexpr std::size_t kArgsPerBatch = 5;  // pushJobs-5.lua: now, stamp, channel, traceparent, shard
 constexpr std::size_t kArgsPerJob = 6;    // then six ARGV per job
 
 }  // namespace
@@ -47,7 +47,8 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
                                      shard_run_ % static_cast<unsigned>(shards_));
   ScriptCall call{
       ScriptId::push_jobs,
-      {keys_.stats(shard), keys_.jobs(shard), keys_.names(shard), keys_.ready_prefix(shard)},
+      {keys_.stats(shard), keys_.jobs_prefix(shard), keys_.names(shard), keys_.ready_prefix(shard),
+       keys_.counts(shard)},
       {}};
   call.args.reserve(kArgsPerBatch + jobs.size() * kArgsPerJob);
   call.args.push_back(std::to_string(now_ms()));
@@ -76,7 +77,7 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
   ScriptCall call{
-      ScriptId::get_job, {keys_.jobs(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
+      ScriptId::get_job, {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (reply->is_nil()) {
@@ -90,7 +91,7 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
   ScriptCall call{ScriptId::cancel_job,
-                  {keys_.jobs(id.shard), keys_.scheduled(id.shard), keys_.ready_prefix(id.shard),
+                  {keys_.jobs_prefix(id.shard), keys_.scheduled(id.shard),
                    keys_.done(id.shard, id.field), keys_.counts(id.shard)},
                   {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
@@ -113,7 +114,7 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
 
 asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
   ScriptCall call{
-      ScriptId::fetch_result, {keys_.jobs(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
+      ScriptId::fetch_result, {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   const auto& e = reply->elements;

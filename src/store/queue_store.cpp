@@ -242,7 +242,7 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) {
     calls.push_back(ScriptCall{
-        ScriptId::list_dead, {keys_.dead(s), keys_.jobs(s)}, {name, std::to_string(limit)}});
+        ScriptId::list_dead, {keys_.dead(s), keys_.jobs_prefix(s)}, {name, std::to_string(limit)}});
   }
   std::vector<Command> no_commands;
   auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
@@ -260,7 +260,7 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
 asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
   ScriptCall call{
       ScriptId::retry_dead_job,
-      {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
+      {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
        keys_.counts(id.shard), keys_.done(id.shard, id.field)},
       {id.field, std::to_string(now_us()), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
@@ -274,7 +274,7 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
   ScriptCall call{ScriptId::delete_dead_job,
-                  {keys_.jobs(id.shard), keys_.dead(id.shard), keys_.counts(id.shard)},
+                  {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.counts(id.shard)},
                   {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
@@ -285,10 +285,11 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
   co_return Expected<void, StoreError>{};
 }
 
-// First round trip: per shard the counters, the scheduled and in-flight sizes and the names;
-// then the sizes of every ready queue those names have.
+// One round trip: per shard the counters, the scheduled and in-flight sizes and the counts hash,
+// whose ready:<name> fields add up to the ready jobs.
 asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
   constexpr std::size_t kPerShard = 4;
+  constexpr std::string_view kReady = "ready:";
   std::vector<Command> commands;
   for (int s = 0; s < shards_; ++s) {
     Command hmget = {"HMGET", keys_.stats(s)};
@@ -296,15 +297,14 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
     commands.push_back(std::move(hmget));
     commands.push_back({"ZCARD", keys_.scheduled(s)});
     commands.push_back({"ZCARD", keys_.inflight(s)});
-    commands.push_back({"SMEMBERS", keys_.names(s)});
+    commands.push_back({"HGETALL", keys_.counts(s)});
   }
   commands.push_back({"HLEN", keys_.workers()});
-  auto first = co_await run(std::move(commands));
-  if (!first) co_return unexpected(std::move(first.error()));
+  auto replies = co_await run(std::move(commands));
+  if (!replies) co_return unexpected(std::move(replies.error()));
   StoreStats out;
-  std::vector<Command> ready;
   for (int s = 0; s < shards_; ++s) {
-    const Reply* r = &(*first)[static_cast<std::size_t>(s) * kPerShard];
+    const Reply* r = &(*replies)[static_cast<std::size_t>(s) * kPerShard];
     const auto& counters = r[0].elements;
     std::int64_t* sums[] = {&out.pushed, &out.succeeded, &out.failed, &out.retried, &out.dead};
     for (std::size_t i = 0; i < counters.size() && i < kCounters.size(); ++i) {
@@ -312,13 +312,12 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
     }
     out.scheduled += r[1].integer;
     out.running += r[2].integer;
-    for (const Reply& n : r[3].elements) ready.push_back({"ZCARD", keys_.ready(s, n.str)});
+    const auto& counts = r[3].elements;
+    for (std::size_t i = 0; i + 1 < counts.size(); i += 2) {
+      if (counts[i].str.starts_with(kReady)) out.ready += integer_or_zero(counts[i + 1]);
+    }
   }
-  out.workers = first->back().integer;
-  if (ready.empty()) co_return out;
-  auto sizes = co_await run(std::move(ready));
-  if (!sizes) co_return unexpected(std::move(sizes.error()));
-  for (const Reply& r : *sizes) out.ready += r.integer;
+  out.workers = replies->back().integer;
   co_return out;
 }
 

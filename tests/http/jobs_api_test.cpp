@@ -28,14 +28,19 @@ struct Fixture {
   long long stored_jobs() {
     long long total = 0;
     jq::redis::Keys keys;
-    for (int s = 0; s < kShards; ++s) total += check.call({"HLEN", keys.jobs(s)}).integer;
+    for (int s = 0; s < kShards; ++s) {
+      for (const auto& bucket : check.call({"KEYS", keys.jobs_prefix(s) + "*"}).elements) {
+        total += check.call({"HLEN", bucket.str}).integer;
+      }
+    }
     return total;
   }
 
   jq::store::JobRecord record(const std::string& id) {
     auto parsed = jq::store::parse_job_id(id, kShards);
     REQUIRE(parsed);
-    auto raw = check.call({"HGET", jq::redis::Keys{}.jobs(parsed->shard), parsed->field});
+    auto raw = check.call({"HGET", jq::redis::Keys{}.job_bucket(parsed->shard, parsed->field),
+                           std::string(jq::redis::Keys::job_slot(parsed->field))});
     REQUIRE(raw.is_string());
     auto rec = jq::store::decode_record(raw.str);
     REQUIRE(rec);
@@ -225,7 +230,8 @@ TEST_CASE("a running job cannot be cancelled", "[http]") {
   f.check.call({"EVAL",
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 3 "
                 "redis.call('HSET', KEYS[1], ARGV[1], cmsgpack.pack(r))",
-                "1", keys.jobs(parsed.shard), parsed.field});
+                "1", keys.job_bucket(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field))});
   auto res = f.http.del("/v1/jobs/" + id);
   CHECK(res.status == 409);
   CHECK(res.value()["error"] == "conflict");
@@ -250,7 +256,8 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
                 "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.jobs(parsed.shard), keys.done(parsed.shard, parsed.field), parsed.field,
+                "2", keys.job_bucket(parsed.shard, parsed.field), keys.done(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field)),
                 result});
   CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
 
@@ -274,7 +281,8 @@ TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
                 "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.jobs(parsed.shard), keys.done(parsed.shard, parsed.field), parsed.field,
+                "2", keys.job_bucket(parsed.shard, parsed.field), keys.done(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field)),
                 result});
   auto res = f.http.get("/v1/jobs/" + id + "/result");
   REQUIRE(res.status == 200);

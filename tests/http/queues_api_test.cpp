@@ -62,7 +62,7 @@ struct Fixture {
     auto parsed = *jq::store::parse_job_id(id, kShards);
     auto reply = check.eval(
         ScriptId::reserve_jobs,
-        {keys.jobs(parsed.shard), keys.inflight(parsed.shard), keys.ready(parsed.shard, name),
+        {keys.jobs_prefix(parsed.shard), keys.inflight(parsed.shard), keys.ready(parsed.shard, name),
          keys.counts(parsed.shard), keys.stats(parsed.shard)},
         {std::to_string(now_ms()), "1", "", "", name});
     REQUIRE(reply.is_array());
@@ -77,7 +77,7 @@ struct Fixture {
     auto parsed = *jq::store::parse_job_id(id, kShards);
     const int s = parsed.shard;
     auto reply = check.eval(ScriptId::fail_job,
-                            {keys.jobs(s), keys.inflight(s), keys.scheduled(s), keys.dead(s),
+                            {keys.jobs_prefix(s), keys.inflight(s), keys.scheduled(s), keys.dead(s),
                              keys.done(s, parsed.field), keys.counts(s), keys.stats(s)},
                             {parsed.field, "1", failure_bytes("boom " + id), retry ? "1" : "0",
                              "boom", std::to_string(at_ms), std::to_string(kBackoffMs),

@@ -43,7 +43,8 @@ struct Fixture {
     auto parsed = jq::store::parse_job_id(id, kShards);
     REQUIRE(parsed);
     SyncRedis check(redis.port());
-    auto raw = check.call({"HGET", jq::redis::Keys{}.jobs(parsed->shard), parsed->field});
+    auto raw = check.call({"HGET", jq::redis::Keys{}.job_bucket(parsed->shard, parsed->field),
+                           std::string(jq::redis::Keys::job_slot(parsed->field))});
     REQUIRE(raw.is_string());
     auto rec = jq::store::decode_record(raw.str);
     REQUIRE(rec);

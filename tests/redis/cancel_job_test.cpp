@@ -1,4 +1,4 @@
-// cancelJob-5.lua: removes a job that has not started, keeping the counts in step; refuses
+// cancelJob-4.lua: removes a job that has not started, keeping the counts in step; refuses
 // running and finished ones.
 #include <catch2/catch.hpp>
 
@@ -13,14 +13,15 @@ namespace {
 jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                             const std::string& field) {
   return r.eval(ScriptId::cancel_job,
-                {keys.jobs(shard), keys.scheduled(shard), keys.ready_prefix(shard),
-                 keys.done(shard, field), keys.counts(shard)},
+                {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field),
+                 keys.counts(shard)},
                 {field});
 }
 
 }  // namespace
 
-TEST_CASE("cancelling a queued job removes it from its ready queue and the jobs hash", "[redis]") {
+TEST_CASE("a cancelled queued job loses its record and ready count, and is never reserved",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {.name = "resize"}}));
@@ -29,13 +30,17 @@ TEST_CASE("cancelling a queued job removes it from its ready queue and the jobs 
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 1);
 
-  CHECK_FALSE(hget(r, keys.jobs(0), f[0]));
-  auto ready = zrange(r, keys.ready(0, "email"));
-  REQUIRE(ready.size() == 1);
-  CHECK(ready[0].first.substr(9) == f[1]);
+  CHECK_FALSE(raw_record(r, keys, 0, f[0]));
   CHECK(read_record(r, keys, 0, f[1]));
-  CHECK(zrange(r, keys.ready(0, "resize")).size() == 1);
-  CHECK_FALSE(exists(r, keys.counts(0)));  // ready jobs are not in the counts hash
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"ready:email", "1"}, {"ready:resize", "1"}});
+  // Its member stays in the list until a reservation reaches it and drops it.
+  CHECK(ready_queue(r, keys, 0, "email").size() == 2);
+  auto taken = reserve_jobs(r, keys, 0, "email", 5);
+  REQUIRE(taken.elements.size() == 2);
+  CHECK(taken.elements[0].str == f[1]);
+  CHECK(ready_queue(r, keys, 0, "email").empty());
+  CHECK(ready_queue(r, keys, 0, "resize").size() == 1);
 }
 
 TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled set", "[redis]") {
@@ -50,7 +55,7 @@ TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled se
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 1);
 
-  CHECK_FALSE(hget(r, keys.jobs(2), "00000000A"));
+  CHECK_FALSE(raw_record(r, keys, 2, "00000000A"));
   auto scheduled = zrange(r, keys.scheduled(2));
   REQUIRE(scheduled.size() == 1);
   CHECK(scheduled[0].first == "00000000B");
@@ -76,14 +81,14 @@ TEST_CASE("a running job is not cancelled and nothing changes", "[redis]") {
   put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
   r.call({"ZADD", keys.inflight(0), "1700000030000", "00000000A"});
   r.call({"HSET", keys.counts(0), "running:email", "1"});
-  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
   auto reply = cancel_job(r, keys, 0, "00000000A");
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == -2);
-  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
 }
@@ -93,12 +98,12 @@ TEST_CASE("a dead job counts as finished and is not cancelled", "[redis]") {
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000A", record_in(JobState::dead, 4));
   r.call({"ZADD", keys.dead(0), "1700000030000", "00000000A"});
-  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
 
   auto reply = cancel_job(r, keys, 0, "00000000A");
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == -3);
-  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(zrange(r, keys.dead(0)).size() == 1);
 }
 
@@ -122,5 +127,5 @@ TEST_CASE("cancelling an unknown job answers -1", "[redis]") {
   auto reply = cancel_job(r, keys, 0, "00000000Z");
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == -1);
-  CHECK(r.call({"HLEN", keys.jobs(0)}).integer == 1);
+  CHECK(record_count(r, keys, 0) == 1);
 }

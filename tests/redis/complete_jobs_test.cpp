@@ -27,7 +27,7 @@ std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& key
   for (const Success& s : batch)
     args.insert(args.end(), {s.field, std::to_string(s.attempt), kResult});
   return integers(r.eval(ScriptId::complete_jobs,
-                         {keys.jobs(shard), keys.inflight(shard), keys.done_prefix(shard),
+                         {keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard),
                           keys.counts(shard), keys.stats(shard)},
                          args));
 }
@@ -57,7 +57,7 @@ TEST_CASE("a success without keep_result removes the job and keeps nothing", "[r
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 1);
 
-  CHECK_FALSE(hget(r, keys.jobs(0), field));
+  CHECK_FALSE(raw_record(r, keys, 0, field));
   CHECK_FALSE(exists(r, keys.done(0, field)));
   CHECK(zrange(r, keys.inflight(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{other, kNowMs + 30000}});
@@ -85,7 +85,7 @@ TEST_CASE("a success with keep_result stores the result for result_ttl and annou
 
   REQUIRE(complete_job(r, keys, 4, field, 1, "120").integer == 1);
 
-  CHECK_FALSE(hget(r, keys.jobs(4), field));
+  CHECK_FALSE(raw_record(r, keys, 4, field));
   const std::string done = keys.done(4, field);
   auto raw = r.call({"GET", done});
   REQUIRE(raw.is_string());
@@ -108,7 +108,7 @@ TEST_CASE("a success for another attempt than the running one changes nothing", 
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
   put_running(r, keys, 0, "00000000A", record_in(JobState::running, 2));
-  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
@@ -116,7 +116,7 @@ TEST_CASE("a success for another attempt than the running one changes nothing", 
   auto reply = complete_job(r, keys, 0, "00000000A", stale);
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 0);
-  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
   CHECK_FALSE(exists(r, keys.stats(0)));
@@ -129,10 +129,10 @@ TEST_CASE("a success for a job that is not running changes nothing", "[redis]") 
   auto keys = fresh_keys();
   const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::dead);
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
-  const std::string before = dump(r, keys.jobs(0));
+  const std::string before = job_buckets_dump(r, keys, 0);
 
   CHECK(complete_job(r, keys, 0, "00000000A", 1).integer == 0);
-  CHECK(dump(r, keys.jobs(0)) == before);
+  CHECK(job_buckets_dump(r, keys, 0) == before);
   CHECK_FALSE(exists(r, keys.stats(0)));
   CHECK_FALSE(exists(r, keys.done(0, "00000000A")));
 }
@@ -159,9 +159,9 @@ TEST_CASE("a batch finishes each running job and skips each stale one", "[redis]
 
   CHECK(complete_jobs(r, keys, 2, {{a, 1}, {c, 2}, {kept, 1}, {"00000000Z", 1}, {a, 1}}) ==
         std::vector<std::int64_t>{1, 0, 1, 0, 0});
-  CHECK_FALSE(hget(r, keys.jobs(2), a));
-  CHECK_FALSE(hget(r, keys.jobs(2), kept));
-  CHECK(hget(r, keys.jobs(2), c));  // its attempt is 1, not 2: still running
+  CHECK_FALSE(raw_record(r, keys, 2, a));
+  CHECK_FALSE(raw_record(r, keys, 2, kept));
+  CHECK(raw_record(r, keys, 2, c));  // its attempt is 1, not 2: still running
   CHECK(exists(r, keys.done(2, kept)));
   CHECK_FALSE(exists(r, keys.done(2, a)));
   CHECK(zrange(r, keys.inflight(2)) ==

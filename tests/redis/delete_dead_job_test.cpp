@@ -12,7 +12,7 @@ namespace {
 
 Reply delete_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                       const std::string& field) {
-  return r.eval(ScriptId::delete_dead_job, {keys.jobs(shard), keys.dead(shard), keys.counts(shard)},
+  return r.eval(ScriptId::delete_dead_job, {keys.jobs_prefix(shard), keys.dead(shard), keys.counts(shard)},
                 {field});
 }
 
@@ -34,14 +34,14 @@ TEST_CASE("deleting a dead job removes it from the dead set, the jobs hash and t
   auto reply = delete_dead_job(r, keys, 0, "00000000A");
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 1);
-  CHECK_FALSE(hget(r, keys.jobs(0), "00000000A"));
+  CHECK_FALSE(raw_record(r, keys, 0, "00000000A"));
   CHECK(zrange(r, keys.dead(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000B", kNowMs}});
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});
 
   CHECK(delete_dead_job(r, keys, 0, "00000000B").integer == 1);
   CHECK_FALSE(exists(r, keys.counts(0)));
-  CHECK_FALSE(exists(r, keys.jobs(0)));
+  CHECK_FALSE(exists(r, keys.jobs_prefix(0)));
 }
 
 TEST_CASE("a kept result of a deleted dead job stays until fetched or expired", "[redis]") {
@@ -61,9 +61,9 @@ TEST_CASE("only a dead job can be deleted: anything else answers -1 and changes 
   auto keys = fresh_keys();
   const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::running);
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
-  const std::string before = dump(r, keys.jobs(0));
+  const std::string before = job_buckets_dump(r, keys, 0);
 
   CHECK(delete_dead_job(r, keys, 0, "00000000A").integer == -1);
   CHECK(delete_dead_job(r, keys, 0, "00000000Z").integer == -1);
-  CHECK(dump(r, keys.jobs(0)) == before);
+  CHECK(job_buckets_dump(r, keys, 0) == before);
 }

@@ -29,7 +29,7 @@ struct Failure {
 Reply fail_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
                int attempt, const Failure& f = {}) {
   return r.eval(ScriptId::fail_job,
-                {keys.jobs(shard), keys.inflight(shard), keys.scheduled(shard), keys.dead(shard),
+                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard), keys.dead(shard),
                  keys.done(shard, field), keys.counts(shard), keys.stats(shard)},
                 {field, std::to_string(attempt), kFailure, f.should_retry ? "1" : "0",
                  "worker said no", std::to_string(f.now_ms), std::to_string(f.base_ms),
@@ -87,7 +87,7 @@ TEST_CASE("a job with max_retry 2 is retried after attempts 1 and 2 and dead aft
   auto promote = [&] {
     r.call({"ZADD", keys.scheduled(0), "0", field});  // due now: skip the wait
     return r.eval(ScriptId::promote_jobs,
-                  {keys.scheduled(0), keys.jobs(0), keys.ready_prefix(0), keys.counts(0)},
+                  {keys.scheduled(0), keys.jobs_prefix(0), keys.ready_prefix(0), keys.counts(0)},
                   {std::to_string(kNowMs), "10", keys.events_channel(), "0"});
   };
 
@@ -198,7 +198,7 @@ TEST_CASE("a dead job with keep_result keeps the failure as its result and annou
   const std::string done = keys.done(6, field);
   auto raw = r.call({"GET", done});
   REQUIRE(raw.is_string());
-  CHECK(raw.str == hget(r, keys.jobs(6), field));  // the dead record, also kept for the list
+  CHECK(raw.str == raw_record(r, keys, 6, field));  // the dead record, also kept for the list
   auto rec = jq::store::decode_record(raw.str);
   REQUIRE(rec);
   CHECK(rec->state == JobState::dead);
@@ -214,7 +214,7 @@ TEST_CASE("a failure for another attempt than the running one changes nothing", 
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
   put_running(r, keys, 0, "00000000A", record_in(JobState::running, 2));
-  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
@@ -222,7 +222,7 @@ TEST_CASE("a failure for another attempt than the running one changes nothing", 
   const bool retry = GENERATE(true, false);
   CHECK(integers(fail_job(r, keys, 0, "00000000A", stale, {.should_retry = retry})) ==
         std::vector<std::int64_t>{0});
-  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
   CHECK_FALSE(exists(r, keys.scheduled(0)));
@@ -236,10 +236,10 @@ TEST_CASE("a failure for a job that is not running, or unknown, changes nothing"
   auto keys = fresh_keys();
   const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::dead);
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
-  const std::string before = dump(r, keys.jobs(0));
+  const std::string before = job_buckets_dump(r, keys, 0);
 
   CHECK(integers(fail_job(r, keys, 0, "00000000A", 1)) == std::vector<std::int64_t>{0});
   CHECK(integers(fail_job(r, keys, 0, "00000000Z", 1)) == std::vector<std::int64_t>{0});
-  CHECK(dump(r, keys.jobs(0)) == before);
+  CHECK(job_buckets_dump(r, keys, 0) == before);
   CHECK_FALSE(exists(r, keys.stats(0)));
 }

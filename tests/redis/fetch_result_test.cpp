@@ -11,7 +11,7 @@ using jq::store::JobState;
 namespace {
 
 Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
-  return r.eval(ScriptId::fetch_result, {keys.jobs(shard), keys.done(shard, field)}, {field});
+  return r.eval(ScriptId::fetch_result, {keys.jobs_prefix(shard), keys.done(shard, field)}, {field});
 }
 
 }  // namespace
@@ -41,9 +41,9 @@ TEST_CASE("fetchResult of an unfinished job reports its state and attempts", "[r
 
   SECTION("queued") {
     auto f = fields_of(push_jobs(r, keys, 0, {{}}));
-    const std::string before = dump(r, keys.jobs(0));
+    const std::string before = job_buckets_dump(r, keys, 0);
     CHECK(integers(fetch_result(r, keys, 0, f[0])) == std::vector<std::int64_t>{2, 1, 0, 0});
-    CHECK(dump(r, keys.jobs(0)) == before);
+    CHECK(job_buckets_dump(r, keys, 0) == before);
   }
   SECTION("scheduled for a retry") {
     put_record(r, keys, 0, "00000000A", record_in(JobState::scheduled, 2));
@@ -51,9 +51,9 @@ TEST_CASE("fetchResult of an unfinished job reports its state and attempts", "[r
   }
   SECTION("running") {
     put_record(r, keys, 0, "00000000A", record_in(JobState::running, 1));
-    const std::string before = dump(r, keys.jobs(0));
+    const std::string before = job_buckets_dump(r, keys, 0);
     CHECK(integers(fetch_result(r, keys, 0, "00000000A")) == std::vector<std::int64_t>{2, 3, 1, 0});
-    CHECK(dump(r, keys.jobs(0)) == before);
+    CHECK(job_buckets_dump(r, keys, 0) == before);
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 jq::redis::Reply get_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                          const std::string& field) {
-  return r.eval(ScriptId::get_job, {keys.jobs(shard), keys.done(shard, field)}, {field});
+  return r.eval(ScriptId::get_job, {keys.jobs_prefix(shard), keys.done(shard, field)}, {field});
 }
 
 }  // namespace
@@ -22,20 +22,20 @@ TEST_CASE("getJob returns a queued job's record from the jobs hash and changes n
   auto keys = fresh_keys();
   const std::string argument("\x92\x01\x00", 3);
   auto f = fields_of(push_jobs(r, keys, 1, {{.name = "resize", .argument = argument}}));
-  const std::string jobs_before = dump(r, keys.jobs(1));
-  const std::string ready_before = dump(r, keys.ready(1, "resize"));
+  const std::string jobs_before = job_buckets_dump(r, keys, 1);
+  const auto ready_before = ready_queue(r, keys, 1, "resize");
 
   auto reply = get_job(r, keys, 1, f[0]);
   REQUIRE(reply.type == jq::redis::Reply::Type::string);
-  CHECK(reply.str == hget(r, keys.jobs(1), f[0]));
+  CHECK(reply.str == raw_record(r, keys, 1, f[0]));
   auto rec = jq::store::decode_record(reply.str);
   REQUIRE(rec);
   CHECK(rec->name == "resize");
   CHECK(rec->argument == argument);
   CHECK(rec->state == JobState::queued);
 
-  CHECK(dump(r, keys.jobs(1)) == jobs_before);
-  CHECK(dump(r, keys.ready(1, "resize")) == ready_before);
+  CHECK(job_buckets_dump(r, keys, 1) == jobs_before);
+  CHECK(ready_queue(r, keys, 1, "resize") == ready_before);
 }
 
 TEST_CASE("getJob returns live records in every state they are kept in", "[redis]") {

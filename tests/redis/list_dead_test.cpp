@@ -18,7 +18,7 @@ struct DeadEntry {
 
 std::vector<DeadEntry> list_dead(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                  const std::string& name, int limit) {
-  Reply reply = r.eval(ScriptId::list_dead, {keys.dead(shard), keys.jobs(shard)},
+  Reply reply = r.eval(ScriptId::list_dead, {keys.dead(shard), keys.jobs_prefix(shard)},
                        {name, std::to_string(limit)});
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() % 3 == 0);
@@ -60,7 +60,7 @@ TEST_CASE("listDead returns dead jobs newest first with their failure time and r
   CHECK(fields(entries) == std::vector<std::string>{"00000000B", "00000000C", "00000000A"});
   REQUIRE(entries.size() == 3);
   CHECK(entries[0].failed_at_ms == kNowMs + 3);
-  CHECK(entries[0].record == hget(r, keys.jobs(0), "00000000B"));
+  CHECK(entries[0].record == raw_record(r, keys, 0, "00000000B"));
   CHECK(jq::store::decode_record(entries[0].record)->result == "\x81\xa4type\xa7\x66\x61ilure");
   CHECK(dump(r, keys.dead(0)) == before);
 }

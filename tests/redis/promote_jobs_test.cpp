@@ -14,7 +14,7 @@ std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys
                                        std::int64_t now_ms, int limit = 100) {
   Reply reply = r.eval(
       ScriptId::promote_jobs,
-      {keys.scheduled(shard), keys.jobs(shard), keys.ready_prefix(shard), keys.counts(shard)},
+      {keys.scheduled(shard), keys.jobs_prefix(shard), keys.ready_prefix(shard), keys.counts(shard)},
       {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
        std::to_string(shard)});
   REQUIRE(reply.is_array());
@@ -53,12 +53,13 @@ TEST_CASE("promoteJobs makes due jobs ready and reports the next due time", "[re
     CHECK(rec->attempts == 1);
     const std::string member = base62(due * 1000, 9) + field;
     CHECK(member_of(r, keys, 0, field) == member);
-    CHECK(zscore(r, keys.ready(0, "email"), member) == 4);
+    CHECK(ready_priority(r, keys, 0, "email", member) == 4);
   }
   CHECK(read_record(r, keys, 0, "00000000C")->state == JobState::scheduled);
   CHECK(zrange(r, keys.scheduled(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000C", kNowMs + 1}});
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"ready:email", "2"}, {"scheduled:email", "1"}});
 }
 
 TEST_CASE("with nothing left scheduled the next due time is -1", "[redis]") {
@@ -68,7 +69,7 @@ TEST_CASE("with nothing left scheduled the next due time is -1", "[redis]") {
 
   put_scheduled(r, keys, "00000000A", kNowMs);
   CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{1, -1});
-  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:email", "1"}});
 }
 
 TEST_CASE("promoteJobs promotes at most the limit, earliest due first", "[redis]") {
@@ -80,23 +81,26 @@ TEST_CASE("promoteJobs promotes at most the limit, earliest due first", "[redis]
 
   CHECK(promote_jobs(r, keys, 0, kNowMs, 2) == std::vector<std::int64_t>{2, kNowMs - 10});
   CHECK(read_record(r, keys, 0, "00000000A")->state == JobState::scheduled);
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"ready:email", "2"}, {"scheduled:email", "1"}});
 }
 
-TEST_CASE("a promoted job sorts by the time it became ready among equal priorities", "[redis]") {
+TEST_CASE("promoted jobs join their list behind the jobs already ready, earliest due first",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  // Pushed at kStampUs (µs); one retry became due a second before, one a second after.
+  // Pushed at kStampUs (µs); one retry became due a second before, one a second after, both
+  // promoted after the push.
   auto pushed = fields_of(push_jobs(r, keys, 0, {{}}));
   put_scheduled(r, keys, "00000000a", kNowMs - 1000);
   put_scheduled(r, keys, "00000000b", kNowMs + 1000);
 
   promote_jobs(r, keys, 0, kNowMs + 1000);
   std::vector<std::string> order;
-  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+  for (const auto& [member, score] : ready_queue(r, keys, 0, "email")) {
     order.push_back(member.substr(9));
   }
-  CHECK(order == std::vector<std::string>{"00000000a", pushed[0], "00000000b"});
+  CHECK(order == std::vector<std::string>{pushed[0], "00000000a", "00000000b"});
 }
 
 TEST_CASE("promoteJobs announces each promoted name once, with its best job", "[redis]") {
@@ -114,7 +118,9 @@ TEST_CASE("promoteJobs announces each promoted name once, with its best job", "[
   CHECK(events.take(r) ==
         std::vector<std::string>{"p email 0 1 " + member_of(r, keys, 0, "00000000C"),
                                  "p resize 0 0 " + member_of(r, keys, 0, "00000000B")});
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:later", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{
+            {"ready:email", "3"}, {"ready:resize", "1"}, {"scheduled:later", "1"}});
 
   promote_jobs(r, keys, 0, kNowMs);
   CHECK(events.take(r).empty());
@@ -124,12 +130,12 @@ TEST_CASE("a scheduled field without a scheduled record is dropped, not promoted
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000B", record_in(JobState::running, 1));
-  const std::string running_before = *hget(r, keys.jobs(0), "00000000B");
+  const std::string running_before = *raw_record(r, keys, 0, "00000000B");
   r.call({"ZADD", keys.scheduled(0), std::to_string(kNowMs), "00000000A", std::to_string(kNowMs),
           "00000000B"});
 
   CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{0, -1});
   CHECK_FALSE(exists(r, keys.scheduled(0)));
-  CHECK(hget(r, keys.jobs(0), "00000000B") == running_before);
-  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+  CHECK(raw_record(r, keys, 0, "00000000B") == running_before);
+  CHECK(ready_queue(r, keys, 0, "email").empty());
 }

@@ -1,4 +1,4 @@
-// pushJobs-4.lua: a batch of jobs stored in one shard and made ready, in order.
+// pushJobs-5.lua: a batch of jobs stored in one shard and made ready, in order.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -101,7 +101,7 @@ TEST_CASE("every pushed job is in its ready queue under the member its record na
   auto keys = fresh_keys();
   auto fields = fields_of(push_jobs(r, keys, 1, {{.priority = -7}, {.priority = 9}}));
 
-  auto ready = zrange(r, keys.ready(1, "email"));
+  auto ready = ready_queue(r, keys, 1, "email");
   REQUIRE(ready.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) {
     const std::string member = member_of(r, keys, 1, fields[i]);
@@ -124,7 +124,7 @@ TEST_CASE("the ready queue orders by priority, then push order among equal prior
                                 {.priority = std::numeric_limits<std::int32_t>::min()}}));
   REQUIRE(f.size() == 5);
 
-  auto ready = zrange(r, keys.ready(0, "email"));
+  auto ready = ready_queue(r, keys, 0, "email");
   REQUIRE(ready.size() == 5);
   std::vector<std::string> order;
   for (const auto& [member, score] : ready) order.push_back(member.substr(9));
@@ -141,16 +141,16 @@ TEST_CASE("a later push with a larger ready stamp sorts after earlier jobs of eq
   auto urgent = fields_of(push_jobs(r, keys, 0, {{.priority = -1}}, kNowMs, kStampUs + 2));
 
   std::vector<std::string> order;
-  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+  for (const auto& [member, score] : ready_queue(r, keys, 0, "email")) {
     order.push_back(member.substr(9));
   }
   CHECK(order == std::vector<std::string>{urgent[0], early[0], early[1], late[0]});
 }
 
-TEST_CASE("the ready stamp, not the field, decides among equal priorities", "[redis]") {
-  // Stamps picked so that their decimal texts would sort the other way round: the members must
-  // compare as numbers (fixed-width base62), and a job that became ready first sorts first even
-  // when it was given a later field.
+TEST_CASE("within a shard the list keeps push order; members compare by their stamps as numbers",
+          "[redis]") {
+  // Stamps picked so that their decimal texts would sort the other way round: members compare
+  // as numbers (fixed-width base62), which is how the scheduler orders the heads of shards.
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   auto ten = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 10));
@@ -158,10 +158,13 @@ TEST_CASE("the ready stamp, not the field, decides among equal priorities", "[re
   auto sixty_two = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 62));
   auto sixty_one = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, 61));
 
-  CHECK(members_of(zrange(r, keys.ready(0, "email"))) ==
-        std::vector<std::string>{member_of(r, keys, 0, nine[0]), member_of(r, keys, 0, ten[0]),
-                                 member_of(r, keys, 0, sixty_one[0]),
-                                 member_of(r, keys, 0, sixty_two[0])});
+  CHECK(members_of(ready_queue(r, keys, 0, "email")) ==
+        std::vector<std::string>{member_of(r, keys, 0, ten[0]), member_of(r, keys, 0, nine[0]),
+                                 member_of(r, keys, 0, sixty_two[0]),
+                                 member_of(r, keys, 0, sixty_one[0])});
+  CHECK(member_of(r, keys, 0, nine[0]) < member_of(r, keys, 0, ten[0]));
+  CHECK(member_of(r, keys, 0, sixty_one[0]) < member_of(r, keys, 0, sixty_two[0]));
+  CHECK(member_of(r, keys, 0, ten[0]) < member_of(r, keys, 0, sixty_one[0]));
 }
 
 TEST_CASE("fields keep increasing across a base62 digit boundary", "[redis]") {
@@ -173,7 +176,7 @@ TEST_CASE("fields keep increasing across a base62 digit boundary", "[redis]") {
   CHECK(std::is_sorted(f.begin(), f.end()));
   // Equal priorities and stamps: push order comes from the field.
   std::vector<std::string> order;
-  for (const auto& [member, score] : zrange(r, keys.ready(0, "email"))) {
+  for (const auto& [member, score] : ready_queue(r, keys, 0, "email")) {
     order.push_back(member.substr(9));
   }
   CHECK(order == f);
@@ -185,8 +188,8 @@ TEST_CASE("jobs of different names go to their own ready queues and the names se
   auto f =
       fields_of(push_jobs(r, keys, 3, {{.name = "email"}, {.name = "resize"}, {.name = "email"}}));
 
-  auto email = zrange(r, keys.ready(3, "email"));
-  auto resize = zrange(r, keys.ready(3, "resize"));
+  auto email = ready_queue(r, keys, 3, "email");
+  auto resize = ready_queue(r, keys, 3, "resize");
   REQUIRE(email.size() == 2);
   REQUIRE(resize.size() == 1);
   CHECK(email[0].first.substr(9) == f[0]);
@@ -209,7 +212,7 @@ TEST_CASE("pushJobs counts pushed jobs and continues the sequence across batches
   CHECK(second == std::vector<std::string>{"000000003", "000000004", "000000005"});
   CHECK(hget(r, keys.stats(0), "seq") == "5");
   CHECK(hget(r, keys.stats(0), "pushed") == "5");
-  CHECK(r.call({"HLEN", keys.jobs(0)}).integer == 5);
+  CHECK(record_count(r, keys, 0) == 5);
 }
 
 TEST_CASE("shards keep their own sequences, records and queues", "[redis]") {
@@ -224,8 +227,8 @@ TEST_CASE("shards keep their own sequences, records and queues", "[redis]") {
   CHECK(read_record(r, keys, 1, "000000001")->name == "b");
   CHECK(hget(r, keys.stats(0), "pushed") == "1");
   CHECK(hget(r, keys.stats(1), "pushed") == "2");
-  CHECK_FALSE(exists(r, keys.ready(0, "b")));
-  CHECK_FALSE(exists(r, keys.ready(1, "a")));
+  CHECK(ready_queue(r, keys, 0, "b").empty());
+  CHECK(ready_queue(r, keys, 1, "a").empty());
 }
 
 TEST_CASE("pushJobs announces each name of the batch once, with its best job, in first-seen order",

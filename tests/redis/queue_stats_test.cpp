@@ -32,12 +32,12 @@ TEST_CASE("queueStats counts ready jobs and reads the other states from the coun
   push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}});
   reserve_jobs(r, keys, 0, "email", 1);
   r.call({"HSET", keys.counts(0), "scheduled:email", "4", "dead:email", "2", "dead:resize", "9"});
-  const std::string ready_before = dump(r, keys.ready(0, "email"));
+  const auto ready_before = ready_queue(r, keys, 0, "email");
   const std::string counts_before = dump(r, keys.counts(0));
 
   CHECK(queue_stats(r, keys, 0, "email") == std::vector<std::int64_t>{2, 4, 1, 2, kStampUs});
   CHECK(queue_stats(r, keys, 0, "resize") == std::vector<std::int64_t>{1, 0, 0, 9, kStampUs});
-  CHECK(dump(r, keys.ready(0, "email")) == ready_before);
+  CHECK(ready_queue(r, keys, 0, "email") == ready_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
 }
 
@@ -66,6 +66,6 @@ TEST_CASE("beyond 100 distinct priorities the oldest stamp is the oldest of the 
   CHECK(stats[0] == 101);
   CHECK(stats[4] == kStampUs + 1000);  // a lower bound of the lag
 
-  push_jobs(r, keys, 0, {{.priority = 99}}, kNowMs, kStampUs + 1);  // within the first 100
+  push_jobs(r, keys, 0, {{.priority = -1}}, kNowMs, kStampUs + 1);  // within the first 100
   CHECK(queue_stats(r, keys, 0, "email")[4] == kStampUs + 1);
 }

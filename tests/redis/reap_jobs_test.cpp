@@ -18,7 +18,7 @@ constexpr std::int64_t kReapNowMs = kNowMs + 60000;
 Reply reap_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard, std::int64_t cutoff_ms,
                 int limit = 100) {
   return r.eval(ScriptId::reap_jobs,
-                {keys.jobs(shard), keys.inflight(shard), keys.scheduled(shard), keys.dead(shard),
+                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard), keys.dead(shard),
                  keys.done_prefix(shard), keys.counts(shard), keys.stats(shard)},
                 {std::to_string(cutoff_ms), std::to_string(kReapNowMs), std::to_string(limit),
                  kTimeout, "no answer before the deadline", "2000", "300000", "0", "600",
@@ -123,13 +123,13 @@ TEST_CASE("an in-flight field without a running record is removed and not counte
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000B", record_in(JobState::queued));
-  const std::string queued_before = *hget(r, keys.jobs(0), "00000000B");
+  const std::string queued_before = *raw_record(r, keys, 0, "00000000B");
   r.call({"ZADD", keys.inflight(0), std::to_string(kNowMs), "00000000A", std::to_string(kNowMs),
           "00000000B"});
 
   CHECK(reap_jobs(r, keys, 0, kReapNowMs).integer == 0);
   CHECK_FALSE(exists(r, keys.inflight(0)));
-  CHECK(hget(r, keys.jobs(0), "00000000B") == queued_before);
+  CHECK(raw_record(r, keys, 0, "00000000B") == queued_before);
   CHECK_FALSE(exists(r, keys.stats(0)));
   CHECK_FALSE(exists(r, keys.scheduled(0)));
 }
@@ -139,13 +139,13 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   auto keys = fresh_keys();
   const std::string field = push_and_reserve(r, keys, 0);
   REQUIRE(reap_jobs(r, keys, 0, kReapNowMs).integer == 1);
-  const std::string before = dump(r, keys.jobs(0));
+  const std::string before = job_buckets_dump(r, keys, 0);
 
   auto late =
       r.eval(ScriptId::complete_jobs,
-             {keys.jobs(0), keys.inflight(0), keys.done_prefix(0), keys.counts(0), keys.stats(0)},
+             {keys.jobs_prefix(0), keys.inflight(0), keys.done_prefix(0), keys.counts(0), keys.stats(0)},
              {"3600", keys.events_channel(), "0", field, "1", "\xc0"});
   REQUIRE(late.elements.size() == 1);
   CHECK(late.elements[0].integer == 0);
-  CHECK(dump(r, keys.jobs(0)) == before);
+  CHECK(job_buckets_dump(r, keys, 0) == before);
 }

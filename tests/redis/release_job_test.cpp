@@ -14,7 +14,7 @@ Reply release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const st
                   int attempt, const std::string& name = "email") {
   return r.eval(
       ScriptId::release_job,
-      {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
+      {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
       {field, std::to_string(attempt), keys.events_channel(), std::to_string(shard)});
 }
 
@@ -40,10 +40,10 @@ TEST_CASE("a released job is ready again in its old place and the attempt does n
   CHECK(rec->attempts == 0);
   CHECK(member_of(r, keys, 0, f[0]) == member);
   // Ahead of the job pushed after it, as before the reservation.
-  CHECK(zrange(r, keys.ready(0, "email")) == std::vector<std::pair<std::string, std::int64_t>>{
+  CHECK(ready_queue(r, keys, 0, "email") == std::vector<std::pair<std::string, std::int64_t>>{
                                                  {member, 2}, {member_of(r, keys, 0, f[1]), 2}});
   CHECK_FALSE(exists(r, keys.inflight(0)));
-  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:email", "2"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "1");
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member});
 }
@@ -56,8 +56,9 @@ TEST_CASE("a released retry goes back to attempts it had before the reservation"
 
   CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 1);
   CHECK(read_record(r, keys, 0, "00000000A")->attempts == 2);
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
-  CHECK(zscore(r, keys.ready(0, "email"), member_of(r, keys, 0, "00000000A")) == 0);
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"ready:email", "1"}, {"running:email", "1"}});
+  CHECK(ready_priority(r, keys, 0, "email", member_of(r, keys, 0, "00000000A")) == 0);
 }
 
 TEST_CASE("a release for another attempt or a job not running changes nothing", "[redis]") {
@@ -66,7 +67,7 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   EventListener events(shared_redis().port(), keys);
   put_running(r, keys, 0, "00000000A", record_in(JobState::running, 2));
   put_record(r, keys, 0, "00000000B", record_in(JobState::scheduled, 2));
-  const std::string jobs_before = dump(r, keys.jobs(0));
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
@@ -74,9 +75,9 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 0);
   CHECK(release_job(r, keys, 0, "00000000B", 2).integer == 0);
   CHECK(release_job(r, keys, 0, "00000000Z", 1).integer == 0);
-  CHECK(dump(r, keys.jobs(0)) == jobs_before);
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
-  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+  CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(events.take(r).empty());
 }

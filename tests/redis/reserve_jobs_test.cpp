@@ -28,9 +28,12 @@ std::vector<std::string> reserved_fields(const Reply& reply) {
   return out;
 }
 
-std::vector<std::string> ready_fields(SyncRedis& r, const std::string& ready_key) {
+std::vector<std::string> ready_fields(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                                      const std::string& name) {
   std::vector<std::string> out;
-  for (const auto& [member, score] : zrange(r, ready_key)) out.push_back(member.substr(9));
+  for (const auto& [member, priority] : ready_queue(r, keys, shard, name)) {
+    out.push_back(member.substr(9));
+  }
   return out;
 }
 
@@ -44,7 +47,7 @@ TEST_CASE("reserveJobs takes jobs in ready order, up to the count asked for", "[
 
   auto reply = reserve_jobs(r, keys, 0, "email", 3);
   CHECK(reserved_fields(reply) == std::vector<std::string>{f[1], f[3], f[0]});
-  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2]});
+  CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[2]});
 }
 
 TEST_CASE("reserved jobs are running in attempt 1 with their deadline in inflight", "[redis]") {
@@ -57,7 +60,7 @@ TEST_CASE("reserved jobs are running in attempt 1 with their deadline in infligh
   REQUIRE(jobs.size() == 2);
   for (const auto& [field, packed] : jobs) {
     INFO(field);
-    CHECK(hget(r, keys.jobs(1), field) == packed);
+    CHECK(raw_record(r, keys, 1, field) == packed);
     auto rec = jq::store::decode_record(packed);
     REQUIRE(rec);
     CHECK(rec->state == JobState::running);
@@ -68,27 +71,31 @@ TEST_CASE("reserved jobs are running in attempt 1 with their deadline in infligh
                                                           {f[1], kNowMs + 7 + 86400000}});
   // The ready member stays in the record: releaseJob puts the job back there.
   CHECK(member_of(r, keys, 1, f[0]) == member0);
-  CHECK_FALSE(exists(r, keys.ready(1, "email")));
+  CHECK(ready_queue(r, keys, 1, "email").empty());
 }
 
 TEST_CASE("reserveJobs counts the attempt on top of earlier ones", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000A", record_in(JobState::queued, 2), "0000000AA00000000A");
-  r.call({"ZADD", keys.ready(0, "email"), "0", "0000000AA00000000A"});
+  put_ready(r, keys, 0, "email", 0, "0000000AA00000000A");
 
   auto jobs = reserved(reserve_jobs(r, keys, 0, "email", 1));
   REQUIRE(jobs.size() == 1);
   CHECK(jq::store::decode_record(jobs[0].second)->attempts == 3);
 }
 
-TEST_CASE("reserveJobs counts running jobs per name and dispatched jobs per shard", "[redis]") {
+TEST_CASE("reserveJobs moves jobs from the ready to the running count of their name, and counts "
+          "dispatched jobs per shard",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}});
 
   reserve_jobs(r, keys, 0, "email", 2);
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "2"}});
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{
+            {"ready:email", "1"}, {"ready:resize", "1"}, {"running:email", "2"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "2");
 
   reserve_jobs(r, keys, 0, "email", 5);
@@ -106,7 +113,7 @@ TEST_CASE("reserveJobs on an empty queue takes nothing and counts nothing", "[re
   auto reply = reserve_jobs(r, keys, 0, "email", 5);
   REQUIRE(reply.is_array());
   CHECK(reply.elements.empty());
-  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:resize", "1"}});
   CHECK_FALSE(hget(r, keys.stats(0), "dispatched"));
   CHECK_FALSE(exists(r, keys.inflight(0)));
 }
@@ -134,6 +141,34 @@ TEST_CASE("reserveJobs answers the queue's head after the reservation", "[redis]
   CHECK(reply.elements[1].as_integer() == 7);
 }
 
+TEST_CASE("reserveJobs with a count of 0 takes nothing and answers the head", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 4}, {.priority = -2}}));
+
+  auto reply = reserve_jobs_reply(r, keys, 0, "email", 0);
+  REQUIRE(reply.elements.size() == 2);
+  CHECK(reply.elements[0].str == member_of(r, keys, 0, f[1]));
+  CHECK(reply.elements[1].as_integer() == -2);
+  CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[1], f[0]});
+}
+
+TEST_CASE("the head answered skips cancelled jobs' members and drops them", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 1}, {.priority = 1}, {.priority = 2}}));
+  // f[1] and f[2] cancelled (their records deleted, as cancelJob does); f[0] is taken.
+  for (int i : {1, 2}) {
+    r.call({"HDEL", keys.job_bucket(0, f[i]), std::string(jq::redis::Keys::job_slot(f[i]))});
+  }
+
+  auto reply = reserve_jobs_reply(r, keys, 0, "email", 1);
+  REQUIRE(reply.elements.size() == 4);
+  CHECK(reply.elements[2].str == f[0]);
+  CHECK(reply.elements[0].str.empty());  // nothing live is left
+  CHECK(ready_queue(r, keys, 0, "email").empty());
+}
+
 TEST_CASE("reserveJobs takes only jobs with a smaller priority than the bound's", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
@@ -143,7 +178,7 @@ TEST_CASE("reserveJobs takes only jobs with a smaller priority than the bound's"
   // The bound's member sorts before every member here: only the priority decides.
   auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "3", "000000000000000000");
   CHECK(reserved_fields(reply) == std::vector<std::string>{f[0], f[1]});
-  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2], f[3]});
+  CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[2], f[3]});
 }
 
 TEST_CASE("among equal priorities the bound's member decides, and the bound is not taken",
@@ -156,12 +191,12 @@ TEST_CASE("among equal priorities the bound's member decides, and the bound is n
   SECTION("jobs before the bound's member are taken, the bound and later ones are not") {
     auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", bound);
     CHECK(reserved_fields(reply) == std::vector<std::string>{f[0]});
-    CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[1], f[2]});
+    CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[1], f[2]});
   }
   SECTION("a bound that is the head takes nothing") {
     auto reply = reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", member_of(r, keys, 0, f[0]));
     CHECK(reserved_fields(reply).empty());
-    CHECK(ready_fields(r, keys.ready(0, "email")).size() == 3);
+    CHECK(ready_fields(r, keys, 0, "email").size() == 3);
   }
 }
 
@@ -172,7 +207,8 @@ TEST_CASE("the bound's member compares in byte order, as the zset sorts ('Z' bef
   auto keys = fresh_keys();
   put_record(r, keys, 0, "00000000A", record_in(JobState::queued), "Z0000000000000000A");
   put_record(r, keys, 0, "00000000B", record_in(JobState::queued), "a0000000000000000B");
-  r.call({"ZADD", keys.ready(0, "email"), "7", "Z0000000000000000A", "7", "a0000000000000000B"});
+  put_ready(r, keys, 0, "email", 7, "Z0000000000000000A");
+  put_ready(r, keys, 0, "email", 7, "a0000000000000000B");
 
   CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 10, kNowMs, "7", "a")) ==
         std::vector<std::string>{"00000000A"});
@@ -191,7 +227,7 @@ TEST_CASE("a bound and a count together: whichever stops first", "[redis]") {
   CHECK(reserved_fields(reserve_jobs(r, keys, 0, "email", 2, kNowMs,
                                      std::to_string(std::numeric_limits<std::int32_t>::min()), ""))
             .empty());
-  CHECK(ready_fields(r, keys.ready(0, "email")) == std::vector<std::string>{f[2]});
+  CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[2]});
 }
 
 TEST_CASE("a ready member without a queued record is dropped and the next job is taken",
@@ -201,14 +237,15 @@ TEST_CASE("a ready member without a queued record is dropped and the next job is
   // 00000000A: no record; 00000000B: running (should not be ready); 00000000C: queued.
   put_record(r, keys, 0, "00000000B", record_in(JobState::running, 1), "00000000100000000B");
   put_record(r, keys, 0, "00000000C", record_in(JobState::queued), "00000000200000000C");
-  r.call({"ZADD", keys.ready(0, "email"), "0", "00000000000000000A", "0", "00000000100000000B", "0",
-          "00000000200000000C"});
-  const std::string running_before = *hget(r, keys.jobs(0), "00000000B");
+  for (const char* member : {"00000000000000000A", "00000000100000000B", "00000000200000000C"}) {
+    put_ready(r, keys, 0, "email", 0, member);
+  }
+  const std::string running_before = *raw_record(r, keys, 0, "00000000B");
 
   auto reply = reserve_jobs(r, keys, 0, "email", 1);
   CHECK(reserved_fields(reply) == std::vector<std::string>{"00000000C"});
-  CHECK_FALSE(exists(r, keys.ready(0, "email")));
-  CHECK(hget(r, keys.jobs(0), "00000000B") == running_before);
+  CHECK(ready_queue(r, keys, 0, "email").empty());
+  CHECK(raw_record(r, keys, 0, "00000000B") == running_before);
   CHECK(zrange(r, keys.inflight(0)).size() == 1);
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "1");

@@ -16,7 +16,7 @@ Reply retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                      const std::string& field) {
   return r.eval(
       ScriptId::retry_dead_job,
-      {keys.jobs(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
+      {keys.jobs_prefix(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
        keys.done(shard, field)},
       {field, std::to_string(kRetryStampUs), keys.events_channel(), std::to_string(shard)});
 }
@@ -57,13 +57,14 @@ TEST_CASE("a retried dead job is queued with no attempts, its kept failure withd
   CHECK(rec->last_error == "boom");
   const std::string member = base62(kRetryStampUs, 9) + "00000000A";
   CHECK(member_of(r, keys, 0, "00000000A") == member);
-  CHECK(zrange(r, keys.ready(0, "email")) ==
+  CHECK(ready_queue(r, keys, 0, "email") ==
         std::vector<std::pair<std::string, std::int64_t>>{{member, -9}});
   CHECK(zrange(r, keys.dead(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000B", kNowMs}});
   CHECK_FALSE(exists(r, keys.done(0, "00000000A")));
   CHECK(exists(r, keys.done(0, "00000000B")));
-  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"dead:email", "1"}, {"ready:email", "1"}});
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 -9 " + member});
 }
 
@@ -72,8 +73,8 @@ TEST_CASE("retrying the last dead job of a name leaves no dead count", "[redis]"
   auto keys = fresh_keys();
   put_dead(r, keys, "00000000A", "resize");
   CHECK(retry_dead_job(r, keys, 0, "00000000A").integer == 1);
-  CHECK_FALSE(exists(r, keys.counts(0)));
-  CHECK(zrange(r, keys.ready(0, "resize")).size() == 1);
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:resize", "1"}});
+  CHECK(ready_queue(r, keys, 0, "resize").size() == 1);
 }
 
 TEST_CASE("only a dead job can be retried: anything else answers -1 and changes nothing",
@@ -83,11 +84,11 @@ TEST_CASE("only a dead job can be retried: anything else answers -1 and changes 
   EventListener events(shared_redis().port(), keys);
   const JobState state = GENERATE(JobState::queued, JobState::scheduled, JobState::running);
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
-  const std::string before = dump(r, keys.jobs(0));
+  const std::string before = job_buckets_dump(r, keys, 0);
 
   CHECK(retry_dead_job(r, keys, 0, "00000000A").integer == -1);
   CHECK(retry_dead_job(r, keys, 0, "00000000Z").integer == -1);
-  CHECK(dump(r, keys.jobs(0)) == before);
-  CHECK_FALSE(exists(r, keys.ready(0, "email")));
+  CHECK(job_buckets_dump(r, keys, 0) == before);
+  CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(events.take(r).empty());
 }

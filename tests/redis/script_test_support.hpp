@@ -3,6 +3,7 @@
 // directly to check what a script left behind.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,7 +35,7 @@ inline redis::Keys fresh_keys() {
   return redis::Keys("t" + std::to_string(++counter));
 }
 
-// One job as pushJobs-4.lua takes it (six ARGV).
+// One job as pushJobs-5.lua takes it (six ARGV).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -47,7 +48,7 @@ struct PushArgs {
 inline constexpr std::int64_t kNowMs = 1700000000123;
 inline constexpr std::int64_t kStampUs = 1700000000123456;
 
-// pushJobs-4.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
+// pushJobs-5.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs,
@@ -60,7 +61,8 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                  j.keep_result ? "1" : "0", std::to_string(j.timeout_ms)});
   }
   return r.eval(redis::ScriptId::push_jobs,
-                {keys.stats(shard), keys.jobs(shard), keys.names(shard), keys.ready_prefix(shard)},
+                {keys.stats(shard), keys.jobs_prefix(shard), keys.names(shard),
+                 keys.ready_prefix(shard), keys.counts(shard)},
                 args);
 }
 
@@ -87,7 +89,8 @@ inline std::vector<std::string> fields_of(const redis::Reply& reply) {
   return fields;
 }
 
-// A record packed as the scripts pack it (13 slots, see lua/lib/preamble.lua).
+// A record packed as the scripts pack it (13 slots, see lua/lib/preamble.lua); its ready stamp
+// is the first 9 characters of `ready_member`.
 inline std::string pack_record(const store::JobRecord& rec, const std::string& ready_member = "") {
   msgpack::sbuffer buf;
   msgpack::packer<msgpack::sbuffer> pk(buf);
@@ -105,7 +108,7 @@ inline std::string pack_record(const store::JobRecord& rec, const std::string& r
   pk.pack_int64(static_cast<std::int64_t>(rec.state));
   pk.pack_int64(rec.attempts);
   pk.pack_int64(rec.enqueued_at_ms);
-  str(ready_member);
+  str(ready_member.substr(0, 9));
   str(rec.last_error);
   str(rec.traceparent);
   str(rec.result);
@@ -124,10 +127,19 @@ inline store::JobRecord record_in(store::JobState state, int attempts = 0) {
   return rec;
 }
 
-// Writes a record straight into the jobs hash, as if an earlier transition had left it there.
+// Writes a record straight into its bucket, as if an earlier transition had left it there.
 inline void put_record(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& field,
                        const store::JobRecord& rec, const std::string& ready_member = "") {
-  REQUIRE(r.call({"HSET", keys.jobs(shard), field, pack_record(rec, ready_member)}).integer == 1);
+  REQUIRE(r.call({"HSET", keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)),
+                  pack_record(rec, ready_member)})
+              .integer == 1);
+}
+
+// Appends `member` to the ready list of (name, priority), as make_ready does.
+inline void put_ready(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& name,
+                      std::int32_t priority, const std::string& member) {
+  r.call({"RPUSH", keys.ready_list(shard, name, priority), member});
+  r.call({"ZADD", keys.ready(shard, name), std::to_string(priority), std::to_string(priority)});
 }
 
 inline std::optional<std::string> hget(SyncRedis& r, const std::string& key,
@@ -137,11 +149,45 @@ inline std::optional<std::string> hget(SyncRedis& r, const std::string& key,
   return reply.str;
 }
 
+// A job's packed record as stored, nullopt when it has none.
+inline std::optional<std::string> raw_record(SyncRedis& r, const redis::Keys& keys, int shard,
+                                             const std::string& field) {
+  return hget(r, keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)));
+}
+
 inline std::optional<store::JobRecord> read_record(SyncRedis& r, const redis::Keys& keys, int shard,
                                                    const std::string& field) {
-  auto raw = hget(r, keys.jobs(shard), field);
+  auto raw = raw_record(r, keys, shard, field);
   if (!raw) return std::nullopt;
   return store::decode_record(*raw);
+}
+
+// The record buckets of a shard, sorted.
+inline std::vector<std::string> job_buckets(SyncRedis& r, const redis::Keys& keys, int shard) {
+  std::vector<std::string> out;
+  for (const redis::Reply& k : r.call({"KEYS", keys.jobs_prefix(shard) + "*"}).elements) {
+    out.push_back(k.str);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every record bucket of a shard with its content (DUMP), to check that a script changed nothing.
+inline std::string job_buckets_dump(SyncRedis& r, const redis::Keys& keys, int shard) {
+  std::string out;
+  for (const std::string& bucket : job_buckets(r, keys, shard)) {
+    out += bucket + "=" + r.call({"DUMP", bucket}).str + ";";
+  }
+  return out;
+}
+
+// How many records a shard holds.
+inline long long record_count(SyncRedis& r, const redis::Keys& keys, int shard) {
+  long long n = 0;
+  for (const std::string& bucket : job_buckets(r, keys, shard)) {
+    n += r.call({"HLEN", bucket}).integer;
+  }
+  return n;
 }
 
 // Slot `index` (0-based) of a packed record, as a string (e.g. the ready member, slot 9).
@@ -155,12 +201,12 @@ inline std::string record_string_slot(const std::string& packed, std::size_t ind
   return std::string(slot.via.str.ptr, slot.via.str.size);
 }
 
-// The ready member a job's record names (R_READY_MEMBER): the stamp (9) followed by its field.
+// A job's member in its ready list (as its record names it): its stamp (9), then its field.
 inline std::string member_of(SyncRedis& r, const redis::Keys& keys, int shard,
                              const std::string& field) {
-  auto raw = hget(r, keys.jobs(shard), field);
+  auto raw = raw_record(r, keys, shard, field);
   REQUIRE(raw);
-  return record_string_slot(*raw, 9);
+  return record_string_slot(*raw, 9) + field;
 }
 
 // ZRANGE key 0 -1 WITHSCORES: (member, score) in order.
@@ -174,6 +220,36 @@ inline std::vector<std::pair<std::string, std::int64_t>> zrange(SyncRedis& r,
                      static_cast<std::int64_t>(std::stod(reply.elements[i + 1].str)));
   }
   return out;
+}
+
+// The ready queue of a name, (member, priority) in the order reserveJobs takes them: the lists
+// of its priorities, best first. Fails the test if a priority has no list or a list no priority.
+inline std::vector<std::pair<std::string, std::int64_t>> ready_queue(SyncRedis& r,
+                                                                     const redis::Keys& keys,
+                                                                     int shard,
+                                                                     const std::string& name) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  auto priorities = zrange(r, keys.ready(shard, name));
+  for (const auto& [member, priority] : priorities) {
+    REQUIRE(member == std::to_string(priority));
+    redis::Reply list = r.call(
+        {"LRANGE", keys.ready_list(shard, name, static_cast<std::int32_t>(priority)), "0", "-1"});
+    REQUIRE(!list.elements.empty());
+    for (const redis::Reply& m : list.elements) out.emplace_back(m.str, priority);
+  }
+  auto lists = r.call({"KEYS", keys.ready(shard, name) + "#*"}).elements;
+  REQUIRE(lists.size() == priorities.size());
+  return out;
+}
+
+// The priority of `member` in the ready queue of `name`, nullopt when it is not there.
+inline std::optional<std::int64_t> ready_priority(SyncRedis& r, const redis::Keys& keys,
+                                                  int shard, const std::string& name,
+                                                  const std::string& member) {
+  for (const auto& [m, priority] : ready_queue(r, keys, shard, name)) {
+    if (m == member) return priority;
+  }
+  return std::nullopt;
 }
 
 inline bool exists(SyncRedis& r, const std::string& key) {
@@ -231,7 +307,7 @@ inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, in
                                        const std::string& bound_priority = "",
                                        const std::string& bound_member = "") {
   return r.eval(redis::ScriptId::reserve_jobs,
-                {keys.jobs(shard), keys.inflight(shard), keys.ready(shard, name),
+                {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name),
                  keys.counts(shard), keys.stats(shard)},
                 {std::to_string(now_ms), std::to_string(max), bound_priority, bound_member, name});
 }
