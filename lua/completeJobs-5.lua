@@ -20,12 +20,15 @@
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ttl, channel, shard = ARGV[1], ARGV[2], ARGV[3]
 local out, succeeded, running = {}, 0, {}
+local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
 for a = 4, #ARGV, 3 do
   local field = ARGV[a]
   local record = load_running(jobs, field, ARGV[a + 1])
-  if record then
-    rcall('ZREM', inflight, field)
-    rcall('HDEL', record_at(jobs, field))
+  -- Records are deleted after the loop: a field given twice ends only once.
+  if record and not seen[field] then
+    seen[field] = true
+    finished.add(inflight, field)
+    removed.add(record_at(jobs, field))
     local name = record[R_NAME]
     running[name] = (running[name] or 0) + 1
     succeeded = succeeded + 1
@@ -40,6 +43,8 @@ for a = 4, #ARGV, 3 do
     out[#out + 1] = 0
   end
 end
+finished.send()
+removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
 return out

@@ -31,12 +31,14 @@ local last = rcall('HINCRBY', stats, 'seq', count)
 local fields = {}
 -- Per name: {best priority, its first member, per priority the members in push order}.
 local by_name, names_in_batch = {}, {}
+local records = batched('HSET')
 for i = 0, count - 1 do
   local a = first_job + i * per_job
   local name, priority = ARGV[a], tonumber(ARGV[a + 2])
   local field = base62(last - count + 1 + i, 9)
-  save_record(jobs, field, {name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-    tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, ''})
+  local bucket, slot = record_at(jobs, field)
+  records.add(bucket, slot, cmsgpack.pack({name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
+    tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, ''}))
   fields[i + 1] = field
   local member = stamp .. field
   local n = by_name[name]
@@ -50,6 +52,7 @@ for i = 0, count - 1 do
   local list = n[3][priority]
   if list then list[#list + 1] = member else n[3][priority] = {member} end
 end
+records.send()
 for _, name in ipairs(names_in_batch) do
   local n, queue, jobs_of_name = by_name[name], ready_prefix .. name, 0
   for priority, members in pairs(n[3]) do

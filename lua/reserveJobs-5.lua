@@ -47,6 +47,7 @@ local function forget_if_empty(priority)
 end
 
 local out, taken, dropped = {'', ''}, 0, 0
+local records, deadlines, seen = batched('HSET'), batched('ZADD'), {}
 local max_score = bound_priority or '+inf'
 while taken < max do
   local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', 0, 1)
@@ -63,12 +64,17 @@ while taken < max do
   for i = 1, n do
     local field = string.sub(members[i], 10)
     local record = queued_record(members[i])
-    if record then
+    -- Records are written after the loop: a job whose member came twice is taken once.
+    if record and not seen[field] then
+      seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
+      local packed = cmsgpack.pack(record)
+      local bucket, slot = record_at(jobs, field)
+      records.add(bucket, slot, packed)
+      deadlines.add(inflight, now + record[R_TIMEOUT_MS], field)
       out[#out + 1] = field
-      out[#out + 1] = save_record(jobs, field, record)
-      rcall('ZADD', inflight, now + record[R_TIMEOUT_MS], field)
+      out[#out + 1] = packed
       taken = taken + 1
     end
   end
@@ -77,6 +83,8 @@ while taken < max do
   -- stale (then `taken` reached max); otherwise the next round reads on.
   if at_bound and n < #members then break end
 end
+records.send()
+deadlines.send()
 
 -- The head: the first member of the best priority's list, stale members dropped on the way.
 while dropped < max_dropped do

@@ -170,3 +170,32 @@ TEST_CASE("a batch finishes each running job and skips each stale one", "[redis]
   CHECK(hget(r, keys.stats(2), "succeeded") == "2");
   CHECK(events.take(r) == std::vector<std::string>{"r 2-" + kept});
 }
+
+TEST_CASE("a job answered twice in one batch ends once", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string field = push_and_reserve(r, keys, 0);
+  const std::string other = push_and_reserve(r, keys, 0);
+
+  CHECK(complete_jobs(r, keys, 0, {{field, 1}, {field, 1}, {other, 1}}) ==
+        std::vector<std::int64_t>{1, 0, 1});
+  CHECK(hget(r, keys.stats(0), "succeeded") == "2");
+  CHECK_FALSE(exists(r, keys.counts(0)));
+  CHECK_FALSE(exists(r, keys.inflight(0)));
+}
+
+TEST_CASE("a batch spanning record buckets ends every job", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  // 70 jobs: fields 1..70 lie in two buckets (62 fields each).
+  push_jobs(r, keys, 0, std::vector<PushArgs>(70));
+  auto taken = reserve_jobs(r, keys, 0, "email", 70);
+  REQUIRE(taken.elements.size() == 140);
+  std::vector<Success> batch;
+  for (std::size_t i = 0; i < taken.elements.size(); i += 2) batch.push_back({taken.elements[i].str});
+
+  CHECK(complete_jobs(r, keys, 0, batch) == std::vector<std::int64_t>(70, 1));
+  CHECK(record_count(r, keys, 0) == 0);
+  CHECK(job_buckets(r, keys, 0).empty());
+  CHECK_FALSE(exists(r, keys.inflight(0)));
+}

@@ -250,3 +250,28 @@ TEST_CASE("a ready member without a queued record is dropped and the next job is
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "1");
 }
+
+TEST_CASE("a job whose member is in its list twice is taken once", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  put_record(r, keys, 0, "00000000A", record_in(JobState::queued), "00000000000000000A");
+  put_ready(r, keys, 0, "email", 0, "00000000000000000A");
+  put_ready(r, keys, 0, "email", 0, "00000000000000000A");
+
+  auto reply = reserve_jobs(r, keys, 0, "email", 5);
+  CHECK(reserved_fields(reply) == std::vector<std::string>{"00000000A"});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
+  CHECK(ready_queue(r, keys, 0, "email").empty());
+}
+
+TEST_CASE("a reservation across record buckets stores every record and deadline", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, std::vector<PushArgs>(130)));
+  REQUIRE(job_buckets(r, keys, 0).size() == 3);  // fields 1..130: 61 + 62 + 7
+
+  auto jobs = reserved(reserve_jobs(r, keys, 0, "email", 130));
+  REQUIRE(jobs.size() == 130);
+  for (const auto& [field, packed] : jobs) CHECK(raw_record(r, keys, 0, field) == packed);
+  CHECK(r.call({"ZCARD", keys.inflight(0)}).integer == 130);
+}

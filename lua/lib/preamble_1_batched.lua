@@ -1,0 +1,29 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Gathers the arguments of one command per key, so a batch of jobs costs one call per key (a
+-- record bucket, the inflight zset) instead of one per job: each redis.call has a fixed cost
+-- that dominated scripts handling many jobs. `add` appends arguments for a key; `send` issues
+-- them, in chunks that stay far below Lua's limit on unpack().
+--   local w = batched('HSET'); w.add(bucket, slot, packed); ...; w.send()
+local function batched(command)
+  local keys, args = {}, {}
+  local chunk = 1000
+  local function add(key, ...)
+    local a = args[key]
+    if not a then
+      a = {}
+      args[key] = a
+      keys[#keys + 1] = key
+    end
+    for i = 1, select('#', ...) do a[#a + 1] = select(i, ...) end
+  end
+  local function send()
+    for _, key in ipairs(keys) do
+      local a = args[key]
+      for first = 1, #a, chunk do
+        rcall(command, key, unpack(a, first, math.min(first + chunk - 1, #a)))
+      end
+    end
+    keys, args = {}, {}
+  end
+  return {add = add, send = send}
+end
