@@ -44,6 +44,10 @@ namespace jq::redis {
 
 class Keys {
  public:
+  // The layout of the keys and records below, kept in the meta hash when a store is created: a
+  // master refuses a store of another layout (2: ready lists and record buckets).
+  static constexpr int kLayoutVersion = 2;
+
   explicit Keys(std::string prefix = "jq") : prefix_(std::move(prefix)) {}
 
   const std::string& prefix() const { return prefix_; }

@@ -39,8 +39,8 @@ struct HandlerWaiter final : CompletionBatcher::Waiter {
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
                                      std::string result_ttl_s)
     : redis_(redis),
-      keys_{keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard), keys.counts(shard),
-            keys.stats(shard)},
+      keys_{keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard),
+            keys.counts(shard), keys.stats(shard)},
       shard_(std::to_string(shard)),
       result_ttl_s_(std::move(result_ttl_s)),
       channel_(keys.events_channel()) {}

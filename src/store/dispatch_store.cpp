@@ -65,10 +65,10 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
     if (!priority) continue;
     out[i] = QueueHead{queues[i].shard, queues[i].name, *priority, {}};
     found.push_back(i);
-    commands.push_back({"LINDEX",
-                        keys_.ready_list(queues[i].shard, queues[i].name,
-                                         static_cast<std::int32_t>(*priority)),
-                        "0"});
+    commands.push_back(
+        {"LINDEX",
+         keys_.ready_list(queues[i].shard, queues[i].name, static_cast<std::int32_t>(*priority)),
+         "0"});
   }
   if (found.empty()) co_return out;
   auto fronts = co_await redis_.pipeline(std::move(commands));
@@ -89,8 +89,8 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   const std::int64_t now = now_ms();
   ScriptCall call{
       ScriptId::reserve_jobs,
-      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard), keys_.ready(queue.shard, queue.name),
-       keys_.counts(queue.shard), keys_.stats(queue.shard)},
+      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard),
+       keys_.ready(queue.shard, queue.name), keys_.counts(queue.shard), keys_.stats(queue.shard)},
       {std::to_string(now), std::to_string(max),
        bound ? std::to_string(bound->priority) : std::string(),
        bound ? bound->member : std::string(), queue.name}};
@@ -161,11 +161,11 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
 }
 
 asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
-  ScriptCall call{
-      ScriptId::promote_jobs,
-      {keys_.scheduled(shard), keys_.jobs_prefix(shard), keys_.ready_prefix(shard), keys_.counts(shard)},
-      {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel(),
-       std::to_string(shard)}};
+  ScriptCall call{ScriptId::promote_jobs,
+                  {keys_.scheduled(shard), keys_.jobs_prefix(shard), keys_.ready_prefix(shard),
+                   keys_.counts(shard)},
+                  {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel(),
+                   std::to_string(shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != 2) {

@@ -45,11 +45,10 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
   // reserves them together instead of one per shard it alternates between.
   const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
                                      shard_run_ % static_cast<unsigned>(shards_));
-  ScriptCall call{
-      ScriptId::push_jobs,
-      {keys_.stats(shard), keys_.jobs_prefix(shard), keys_.names(shard), keys_.ready_prefix(shard),
-       keys_.counts(shard)},
-      {}};
+  ScriptCall call{ScriptId::push_jobs,
+                  {keys_.stats(shard), keys_.jobs_prefix(shard), keys_.names(shard),
+                   keys_.ready_prefix(shard), keys_.counts(shard)},
+                  {}};
   call.args.reserve(kArgsPerBatch + jobs.size() * kArgsPerJob);
   call.args.push_back(std::to_string(now_ms()));
   call.args.push_back(std::to_string(next_ready_stamp_us()));
@@ -113,8 +112,9 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
 }
 
 asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
-  ScriptCall call{
-      ScriptId::fetch_result, {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
+  ScriptCall call{ScriptId::fetch_result,
+                  {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)},
+                  {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   const auto& e = reply->elements;
@@ -137,20 +137,33 @@ asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId 
 }
 
 asio::awaitable<Expected<bool, std::error_code>> JobStore::verify_shards(redis::Phase phase) {
-  ScriptCall call{
-      ScriptId::init_store, {keys_.meta()}, {std::to_string(shards_), std::to_string(now_ms())}};
+  ScriptCall call{ScriptId::init_store,
+                  {keys_.meta()},
+                  {std::to_string(shards_), std::to_string(now_ms()),
+                   std::to_string(redis::Keys::kLayoutVersion)}};
   auto reply = co_await redis_.eval(std::move(call), phase);
   if (!reply) co_return unexpected(reply.error());
-  if (!reply->is_integer()) {
+  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].is_integer() ||
+      !reply->elements[1].is_integer()) {
     spdlog::error("initStore failed: {}", reply->str);
     co_return false;
   }
-  if (reply->integer != shards_) {
+  const std::int64_t stored_shards = reply->elements[0].integer;
+  const std::int64_t stored_version = reply->elements[1].integer;
+  if (stored_version != redis::Keys::kLayoutVersion) {
+    spdlog::critical(
+        "the data store in this Redis database has data layout {}, this master reads layout {}. "
+        "Finish its jobs with the jqmaster release that wrote them, or give this master another "
+        "Redis database (redis.url, e.g. redis://host:6379/1)",
+        stored_version, redis::Keys::kLayoutVersion);
+    co_return false;
+  }
+  if (stored_shards != shards_) {
     spdlog::critical(
         "the data store was created with shards: {}, but this master has shards: {}. The shard "
         "count is fixed when the store is created: set shards: {} (or use another Redis "
         "database for a store with {} shards)",
-        reply->integer, shards_, reply->integer, shards_);
+        stored_shards, shards_, stored_shards, shards_);
     co_return false;
   }
   co_return true;

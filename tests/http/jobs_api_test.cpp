@@ -256,9 +256,9 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
                 "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.job_bucket(parsed.shard, parsed.field), keys.done(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field)),
-                result});
+                "2", keys.job_bucket(parsed.shard, parsed.field),
+                keys.done(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
   CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
 
   auto as_msgpack = f.http.request("GET", "/v1/jobs/" + id + "/result");
@@ -281,9 +281,9 @@ TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
                 "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.job_bucket(parsed.shard, parsed.field), keys.done(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field)),
-                result});
+                "2", keys.job_bucket(parsed.shard, parsed.field),
+                keys.done(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
   auto res = f.http.get("/v1/jobs/" + id + "/result");
   REQUIRE(res.status == 200);
   CHECK(res.value() == json{{"type", "success"}, {"result", {{"$bin", "AP8="}}}});

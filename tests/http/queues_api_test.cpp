@@ -62,8 +62,8 @@ struct Fixture {
     auto parsed = *jq::store::parse_job_id(id, kShards);
     auto reply = check.eval(
         ScriptId::reserve_jobs,
-        {keys.jobs_prefix(parsed.shard), keys.inflight(parsed.shard), keys.ready(parsed.shard, name),
-         keys.counts(parsed.shard), keys.stats(parsed.shard)},
+        {keys.jobs_prefix(parsed.shard), keys.inflight(parsed.shard),
+         keys.ready(parsed.shard, name), keys.counts(parsed.shard), keys.stats(parsed.shard)},
         {std::to_string(now_ms()), "1", "", "", name});
     REQUIRE(reply.is_array());
     REQUIRE(reply.elements.size() == 4);  // the queue's head after it, then the job taken

@@ -51,3 +51,16 @@ TEST_CASE("a master with another shard count than the store refuses to run", "[h
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("shards: 4") != std::string::npos);
 }
+
+TEST_CASE("a master refuses a store written in another data layout", "[http]") {
+  jq::test::RedisServer redis;
+  {
+    jq::test::SyncRedis r(redis.port());
+    r.call({"HSET", "jq:meta", "shards", "16", "version", "1"});  // an older release's store
+  }
+  auto r = run_master({"--redis-url", redis.url(), "--listen",
+                       "127.0.0.1:" + std::to_string(jq::test::free_port())});
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("data layout 1") != std::string::npos);
+  CHECK(r.output.find("another Redis database") != std::string::npos);
+}

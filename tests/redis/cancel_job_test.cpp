@@ -12,10 +12,10 @@ namespace {
 
 jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                             const std::string& field) {
-  return r.eval(ScriptId::cancel_job,
-                {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field),
-                 keys.counts(shard)},
-                {field});
+  return r.eval(
+      ScriptId::cancel_job,
+      {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field), keys.counts(shard)},
+      {field});
 }
 
 }  // namespace

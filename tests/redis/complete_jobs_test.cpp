@@ -192,7 +192,8 @@ TEST_CASE("a batch spanning record buckets ends every job", "[redis]") {
   auto taken = reserve_jobs(r, keys, 0, "email", 70);
   REQUIRE(taken.elements.size() == 140);
   std::vector<Success> batch;
-  for (std::size_t i = 0; i < taken.elements.size(); i += 2) batch.push_back({taken.elements[i].str});
+  for (std::size_t i = 0; i < taken.elements.size(); i += 2)
+    batch.push_back({taken.elements[i].str});
 
   CHECK(complete_jobs(r, keys, 0, batch) == std::vector<std::int64_t>(70, 1));
   CHECK(record_count(r, keys, 0) == 0);

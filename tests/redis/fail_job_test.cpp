@@ -29,8 +29,8 @@ struct Failure {
 Reply fail_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
                int attempt, const Failure& f = {}) {
   return r.eval(ScriptId::fail_job,
-                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard), keys.dead(shard),
-                 keys.done(shard, field), keys.counts(shard), keys.stats(shard)},
+                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard),
+                 keys.dead(shard), keys.done(shard, field), keys.counts(shard), keys.stats(shard)},
                 {field, std::to_string(attempt), kFailure, f.should_retry ? "1" : "0",
                  "worker said no", std::to_string(f.now_ms), std::to_string(f.base_ms),
                  std::to_string(f.max_ms), std::to_string(f.jitter), std::to_string(f.result_ttl_s),

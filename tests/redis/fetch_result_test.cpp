@@ -11,7 +11,8 @@ using jq::store::JobState;
 namespace {
 
 Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
-  return r.eval(ScriptId::fetch_result, {keys.jobs_prefix(shard), keys.done(shard, field)}, {field});
+  return r.eval(ScriptId::fetch_result, {keys.jobs_prefix(shard), keys.done(shard, field)},
+                {field});
 }
 
 }  // namespace

@@ -12,11 +12,11 @@ namespace {
 
 std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                        std::int64_t now_ms, int limit = 100) {
-  Reply reply = r.eval(
-      ScriptId::promote_jobs,
-      {keys.scheduled(shard), keys.jobs_prefix(shard), keys.ready_prefix(shard), keys.counts(shard)},
-      {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
-       std::to_string(shard)});
+  Reply reply = r.eval(ScriptId::promote_jobs,
+                       {keys.scheduled(shard), keys.jobs_prefix(shard), keys.ready_prefix(shard),
+                        keys.counts(shard)},
+                       {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
+                        std::to_string(shard)});
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
   return {reply.elements[0].integer, reply.elements[1].integer};
@@ -118,9 +118,9 @@ TEST_CASE("promoteJobs announces each promoted name once, with its best job", "[
   CHECK(events.take(r) ==
         std::vector<std::string>{"p email 0 1 " + member_of(r, keys, 0, "00000000C"),
                                  "p resize 0 0 " + member_of(r, keys, 0, "00000000B")});
-  CHECK(hgetall(r, keys.counts(0)) ==
-        std::map<std::string, std::string>{
-            {"ready:email", "3"}, {"ready:resize", "1"}, {"scheduled:later", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:email", "3"},
+                                                                         {"ready:resize", "1"},
+                                                                         {"scheduled:later", "1"}});
 
   promote_jobs(r, keys, 0, kNowMs);
   CHECK(events.take(r).empty());

@@ -85,17 +85,18 @@ TEST_CASE("reserveJobs counts the attempt on top of earlier ones", "[redis]") {
   CHECK(jq::store::decode_record(jobs[0].second)->attempts == 3);
 }
 
-TEST_CASE("reserveJobs moves jobs from the ready to the running count of their name, and counts "
-          "dispatched jobs per shard",
-          "[redis]") {
+TEST_CASE(
+    "reserveJobs moves jobs from the ready to the running count of their name, and counts "
+    "dispatched jobs per shard",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}});
 
   reserve_jobs(r, keys, 0, "email", 2);
-  CHECK(hgetall(r, keys.counts(0)) ==
-        std::map<std::string, std::string>{
-            {"ready:email", "1"}, {"ready:resize", "1"}, {"running:email", "2"}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:email", "1"},
+                                                                         {"ready:resize", "1"},
+                                                                         {"running:email", "2"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "2");
 
   reserve_jobs(r, keys, 0, "email", 5);

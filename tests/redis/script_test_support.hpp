@@ -243,8 +243,8 @@ inline std::vector<std::pair<std::string, std::int64_t>> ready_queue(SyncRedis& 
 }
 
 // The priority of `member` in the ready queue of `name`, nullopt when it is not there.
-inline std::optional<std::int64_t> ready_priority(SyncRedis& r, const redis::Keys& keys,
-                                                  int shard, const std::string& name,
+inline std::optional<std::int64_t> ready_priority(SyncRedis& r, const redis::Keys& keys, int shard,
+                                                  const std::string& name,
                                                   const std::string& member) {
   for (const auto& [m, priority] : ready_queue(r, keys, shard, name)) {
     if (m == member) return priority;
