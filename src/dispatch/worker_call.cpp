@@ -1,6 +1,5 @@
 #include "src/dispatch/worker_call.hpp"
 
-#include <cctype>
 #include <charconv>
 #include <mutex>
 
@@ -31,17 +30,6 @@ std::optional<int> parse_retry_after(std::string_view value) {
   return seconds;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The whole request in one buffer. Beast's serializer walks a chain of buffer views on every
 // write, which cost more instructions than anything else in a worker call. Of headers with the
 // same name (case-insensitive) the last one is sent: a registration may replace Accept or
@@ -58,7 +46,9 @@ std::string encode_request(const std::string& host_port, const WorkerCall& call)
   for (std::size_t i = 0; i < headers.size(); ++i) {
     bool replaced = false;
     for (std::size_t j = i + 1; j < headers.size() && !replaced; ++j) {
-      replaced = iequals(headers[i].first, headers[j].first);
+      replaced =
+          beast::iequals(beast::string_view(headers[i].first.data(), headers[i].first.size()),
+                         beast::string_view(headers[j].first.data(), headers[j].first.size()));
     }
     if (replaced) continue;
     out.append(headers[i].first).append(": ").append(headers[i].second).append("\r\n");
