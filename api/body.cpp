@@ -14,7 +14,13 @@ namespace jq::api {
 namespace {
 
 using nlohmann::json;
-using Packer = msgpack::packer<msgpack::sbuffer>;
+
+// Packs straight into the body (an sbuffer starts at 8 KiB and would be copied out again).
+struct StringSink {
+  std::string& out;
+  void write(const char* data, std::size_t size) { out.append(data, size); }
+};
+using Packer = msgpack::packer<StringSink>;
 
 bool is_raw(const json::binary_t& bin) {
   return bin.has_subtype() && bin.subtype() == kRawMsgpackSubtype;
@@ -24,11 +30,11 @@ std::string_view bytes_of(const json::binary_t& bin) {
   return {reinterpret_cast<const char*>(bin.data()), bin.size()};
 }
 
-void pack(Packer& pk, msgpack::sbuffer& out, const json& value);
+void pack(Packer& pk, StringSink& out, const json& value);
 
 // Always float 64: msgpack-cxx's pack_double writes whole numbers such as 3.0 as integers,
 // which would change the value's type.
-void pack_float64(msgpack::sbuffer& out, double d) {
+void pack_float64(StringSink& out, double d) {
   const auto bits = std::bit_cast<std::uint64_t>(d);
   char bytes[9] = {static_cast<char>(0xcb)};
   for (int i = 0; i < 8; ++i) bytes[1 + i] = static_cast<char>(bits >> (56 - 8 * i));
@@ -40,7 +46,7 @@ void pack_string(Packer& pk, const std::string& s) {
   pk.pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
 }
 
-void pack_binary(Packer& pk, msgpack::sbuffer& out, const json::binary_t& bin) {
+void pack_binary(Packer& pk, StringSink& out, const json::binary_t& bin) {
   const std::string_view bytes = bytes_of(bin);
   if (is_raw(bin)) {
     out.write(bytes.data(), bytes.size());
@@ -50,7 +56,7 @@ void pack_binary(Packer& pk, msgpack::sbuffer& out, const json::binary_t& bin) {
   pk.pack_bin_body(bytes.data(), static_cast<std::uint32_t>(bytes.size()));
 }
 
-void pack_object(Packer& pk, msgpack::sbuffer& out, const json& value) {
+void pack_object(Packer& pk, StringSink& out, const json& value) {
   pk.pack_map(static_cast<std::uint32_t>(value.size()));
   for (const auto& [key, item] : value.items()) {
     pack_string(pk, key);
@@ -58,7 +64,7 @@ void pack_object(Packer& pk, msgpack::sbuffer& out, const json& value) {
   }
 }
 
-void pack(Packer& pk, msgpack::sbuffer& out, const json& value) {
+void pack(Packer& pk, StringSink& out, const json& value) {
   switch (value.type()) {
     case json::value_t::boolean:
       value.get<bool>() ? pk.pack_true() : pk.pack_false();
@@ -126,10 +132,11 @@ std::string encode_body(const nlohmann::json& value, MediaType type) {
   if (type == MediaType::json) {
     return jsonable(value).dump(-1, ' ', false, json::error_handler_t::replace);
   }
-  msgpack::sbuffer out;
+  std::string body;
+  StringSink out{body};
   Packer pk(out);
   pack(pk, out, value);
-  return std::string(out.data(), out.size());
+  return body;
 }
 
 std::string encode_error(const ApiError& error, MediaType type) {

@@ -43,7 +43,9 @@ for i = 1, #due_jobs, 2 do
     end
   end
 end
-for _, name in ipairs(names) do announce_ready(channel, ARGV[4], name, best[name][1], best[name][2]) end
+for _, name in ipairs(names) do
+  announce_ready(channel, ARGV[4], name, best[name][1], best[name][2])
+end
 local next_job = rcall('ZRANGE', scheduled, 0, 0, 'WITHSCORES')
 if #next_job == 0 then return {promoted, -1} end
 return {promoted, tonumber(next_job[2])}

@@ -1,7 +1,8 @@
 --[[ pushJobs: stores a batch of new jobs in one shard and makes them ready, all or nothing.
   Invariant: every ready job has a record in state queued and exactly one member,
   R_READY_STAMP .. field, in the ready list of its name and priority
-  (lua/lib/preamble_1_make_ready.lua). Within a batch the jobs join their lists in push order.
+  (lua/lib/preamble_1_ready_list.lua). Within a batch the jobs join their lists in push
+  order.
   KEYS[1] stats hash of the shard (seq, pushed, ...)
   KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[3] names set of the shard (job names seen)

@@ -3,7 +3,7 @@
   the smallest ready stamp among the fronts of the priorities' lists. The walk stops after 100
   distinct priorities; beyond that the stamp returned may be newer than the oldest one, i.e. the
   lag derived from it is a lower bound. A cancelled job's member left at a front counts too.
-  KEYS[1] the queue of the name (lua/lib/preamble_1_make_ready.lua)
+  KEYS[1] the queue of the name (lua/lib/preamble_1_ready_list.lua)
   KEYS[2] counts hash of the shard
   ARGV[1] the name
   Returns: {ready, scheduled, running, dead, oldest_stamp_us}: oldest_stamp_us is the ready stamp

@@ -4,7 +4,7 @@
   completeJobs.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
-  KEYS[3] the queue of the job's name (lua/lib/preamble_1_make_ready.lua)
+  KEYS[3] the queue of the job's name (lua/lib/preamble_1_ready_list.lua)
   KEYS[4] counts hash of the shard (running:<name> -= 1, ready:<name> += 1)
   ARGV[1] the job's field
   ARGV[2] the attempt being given back

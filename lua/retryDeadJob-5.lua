@@ -1,6 +1,6 @@
 --[[ retryDeadJob: an operator gives a dead job another life: ready again at once with its
-  attempts reset, as if pushed now (at the back of its ready list, stamped now), keeping its id. A result
-  kept for the pusher (the failure) is withdrawn, since the job is no longer finished.
+  attempts reset, as if pushed now (at the back of its ready list, stamped now), keeping its id.
+  A result kept for the pusher (the failure) is withdrawn, since the job is no longer finished.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] dead zset of the shard
   KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)

@@ -32,12 +32,12 @@ std::string base_path(const api::HttpUrl& url) {
   return base;
 }
 
+}  // namespace
+
 std::string describe(const HttpResponse& r) {
   if (r.status == 0) return "no answer: " + r.error;
   return "HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 200);
 }
-
-}  // namespace
 
 Bench::Bench(Options options)
     : options_(std::move(options)),

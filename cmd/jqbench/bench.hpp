@@ -46,6 +46,10 @@ class Bench {
 
 asio::awaitable<void> sleep_for(Clock::duration d);
 
+// An answer that was not the one expected, for an error message: the status and the start of
+// the body, or why there was none.
+std::string describe(const HttpResponse& r);
+
 // Progress on stderr for long runs: the loops that wait for a scenario's work call tick(), which
 // prints "  3 s: done 120000 (40000/s)" at most once a second.
 class Progress {

@@ -94,7 +94,6 @@ double percentile_ms(const std::vector<Clock::duration>& sorted, double q) {
 Percentiles percentiles(std::vector<Clock::duration> samples) {
   std::sort(samples.begin(), samples.end());
   Percentiles p;
-  p.count = samples.size();
   p.p50_ms = percentile_ms(samples, 0.50);
   p.p90_ms = percentile_ms(samples, 0.90);
   p.p99_ms = percentile_ms(samples, 0.99);

@@ -19,7 +19,6 @@ double percentile_ms(const std::vector<Clock::duration>& sorted, double q);
 
 struct Percentiles {
   double p50_ms = 0, p90_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0;
-  std::size_t count = 0;
 };
 Percentiles percentiles(std::vector<Clock::duration> samples);
 

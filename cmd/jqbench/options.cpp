@@ -24,13 +24,6 @@ std::optional<pid_t> parse_pid(std::string_view text) {
 
 }  // namespace
 
-std::string_view to_string(Scenario s) {
-  for (const auto& [scenario, name] : kScenarios) {
-    if (scenario == s) return name;
-  }
-  return "?";
-}
-
 std::optional<Scenario> parse_scenario(std::string_view text) {
   for (const auto& [scenario, name] : kScenarios) {
     if (name == text) return scenario;

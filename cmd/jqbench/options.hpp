@@ -23,7 +23,6 @@ enum class Scenario {
   memory,   // Redis bytes per queued job (INFO memory before and after)
 };
 
-std::string_view to_string(Scenario s);
 std::optional<Scenario> parse_scenario(std::string_view text);
 
 // A process whose CPU time counts towards "CPU per job" (jqbench counts itself as well).

@@ -73,9 +73,7 @@ asio::awaitable<void> PushLoad::pusher(int index) {
     samples.push_back(Clock::now() - sent);
     ++requests_;
     if (r.status != 201) {
-      fail("POST /v1/jobs: " +
-           (r.status == 0 ? "no answer: " + r.error
-                          : "HTTP " + std::to_string(r.status) + " " + r.body.substr(0, 200)));
+      fail("POST /v1/jobs: " + describe(r));
       break;
     }
     acked_ += count;

@@ -1,5 +1,5 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
--- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake).
+-- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake); takes no
+-- KEYS or ARGV of its own.
 --
 -- This file comes first in every script (records, states, rcall, base62); then, in sorted
 -- file-name order, those of preamble_<level>_<function>.lua (one helper per file) the script
@@ -16,7 +16,8 @@ local R_NAME, R_ARGUMENT, R_PRIORITY, R_MAX_RETRY, R_KEEP_RESULT, R_TIMEOUT_MS =
 local R_STATE, R_ATTEMPTS, R_ENQUEUED_AT_MS, R_READY_STAMP, R_LAST_ERROR = 7, 8, 9, 10, 11
 local R_TRACEPARENT, R_RESULT = 12, 13
 -- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
--- of its name and priority is that stamp followed by its field (lua/lib/preamble_1_make_ready.lua).
+-- of its name and priority is that stamp followed by its field
+-- (lua/lib/preamble_1_ready_list.lua).
 -- States, as src/store/job_state.hpp numbers them.
 local S_QUEUED, S_SCHEDULED, S_RUNNING, S_SUCCEEDED, S_DEAD = 1, 2, 3, 4, 5
 

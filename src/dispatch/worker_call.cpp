@@ -64,6 +64,7 @@ struct ConnectionPool::Impl {
   asio::any_io_executor executor;
   std::string host;
   std::string port;
+  std::string host_port;  // the Host header
   std::size_t max_idle;
   std::mutex mutex;
   std::vector<std::unique_ptr<beast::tcp_stream>> idle;
@@ -109,6 +110,7 @@ ConnectionPool::ConnectionPool(asio::any_io_executor executor, std::string host,
   impl_->executor = std::move(executor);
   impl_->host = std::move(host);
   impl_->port = std::to_string(port);
+  impl_->host_port = impl_->host + ":" + impl_->port;
   impl_->max_idle = max_idle;
 }
 
@@ -121,7 +123,7 @@ void ConnectionPool::clear() {
 
 asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
   auto impl = impl_;
-  const std::string request = encode_request(impl->host + ":" + impl->port, call);
+  const std::string request = encode_request(impl->host_port, call);
 
   WorkerAnswer answer;
   // A pooled connection may have been closed by the worker while idle: if writing to it fails,

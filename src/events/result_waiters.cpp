@@ -55,11 +55,4 @@ void ResultWaiters::forget(const std::shared_ptr<Ticket>& ticket) {
   if (it->second.empty()) by_id_.erase(it);
 }
 
-std::size_t ResultWaiters::waiting() const {
-  std::lock_guard lock(mutex_);
-  std::size_t n = 0;
-  for (const auto& [id, list] : by_id_) n += list.size();
-  return n;
-}
-
 }  // namespace jq::events

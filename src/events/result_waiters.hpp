@@ -26,7 +26,6 @@ class ResultWaiters {
                                            std::chrono::milliseconds timeout);
   void notify(const std::string& id);
   void forget(const std::shared_ptr<Ticket>& ticket);
-  std::size_t waiting() const;
 
  private:
   mutable std::mutex mutex_;

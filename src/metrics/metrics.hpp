@@ -49,6 +49,7 @@ class Metrics {
     Histogram& dispatch_duration;  // seconds, request sent to answer (or timeout)
   };
   const Worker& worker(std::string_view url) { return workers_.get(url); }
+  // Whether `url` has its own label (not "other"); if so its children exist afterwards.
   bool worker_has_own_label(std::string_view url) { return workers_.admits(url); }
 
   Histogram& push_duration() { return push_duration_; }  // seconds, request to 201

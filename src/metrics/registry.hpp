@@ -68,7 +68,6 @@ class FamilyBase {
  public:
   explicit FamilyBase(Desc desc) : desc_(std::move(desc)) {}
   virtual ~FamilyBase() = default;
-  const Desc& desc() const { return desc_; }
   virtual void expose(std::string& out) const = 0;
 
  protected:

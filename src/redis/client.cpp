@@ -12,19 +12,11 @@
 namespace jq::redis {
 namespace {
 
-std::string encode(const std::vector<std::string>& args) {
-  std::string frame;
-  append_array_header(frame, args.size());
-  for (const std::string& a : args) append_bulk(frame, a);
-  return frame;
-}
-
-std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
+void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha) {
   std::size_t size = 64 + (by_sha ? s.sha1.size() : s.source.size());
   for (const std::string& k : call.keys) size += k.size() + 16;
   for (const std::string& a : call.args) size += a.size() + 16;
-  std::string frame;
-  frame.reserve(size);
+  frame.reserve(frame.size() + size);
   char num_keys[16];
   const char* num_keys_end =
       std::to_chars(num_keys, num_keys + sizeof num_keys, call.keys.size()).ptr;
@@ -34,7 +26,22 @@ std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) 
   append_bulk(frame, std::string_view(num_keys, static_cast<std::size_t>(num_keys_end - num_keys)));
   for (const std::string& k : call.keys) append_bulk(frame, k);
   for (const std::string& a : call.args) append_bulk(frame, a);
+}
+
+std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
+  std::string frame;
+  append_script(frame, s, call, by_sha);
   return frame;
+}
+
+bool lost_script(const ReplyResult& reply) {
+  return reply && reply->is_error() && reply->str.starts_with("NOSCRIPT");
+}
+
+Reply empty_array() {
+  Reply array;
+  array.type = Reply::Type::array;
+  return array;
 }
 
 }  // namespace
@@ -79,29 +86,55 @@ asio::awaitable<ReplyResult> Client::exec(std::string frame, std::size_t replies
 }
 
 asio::awaitable<ReplyResult> Client::command(std::vector<std::string> args, Phase phase) {
-  co_return co_await send(encode(args), 1, phase);
+  std::string frame;
+  append_command(frame, args);
+  co_return co_await send(std::move(frame), 1, phase);
+}
+
+asio::awaitable<ReplyResult> Client::send_many(std::string frame, std::size_t replies,
+                                               Phase phase) {
+  auto reply = co_await send(std::move(frame), replies, phase);
+  // The connection hands back a lone command's reply as it is; a pipeline answers an array
+  // whatever its length (a one-name stats or heads query would otherwise misread the reply).
+  if (!reply || replies != 1) co_return reply;
+  Reply array = empty_array();
+  array.elements.push_back(std::move(*reply));
+  co_return array;
 }
 
 asio::awaitable<ReplyResult> Client::pipeline(std::vector<std::vector<std::string>> commands,
                                               Phase phase) {
+  if (commands.empty()) co_return empty_array();
   std::string frame;
-  for (const auto& args : commands) frame += encode(args);
-  auto reply = co_await send(std::move(frame), commands.size(), phase);
-  // The connection hands back a lone command's reply as it is; a pipeline answers an array
-  // whatever its length (a one-name stats or heads query would otherwise misread the reply).
-  if (!reply || commands.size() != 1) co_return reply;
-  Reply array;
-  array.type = Reply::Type::array;
-  array.elements.push_back(std::move(*reply));
-  co_return array;
+  for (const auto& args : commands) append_command(frame, args);
+  co_return co_await send_many(std::move(frame), commands.size(), phase);
 }
 
 asio::awaitable<ReplyResult> Client::eval(ScriptCall call, Phase phase) {
   const Script& s = script(call.id);
   auto reply = co_await send(encode_script(s, call, /*by_sha=*/true), 1, phase);
-  if (reply && reply->is_error() && reply->str.starts_with("NOSCRIPT")) {
+  if (lost_script(reply)) {
     spdlog::info("Redis lost script {}; sending it again", s.file);
     reply = co_await send(encode_script(s, call, /*by_sha=*/false), 1, phase);
+  }
+  co_return reply;
+}
+
+asio::awaitable<ReplyResult> Client::eval_pipeline(std::vector<ScriptCall> calls,
+                                                   std::vector<std::vector<std::string>> extra,
+                                                   Phase phase) {
+  const std::size_t count = calls.size() + extra.size();
+  if (count == 0) co_return empty_array();
+  std::string frame;
+  for (const ScriptCall& call : calls) append_script(frame, script(call.id), call, /*by_sha=*/true);
+  for (const auto& args : extra) append_command(frame, args);
+  auto reply = co_await send_many(std::move(frame), count, phase);
+  if (!reply || !reply->is_array() || reply->elements.size() != count) co_return reply;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    ReplyResult one(std::move(reply->elements[i]));
+    if (lost_script(one)) one = co_await eval(std::move(calls[i]), phase);
+    if (!one) co_return one;
+    reply->elements[i] = std::move(*one);
   }
   co_return reply;
 }

@@ -52,6 +52,12 @@ class Client {
   asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
+  // Scripts by EVALSHA, then the `extra` commands, in one write; the reply is an array with one
+  // element per script, then per command. A script Redis no longer has is sent again alone, by
+  // its source, as eval() does.
+  asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
+                                             std::vector<std::vector<std::string>> extra = {},
+                                             Phase phase = Phase::ready);
 
   // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
   // seconds from sending to the answer; null: not timed. Set before start().
@@ -59,6 +65,8 @@ class Client {
 
  private:
   asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
+  // send() for `replies` > 0 commands, answered as an array whatever their number.
+  asio::awaitable<ReplyResult> send_many(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
 

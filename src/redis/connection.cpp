@@ -73,7 +73,11 @@ void Connection::enqueue(std::string frame, std::size_t replies, bool handshake,
         make_error_code(state_ == State::stopped ? Errc::shutting_down : Errc::not_connected)));
     return;
   }
-  out_ += frame;
+  if (out_.empty()) {
+    out_ = std::move(frame);  // the usual case: nothing waits to be written, no copy
+  } else {
+    out_ += frame;
+  }
   pending_.push_back(Pending{std::move(cb), replies, {}, std::chrono::steady_clock::now()});
   maybe_write();
 }

@@ -32,7 +32,8 @@
 //   <p>:{w}:paused         set    names of paused queues
 // Global:
 //   <p>:meta               hash   shards, created_at_ms, version
-// Pub/sub channel (not a key): <p>:events, messages "p <name>" (jobs of name became ready),
+// Pub/sub channel (not a key): <p>:events, messages "p <name> <shard> <priority> <member>" (a job
+// of name became ready, maybe the queue's new head: lua/lib/preamble_1_announce_ready.lua),
 // "s <due_ms>" (a retry was scheduled), "r <id>" (a result was stored), "w" (workers changed).
 #pragma once
 

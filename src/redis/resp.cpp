@@ -59,14 +59,26 @@ void append_bulk(std::string& out, std::string_view arg) {
   out.append("\r\n", 2);
 }
 
-void append_command(std::string& out, std::span<const std::string_view> args) {
-  // Written by hand rather than with redisFormatCommandArgv: hiredis formats every length with
-  // sprintf and into a fresh heap buffer, which was a fifth of the master's instructions.
+namespace {
+
+// Written by hand rather than with redisFormatCommandArgv: hiredis formats every length with
+// sprintf and into a fresh heap buffer, which was a fifth of the master's instructions.
+template <class Args>
+void append_all(std::string& out, const Args& args) {
   std::size_t size = 16;
-  for (std::string_view a : args) size += a.size() + 16;
+  for (const auto& a : args) size += a.size() + 16;
   out.reserve(out.size() + size);
   append_header(out, '*', args.size());
-  for (std::string_view a : args) append_bulk(out, a);
+  for (const auto& a : args) append_bulk(out, a);
+}
+
+}  // namespace
+
+void append_command(std::string& out, std::span<const std::string_view> args) {
+  append_all(out, args);
+}
+void append_command(std::string& out, std::span<const std::string> args) {
+  append_all(out, args);
 }
 
 void ReplyParser::ReaderDeleter::operator()(void* reader) const {

@@ -14,6 +14,7 @@ namespace jq::redis {
 
 // Appends one command, encoded as RESP, to `out`.
 void append_command(std::string& out, std::span<const std::string_view> args);
+void append_command(std::string& out, std::span<const std::string> args);
 // The same in parts, for callers that hold their arguments in several places: a command of
 // `count` arguments is one append_array_header and `count` append_bulk calls.
 void append_array_header(std::string& out, std::size_t count);

@@ -68,6 +68,10 @@ void Scheduler::stop() {
 }
 
 void Scheduler::on_event(const events::Event& event) {
+  // Results and retries are the waiters' and the promoter's business: not worth a post.
+  if (event.kind == events::EventKind::result || event.kind == events::EventKind::scheduled) {
+    return;
+  }
   asio::post(strand_, [this, event] {
     switch (event.kind) {
       case events::EventKind::pushed:

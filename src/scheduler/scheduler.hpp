@@ -43,7 +43,6 @@ class Scheduler {
   void start();
   void stop();
   void on_event(const events::Event& event);  // any thread
-  void wake() { wakeup_.notify(); }
 
  private:
   struct EndpointState {

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/post.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -19,8 +19,9 @@ class Wakeup {
  public:
   explicit Wakeup(asio::strand<asio::any_io_executor> strand) : strand_(strand), timer_(strand) {}
 
+  // Inline when already on the strand (the usual caller), else queued on it.
   void notify() {
-    asio::post(strand_, [this] {
+    asio::dispatch(strand_, [this] {
       pending_ = true;
       timer_.cancel();
     });

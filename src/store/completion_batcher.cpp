@@ -119,7 +119,7 @@ asio::awaitable<void> CompletionBatcher::flush() {
       if (!reply) {
         r = unexpected(StoreError::unavailable(reply.error()));
       } else if (!reply->is_array() || reply->elements.size() != batch.size()) {
-        r = unexpected(StoreError::internal("completeJobs answered: " + reply->str));
+        r = unexpected(StoreError::bad_reply("completeJobs", *reply));
       } else {
         r = reply->elements[i].integer == 1;
       }

@@ -13,8 +13,11 @@ using redis::ScriptId;
 constexpr std::string_view kReapMessage =
     "no answer before the deadline; the master that sent it may have stopped";
 
-StoreError bad_reply(std::string_view script, const Reply& reply) {
-  return StoreError::internal(std::string(script) + " answered: " + reply.str);
+// The head a reserveJobs reply starts with: {member, priority}, both '' when the queue is empty.
+std::optional<QueueHead> head_of(const QueueRef& queue, Reply& reply) {
+  auto priority = reply.elements[1].as_integer();
+  if (!priority) return std::nullopt;
+  return QueueHead{queue.shard, queue.name, *priority, std::move(reply.elements[0].str)};
 }
 
 }  // namespace
@@ -43,43 +46,31 @@ std::int64_t DispatchStore::now_ms() const {
   return epoch_ms(clock_());
 }
 
-// Two round trips: each queue's best priority, then the front of that priority's list. A
-// cancelled job's member may be that front; reserving it drops it and answers the real head.
+ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, int max,
+                                       const std::optional<QueueHead>& bound) const {
+  return ScriptCall{
+      ScriptId::reserve_jobs,
+      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard),
+       keys_.ready(queue.shard, queue.name), keys_.counts(queue.shard), keys_.stats(queue.shard)},
+      {std::to_string(now), std::to_string(max),
+       bound ? std::to_string(bound->priority) : std::string(),
+       bound ? bound->member : std::string(), queue.name}};
+}
+
+// reserveJobs taking nothing (max 0) for every queue, in one round trip: the script answers the
+// head as a reservation does, dropping cancelled jobs' members on the way.
 asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> DispatchStore::heads(
     std::vector<QueueRef> queues) {
+  const std::int64_t now = now_ms();
+  std::vector<ScriptCall> calls;
+  calls.reserve(queues.size());
+  for (const QueueRef& q : queues) calls.push_back(reserve_call(q, now, 0, std::nullopt));
+  auto reply = co_await redis_.eval_pipeline(std::move(calls));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   std::vector<std::optional<QueueHead>> out(queues.size());
-  if (queues.empty()) co_return out;
-  std::vector<std::vector<std::string>> commands;
-  commands.reserve(queues.size());
-  for (const QueueRef& q : queues) {
-    commands.push_back({"ZRANGE", keys_.ready(q.shard, q.name), "0", "0", "WITHSCORES"});
-  }
-  auto best = co_await redis_.pipeline(std::move(commands));
-  if (!best) co_return unexpected(StoreError::unavailable(best.error()));
-  std::vector<std::size_t> found;  // queues with a best priority, in `queues`' order
-  commands.clear();
-  for (std::size_t i = 0; i < queues.size() && i < best->elements.size(); ++i) {
-    const Reply& r = best->elements[i];
-    if (!r.is_array() || r.elements.size() != 2) continue;
-    auto priority = r.elements[1].as_integer();
-    if (!priority) continue;
-    out[i] = QueueHead{queues[i].shard, queues[i].name, *priority, {}};
-    found.push_back(i);
-    commands.push_back(
-        {"LINDEX",
-         keys_.ready_list(queues[i].shard, queues[i].name, static_cast<std::int32_t>(*priority)),
-         "0"});
-  }
-  if (found.empty()) co_return out;
-  auto fronts = co_await redis_.pipeline(std::move(commands));
-  if (!fronts) co_return unexpected(StoreError::unavailable(fronts.error()));
-  for (std::size_t k = 0; k < found.size(); ++k) {
-    std::optional<QueueHead>& head = out[found[k]];
-    if (k < fronts->elements.size() && fronts->elements[k].is_string()) {
-      head->member = std::move(fronts->elements[k].str);
-    } else {
-      head.reset();  // emptied between the two reads
-    }
+  for (std::size_t i = 0; i < queues.size() && i < reply->elements.size(); ++i) {
+    Reply& r = reply->elements[i];
+    if (r.is_array() && r.elements.size() >= 2) out[i] = head_of(queues[i], r);
   }
   co_return out;
 }
@@ -87,26 +78,18 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
 asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     QueueRef queue, int max, std::optional<QueueHead> bound) {
   const std::int64_t now = now_ms();
-  ScriptCall call{
-      ScriptId::reserve_jobs,
-      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard),
-       keys_.ready(queue.shard, queue.name), keys_.counts(queue.shard), keys_.stats(queue.shard)},
-      {std::to_string(now), std::to_string(max),
-       bound ? std::to_string(bound->priority) : std::string(),
-       bound ? bound->member : std::string(), queue.name}};
+  ScriptCall call = reserve_call(queue, now, max, bound);
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() < 2 || reply->elements.size() % 2 != 0) {
-    co_return unexpected(bad_reply("reserveJobs", *reply));
+    co_return unexpected(StoreError::bad_reply("reserveJobs", *reply));
   }
   Reservation out;
-  if (auto priority = reply->elements[1].as_integer()) {
-    out.head = QueueHead{queue.shard, queue.name, *priority, std::move(reply->elements[0].str)};
-  }
+  out.head = head_of(queue, *reply);
   out.jobs.reserve(reply->elements.size() / 2 - 1);
   for (std::size_t i = 2; i < reply->elements.size(); i += 2) {
     auto record = decode_record(reply->elements[i + 1].str);
-    if (!record) co_return unexpected(bad_reply("reserveJobs (record)", *reply));
+    if (!record) co_return unexpected(StoreError::bad_reply("reserveJobs (record)", *reply));
     const std::int64_t deadline = now + record->timeout_ms;
     out.jobs.push_back(ReservedJob{JobId{queue.shard, std::move(reply->elements[i].str)},
                                    std::move(*record), deadline});
@@ -136,7 +119,7 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.empty())
-    co_return unexpected(bad_reply("failJob", *reply));
+    co_return unexpected(StoreError::bad_reply("failJob", *reply));
   switch (reply->elements[0].integer) {
     case 1:
       co_return FailOutcome::retry_scheduled;
@@ -156,7 +139,7 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
       {id.field, std::to_string(attempt), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(bad_reply("releaseJob", *reply));
+  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("releaseJob", *reply));
   co_return reply->integer == 1;
 }
 
@@ -169,7 +152,7 @@ asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != 2) {
-    co_return unexpected(bad_reply("promoteJobs", *reply));
+    co_return unexpected(StoreError::bad_reply("promoteJobs", *reply));
   }
   PromoteOutcome out;
   out.promoted = static_cast<int>(reply->elements[0].integer);
@@ -191,7 +174,7 @@ asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::i
        std::to_string(retry_.result_ttl.count()), keys_.events_channel(), std::to_string(shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(bad_reply("reapJobs", *reply));
+  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("reapJobs", *reply));
   co_return static_cast<int>(reply->integer);
 }
 

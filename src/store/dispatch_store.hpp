@@ -92,6 +92,9 @@ class DispatchStore {
   std::int64_t now_ms() const;
 
  private:
+  redis::ScriptCall reserve_call(const QueueRef& queue, std::int64_t now, int max,
+                                 const std::optional<QueueHead>& bound) const;
+
   redis::Client& redis_;
   redis::Keys keys_;
   int shards_;

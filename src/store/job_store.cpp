@@ -66,7 +66,7 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != jobs.size()) {
-    co_return unexpected(StoreError::internal("pushJobs answered: " + reply->str));
+    co_return unexpected(StoreError::bad_reply("pushJobs", *reply));
   }
   std::vector<std::string> ids;
   ids.reserve(jobs.size());
@@ -107,7 +107,7 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
       co_return unexpected(
           StoreError{StoreErrc::conflict, "job " + id.str() + " has already finished"});
     default:
-      co_return unexpected(StoreError::internal("cancelJob answered: " + reply->str));
+      co_return unexpected(StoreError::bad_reply("cancelJob", *reply));
   }
 }
 
@@ -119,7 +119,7 @@ asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId 
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   const auto& e = reply->elements;
   if (!reply->is_array() || e.empty() || !e[0].is_integer()) {
-    co_return unexpected(StoreError::internal("fetchResult answered: " + reply->str));
+    co_return unexpected(StoreError::bad_reply("fetchResult", *reply));
   }
   ResultFetch out;
   if (e[0].integer == 1 && e.size() == 2) {

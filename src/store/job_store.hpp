@@ -37,7 +37,6 @@ class JobStore {
   JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run = 1);
 
   int shards() const { return shards_; }
-  const redis::Keys& keys() const { return keys_; }
 
   // Stores all jobs in one shard with one script: all or nothing. Returns their ids in order.
   // `traceparent` (a valid W3C header, or empty for none) is kept with every job of the batch.

@@ -21,21 +21,6 @@ using Command = std::vector<std::string>;
 constexpr std::array<std::string_view, 5> kCounters = {"pushed", "succeeded", "failed", "retried",
                                                        "dead"};
 
-StoreError bad_reply(std::string_view what, const Reply& reply) {
-  return StoreError::internal(std::string(what) + " answered: " + reply.str);
-}
-
-Command evalsha(const ScriptCall& call) {
-  Command command;
-  command.reserve(3 + call.keys.size() + call.args.size());
-  command.push_back("EVALSHA");
-  command.push_back(redis::script(call.id).sha1);
-  command.push_back(std::to_string(call.keys.size()));
-  command.insert(command.end(), call.keys.begin(), call.keys.end());
-  command.insert(command.end(), call.args.begin(), call.args.end());
-  return command;
-}
-
 std::int64_t integer_or_zero(const Reply& reply) {
   return reply.as_integer().value_or(0);
 }
@@ -47,7 +32,8 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
   QueueInfo info{std::move(name), 0, 0, 0, 0, paused, 0};
   std::int64_t oldest = -1;
   for (const Reply& r : shards) {
-    if (!r.is_array() || r.elements.size() != 5) return unexpected(bad_reply("queueStats", r));
+    if (!r.is_array() || r.elements.size() != 5)
+      return unexpected(StoreError::bad_reply("queueStats", r));
     info.ready += r.elements[0].integer;
     info.scheduled += r.elements[1].integer;
     info.running += r.elements[2].integer;
@@ -63,11 +49,11 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
 // listDead's {field, failed_at_ms, record, ...} of one shard, appended to `out`.
 Expected<void, StoreError> add_dead(int shard, const Reply& reply, std::vector<DeadJob>& out) {
   if (!reply.is_array() || reply.elements.size() % 3 != 0) {
-    return unexpected(bad_reply("listDead", reply));
+    return unexpected(StoreError::bad_reply("listDead", reply));
   }
   for (std::size_t i = 0; i < reply.elements.size(); i += 3) {
     auto record = decode_record(reply.elements[i + 2].str);
-    if (!record) return unexpected(bad_reply("listDead (record)", reply));
+    if (!record) return unexpected(StoreError::bad_reply("listDead (record)", reply));
     out.push_back(DeadJob{JobId{shard, reply.elements[i].str}, std::move(record->name),
                           record->attempts, integer_or_zero(reply.elements[i + 1]),
                           std::move(record->result)});
@@ -94,33 +80,21 @@ ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) cons
   return ScriptCall{ScriptId::queue_stats, {keys_.ready(shard, name), keys_.counts(shard)}, {name}};
 }
 
-// The scripts by EVALSHA, then the `extra` commands, in one round trip; the replies in the same
-// order. A script Redis no longer has is sent again alone (Client::eval falls back to EVAL). An
-// error reply to any command is an internal error: none of them fails in a correct store.
+// The scripts, then the `extra` commands, in one round trip (Client::eval_pipeline); the replies
+// in the same order. An error reply to any of them is an internal error: none of them fails in a
+// correct store.
 asio::awaitable<Expected<std::vector<Reply>, StoreError>> QueueStore::eval_all(
     std::vector<ScriptCall> calls, std::vector<Command> extra) {
-  std::vector<Command> commands;
-  if (calls.empty() && extra.empty()) co_return std::vector<Reply>();
-  commands.reserve(calls.size() + extra.size());
-  for (const ScriptCall& call : calls) commands.push_back(evalsha(call));
-  for (Command& command : extra) commands.push_back(std::move(command));
-  const std::size_t expected = commands.size();
-  auto reply = co_await redis_.pipeline(std::move(commands));
+  const std::size_t expected = calls.size() + extra.size();
+  auto reply = co_await redis_.eval_pipeline(std::move(calls), std::move(extra));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != expected) {
-    co_return unexpected(bad_reply("a pipeline", *reply));
+    co_return unexpected(StoreError::bad_reply("a pipeline", *reply));
   }
-  std::vector<Reply> replies = std::move(reply->elements);
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (!replies[i].is_error() || !replies[i].str.starts_with("NOSCRIPT")) continue;
-    auto again = co_await redis_.eval(std::move(calls[i]));
-    if (!again) co_return unexpected(StoreError::unavailable(again.error()));
-    replies[i] = std::move(*again);
+  for (const Reply& r : reply->elements) {
+    if (r.is_error()) co_return unexpected(StoreError::bad_reply("Redis", r));
   }
-  for (const Reply& r : replies) {
-    if (r.is_error()) co_return unexpected(bad_reply("Redis", r));
-  }
-  co_return replies;
+  co_return std::move(reply->elements);
 }
 
 asio::awaitable<Expected<std::vector<Reply>, StoreError>> QueueStore::run(
@@ -265,7 +239,7 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
       {id.field, std::to_string(now_us()), keys_.events_channel(), std::to_string(id.shard)}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(bad_reply("retryDeadJob", *reply));
+  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("retryDeadJob", *reply));
   if (reply->integer != 1) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }
@@ -278,7 +252,7 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
                   {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(bad_reply("deleteDeadJob", *reply));
+  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("deleteDeadJob", *reply));
   if (reply->integer != 1) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }

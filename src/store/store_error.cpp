@@ -14,4 +14,8 @@ StoreError StoreError::internal(std::string detail) {
   return {StoreErrc::internal, "the job store answered unexpectedly; see the master's log"};
 }
 
+StoreError StoreError::bad_reply(std::string_view what, const redis::Reply& reply) {
+  return internal(std::string(what) + " answered: " + reply.str);
+}
+
 }  // namespace jq::store

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <system_error>
+
+#include "src/redis/reply.hpp"
 
 namespace jq::store {
 
@@ -19,6 +22,8 @@ struct StoreError {
 
   static StoreError unavailable(const std::error_code& cause);
   static StoreError internal(std::string detail);
+  // internal() for a reply of `what` (a script, a pipeline) that a correct store never gives.
+  static StoreError bad_reply(std::string_view what, const redis::Reply& reply);
 };
 
 }  // namespace jq::store

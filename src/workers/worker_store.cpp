@@ -78,7 +78,7 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != 2) {
-    co_return unexpected(StoreError::internal("registerWorker answered: " + reply->str));
+    co_return unexpected(StoreError::bad_reply("registerWorker", *reply));
   }
   co_return Registered{reply->elements[0].str, reply->elements[1].integer == 1};
 }

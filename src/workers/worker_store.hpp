@@ -34,8 +34,6 @@ class WorkerStore {
  public:
   WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock, std::string master_id);
 
-  const std::string& master_id() const { return master_id_; }
-
   asio::awaitable<Expected<Registered, StoreError>> add(api::WorkerRegistration registration);
   asio::awaitable<Expected<void, StoreError>> remove(std::string id);
   asio::awaitable<Expected<std::vector<Endpoint>, StoreError>> load_all();

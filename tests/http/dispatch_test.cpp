@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "src/util/time.hpp"
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker.hpp"
@@ -239,9 +240,7 @@ TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   const std::string id =
       push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
   auto res = http.get("/v1/jobs/" + id + "/result?wait=10");
-  const auto answered_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const auto answered_ms = jq::epoch_ms(std::chrono::system_clock::now());
   REQUIRE(res.status == 200);
   json result = res.value();
   REQUIRE(result["type"] == "success");

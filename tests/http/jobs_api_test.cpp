@@ -36,6 +36,19 @@ struct Fixture {
     return total;
   }
 
+  // Finishes a job as completion does: the record moves to its done key with `result`.
+  void finish(const std::string& id, const std::string& result) {
+    auto parsed = *jq::store::parse_job_id(id, kShards);
+    jq::redis::Keys keys;
+    check.call({"EVAL",
+                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
+                "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
+                "redis.call('HDEL', KEYS[1], ARGV[1])",
+                "2", keys.job_bucket(parsed.shard, parsed.field),
+                keys.done(parsed.shard, parsed.field),
+                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
+  }
+
   jq::store::JobRecord record(const std::string& id) {
     auto parsed = jq::store::parse_job_id(id, kShards);
     REQUIRE(parsed);
@@ -246,19 +259,10 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
   CHECK(pending.status == 202);
   CHECK(pending.value() == json{{"id", id}, {"state", "queued"}, {"attempts", 0}});
 
-  // Finish it as completion does: the record moves to its done key with the result object.
-  auto parsed = *jq::store::parse_job_id(id, kShards);
-  jq::redis::Keys keys;
   const std::string result =
       "\x83\xa4type\xa7success\xab"
       "finished_at\xa1t\xa6result\xc4\x01\x07"s;
-  f.check.call({"EVAL",
-                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
-                "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
-                "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.job_bucket(parsed.shard, parsed.field),
-                keys.done(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
+  f.finish(id, result);
   CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
 
   auto as_msgpack = f.http.request("GET", "/v1/jobs/" + id + "/result");
@@ -274,16 +278,8 @@ TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
   Fixture f;
   const std::string id =
       f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
-  auto parsed = *jq::store::parse_job_id(id, kShards);
-  jq::redis::Keys keys;
   const std::string result = "\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff"s;
-  f.check.call({"EVAL",
-                "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
-                "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
-                "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.job_bucket(parsed.shard, parsed.field),
-                keys.done(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
+  f.finish(id, result);
   auto res = f.http.get("/v1/jobs/" + id + "/result");
   REQUIRE(res.status == 200);
   CHECK(res.value() == json{{"type", "success"}, {"result", {{"$bin", "AP8="}}}});

@@ -28,9 +28,7 @@ constexpr std::int64_t kFailedAtMs = 1700000000000;
 constexpr std::int64_t kBackoffMs = 3600 * 1000;
 
 std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return jq::epoch_ms(std::chrono::system_clock::now());
 }
 
 std::string failure_bytes(const std::string& message) {

@@ -57,8 +57,9 @@ asio::awaitable<std::vector<store::QueueInfo>> read_queues(metrics::Metrics& met
   co_return std::move(*counts);
 }
 
-// jq_worker_healthy of every registered endpoint with its own label (1 or 0). Also makes each
-// one's in-flight and round-trip children, so an endpoint shows zeros before its first attempt.
+// jq_worker_healthy of every registered endpoint with its own label (1 or 0). Asking whether an
+// endpoint has its own label makes its in-flight and round-trip children, so an endpoint shows
+// zeros before its first attempt.
 asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& metrics,
                                                              workers::WorkerStore& workers) {
   std::vector<GaugeSample> samples;
@@ -67,7 +68,6 @@ asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& m
   for (const auto& v : *views) {
     const std::string& url = v.endpoint.url;
     if (!metrics.worker_has_own_label(url)) continue;
-    metrics.worker(url);
     samples.push_back(GaugeSample{{url}, v.stats.healthy ? 1.0 : 0.0});
   }
   co_return samples;
