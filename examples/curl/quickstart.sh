@@ -12,15 +12,17 @@ set -euo pipefail
 url=${1:-${JQ_URL:-http://127.0.0.1:8080}}
 url=${url%/}
 
-# Every request: JSON in, JSON out, the bearer token when there is one, the status after the body.
-opts=(-sS -H 'Content-Type: application/json' -H 'Accept: application/json' -w '  [%{http_code}]\n')
+# Every request: the bearer token when there is one, the status after the body. No Accept: a
+# request without one gets JSON (unless its body was MessagePack). `post` sends a JSON body.
+opts=(-sS -w '  [%{http_code}]\n')
 if [[ -n ${JQ_TOKEN:-} ]]; then opts+=(-H "Authorization: Bearer $JQ_TOKEN"); fi
+post() { curl "${opts[@]}" -X POST -H 'Content-Type: application/json' "$@"; }
 
 step() { printf '\n== %s\n' "$*"; }
 id_of() { sed -nE 's/.*"id":"([^"]+)".*/\1/p' <<<"$1"; }  # {"id":"..."} -> ...
 
 step "push a job: 201 {id}"
-reply=$(curl "${opts[@]}" -X POST "$url/v1/jobs" \
+reply=$(post "$url/v1/jobs" \
              -d '{"name": "sum", "argument": [1, 2, 3], "priority": 5, "keep_result": true}')
 echo "$reply"
 id=$(id_of "$reply")
@@ -35,12 +37,12 @@ step "a kept result is fetched once: asking again answers null"
 curl "${opts[@]}" "$url/v1/jobs/$id/result"
 
 step "cancel a job that is still queued (nobody serves report.monthly here): 204"
-reply=$(curl "${opts[@]}" -X POST "$url/v1/jobs" -d '{"name": "report.monthly", "argument": {"month": "2024-05"}}')
+reply=$(post "$url/v1/jobs" -d '{"name": "report.monthly", "argument": {"month": "2024-05"}}')
 echo "$reply"
 curl "${opts[@]}" -X DELETE "$url/v1/jobs/$(id_of "$reply")"      # 409 if it is already running
 
 step "a batch of up to 1000 jobs, all or nothing: 201 {ids} in the same order"
-reply=$(curl "${opts[@]}" -X POST "$url/v1/jobs" -d '[
+reply=$(post "$url/v1/jobs" -d '[
   {"name": "sum", "argument": [10, 20, 12.5], "keep_result": true},
   {"name": "echo", "argument": {"to": "a@example.com", "tags": ["x", null, true]}, "priority": -1, "keep_result": true}
 ]')
@@ -51,7 +53,7 @@ for job in ${ids//\",\"/ }; do
 done
 
 step "a bad job in a batch: 400 naming its index and field, and none of the batch is stored"
-curl "${opts[@]}" -X POST "$url/v1/jobs" -d '[{"name": "sum"}, {"name": "sum", "max_retries": 2}]'
+post "$url/v1/jobs" -d '[{"name": "sum"}, {"name": "sum", "max_retries": 2}]'
 
 step "a body that is not JSON: 400 bad_request"
-curl "${opts[@]}" -X POST "$url/v1/jobs" -d '{"name": "sum",'
+post "$url/v1/jobs" -d '{"name": "sum",'

@@ -15,7 +15,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "src/http/query.hpp"
+#include "api/query.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 
@@ -58,7 +58,7 @@ bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
   std::string_view target = header.target();
   auto q = target.find('?');
   out.query = q == std::string_view::npos ? std::string() : std::string(target.substr(q + 1));
-  auto path = percent_decode(target.substr(0, q), false);
+  auto path = api::percent_decode(target.substr(0, q), false);
   out.content_type = std::string(header[bhttp::field::content_type]);
   out.accept = std::string(header[bhttp::field::accept]);
   out.authorization = std::string(header[bhttp::field::authorization]);

@@ -21,7 +21,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::init_store, "initStore-1"},
     Binding{ScriptId::push_jobs, "pushJobs-5"},
     Binding{ScriptId::get_job, "getJob-2"},
-    Binding{ScriptId::cancel_job, "cancelJob-4"},
+    Binding{ScriptId::cancel_job, "cancelJob-5"},
     Binding{ScriptId::fetch_result, "fetchResult-2"},
     Binding{ScriptId::reserve_jobs, "reserveJobs-5"},
     Binding{ScriptId::complete_jobs, "completeJobs-5"},
@@ -36,7 +36,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::expire_workers, "expireWorkers-2"},
     Binding{ScriptId::acquire_slots, "acquireSlots-2"},
     Binding{ScriptId::release_slots, "releaseSlots-1"},
-    Binding{ScriptId::queue_stats, "queueStats-2"},
+    Binding{ScriptId::queue_stats, "queueStats-3"},
     Binding{ScriptId::list_dead, "listDead-2"},
 };
 

@@ -89,10 +89,11 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  ScriptCall call{ScriptId::cancel_job,
-                  {keys_.jobs_prefix(id.shard), keys_.scheduled(id.shard),
-                   keys_.done(id.shard, id.field), keys_.counts(id.shard)},
-                  {id.field}};
+  ScriptCall call{
+      ScriptId::cancel_job,
+      {keys_.jobs_prefix(id.shard), keys_.scheduled(id.shard), keys_.done(id.shard, id.field),
+       keys_.counts(id.shard), keys_.ready_prefix(id.shard)},
+      {id.field}};
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   switch (reply->is_integer() ? reply->integer : 0) {

@@ -77,7 +77,9 @@ std::int64_t QueueStore::now_us() const {
 }
 
 ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) const {
-  return ScriptCall{ScriptId::queue_stats, {keys_.ready(shard, name), keys_.counts(shard)}, {name}};
+  return ScriptCall{ScriptId::queue_stats,
+                    {keys_.ready(shard, name), keys_.counts(shard), keys_.jobs_prefix(shard)},
+                    {name}};
 }
 
 // The scripts, then the `extra` commands, in one round trip (Client::eval_pipeline); the replies

@@ -7,7 +7,14 @@ compared by position only ("/v1/jobs/{id}" matches "/v1/jobs/{job_id}"). Operati
 `x-jq-status: planned` are not expected to be served yet; one that is served is reported, so the
 marker is removed once the route exists.
 
-Prints one line per route and a final "N passed, N failed" line; exits 1 on any difference.
+It also checks what ties the spec's operations together, which the linter does not: every
+operation has an operationId, unique in the file (generated clients name their methods after
+them); every response link names an existing operationId and only parameters that operation has;
+every operation that takes a bearer token also admits the empty requirement `{}`, since a master
+without `auth` needs none.
+
+Prints one line per route and check and a final "N passed, N failed" line; exits 1 on any
+difference.
 Environment: JQMASTER overrides the binary's path, JQ_OPENAPI_DIR the spec's folder.
 """
 
@@ -61,10 +68,72 @@ def spec_operations():
     return implemented, planned
 
 
+def resolve(spec, node):
+    while isinstance(node, dict) and str(node.get("$ref", "")).startswith("#/"):
+        target = spec
+        for part in node["$ref"][2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+def spec_problems():
+    """[(label, problem or None)] for the operationIds, links and security alternatives."""
+    spec = yaml.safe_load(SPEC.read_text())
+    results = []
+    operations = {}  # operationId -> set of parameter names
+    for path, item in spec.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            label = f"{method.upper()} {path}"
+            op_id = op.get("operationId")
+            if not op_id:
+                results.append((f"{label}: operationId", "has none"))
+                continue
+            if op_id in operations:
+                results.append((f"{label}: operationId {op_id}", "is used twice"))
+                continue
+            params = item.get("parameters", []) + op.get("parameters", [])
+            operations[op_id] = {resolve(spec, p).get("name") for p in params}
+            results.append((f"{label}: operationId {op_id}", None))
+    default_security = spec.get("security", [])
+    for path, item in spec.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            op = item.get(method)
+            if op is None:
+                continue
+            label = f"{method.upper()} {path}"
+            security = op.get("security", default_security)
+            if any("bearerAuth" in req for req in security):
+                results.append((f"{label}: security admits no token as well ({{}})",
+                                None if {} in security else "no {} alternative"))
+            for status, response in op.get("responses", {}).items():
+                for name, link in resolve(spec, response).get("links", {}).items():
+                    link = resolve(spec, link)
+                    target = link.get("operationId")
+                    where = f"{label} {status}: link {name} -> {target}"
+                    if target not in operations:
+                        results.append((where, "no such operationId"))
+                        continue
+                    unknown = set(link.get("parameters", {})) - operations[target]
+                    results.append((where, f"{target} has no parameter {', '.join(sorted(unknown))}"
+                                    if unknown else None))
+    return results
+
+
 def main():
+    passed = failed = 0
+    for label, problem in spec_problems():
+        if problem:
+            print(f"FAIL {label}: {problem}")
+            failed += 1
+        else:
+            print(f"ok   {label}")
+            passed += 1
     served = served_routes()
     implemented, planned = spec_operations()
-    passed = failed = 0
     for key in sorted(set(served) | set(implemented) | set(planned), key=lambda k: (k[1], k[0])):
         method = key[0]
         if key in served and key in implemented:

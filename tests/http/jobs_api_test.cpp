@@ -106,9 +106,12 @@ TEST_CASE("a MessagePack job keeps its argument byte for byte and is answered in
   const std::string id = pushed.value()["id"];
   CHECK(f.record(id).argument == argument);
 
-  auto as_json = f.http.request("GET", "/v1/jobs/" + id);  // no Accept: MessagePack
-  CHECK(as_json.header("content-type") == "application/msgpack");
-  CHECK(as_json.value()["name"] == "abc");
+  auto no_accept = f.http.request("GET", "/v1/jobs/" + id);  // no Accept, no body: JSON
+  CHECK(no_accept.header("content-type") == "application/json");
+  CHECK(nlohmann::json::parse(no_accept.body)["name"] == "abc");
+  auto asked = f.http.request("GET", "/v1/jobs/" + id, "", {{"Accept", "application/msgpack"}});
+  CHECK(asked.header("content-type") == "application/msgpack");
+  CHECK(asked.value()["name"] == "abc");
 }
 
 TEST_CASE("the response encoding follows Accept, then the request's own encoding", "[http]") {
@@ -124,6 +127,47 @@ TEST_CASE("the response encoding follows Accept, then the request's own encoding
                      {{"Content-Type", "application/x-msgpack"}, {"Accept", "application/json"}});
   CHECK(x_msgpack.status == 201);
   CHECK(x_msgpack.header("content-type") == "application/json");
+  auto msgpack_no_accept =
+      f.http.request("POST", "/v1/jobs", std::string("\x81\xa4name\xa1n", 8),
+                     {{"Content-Type", "application/msgpack"}, {"Accept", "*/*"}});
+  CHECK(msgpack_no_accept.header("content-type") == "application/msgpack");
+  auto json_preferred = f.http.request("GET", "/v1/stats", "",
+                                       {{"Accept", "application/msgpack;q=0.5, application/json"}});
+  CHECK(json_preferred.header("content-type") == "application/json");
+}
+
+TEST_CASE("curl, browsers and generated clients that send no Accept get JSON", "[http]") {
+  Fixture f;
+  for (const std::string accept : {"", "*/*", "text/html,application/xhtml+xml,*/*;q=0.8"}) {
+    INFO("Accept: " << accept);
+    auto res = accept.empty() ? f.http.request("GET", "/v1/stats")
+                              : f.http.request("GET", "/v1/stats", "", {{"Accept", accept}});
+    CHECK(res.status == 200);
+    CHECK(res.header("content-type") == "application/json");
+    CHECK(nlohmann::json::parse(res.body).contains("pushed"));
+  }
+  auto missing = f.http.request("GET", "/v1/jobs/0-zzzzzzzzz");
+  CHECK(missing.status == 404);
+  CHECK(nlohmann::json::parse(missing.body)["error"] == "not_found");
+}
+
+TEST_CASE("a JSON integer beyond 64 bits is refused naming the field, and nothing is stored",
+          "[http]") {
+  Fixture f;
+  auto one = f.http.request("POST", "/v1/jobs",
+                            R"({"name":"n","argument":123456789012345678901234567890})",
+                            {{"Content-Type", "application/json"}});
+  CHECK(one.status == 400);
+  CHECK(one.header("content-type") == "application/json");
+  CHECK(one.value()["error"] == "bad_request");
+  CHECK(one.value()["field"] == "argument");
+  auto batch = f.http.request("POST", "/v1/jobs",
+                              R"([{"name":"n"},{"name":"n","argument":[18446744073709551616]}])",
+                              {{"Content-Type", "application/json"}});
+  CHECK(batch.status == 400);
+  CHECK(batch.value()["field"] == "argument");
+  CHECK(batch.value()["index"] == 1);
+  CHECK(f.http.get("/v1/stats").value()["pushed"] == 0);
 }
 
 TEST_CASE("a batch answers ids in order and stores every job", "[http]") {
@@ -265,7 +309,8 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
   f.finish(id, result);
   CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
 
-  auto as_msgpack = f.http.request("GET", "/v1/jobs/" + id + "/result");
+  auto as_msgpack =
+      f.http.request("GET", "/v1/jobs/" + id + "/result", "", {{"Accept", "application/msgpack"}});
   CHECK(as_msgpack.status == 200);
   CHECK(as_msgpack.body == result);  // exactly as the worker sent it
   auto gone = f.http.get("/v1/jobs/" + id + "/result");
@@ -291,9 +336,13 @@ TEST_CASE("results of unknown ids and bad wait values", "[http]") {
   CHECK(unknown.status == 200);
   CHECK(unknown.body == "null");
   CHECK(f.http.get("/v1/jobs/garbage/result").body == "null");
-  auto bad_wait = f.http.get("/v1/jobs/1-000000abc/result?wait=61");
-  CHECK(bad_wait.status == 400);
-  CHECK(bad_wait.value()["field"] == "wait");
+  for (const std::string wait : {"61", "nan", "NaN", "-nan", "nan(1)", "1e309", "-1", "abc"}) {
+    INFO("wait=" << wait);
+    auto bad_wait = f.http.get("/v1/jobs/1-000000abc/result?wait=" + wait);
+    CHECK(bad_wait.status == 400);
+    CHECK(bad_wait.value()["error"] == "bad_request");
+    CHECK(bad_wait.value()["field"] == "wait");
+  }
 }
 
 TEST_CASE("unknown routes are 404 and known paths with another method are 405", "[http]") {

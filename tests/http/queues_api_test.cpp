@@ -251,14 +251,14 @@ TEST_CASE("dead jobs are listed newest first across shards, by name and up to a 
   CHECK(f.queue("email")["dead"] == 2);
 
   // In MessagePack the failure object goes out exactly as it was stored.
-  auto packed = f.http.request("GET", "/v1/dead?limit=1");
+  auto packed = f.http.request("GET", "/v1/dead?limit=1", "", {{"Accept", "application/msgpack"}});
   CHECK(packed.header("content-type") == "application/msgpack");
   CHECK(packed.body.find(failure_bytes("boom " + third)) != std::string::npos);
 }
 
 TEST_CASE("a dead list limit outside 1-1000 is 400 naming the field", "[http]") {
   Fixture f;
-  for (const std::string limit : {"0", "1001", "x", "-1", "1.5", ""}) {
+  for (const std::string limit : {"0", "1001", "x", "-1", "1.5", "", "nan", "inf", "1e400"}) {
     INFO("limit=" << limit);
     auto res = f.http.get("/v1/dead?limit=" + limit);
     CHECK(res.status == 400);
@@ -347,4 +347,50 @@ TEST_CASE("queues and dead jobs still answer after Redis forgets its scripts", "
   CHECK(f.http.get("/v1/queues").value()[0]["dead"] == 1);
   REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
   CHECK(ids_of(f.dead()) == std::vector<std::string>{dead});
+}
+
+TEST_CASE("lag is 0 once nothing is ready: after a cancel, a dead job's delete and retries",
+          "[http]") {
+  Fixture f;
+  REQUIRE(f.post("/v1/queues/lagtest/pause").status == 200);
+  const std::string only = f.push("lagtest");
+  CHECK(f.queue("lagtest")["lag_seconds"] > 0);
+  REQUIRE(f.http.del("/v1/jobs/" + only).status == 204);
+  CHECK(f.queue("lagtest") == json{{"name", "lagtest"},
+                                   {"ready", 0},
+                                   {"scheduled", 0},
+                                   {"running", 0},
+                                   {"dead", 0},
+                                   {"paused", true},
+                                   {"lag_seconds", 0}});
+
+  const std::string older = f.push("lagtest");
+  const std::string newer = f.push("lagtest");
+  REQUIRE(f.http.del("/v1/jobs/" + older).status == 204);
+  CHECK(f.queue("lagtest")["ready"] == 1);
+  CHECK(f.queue("lagtest")["lag_seconds"] > 0);
+  REQUIRE(f.http.del("/v1/jobs/" + newer).status == 204);
+  CHECK(f.queue("lagtest")["lag_seconds"] == 0);
+
+  // A dead job retried is ready (lag counts it); cancelled again, nothing is left to lag.
+  const std::string dead = f.push_dead("lagtest", kFailedAtMs);
+  CHECK(f.queue("lagtest")["lag_seconds"] == 0);
+  REQUIRE(f.post("/v1/dead/" + dead + "/retry").status == 200);
+  CHECK(f.queue("lagtest")["ready"] == 1);
+  CHECK(f.queue("lagtest")["lag_seconds"] > 0);
+  REQUIRE(f.http.del("/v1/jobs/" + dead).status == 204);
+  CHECK(f.queue("lagtest")["lag_seconds"] == 0);
+
+  // A deleted dead job leaves no count behind; a job waiting for its retry has no lag either.
+  const std::string deleted = f.push_dead("lagtest", kFailedAtMs);
+  REQUIRE(f.http.del("/v1/dead/" + deleted).status == 204);
+  const std::string retrying = f.push_running("lagtest");
+  f.schedule(retrying);
+  CHECK(counts_of(f.queue("lagtest")) == json{{"name", "lagtest"},
+                                              {"ready", 0},
+                                              {"scheduled", 1},
+                                              {"running", 0},
+                                              {"dead", 0},
+                                              {"paused", true}});
+  CHECK(f.queue("lagtest")["lag_seconds"] == 0);
 }

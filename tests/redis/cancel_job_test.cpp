@@ -1,4 +1,4 @@
-// cancelJob-4.lua: removes a job that has not started, keeping the counts in step; refuses
+// cancelJob-5.lua: removes a job that has not started, keeping the counts in step; refuses
 // running and finished ones.
 #include <catch2/catch.hpp>
 
@@ -12,10 +12,10 @@ namespace {
 
 jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                             const std::string& field) {
-  return r.eval(
-      ScriptId::cancel_job,
-      {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field), keys.counts(shard)},
-      {field});
+  return r.eval(ScriptId::cancel_job,
+                {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field),
+                 keys.counts(shard), keys.ready_prefix(shard)},
+                {field});
 }
 
 }  // namespace
@@ -24,21 +24,22 @@ TEST_CASE("a cancelled queued job loses its record and ready count, and is never
           "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {.name = "resize"}}));
+  auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}}));
 
-  auto reply = cancel_job(r, keys, 0, f[0]);
+  auto reply = cancel_job(r, keys, 0, f[1]);
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == 1);
 
-  CHECK_FALSE(raw_record(r, keys, 0, f[0]));
-  CHECK(read_record(r, keys, 0, f[1]));
+  CHECK_FALSE(raw_record(r, keys, 0, f[1]));
+  CHECK(read_record(r, keys, 0, f[0]));
   CHECK(hgetall(r, keys.counts(0)) ==
-        std::map<std::string, std::string>{{"ready:email", "1"}, {"ready:resize", "1"}});
-  // Its member stays in the list until a reservation reaches it and drops it.
-  CHECK(ready_queue(r, keys, 0, "email").size() == 2);
+        std::map<std::string, std::string>{{"ready:email", "2"}, {"ready:resize", "1"}});
+  // In the middle of its list its member stays until a reservation reaches it and drops it.
+  CHECK(ready_queue(r, keys, 0, "email").size() == 3);
   auto taken = reserve_jobs(r, keys, 0, "email", 5);
-  REQUIRE(taken.elements.size() == 2);
-  CHECK(taken.elements[0].str == f[1]);
+  REQUIRE(taken.elements.size() == 4);
+  CHECK(taken.elements[0].str == f[0]);
+  CHECK(taken.elements[2].str == f[2]);
   CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(ready_queue(r, keys, 0, "resize").size() == 1);
 }
@@ -128,4 +129,20 @@ TEST_CASE("cancelling an unknown job answers -1", "[redis]") {
   REQUIRE(reply.is_integer());
   CHECK(reply.integer == -1);
   CHECK(record_count(r, keys, 0) == 1);
+}
+
+TEST_CASE("a cancelled job at either end of its ready list leaves it at once", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 3}, {.priority = 3}, {.priority = 3}}));
+
+  CHECK(cancel_job(r, keys, 0, f[0]).integer == 1);  // the front
+  CHECK(cancel_job(r, keys, 0, f[2]).integer == 1);  // the back
+  const auto left = ready_queue(r, keys, 0, "email");
+  REQUIRE(left.size() == 1);
+  CHECK(left.front().first.ends_with(f[1]));
+
+  CHECK(cancel_job(r, keys, 0, f[1]).integer == 1);  // the last one: the priority goes too
+  CHECK(ready_queue(r, keys, 0, "email").empty());
+  CHECK(r.call({"EXISTS", keys.ready(0, "email")}).integer == 0);
 }

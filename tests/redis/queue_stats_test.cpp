@@ -1,4 +1,4 @@
-// queueStats-2.lua: one name's numbers in a shard and the stamp of its oldest ready job.
+// queueStats-3.lua: one name's numbers in a shard and the stamp of its oldest ready job.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -13,8 +13,9 @@ namespace {
 // {ready, scheduled, running, dead, oldest_stamp_us}
 std::vector<std::int64_t> queue_stats(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                       const std::string& name) {
-  return integers(
-      r.eval(ScriptId::queue_stats, {keys.ready(shard, name), keys.counts(shard)}, {name}));
+  return integers(r.eval(ScriptId::queue_stats,
+                         {keys.ready(shard, name), keys.counts(shard), keys.jobs_prefix(shard)},
+                         {name}));
 }
 
 }  // namespace
@@ -68,4 +69,28 @@ TEST_CASE("beyond 100 distinct priorities the oldest stamp is the oldest of the 
 
   push_jobs(r, keys, 0, {{.priority = -1}}, kNowMs, kStampUs + 1);  // within the first 100
   CHECK(queue_stats(r, keys, 0, "email")[4] == kStampUs + 1);
+}
+
+TEST_CASE("a cancelled job's member left in a list does not count as the oldest", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const auto f = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, kStampUs));
+  push_jobs(r, keys, 0, {{}}, kNowMs, kStampUs + 10);
+  push_jobs(r, keys, 0, {{}}, kNowMs, kStampUs + 20);
+  // Cancelled as cancelJob does in the middle of a list: record and count gone, member left.
+  r.call({"HDEL", keys.jobs_prefix(0) + f[0].substr(0, 8), f[0].substr(8)});
+  r.call({"HINCRBY", keys.counts(0), "ready:email", "-1"});
+  CHECK(ready_queue(r, keys, 0, "email").size() == 3);
+
+  CHECK(queue_stats(r, keys, 0, "email") == std::vector<std::int64_t>{2, 0, 0, 0, kStampUs + 10});
+}
+
+TEST_CASE("with nothing ready there is no oldest stamp, whatever members are left", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const auto f = fields_of(push_jobs(r, keys, 0, {{}}, kNowMs, kStampUs));
+  r.call({"HDEL", keys.jobs_prefix(0) + f[0].substr(0, 8), f[0].substr(8)});
+  r.call({"HINCRBY", keys.counts(0), "ready:email", "-1"});
+
+  CHECK(queue_stats(r, keys, 0, "email") == std::vector<std::int64_t>{0, 0, 0, 0, -1});
 }

@@ -45,7 +45,7 @@ TEST_CASE("each script is found by its id and uses exactly the keys its file nam
     CHECK(s.source.find("local rcall = redis.call") != std::string_view::npos);
   }
   CHECK(jq::redis::script(ScriptId::push_jobs).file == "pushJobs-5");
-  CHECK(jq::redis::script(ScriptId::cancel_job).num_keys == 4);
+  CHECK(jq::redis::script(ScriptId::cancel_job).num_keys == 5);
 }
 
 TEST_CASE("scripts still run after SCRIPT FLUSH, through the EVAL fallback", "[redis]") {

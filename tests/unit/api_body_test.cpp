@@ -220,6 +220,43 @@ TEST_CASE("json_to_msgpack rejects a key repeated in one object", "[unit]") {
   CHECK(top.error().code == ErrorCode::bad_request);
   CHECK(top.error().message ==
         "body is not valid JSON: the key \"name\" appears twice in one object");
-  CHECK_FALSE(json_to_msgpack(R"([{"a":{"k":1,"k":2}}])"));
+  CHECK(top.error().field == "name");
+  const auto nested = json_to_msgpack(R"([{"a":1},{"a":{"k":1,"k":2}}])");
+  REQUIRE_FALSE(nested);
+  CHECK(nested.error().message ==
+        "body is not valid JSON: at /1/a: the key \"k\" appears twice in one object");
+  CHECK(nested.error().field == "a");
+  CHECK(nested.error().index == 1u);
   CHECK(json_to_msgpack(R"({"k":{"k":1},"j":[{"k":2},{"k":3}]})"));
+}
+
+TEST_CASE("json_to_msgpack refuses an integer outside the 64-bit range, naming the field",
+          "[unit]") {
+  const auto big = json_to_msgpack(R"({"name":"n","argument":123456789012345678901234567890})");
+  REQUIRE_FALSE(big);
+  CHECK(big.error().code == ErrorCode::bad_request);
+  CHECK(big.error().field == "argument");
+  CHECK_FALSE(big.error().index);
+  CHECK_THAT(big.error().message,
+             Catch::StartsWith("body is not valid JSON: at /argument: "
+                               "123456789012345678901234567890 is an integer outside the 64-bit"));
+  const auto in_batch =
+      json_to_msgpack(R"([{"name":"n"},{"name":"n","argument":{"a":[1,-9223372036854775809]}}])");
+  REQUIRE_FALSE(in_batch);
+  CHECK(in_batch.error().field == "argument");
+  CHECK(in_batch.error().index == 1u);
+  CHECK_THAT(in_batch.error().message, Catch::Contains("at /1/argument/a/1: -9223372036854775809"));
+  CHECK_FALSE(json_to_msgpack("18446744073709551616"));
+}
+
+TEST_CASE("json_to_msgpack keeps the 64-bit extremes as integers and floats as floats", "[unit]") {
+  const auto bytes = json_to_msgpack(
+      "[-9223372036854775808,18446744073709551615,1e30,1.0,12345678901234567890.5]");
+  REQUIRE(bytes);
+  const json back = json::from_msgpack(*bytes);
+  CHECK(back[0] == std::numeric_limits<std::int64_t>::min());
+  CHECK(back[1] == std::numeric_limits<std::uint64_t>::max());
+  CHECK(back[2].is_number_float());
+  CHECK(back[3].is_number_float());
+  CHECK(back[4].is_number_float());
 }

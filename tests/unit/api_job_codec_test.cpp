@@ -461,5 +461,5 @@ TEST_CASE("garbage and mutated job bodies never crash the decoder", "[unit]") {
 
 TEST_CASE("a JSON job with a repeated key is a bad request", "[unit]") {
   check_error(push_json(R"({"name":"a","priority":1,"priority":2})"), ErrorCode::bad_request,
-              std::nullopt, "the key \"priority\" appears twice");
+              "priority", "the key \"priority\" appears twice");
 }

@@ -1,14 +1,13 @@
 #include "src/http/handlers/jobs.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <boost/asio/this_coro.hpp>
 
 #include "api/body.hpp"
+#include "api/query.hpp"
 #include "api/traceparent.hpp"
 #include "src/http/handlers/store_errors.hpp"
-#include "src/http/query.hpp"
 #include "src/http/respond.hpp"
 #include "src/util/time.hpp"
 
@@ -101,19 +100,14 @@ awaitable<Response> cancel(store::JobStore& store, Request& req) {
 
 // The `wait` query parameter in milliseconds (0 when absent), or the error to answer.
 Expected<std::chrono::milliseconds, api::ApiError> parse_wait(const Request& req) {
-  auto text = query_value(req.query, "wait");
-  if (!text) return std::chrono::milliseconds(0);
-  double wait = -1;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), wait);
-  if (ec != std::errc{} || end != text->data() + text->size() || wait < 0 ||
-      wait > kMaxWaitSeconds) {
-    api::ApiError e = api::ApiError::make(
-        api::ErrorCode::bad_request,
-        "wait must be a number of seconds between 0 and 60, got \"" + *text + "\"");
-    e.field = "wait";
-    return unexpected(std::move(e));
-  }
-  return std::chrono::milliseconds(static_cast<std::int64_t>(wait * 1000));
+  auto wait = api::query_number(req.query, {.name = "wait",
+                                            .min = 0,
+                                            .max = kMaxWaitSeconds,
+                                            .fallback = 0,
+                                            .integer = false,
+                                            .unit = "seconds"});
+  if (!wait) return unexpected(std::move(wait.error()));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(*wait * 1000));
 }
 
 awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiters, Request& req) {

@@ -1,12 +1,11 @@
 #include "src/http/handlers/queues.hpp"
 
-#include <charconv>
 #include <chrono>
 
 #include "api/body.hpp"
 #include "api/job.hpp"
+#include "api/query.hpp"
 #include "src/http/handlers/store_errors.hpp"
-#include "src/http/query.hpp"
 #include "src/http/respond.hpp"
 #include "src/util/time.hpp"
 
@@ -77,25 +76,20 @@ awaitable<Response> set_paused(store::QueueStore& queues, const PausedHook& on_c
 
 // The `limit` query parameter (default 100), or the error to answer.
 Expected<int, api::ApiError> parse_limit(const Request& req) {
-  auto text = query_value(req.query, "limit");
-  if (!text) return kDefaultDeadLimit;
-  int limit = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
-  if (ec != std::errc{} || end != text->data() + text->size() || limit < 1 ||
-      limit > kMaxDeadLimit) {
-    api::ApiError e =
-        api::ApiError::make(api::ErrorCode::bad_request,
-                            "limit must be an integer between 1 and 1000, got \"" + *text + "\"");
-    e.field = "limit";
-    return unexpected(std::move(e));
-  }
-  return limit;
+  auto limit = api::query_number(req.query, {.name = "limit",
+                                             .min = 1,
+                                             .max = kMaxDeadLimit,
+                                             .fallback = kDefaultDeadLimit,
+                                             .integer = true,
+                                             .unit = ""});
+  if (!limit) return unexpected(std::move(limit.error()));
+  return static_cast<int>(*limit);
 }
 
 awaitable<Response> dead(store::QueueStore& queues, Request& req) {
   auto limit = parse_limit(req);
   if (!limit) co_return respond_error(req, limit.error());
-  auto jobs = co_await queues.dead(query_value(req.query, "name").value_or(""), *limit);
+  auto jobs = co_await queues.dead(api::query_value(req.query, "name").value_or(""), *limit);
   if (!jobs) co_return respond_error(req, to_api_error(jobs.error()));
   json out = json::array();
   for (auto& d : *jobs) out.push_back(dead_view(d));
