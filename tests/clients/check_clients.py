@@ -4,11 +4,13 @@
 Starts a redis-server and build/cmd/jqmaster (auth on) on free loopback ports (harness.py), then
 with each example worker registered in turn (examples/python/worker.py, then
 examples/node/worker.mjs; the other one deleted), runs examples/python/pusher.py,
-examples/node/pusher.mjs and examples/curl/quickstart.sh: so Python and Node meet in both
-directions, and JSON pushes meet MessagePack workers. For each run it checks the results the
-client printed (sum of [1, 2, 3] is 6, echo returns its argument exactly, bytes included, a failing
+examples/node/pusher.mjs, examples/typescript/dist/pusher.js (compiled by run.sh) and
+examples/curl/quickstart.sh: so Python and Node meet in both directions, and JSON pushes meet
+MessagePack workers. For each run it checks the results the client printed (sum of [1, 2, 3] is 6,
+echo returns its argument exactly, bytes included where the client speaks MessagePack, a failing
 job's message comes from that worker, cancel, the 400s) and that the worker's counters at the master
-moved by the jobs the run pushed.
+moved by the jobs the run pushed. First, without a master, it checks that
+examples/typescript/src/schema.d.ts is what openapi/master.yaml generates now.
 
 Prints one line per check and a final "N passed, N failed" line; exits 1 when a check failed.
 Everything started is stopped by PID at the end, also on failure or SIGTERM.
@@ -27,6 +29,7 @@ import traceback
 from harness import MASTER_BIN, NODE, PYTHON, ROOT, TOKENS, Cluster
 
 EXAMPLES = ROOT / "examples"
+TYPESCRIPT = EXAMPLES / "typescript"
 WORKERS = {
     "python": [PYTHON, str(EXAMPLES / "python" / "worker.py")],
     "node": [NODE, str(EXAMPLES / "node" / "worker.mjs")],
@@ -34,10 +37,13 @@ WORKERS = {
 PUSHERS = {
     "python": [PYTHON, str(EXAMPLES / "python" / "pusher.py")],
     "node": [NODE, str(EXAMPLES / "node" / "pusher.mjs")],
+    # A JSON client generated from openapi/master.yaml (openapi-typescript + openapi-fetch).
+    "typescript": [NODE, str(TYPESCRIPT / "dist" / "pusher.js")],
 }
 # How each worker words its failure for `sum` of a string: proves which worker ran the job.
 SUM_FAILURE = {"python": "unsupported operand type", "node": "sum needs a list of numbers"}
-# How each pusher prints the bytes 00 01 fe ff it sent and got back.
+# How each pusher prints the bytes 00 01 fe ff it sent and got back. The TypeScript pusher speaks
+# JSON, which has no binary type (like the curl quick start): it echoes JSON values only.
 BYTES_SHOWN = {"python": r"b'\x00\x01\xfe\xff'", "node": "Uint8Array(4) [ 0, 1, 254, 255 ]"}
 
 
@@ -84,8 +90,9 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
     echoes = [m.groups() for m in map(re.compile(r"echo (.*) -> (.*)").fullmatch, out) if m]
     t.check(len(echoes) == 3 and all(sent == got for sent, got in echoes),
             f"{tag}: echo returns each of 3 arguments exactly", f"got {echoes!r}")
-    t.check(any(sent == BYTES_SHOWN[pusher] for sent, _ in echoes),
-            f"{tag}: echo returns binary as binary ({BYTES_SHOWN[pusher]})", f"got {echoes!r}")
+    if pusher in BYTES_SHOWN:
+        t.check(any(sent == BYTES_SHOWN[pusher] for sent, _ in echoes),
+                f"{tag}: echo returns binary as binary ({BYTES_SHOWN[pusher]})", f"got {echoes!r}")
     failed = line(r"sum 'not a list' -> failure \(other\): sum failed on attempt 1: (.*)",
                   "a failing job's result is a failure object")
     if failed:
@@ -101,6 +108,25 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
     t.check(before[0] is not None and after == (before[0] + 4, before[1] + 1),
             f"{tag}: the {worker} worker ran the 5 jobs (4 succeeded, 1 failed)",
             f"succeeded/failed went from {before} to {after}")
+
+
+def check_generated(t):
+    """examples/typescript/src/schema.d.ts is what `npm run generate` makes of openapi/master.yaml
+    now: the generator's --check regenerates it with the same settings and compares, writing
+    nothing."""
+    what = "examples/typescript/src/schema.d.ts is up to date with openapi/master.yaml"
+    try:
+        done = subprocess.run(["npm", "run", "--silent", "generate", "--", "--check"],
+                              cwd=TYPESCRIPT, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return t.check(False, what, f"{type(e).__name__}: {e}")
+    out = (done.stdout + done.stderr).decode(errors="replace").strip()
+    if "not up-to-date" in out:
+        problem = ("it is not what the generator makes of openapi/master.yaml now: run "
+                   "`npm run generate` in examples/typescript and commit src/schema.d.ts")
+    else:
+        problem = f"`npm run generate -- --check` in examples/typescript failed (exit {done.returncode})"
+    return t.check(done.returncode == 0, what, f"{problem}\n{out}")
 
 
 def check_curl(t, cluster, worker, worker_id):
@@ -149,6 +175,7 @@ def check_curl(t, cluster, worker, worker_id):
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up as on Ctrl-C
     t = Tally()
+    check_generated(t)
     if not MASTER_BIN.exists():
         t.check(False, f"{MASTER_BIN} exists", "build first (scripts/build.sh)")
     else:
