@@ -12,7 +12,7 @@
 
 #include "api/error.hpp"
 #include "api/msgpack_reader.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::api {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "api/error.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::api {
 

@@ -9,7 +9,7 @@
 
 #include "api/error.hpp"
 #include "api/media_type.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::api {
 

@@ -15,7 +15,7 @@
 #include "cmd/jqbench/measure.hpp"
 #include "cmd/jqbench/options.hpp"
 #include "cmd/jqbench/worker_endpoint.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::bench {
 

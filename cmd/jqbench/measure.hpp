@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cmd/jqbench/options.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::bench {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "api/http_url.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::bench {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cmd/jqctl/http_call.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace CLI {
 class App;

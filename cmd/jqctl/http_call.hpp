@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::ctl {
 

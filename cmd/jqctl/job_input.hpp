@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::ctl {
 

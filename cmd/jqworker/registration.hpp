@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace boost::asio {
 class io_context;

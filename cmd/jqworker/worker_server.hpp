@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "cmd/jqworker/registration.hpp"
-#include "src/util/expected.hpp"
+#include "common/expected.hpp"
 
 namespace jq::worker {
 

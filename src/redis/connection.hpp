@@ -26,10 +26,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "common/expected.hpp"
 #include "src/redis/address.hpp"
 #include "src/redis/reply.hpp"
 #include "src/redis/resp.hpp"
-#include "src/util/expected.hpp"
 
 namespace jq::redis {
 

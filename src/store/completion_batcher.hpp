@@ -11,10 +11,10 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "common/expected.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
-#include "src/util/expected.hpp"
 
 namespace jq::store {
 

@@ -10,12 +10,12 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "api/job.hpp"
+#include "common/expected.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/store_error.hpp"
-#include "src/util/expected.hpp"
 
 namespace jq::store {
 

@@ -15,12 +15,12 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "common/expected.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_store.hpp"
 #include "src/store/store_error.hpp"
-#include "src/util/expected.hpp"
 
 namespace jq::store {
 
