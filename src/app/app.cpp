@@ -132,7 +132,7 @@ class Daemon {
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
         dispatcher_(io_, dispatch_store_, workers_, metrics_),
-        scheduler_(io_, redis_, keys_, dispatch_store_, workers_, dispatcher_),
+        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config),

@@ -63,6 +63,12 @@ class QueueStore {
 
   // Every job name pushed to any shard, plus the paused names, sorted.
   asio::awaitable<Expected<std::vector<std::string>, StoreError>> names();
+  struct Names {
+    std::vector<std::string> all;  // sorted, paused ones included
+    std::set<std::string> paused;
+  };
+  // The same and which of them are paused, in one round trip (the scheduler's view).
+  asio::awaitable<Expected<Names, StoreError>> load_names();
   // not_found when the name was never pushed and is not paused.
   asio::awaitable<Expected<QueueInfo, StoreError>> queue(std::string name);
   asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> list();
@@ -84,16 +90,11 @@ class QueueStore {
 
  private:
   using Command = std::vector<std::string>;
-  struct Names {
-    std::vector<std::string> all;  // sorted, paused ones included
-    std::set<std::string> paused;
-  };
 
   asio::awaitable<Expected<std::vector<redis::Reply>, StoreError>> eval_all(
       std::vector<redis::ScriptCall> calls, std::vector<Command> extra);
   asio::awaitable<Expected<std::vector<redis::Reply>, StoreError>> run(
       std::vector<Command> commands);
-  asio::awaitable<Expected<Names, StoreError>> load_names();
   asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> gather(Names names);
   asio::awaitable<Expected<QueueInfo, StoreError>> set_paused(std::string name, bool paused);
   redis::ScriptCall queue_stats_call(int shard, const std::string& name) const;

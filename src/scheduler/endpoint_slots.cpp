@@ -1,0 +1,152 @@
+#include "src/scheduler/endpoint_slots.hpp"
+
+#include <algorithm>
+
+namespace jq::scheduler {
+namespace {
+
+bool overlaps(const workers::Endpoint& a, const workers::Endpoint& b) {
+  if (a.all_names || b.all_names) return true;
+  for (const auto& n : a.names) {
+    if (b.serves(n)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool EndpointState::open(SteadyTime now) const {
+  return !removed && inflight < endpoint->concurrency && now >= hold_until;
+}
+
+std::vector<std::pair<std::string, int>> EndpointSlots::update(
+    std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool) {
+  std::map<std::string, EndpointState> next;
+  for (auto& e : loaded) {
+    EndpointState state;
+    if (auto it = endpoints_.find(e.id); it != endpoints_.end()) {
+      state = std::move(it->second);
+      state.removed = false;
+    }
+    if (!state.pool || state.endpoint->url != e.url) state.pool = make_pool(e);
+    std::string id = e.id;
+    state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));
+    next.emplace(std::move(id), std::move(state));
+  }
+  std::vector<std::pair<std::string, int>> give_back;
+  for (auto& [id, state] : endpoints_) {
+    if (next.contains(id)) continue;
+    if (state.held > 0) give_back.emplace_back(id, take_held(state));
+    if (state.inflight > 0) {
+      state.removed = true;
+      next.emplace(id, std::move(state));
+    }
+  }
+  endpoints_ = std::move(next);
+  return give_back;
+}
+
+std::vector<EndpointState*> EndpointSlots::open(SteadyTime now) {
+  std::vector<EndpointState*> out;
+  for (auto& [id, state] : endpoints_) {
+    if (state.open(now)) out.push_back(&state);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const EndpointState* a, const EndpointState* b) {
+    return a->inflight < b->inflight;
+  });
+  return out;
+}
+
+int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointState*>& open) {
+  int want = std::min(state.endpoint->concurrency - state.inflight, kMaxBatch);
+  std::optional<int> least;
+  for (const EndpointState* other : open) {
+    if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
+    if (!least || other->inflight < *least) least = other->inflight;
+  }
+  if (least) want = std::min(want, std::max(1, *least - state.inflight + 1));
+  return want;
+}
+
+void EndpointSlots::found_none(EndpointState& state, SteadyTime now) {
+  if (!state.idle_since) state.idle_since = now;
+}
+
+void EndpointSlots::started(EndpointState& state, int jobs) {
+  state.held -= jobs;
+  state.inflight += jobs;
+}
+
+std::vector<EndpointState*> EndpointSlots::releasable(SteadyTime now) {
+  std::vector<EndpointState*> out;
+  for (auto& [id, state] : endpoints_) {
+    const bool lingered = state.idle_since && now - *state.idle_since >= kSlotLinger;
+    if (state.held > 0 && (now < state.hold_until || lingered)) out.push_back(&state);
+  }
+  return out;
+}
+
+int EndpointSlots::take_held(EndpointState& state) {
+  state.idle_since.reset();
+  return std::exchange(state.held, 0);
+}
+
+std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
+                                                       const dispatch::AttemptEnd& end,
+                                                       SteadyTime now, bool stopping) {
+  auto it = endpoints_.find(id);
+  if (it == endpoints_.end()) return std::nullopt;
+  EndpointState& state = it->second;
+  AttemptFollowUp follow;
+  --state.inflight;
+  // The slot stays leased for the next job; the scheduler gives it back when there is none.
+  if (state.removed || stopping) {
+    follow.release_slot = true;
+  } else {
+    ++state.held;
+  }
+  using Verdict = dispatch::AttemptEnd::Verdict;
+  switch (end.verdict) {
+    case Verdict::answered:
+      if (state.unreachable_backoff.count() > 0) {
+        state.unreachable_backoff = std::chrono::milliseconds(0);
+        follow.mark_up = true;
+      }
+      break;
+    case Verdict::busy:
+      state.hold_until = std::max(state.hold_until, now + end.hold_off);
+      break;
+    case Verdict::unreachable:
+      state.unreachable_backoff =
+          std::clamp(state.unreachable_backoff * 2, kUnreachableMin, kUnreachableMax);
+      state.hold_until = now + state.unreachable_backoff;
+      follow.mark_down = state.unreachable_backoff;
+      follow.clear_connections = state.pool;
+      break;
+  }
+  if (state.inflight == 0 && state.removed) endpoints_.erase(it);
+  return follow;
+}
+
+std::chrono::steady_clock::duration EndpointSlots::next_wait(
+    SteadyTime now, bool can_release, std::chrono::steady_clock::duration at_most) const {
+  using Duration = std::chrono::steady_clock::duration;
+  Duration wait = at_most;
+  for (const auto& [id, state] : endpoints_) {
+    if (!state.removed && state.hold_until > now) {
+      wait = std::min<Duration>(wait, state.hold_until - now);
+    }
+    if (state.held > 0 && state.idle_since && can_release) {
+      const Duration left = *state.idle_since + kSlotLinger - now;
+      wait = std::clamp<Duration>(left, Duration::zero(), wait);
+    }
+  }
+  return wait;
+}
+
+EndpointState* EndpointSlots::find(const std::string& id) {
+  auto it = endpoints_.find(id);
+  return it == endpoints_.end() ? nullptr : &it->second;
+}
+
+}  // namespace jq::scheduler

@@ -1,0 +1,111 @@
+// This master's bookkeeping of the worker endpoints it dispatches to: jobs in flight, slots held
+// between jobs, and when an endpoint may take jobs again after a busy answer, an unreachable
+// attempt or a full round. No Redis and no clock of its own: the scheduler passes `now` and does
+// what the answers say (lease, give back, mark down), so every decision here is a unit test away.
+//
+// An endpoint's slots are leased in Redis so its concurrency holds across masters. They stay
+// with this master between jobs while there is work for it (jobs arriving one by one find their
+// slot held), and go back once it has been idle for kSlotLinger or while it is held off.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/dispatch/dispatcher.hpp"
+#include "src/workers/endpoint.hpp"
+
+namespace jq::dispatch {
+class ConnectionPool;
+}
+
+namespace jq::scheduler {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Jobs reserved for one endpoint in one script call.
+inline constexpr int kMaxBatch = 64;
+// An endpoint full across masters (no slot granted) is asked again after this long.
+inline constexpr std::chrono::milliseconds kFullPause{20};
+// Slots with no job for them go back to Redis after this long: another master waits at most
+// this long for slots this one is not using.
+inline constexpr std::chrono::milliseconds kSlotLinger{100};
+// An unreachable endpoint is held off for a backoff doubling from the first to the second.
+inline constexpr std::chrono::milliseconds kUnreachableMin{250};
+inline constexpr std::chrono::milliseconds kUnreachableMax{30'000};
+
+struct EndpointState {
+  std::shared_ptr<const workers::Endpoint> endpoint;
+  std::shared_ptr<dispatch::ConnectionPool> pool;
+  int inflight = 0;                      // attempts of this master
+  int held = 0;                          // slots leased by this master and not in use
+  std::optional<SteadyTime> idle_since;  // when a round last found no job for it
+  SteadyTime hold_until{};               // takes no jobs before then
+  bool removed = false;  // deregistered while attempts ran: gone when the last one ends
+  std::chrono::milliseconds unreachable_backoff{0};
+
+  bool open(SteadyTime now) const;  // may take a job now
+};
+
+// What the scheduler does when an attempt ended.
+struct AttemptFollowUp {
+  bool release_slot = false;  // give the attempt's slot back at once (else it is held)
+  // Tell Redis the endpoint is down until now + this (unreachable), or up again (answered after
+  // being down): the endpoint's health as other masters and GET /v1/workers see it.
+  std::optional<std::chrono::milliseconds> mark_down;
+  bool mark_up = false;
+  // Unreachable: its pooled connections are not worth keeping.
+  std::shared_ptr<dispatch::ConnectionPool> clear_connections;
+};
+
+class EndpointSlots {
+ public:
+  using PoolFactory =
+      std::function<std::shared_ptr<dispatch::ConnectionPool>(const workers::Endpoint&)>;
+
+  // The registrations as loaded; returns the slots held for endpoints that are gone, to give
+  // back. An endpoint removed with attempts in flight keeps counting (closed) until they end;
+  // registered again, it opens again.
+  std::vector<std::pair<std::string, int>> update(std::vector<workers::Endpoint> loaded,
+                                                  const PoolFactory& make_pool);
+
+  // Endpoints with a free slot that may take jobs now, fewest outstanding first.
+  std::vector<EndpointState*> open(SteadyTime now);
+  // How many jobs to reserve for `state`: its free slots, at most kMaxBatch, and no more than
+  // gets it one past the least busy open rival that serves a name in common (endpoints that
+  // can take the same jobs share them by fewest outstanding requests).
+  static int want(const EndpointState& state, const std::vector<EndpointState*>& open);
+
+  void found_work(EndpointState& state) { state.idle_since.reset(); }
+  void found_none(EndpointState& state, SteadyTime now);
+  // No slot could be leased (the endpoint is full across masters): ask again in kFullPause.
+  void full(EndpointState& state, SteadyTime now) { state.hold_until = now + kFullPause; }
+  void started(EndpointState& state, int jobs);
+
+  // Slots to give back now: of endpoints held off, and of those idle for kSlotLinger.
+  std::vector<EndpointState*> releasable(SteadyTime now);
+  // The held slots of `state`, taken away to be given back.
+  static int take_held(EndpointState& state);
+
+  // An attempt on endpoint `id` ended; nullopt when the endpoint is unknown.
+  std::optional<AttemptFollowUp> finished(const std::string& id, const dispatch::AttemptEnd& end,
+                                          SteadyTime now, bool stopping);
+
+  // How long the scheduler may sleep: until the earliest held-off endpoint opens or held slots
+  // linger out (the latter only while `can_release`), at most `at_most`.
+  std::chrono::steady_clock::duration next_wait(SteadyTime now, bool can_release,
+                                                std::chrono::steady_clock::duration at_most) const;
+
+  std::map<std::string, EndpointState>& all() { return endpoints_; }
+  EndpointState* find(const std::string& id);
+
+ private:
+  std::map<std::string, EndpointState> endpoints_;
+};
+
+}  // namespace jq::scheduler

@@ -1,0 +1,112 @@
+#include "src/scheduler/queue_heads.hpp"
+
+#include <utility>
+
+namespace jq::scheduler {
+namespace {
+
+// The one that runs first; an absent head loses.
+const std::optional<store::QueueHead>& better(const std::optional<store::QueueHead>& a,
+                                              const std::optional<store::QueueHead>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return b->before(*a) ? b : a;
+}
+
+}  // namespace
+
+QueueHeads::View& QueueHeads::view(std::string_view name, int shard) {
+  auto it = views_.find(name);
+  if (it == views_.end()) {
+    it = views_.emplace(std::string(name), std::vector<View>(static_cast<std::size_t>(shards_)))
+             .first;
+  }
+  return it->second[static_cast<std::size_t>(shard)];
+}
+
+void QueueHeads::announce(store::QueueHead head) {
+  View& v = view(head.name, head.shard);
+  std::optional<store::QueueHead> h(std::move(head));
+  if (v.busy) v.announced = better(v.announced, h);
+  if (v.known) v.head = better(v.head, h);
+}
+
+void QueueHeads::forget(std::string_view name) {
+  auto it = views_.find(name);
+  if (it == views_.end()) return;
+  for (View& v : it->second) {
+    v.known = false;
+    if (v.busy) v.forgotten = true;
+  }
+}
+
+void QueueHeads::forget_all() {
+  for (auto& [name, shards] : views_) forget(name);
+}
+
+std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>& names) {
+  std::vector<store::QueueRef> out;
+  for (const std::string& name : names) {
+    for (int s = 0; s < shards_; ++s) {
+      const View& v = view(name, s);
+      if (!v.known && !v.busy) out.push_back({s, name});
+    }
+  }
+  return out;
+}
+
+void QueueHeads::begin(const store::QueueRef& queue) {
+  View& v = view(queue.name, queue.shard);
+  v.busy = true;
+  v.forgotten = false;
+  v.announced.reset();
+}
+
+void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh) {
+  View& v = view(queue.name, queue.shard);
+  v.head = better(fresh, v.announced);
+  v.known = !v.forgotten;
+  v.busy = false;
+  v.announced.reset();
+}
+
+void QueueHeads::fail(const store::QueueRef& queue) {
+  view(queue.name, queue.shard).forgotten = true;
+  settle(queue, std::nullopt);
+}
+
+std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) {
+  const store::QueueHead* best = nullptr;
+  const store::QueueHead* second = nullptr;
+  for (const std::string& name : names) {
+    for (int s = 0; s < shards_; ++s) {
+      const View& v = view(name, s);
+      if (!v.known || v.busy || !v.head) continue;
+      const store::QueueHead* h = &*v.head;
+      if (!best || h->before(*best)) {
+        second = best;
+        best = h;
+      } else if (!second || h->before(*second)) {
+        second = h;
+      }
+    }
+  }
+  if (!best) return std::nullopt;
+  Choice choice{*best, std::nullopt, false};
+  if (second) {
+    if (best->before(*second)) {
+      choice.bound = *second;
+    } else {
+      choice.head_only = true;
+    }
+  }
+  return choice;
+}
+
+std::optional<store::QueueHead> QueueHeads::known_head(const store::QueueRef& queue) {
+  const View& v = view(queue.name, queue.shard);
+  if (!v.known) return std::nullopt;
+  return v.head;
+}
+
+}  // namespace jq::scheduler

@@ -1,0 +1,78 @@
+// What this master believes about the head of every queue (one name in one shard), and the
+// choice of the queue to reserve from next. No Redis here: the scheduler reads heads and reserves
+// jobs, and tells this class what it sent and what came back.
+//
+// A head is known once Redis answered it (a head read or a reservation, which answers the
+// queue's head after it), and stays known while announcements arrive: every script that makes a
+// job ready announces it, so a known head can only get better that way. Another master's
+// reservations can make a kept head stale, never too late: a reservation that finds less than
+// expected corrects it, and forget_all() (the scheduler's tick) makes every head unknown again.
+//
+// While a read or a reservation of a queue is on its way ("busy"), announcements are also kept
+// aside: its answer may predate them, so they are merged into it. A queue forgotten meanwhile
+// stays unknown after the answer.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/store/dispatch_store.hpp"
+
+namespace jq::scheduler {
+
+// Where to reserve from, and how far.
+struct Choice {
+  store::QueueHead head;  // the best known head among the candidates: it runs first
+  // Reserve only jobs that run before this one (the next-best head elsewhere); none: no bound.
+  std::optional<store::QueueHead> bound;
+  // The next-best head ties with `head` exactly (retries of two shards due at the same moment):
+  // a bound equal to the head would exclude it, so take the head alone.
+  bool head_only = false;
+};
+
+class QueueHeads {
+ public:
+  explicit QueueHeads(int shards) : shards_(shards) {}
+
+  int shards() const { return shards_; }
+
+  // A job became ready: the queue's head is it or stays what it was, whichever runs first.
+  void announce(store::QueueHead head);
+  void forget(std::string_view name);  // every shard of the name
+  void forget_all();
+
+  // The queues of `names` (every shard) whose head is neither known nor being read.
+  std::vector<store::QueueRef> unknown(const std::vector<std::string>& names);
+  // A read or reservation of the queue is on its way.
+  void begin(const store::QueueRef& queue);
+  // Its answer: the head after it (nullopt: empty). Announcements since begin() are merged in.
+  void settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh);
+  // It failed: the queue's head is unknown until read again.
+  void fail(const store::QueueRef& queue);
+
+  // The best known head among the queues of `names` that are not busy, bounded by the next
+  // best; nullopt when none of them is known to hold a job.
+  std::optional<Choice> choose(const std::vector<std::string>& names);
+
+  // For tests and diagnostics: the head this master believes in, nullopt when unknown or empty.
+  std::optional<store::QueueHead> known_head(const store::QueueRef& queue);
+
+ private:
+  struct View {
+    bool known = false;                         // head is Redis's, plus the announcements since
+    std::optional<store::QueueHead> head;       // nullopt: empty
+    bool busy = false;                          // a read or reservation is on its way
+    bool forgotten = false;                     // forgotten while busy: unknown after the answer
+    std::optional<store::QueueHead> announced;  // while busy
+  };
+
+  View& view(std::string_view name, int shard);
+
+  int shards_;
+  std::map<std::string, std::vector<View>, std::less<>> views_;  // by name, one per shard
+};
+
+}  // namespace jq::scheduler

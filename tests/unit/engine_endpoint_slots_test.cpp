@@ -1,0 +1,194 @@
+// EndpointSlots: in-flight jobs, held slots and hold-offs per endpoint, on an injected clock.
+#include <catch2/catch.hpp>
+
+#include "src/scheduler/endpoint_slots.hpp"
+
+using jq::dispatch::AttemptEnd;
+using jq::scheduler::EndpointSlots;
+using jq::scheduler::EndpointState;
+using jq::scheduler::kFullPause;
+using jq::scheduler::kMaxBatch;
+using jq::scheduler::kSlotLinger;
+using jq::scheduler::kUnreachableMax;
+using jq::scheduler::kUnreachableMin;
+using jq::scheduler::SteadyTime;
+using jq::workers::Endpoint;
+using namespace std::chrono_literals;
+
+namespace {
+
+const SteadyTime t0 = SteadyTime{} + 1000h;
+
+Endpoint endpoint(const std::string& id, int concurrency, std::vector<std::string> names = {}) {
+  Endpoint e;
+  e.id = id;
+  e.url = "http://127.0.0.1:1/" + id;
+  e.concurrency = concurrency;
+  e.all_names = names.empty();
+  e.names = std::move(names);
+  return e;
+}
+
+EndpointSlots with(std::vector<Endpoint> endpoints) {
+  EndpointSlots slots;
+  slots.update(std::move(endpoints), [](const Endpoint&) { return nullptr; });
+  return slots;
+}
+
+std::vector<std::string> ids(const std::vector<EndpointState*>& states) {
+  std::vector<std::string> out;
+  for (const auto* s : states) out.push_back(s->endpoint->id);
+  return out;
+}
+
+AttemptEnd answered() {
+  return AttemptEnd{};
+}
+AttemptEnd busy(std::chrono::milliseconds hold_off) {
+  return AttemptEnd{AttemptEnd::Verdict::busy, hold_off, {}};
+}
+AttemptEnd unreachable() {
+  return AttemptEnd{AttemptEnd::Verdict::unreachable, 0ms, "connection refused"};
+}
+
+// Slots leased for `jobs` and the jobs started on them, as the scheduler does.
+void start(EndpointSlots& slots, EndpointState& state, int jobs) {
+  state.held += jobs;
+  slots.started(state, jobs);
+}
+
+}  // namespace
+
+TEST_CASE("open endpoints come fewest outstanding first; full ones are left out", "[unit]") {
+  auto slots = with({endpoint("a", 4), endpoint("b", 4), endpoint("c", 1)});
+  start(slots, *slots.find("a"), 3);
+  start(slots, *slots.find("b"), 1);
+  start(slots, *slots.find("c"), 1);
+  CHECK(ids(slots.open(t0)) == std::vector<std::string>{"b", "a"});
+}
+
+TEST_CASE("an endpoint wants its free slots, at most a batch", "[unit]") {
+  auto slots = with({endpoint("a", 10'000)});
+  auto open = slots.open(t0);
+  CHECK(EndpointSlots::want(*slots.find("a"), open) == kMaxBatch);
+  start(slots, *slots.find("a"), 9'990);
+  CHECK(EndpointSlots::want(*slots.find("a"), slots.open(t0)) == 10);
+}
+
+TEST_CASE("endpoints serving the same names share by fewest outstanding", "[unit]") {
+  auto slots = with({endpoint("a", 8, {"mail"}), endpoint("b", 8, {"mail", "resize"}),
+                     endpoint("c", 8, {"other"})});
+  start(slots, *slots.find("b"), 2);
+  const auto open = slots.open(t0);
+  // a takes enough to get one past b (3), not its 8 free slots; c shares with nobody.
+  CHECK(EndpointSlots::want(*slots.find("a"), open) == 3);
+  CHECK(EndpointSlots::want(*slots.find("c"), open) == 8);
+  CHECK(EndpointSlots::want(*slots.find("b"), open) == 1);  // at least one
+}
+
+TEST_CASE("a finished attempt keeps its slot held; idle slots go back after the linger", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 1);
+  const auto follow = slots.finished("a", answered(), t0, false);
+  REQUIRE(follow);
+  CHECK_FALSE(follow->release_slot);
+  CHECK(a.held == 1);
+  CHECK(a.inflight == 0);
+
+  slots.found_none(a, t0);
+  CHECK(slots.releasable(t0 + kSlotLinger - 1ms).empty());
+  CHECK(slots.next_wait(t0, true, 1s) == kSlotLinger);
+  CHECK(slots.next_wait(t0, false, 1s) == 1s);  // Redis away: nothing to give back to
+  REQUIRE(slots.releasable(t0 + kSlotLinger).size() == 1);
+  CHECK(EndpointSlots::take_held(a) == 1);
+  CHECK(a.held == 0);
+  CHECK_FALSE(a.idle_since);
+
+  slots.found_none(a, t0);
+  slots.found_work(a);  // work found again before the linger ran out: the slot stays
+  a.held = 1;
+  CHECK(slots.releasable(t0 + 10 * kSlotLinger).empty());
+}
+
+TEST_CASE("a busy answer holds the endpoint back for its hold-off", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 1);
+  slots.finished("a", busy(2s), t0, false);
+  CHECK(slots.open(t0 + 1999ms).empty());
+  CHECK(ids(slots.open(t0 + 2s)) == std::vector<std::string>{"a"});
+  CHECK(slots.next_wait(t0, true, 10s) == 2s);
+  // Held off, it keeps no slots it cannot use.
+  CHECK(slots.releasable(t0).size() == 1);
+  // A later, shorter hold-off does not shorten it.
+  start(slots, a, 1);
+  slots.finished("a", busy(1s), t0 + 100ms, false);
+  CHECK(a.hold_until == t0 + 2s);
+}
+
+TEST_CASE("an unreachable endpoint backs off exponentially up to the cap, then recovers",
+          "[unit]") {
+  auto slots = with({endpoint("a", 1)});
+  EndpointState& a = *slots.find("a");
+  std::chrono::milliseconds expected = kUnreachableMin;
+  SteadyTime now = t0;
+  for (int i = 0; i < 10; ++i) {
+    start(slots, a, 1);
+    const auto follow = slots.finished("a", unreachable(), now, false);
+    REQUIRE(follow);
+    REQUIRE(follow->mark_down);
+    CHECK(*follow->mark_down == expected);
+    CHECK(slots.open(now + expected - 1ms).empty());
+    CHECK(slots.open(now + expected).size() == 1);
+    now += expected;
+    expected = std::min(expected * 2, kUnreachableMax);
+  }
+  CHECK(a.unreachable_backoff == kUnreachableMax);
+  start(slots, a, 1);
+  const auto recovered = slots.finished("a", answered(), now, false);
+  CHECK(recovered->mark_up);
+  CHECK(a.unreachable_backoff == 0ms);
+  start(slots, a, 1);
+  CHECK_FALSE(slots.finished("a", answered(), now, false)->mark_up);  // said once
+}
+
+TEST_CASE("a full endpoint is asked again after the full pause", "[unit]") {
+  auto slots = with({endpoint("a", 1)});
+  slots.full(*slots.find("a"), t0);
+  CHECK(slots.open(t0 + kFullPause - 1ms).empty());
+  CHECK(slots.open(t0 + kFullPause).size() == 1);
+}
+
+TEST_CASE("a removed endpoint gives its held slots back and closes until its attempts end",
+          "[unit]") {
+  auto slots = with({endpoint("a", 4), endpoint("b", 4)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 2);
+  a.held = 1;
+  const auto gone = slots.update({endpoint("b", 4)}, [](const Endpoint&) { return nullptr; });
+  CHECK(gone == std::vector<std::pair<std::string, int>>{{"a", 1}});
+  CHECK(ids(slots.open(t0)) == std::vector<std::string>{"b"});
+  CHECK(slots.finished("a", answered(), t0, false)->release_slot);  // not held for later
+  REQUIRE(slots.find("a"));
+  CHECK(slots.finished("a", answered(), t0, false)->release_slot);
+  CHECK_FALSE(slots.find("a"));  // gone with its last attempt
+  CHECK_FALSE(slots.finished("a", answered(), t0, false));
+}
+
+TEST_CASE("an endpoint registered again while its attempts ran opens again", "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  start(slots, *slots.find("a"), 1);
+  slots.update({}, [](const Endpoint&) { return nullptr; });
+  CHECK(slots.open(t0).empty());
+  slots.update({endpoint("a", 4)}, [](const Endpoint&) { return nullptr; });
+  CHECK(ids(slots.open(t0)) == std::vector<std::string>{"a"});
+  CHECK(slots.find("a")->inflight == 1);
+}
+
+TEST_CASE("while stopping, a finished attempt's slot goes back at once", "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  start(slots, *slots.find("a"), 1);
+  CHECK(slots.finished("a", answered(), t0, true)->release_slot);
+  CHECK(slots.find("a")->held == 0);
+}

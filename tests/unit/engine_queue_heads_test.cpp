@@ -1,0 +1,137 @@
+// QueueHeads: what the scheduler believes about queue heads, and its choice of the next queue.
+#include <catch2/catch.hpp>
+
+#include "src/scheduler/queue_heads.hpp"
+
+using jq::scheduler::QueueHeads;
+using jq::store::QueueHead;
+using jq::store::QueueRef;
+
+namespace {
+
+// A member sorts by its ready stamp: "000000010" + field.
+QueueHead head(int shard, const std::string& name, std::int64_t priority, int stamp) {
+  std::string member = std::to_string(stamp);
+  member = std::string(9 - member.size(), '0') + member + "00000000" + std::to_string(shard);
+  return QueueHead{shard, name, priority, member};
+}
+
+// Every shard of `names` read from Redis: `found` as their heads, the rest empty.
+void read_all(QueueHeads& heads, const std::vector<std::string>& names,
+              const std::vector<QueueHead>& found) {
+  for (const QueueRef& q : heads.unknown(names)) {
+    heads.begin(q);
+    std::optional<QueueHead> h;
+    for (const auto& f : found) {
+      if (f.shard == q.shard && f.name == q.name) h = f;
+    }
+    heads.settle(q, h);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a queue's head is unknown until read, then empty or the job read", "[unit]") {
+  QueueHeads heads(2);
+  CHECK(heads.unknown({"mail"}).size() == 2);
+  CHECK_FALSE(heads.choose({"mail"}));
+  read_all(heads, {"mail"}, {head(1, "mail", 5, 10)});
+  CHECK(heads.unknown({"mail"}).empty());
+  const auto choice = heads.choose({"mail"});
+  REQUIRE(choice);
+  CHECK(choice->head.shard == 1);
+  CHECK_FALSE(choice->bound);
+  CHECK_FALSE(choice->head_only);
+}
+
+TEST_CASE("the smallest priority runs first, across shards and names", "[unit]") {
+  QueueHeads heads(3);
+  read_all(heads, {"mail", "resize"},
+           {head(0, "mail", 5, 1), head(1, "mail", -2, 50), head(2, "resize", 3, 2)});
+  const auto choice = heads.choose({"mail", "resize"});
+  REQUIRE(choice);
+  CHECK(choice->head.shard == 1);
+  CHECK(choice->head.priority == -2);
+  REQUIRE(choice->bound);  // reserve only what runs before the next best head
+  CHECK(choice->bound->name == "resize");
+  CHECK(choice->bound->priority == 3);
+}
+
+TEST_CASE("among equal priorities the job ready first runs first", "[unit]") {
+  QueueHeads heads(2);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 20), head(1, "mail", 1, 10)});
+  const auto choice = heads.choose({"mail"});
+  REQUIRE(choice);
+  CHECK(choice->head.shard == 1);
+  CHECK(choice->bound->shard == 0);
+}
+
+TEST_CASE("an exact tie of two heads takes the chosen head alone", "[unit]") {
+  QueueHeads heads(2);
+  QueueHead a = head(0, "mail", 1, 10);
+  QueueHead b = a;
+  b.shard = 1;
+  read_all(heads, {"mail"}, {a, b});
+  const auto choice = heads.choose({"mail"});
+  REQUIRE(choice);
+  CHECK(choice->head_only);
+  CHECK_FALSE(choice->bound);
+}
+
+TEST_CASE("names not asked for (paused, or not served) are never chosen", "[unit]") {
+  QueueHeads heads(1);
+  read_all(heads, {"mail", "paused"}, {head(0, "mail", 5, 1), head(0, "paused", -9, 1)});
+  const auto choice = heads.choose({"mail"});
+  REQUIRE(choice);
+  CHECK(choice->head.name == "mail");
+  CHECK_FALSE(choice->bound);
+}
+
+TEST_CASE("an announcement improves a known head and never worsens it", "[unit]") {
+  QueueHeads heads(1);
+  read_all(heads, {"mail"}, {head(0, "mail", 5, 10)});
+  heads.announce(head(0, "mail", 7, 1));  // worse priority: the head stays
+  CHECK(heads.known_head({0, "mail"})->priority == 5);
+  heads.announce(head(0, "mail", 2, 99));
+  CHECK(heads.known_head({0, "mail"})->priority == 2);
+}
+
+TEST_CASE("an announcement for an unknown queue does not make it known", "[unit]") {
+  QueueHeads heads(1);
+  heads.announce(head(0, "mail", 2, 99));
+  CHECK_FALSE(heads.known_head({0, "mail"}));
+  CHECK(heads.unknown({"mail"}).size() == 1);
+}
+
+TEST_CASE("announcements during a read are merged into its answer", "[unit]") {
+  QueueHeads heads(1);
+  const QueueRef q{0, "mail"};
+  heads.begin(q);
+  CHECK(heads.unknown({"mail"}).empty());  // not read twice
+  CHECK_FALSE(heads.choose({"mail"}));     // nor chosen while busy
+  heads.announce(head(0, "mail", 1, 50));
+  heads.settle(q, head(0, "mail", 3, 10));  // the answer predates the announcement
+  CHECK(heads.known_head(q)->priority == 1);
+}
+
+TEST_CASE("a queue forgotten during a read stays unknown after its answer", "[unit]") {
+  QueueHeads heads(1);
+  const QueueRef q{0, "mail"};
+  heads.begin(q);
+  heads.forget("mail");
+  heads.settle(q, head(0, "mail", 3, 10));
+  CHECK_FALSE(heads.known_head(q));
+  CHECK(heads.unknown({"mail"}).size() == 1);
+}
+
+TEST_CASE("a failed read leaves the queue unknown; forget_all forgets every queue", "[unit]") {
+  QueueHeads heads(2);
+  heads.begin({0, "mail"});
+  heads.fail({0, "mail"});
+  CHECK(heads.unknown({"mail"}).size() == 2);
+  read_all(heads, {"mail", "resize"}, {head(1, "mail", 1, 1), head(0, "resize", 1, 2)});
+  CHECK(heads.choose({"mail", "resize"}));
+  heads.forget_all();
+  CHECK_FALSE(heads.choose({"mail", "resize"}));
+  CHECK(heads.unknown({"mail", "resize"}).size() == 4);
+}
