@@ -224,6 +224,17 @@ class Daemon {
     asio::co_spawn(io_, shutdown(), asio::detached);
   }
 
+  // Until `open()` counts nothing or the deadline passes. Shutdown only, so a short poll is
+  // simpler than a completion signal from every connection and attempt.
+  template <class Count>
+  asio::awaitable<void> drain(Count open, std::chrono::steady_clock::time_point deadline) {
+    asio::steady_timer timer(io_);
+    while (open() > 0 && std::chrono::steady_clock::now() < deadline) {
+      timer.expires_after(milliseconds(10));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+  }
+
   // Stop accepting, let requests in flight finish (up to shutdown_grace), then stop Redis I/O.
   asio::awaitable<void> shutdown() {
     server_.stop_accepting();
@@ -231,18 +242,11 @@ class Daemon {
     signals_.cancel();
     const auto deadline = std::chrono::steady_clock::now() +
                           milliseconds(static_cast<std::int64_t>(config_.shutdown_grace_s * 1000));
-    asio::steady_timer timer(io_);
-    while (server_.open_connections() > 0 && std::chrono::steady_clock::now() < deadline) {
-      timer.expires_after(milliseconds(10));
-      co_await timer.async_wait(asio::use_awaitable);
-    }
+    co_await drain([this] { return server_.open_connections(); }, deadline);
     scheduler_.stop();
     promoter_.stop();
     maintenance_.stop();
-    while (dispatcher_.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
-      timer.expires_after(milliseconds(10));
-      co_await timer.async_wait(asio::use_awaitable);
-    }
+    co_await drain([this] { return dispatcher_.in_flight(); }, deadline);
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
       spdlog::warn(
           "after shutdown_grace: {} connections and {} dispatches still open; their jobs "

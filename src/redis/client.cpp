@@ -48,7 +48,10 @@ Reply empty_array() {
 
 Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect,
                bool load_scripts)
-    : options_(options), on_connect_(std::move(on_connect)), load_scripts_(load_scripts) {
+    : executor_(executor),
+      options_(options),
+      on_connect_(std::move(on_connect)),
+      load_scripts_(load_scripts) {
   connection_ = Connection::create(std::move(executor), std::move(options),
                                    [this](Connection&) { return handshake(); });
 }

@@ -46,6 +46,8 @@ class Client {
   void start();
   void stop();
   bool ready() const;
+  // The executor its connection runs on: where work tied to this Redis can have a strand.
+  const asio::any_io_executor& executor() const { return executor_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
   // Several commands in one write; the reply is an array with one element per command.
@@ -70,6 +72,7 @@ class Client {
   asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
 
+  asio::any_io_executor executor_;
   ConnectionOptions options_;
   OnConnect on_connect_;
   bool load_scripts_;

@@ -1,8 +1,6 @@
 #include "src/scheduler/maintenance.hpp"
 
 #include <spdlog/spdlog.h>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 namespace jq::scheduler {
 namespace {
@@ -19,38 +17,24 @@ constexpr int kReapBatch = 1000;
 
 Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, store::DispatchStore& store,
                          workers::WorkerStore& workers)
-    : strand_(asio::make_strand(io.get_executor())),
-      redis_(redis),
+    : redis_(redis),
       store_(store),
       workers_(workers),
-      wakeup_(strand_) {}
+      loop_(io.get_executor(), "maintenance", [this] { return step(); }) {}
 
-void Maintenance::start() {
-  asio::co_spawn(strand_, run(), asio::detached);
-}
-
-void Maintenance::stop() {
-  asio::post(strand_, [this] { stopping_ = true; });
-  wakeup_.notify();
-}
-
-asio::awaitable<void> Maintenance::run() {
-  while (!stopping_) {
-    if (redis_.ready()) {
-      co_await workers_.heartbeat();
-      co_await workers_.flush_outcomes();
-      co_await workers_.expire();
-      const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;
-      for (int shard = 0; shard < store_.shards(); ++shard) {
-        auto reaped = co_await store_.reap(shard, cutoff, kReapBatch);
-        if (reaped && *reaped > 0) {
-          spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped,
-                       shard);
-        }
-      }
+asio::awaitable<Periodic::Duration> Maintenance::step() {
+  if (!redis_.ready()) co_return kPeriod;
+  co_await workers_.heartbeat();
+  co_await workers_.flush_outcomes();
+  co_await workers_.expire();
+  const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;
+  for (int shard = 0; shard < store_.shards(); ++shard) {
+    auto reaped = co_await store_.reap(shard, cutoff, kReapBatch);
+    if (reaped && *reaped > 0) {
+      spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped, shard);
     }
-    co_await wakeup_.wait(kPeriod);
   }
+  co_return kPeriod;
 }
 
 }  // namespace jq::scheduler

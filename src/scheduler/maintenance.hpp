@@ -3,8 +3,8 @@
 #include <boost/asio/io_context.hpp>
 
 #include "src/redis/client.hpp"
-#include "src/scheduler/wakeup.hpp"
 #include "src/store/dispatch_store.hpp"
+#include "src/util/periodic.hpp"
 #include "src/workers/worker_store.hpp"
 
 namespace jq::scheduler {
@@ -16,18 +16,16 @@ class Maintenance {
  public:
   Maintenance(asio::io_context& io, redis::Client& redis, store::DispatchStore& store,
               workers::WorkerStore& workers);
-  void start();
-  void stop();
+  void start() { loop_.start(); }
+  void stop() { loop_.stop(); }
 
  private:
-  asio::awaitable<void> run();
+  asio::awaitable<Periodic::Duration> step();
 
-  asio::strand<asio::any_io_executor> strand_;
   redis::Client& redis_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
-  Wakeup wakeup_;
-  bool stopping_ = false;
+  Periodic loop_;
 };
 
 }  // namespace jq::scheduler

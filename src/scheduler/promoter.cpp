@@ -2,9 +2,7 @@
 
 #include <charconv>
 
-#include <spdlog/spdlog.h>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 
 namespace jq::scheduler {
 namespace {
@@ -14,67 +12,55 @@ using std::chrono::milliseconds;
 constexpr int kPromoteBatch = 1000;
 // A net for events missed while the subscriber reconnects; the due times are what drive it.
 constexpr milliseconds kMaxSleep{5000};
+constexpr milliseconds kRedisAway{200};
 
 }  // namespace
 
 Promoter::Promoter(asio::io_context& io, redis::Client& redis, store::DispatchStore& store)
-    : strand_(asio::make_strand(io.get_executor())),
-      redis_(redis),
+    : redis_(redis),
       store_(store),
-      wakeup_(strand_) {}
-
-void Promoter::start() {
-  asio::co_spawn(strand_, run(), asio::detached);
-}
-
-void Promoter::stop() {
-  asio::post(strand_, [this] { stopping_ = true; });
-  wakeup_.notify();
-}
+      loop_(io.get_executor(), "promoter", [this] { return step(); }) {}
 
 void Promoter::on_event(const events::Event& event) {
   if (event.kind != events::EventKind::scheduled) return;
   std::int64_t due = 0;
   std::from_chars(event.arg.data(), event.arg.data() + event.arg.size(), due);
-  asio::post(strand_, [this, due] {
+  asio::post(loop_.strand(), [this, due] {
     if (next_due_ms_ == 0 || due < next_due_ms_) {
       next_due_ms_ = due;
-      wakeup_.notify();
+      loop_.poke();
     }
   });
 }
 
-asio::awaitable<void> Promoter::run() {
-  while (!stopping_) {
-    milliseconds sleep = kMaxSleep;
-    if (redis_.ready() && store_.now_ms() >= next_due_ms_) {
-      std::int64_t next = 0;
-      bool ok = true;
-      for (int shard = 0; shard < store_.shards(); ++shard) {
-        // Keep promoting a shard while it has a full batch due.
-        for (;;) {
-          auto r = co_await store_.promote(shard, kPromoteBatch);
-          if (!r) {
-            ok = false;
-            break;
-          }
-          if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
-          if (r->promoted < kPromoteBatch ||
-              (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
-            break;
-          }
-        }
-      }
-      next_due_ms_ = ok ? next : 0;
-    }
-    if (next_due_ms_ > 0) {
-      sleep =
-          std::min(sleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
-    } else if (!redis_.ready()) {
-      sleep = milliseconds(200);
-    }
-    co_await wakeup_.wait(sleep);
+asio::awaitable<Periodic::Duration> Promoter::step() {
+  if (redis_.ready() && store_.now_ms() >= next_due_ms_) co_await promote_all();
+  if (next_due_ms_ > 0) {
+    co_return std::min<Periodic::Duration>(
+        kMaxSleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
   }
+  co_return redis_.ready() ? kMaxSleep : kRedisAway;
+}
+
+// Promotes what is due in every shard and learns the next due time (0 when unknown).
+asio::awaitable<bool> Promoter::promote_all() {
+  std::int64_t next = 0;
+  for (int shard = 0; shard < store_.shards(); ++shard) {
+    // Keep promoting a shard while it has a full batch due.
+    for (;;) {
+      auto r = co_await store_.promote(shard, kPromoteBatch);
+      if (!r) {
+        next_due_ms_ = 0;
+        co_return false;
+      }
+      if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
+      if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
+        break;
+      }
+    }
+  }
+  next_due_ms_ = next;
+  co_return true;
 }
 
 }  // namespace jq::scheduler

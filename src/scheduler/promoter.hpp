@@ -2,7 +2,6 @@
 // due time it knows of; a retry scheduled by any master ("s <due>") wakes it if earlier.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 
@@ -10,27 +9,26 @@
 
 #include "src/events/event.hpp"
 #include "src/redis/client.hpp"
-#include "src/scheduler/wakeup.hpp"
 #include "src/store/dispatch_store.hpp"
+#include "src/util/periodic.hpp"
 
 namespace jq::scheduler {
 
 class Promoter {
  public:
   Promoter(asio::io_context& io, redis::Client& redis, store::DispatchStore& store);
-  void start();
-  void stop();
+  void start() { loop_.start(); }
+  void stop() { loop_.stop(); }
   void on_event(const events::Event& event);
 
  private:
-  asio::awaitable<void> run();
+  asio::awaitable<Periodic::Duration> step();
+  asio::awaitable<bool> promote_all();
 
-  asio::strand<asio::any_io_executor> strand_;
   redis::Client& redis_;
   store::DispatchStore& store_;
-  Wakeup wakeup_;
-  bool stopping_ = false;
-  std::int64_t next_due_ms_ = 0;  // 0: look now
+  std::int64_t next_due_ms_ = 0;  // 0: look now; on the loop's strand
+  Periodic loop_;
 };
 
 }  // namespace jq::scheduler

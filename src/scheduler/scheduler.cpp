@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
@@ -24,23 +23,22 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
                      store::DispatchStore& store, workers::WorkerStore& workers,
                      dispatch::Dispatcher& dispatcher, SteadyClock clock)
     : io_(io),
-      strand_(asio::make_strand(io.get_executor())),
       redis_(redis),
       queues_(queues),
       store_(store),
       workers_(workers),
       dispatcher_(dispatcher),
       clock_(std::move(clock)),
-      wakeup_(strand_),
-      heads_(store.shards()) {}
-
-void Scheduler::start() {
-  asio::co_spawn(strand_, run(), asio::detached);
-}
+      heads_(store.shards()),
+      loop_(
+          io.get_executor(), "scheduler", [this] { return step(); },
+          // Slots kept for the next job go back now rather than when this master's heartbeat
+          // lapses.
+          [this] { return give_back_all(); }) {}
 
 void Scheduler::stop() {
-  asio::post(strand_, [this] { stopping_ = true; });
-  wakeup_.notify();
+  asio::post(loop_.strand(), [this] { stopping_ = true; });
+  loop_.stop();
 }
 
 void Scheduler::on_event(const events::Event& event) {
@@ -48,7 +46,7 @@ void Scheduler::on_event(const events::Event& event) {
   if (event.kind == events::EventKind::result || event.kind == events::EventKind::scheduled) {
     return;
   }
-  asio::post(strand_, [this, event] {
+  asio::post(loop_.strand(), [this, event] {
     switch (event.kind) {
       case events::EventKind::pushed:
         on_pushed(event);
@@ -62,7 +60,7 @@ void Scheduler::on_event(const events::Event& event) {
       default:
         return;
     }
-    wakeup_.notify();
+    loop_.poke();
   });
 }
 
@@ -83,29 +81,28 @@ void Scheduler::on_pushed(const events::Event& event) {
   }
 }
 
-asio::awaitable<void> Scheduler::run() {
-  while (!stopping_) {
-    if (!redis_.ready()) {
-      redis_lost_ = true;
-    } else {
-      if (std::exchange(redis_lost_, false)) co_await give_back_all();
-      if (clock_() >= next_refresh_) {
-        heads_.forget_all();
-        next_refresh_ = clock_() + kTick;
-      }
-      try {
-        // Reload before every round: events that arrive mid-pass must count in the next one.
-        do {
-          co_await reload();
-        } while (!stopping_ && co_await round());
-      } catch (const std::exception& e) {
-        spdlog::error("scheduler: {}", e.what());
-      }
-    }
-    co_await wakeup_.wait(slots_.next_wait(clock_(), redis_.ready(), kTick));
+// Rounds until one dispatches nothing; then sleeps until an endpoint opens, held slots linger
+// out, an event pokes the loop, or the tick (which forgets every head, as a net).
+asio::awaitable<Periodic::Duration> Scheduler::step() {
+  if (!redis_.ready()) {
+    redis_lost_ = true;
+    co_return slots_.next_wait(clock_(), false, kTick);
   }
-  // Slots kept for the next job go back now rather than when this master's heartbeat lapses.
-  co_await give_back_all();
+  if (std::exchange(redis_lost_, false)) co_await give_back_all();
+  if (clock_() >= next_refresh_) {
+    heads_.forget_all();
+    next_refresh_ = clock_() + kTick;
+  }
+  // Reload before every round: events that arrive mid-pass must count in the next one. (Not
+  // `do ... while (!stopping_ && co_await round())`: g++ 12 miscompiles a co_await inside `&&`
+  // in a loop condition of a coroutine that returns a value; it traps at run time.)
+  for (;;) {
+    co_await reload();
+    if (stopping_) break;
+    const bool progress = co_await round();
+    if (!progress) break;
+  }
+  co_return slots_.next_wait(clock_(), redis_.ready(), kTick);
 }
 
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
@@ -224,7 +221,7 @@ asio::awaitable<Scheduler::Fill> Scheduler::reserve(EndpointState& state, const 
   for (auto& job : reservation->jobs) {
     dispatcher_.start(
         state.endpoint, state.pool, std::move(job), [this, endpoint_id](dispatch::AttemptEnd end) {
-          asio::post(strand_, [this, endpoint_id, end] { finished(endpoint_id, end); });
+          asio::post(loop_.strand(), [this, endpoint_id, end] { finished(endpoint_id, end); });
         });
   }
   co_return Fill::dispatched;
@@ -234,17 +231,18 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
   const auto follow = slots_.finished(endpoint_id, end, clock_(), stopping_);
   if (!follow) return;
   if (follow->release_slot) {
-    asio::co_spawn(strand_, workers_.release(endpoint_id, 1), asio::detached);
+    asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
   }
   if (follow->mark_up) {
-    asio::co_spawn(strand_, workers_.mark_down(endpoint_id, 0, {}), asio::detached);
+    asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);
   }
   if (follow->clear_connections) follow->clear_connections->clear();
   if (follow->mark_down) {
     const auto until_ms = store_.now_ms() + follow->mark_down->count();
-    asio::co_spawn(strand_, workers_.mark_down(endpoint_id, until_ms, end.error), asio::detached);
+    asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, until_ms, end.error),
+                   asio::detached);
   }
-  wakeup_.notify();
+  loop_.poke();
 }
 
 }  // namespace jq::scheduler

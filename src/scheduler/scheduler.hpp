@@ -25,9 +25,9 @@
 #include "src/redis/client.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
 #include "src/scheduler/queue_heads.hpp"
-#include "src/scheduler/wakeup.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/store/queue_store.hpp"
+#include "src/util/periodic.hpp"
 #include "src/workers/worker_store.hpp"
 
 namespace jq::scheduler {
@@ -41,7 +41,7 @@ class Scheduler {
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
-  void start();
+  void start() { loop_.start(); }
   void stop();
   void on_event(const events::Event& event);  // any thread
 
@@ -50,7 +50,7 @@ class Scheduler {
   // retry: what it knew changed, look again; unavailable: Redis did not answer.
   enum class Fill { dispatched, idle, full, retry, unavailable };
 
-  asio::awaitable<void> run();
+  asio::awaitable<Periodic::Duration> step();
   asio::awaitable<void> reload();
   asio::awaitable<void> reload_workers();
   asio::awaitable<bool> round();
@@ -64,14 +64,12 @@ class Scheduler {
   std::vector<std::string> names_for(const workers::Endpoint& endpoint) const;
 
   asio::io_context& io_;
-  asio::strand<asio::any_io_executor> strand_;
   redis::Client& redis_;  // only asked whether it is connected
   store::QueueStore& queues_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   dispatch::Dispatcher& dispatcher_;
   SteadyClock clock_;
-  Wakeup wakeup_;
   QueueHeads heads_;
   EndpointSlots slots_;
   bool stopping_ = false;
@@ -81,6 +79,7 @@ class Scheduler {
   std::set<std::string> names_;
   std::set<std::string> paused_;
   SteadyTime next_refresh_{};
+  Periodic loop_;  // last: its step uses everything above
 };
 
 }  // namespace jq::scheduler

@@ -4,7 +4,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace jq::store {
@@ -39,6 +38,7 @@ struct HandlerWaiter final : CompletionBatcher::Waiter {
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
                                      std::string result_ttl_s)
     : redis_(redis),
+      strand_(asio::make_strand(redis.executor())),
       keys_{keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard),
             keys.counts(shard), keys.stats(shard)},
       shard_(std::to_string(shard)),
@@ -50,34 +50,23 @@ CompletionBatcher::~CompletionBatcher() = default;
 asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
                                                                        int attempt,
                                                                        std::string result) {
-  auto executor = co_await asio::this_coro::executor;
   Pending pending{std::move(field), std::to_string(attempt), std::move(result), nullptr};
   co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Result)>(
-      [this, &pending, &executor](auto handler) {
+      [this, &pending](auto handler) {
         pending.waiter = std::make_unique<HandlerWaiter<decltype(handler)>>(std::move(handler));
-        enqueue(std::move(pending), executor);
+        asio::post(strand_, [this, p = std::move(pending)]() mutable { enqueue(std::move(p)); });
       },
       asio::use_awaitable);
 }
 
-void CompletionBatcher::enqueue(Pending pending, const asio::any_io_executor& executor) {
-  {
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(pending));
-    if (flushing_) return;
-    flushing_ = true;
-  }
-  // Outside the lock: a co_spawn that runs the coroutine at once would take it again.
-  asio::co_spawn(executor, flush(), [this](std::exception_ptr e) {
+void CompletionBatcher::enqueue(Pending pending) {
+  pending_.push_back(std::move(pending));
+  if (std::exchange(flushing_, true)) return;  // the running flush takes it next
+  asio::co_spawn(strand_, flush(), [this](std::exception_ptr e) {
     if (!e) return;
+    flushing_ = false;
     // Never leave waiters hanging: fail what is pending and let the next success flush again.
-    std::vector<Pending> stranded;
-    {
-      std::lock_guard lock(mutex_);
-      stranded.swap(pending_);
-      flushing_ = false;
-    }
-    for (Pending& p : stranded) {
+    for (Pending& p : std::exchange(pending_, {})) {
       p.waiter->finish(unexpected(StoreError::internal("recording the success failed")));
     }
   });
@@ -85,32 +74,21 @@ void CompletionBatcher::enqueue(Pending pending, const asio::any_io_executor& ex
 
 asio::awaitable<void> CompletionBatcher::flush() {
   for (;;) {
-    std::vector<Pending> batch;
-    {
-      std::lock_guard lock(mutex_);
-      if (pending_.empty()) {
-        flushing_ = false;
-        co_return;
-      }
-      if (pending_.size() <= kMaxBatch) {
-        batch.swap(pending_);
-      } else {
-        auto end = pending_.begin() + kMaxBatch;
-        batch.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(end));
-        pending_.erase(pending_.begin(), end);
-      }
+    if (pending_.empty()) {
+      flushing_ = false;  // here, not in the completion: an answer arriving between the two
+      co_return;          // would otherwise wait for the next one
     }
-    redis::ScriptCall call{redis::ScriptId::complete_jobs, keys_, {}};
-    call.args.reserve(3 + batch.size() * kArgsPerJob);
-    call.args.insert(call.args.end(), {result_ttl_s_, channel_, shard_});
-    for (Pending& p : batch) {
-      call.args.push_back(p.field);
-      call.args.push_back(p.attempt);
-      call.args.push_back(std::move(p.result));
+    std::vector<Pending> batch;
+    if (pending_.size() <= kMaxBatch) {
+      batch.swap(pending_);
+    } else {
+      const auto end = pending_.begin() + kMaxBatch;
+      batch.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(end));
+      pending_.erase(pending_.begin(), end);
     }
     redis::ReplyResult reply = unexpected(std::make_error_code(std::errc::io_error));
     try {
-      reply = co_await redis_.eval(std::move(call));
+      reply = co_await redis_.eval(call_for(batch));
     } catch (const std::exception&) {
       // Answered below as not recorded: the jobs run again after their deadline.
     }
@@ -126,6 +104,18 @@ asio::awaitable<void> CompletionBatcher::flush() {
       batch[i].waiter->finish(std::move(r));
     }
   }
+}
+
+redis::ScriptCall CompletionBatcher::call_for(std::vector<Pending>& batch) const {
+  redis::ScriptCall call{redis::ScriptId::complete_jobs, keys_, {}};
+  call.args.reserve(3 + batch.size() * kArgsPerJob);
+  call.args.insert(call.args.end(), {result_ttl_s_, channel_, shard_});
+  for (Pending& p : batch) {
+    call.args.push_back(p.field);
+    call.args.push_back(p.attempt);
+    call.args.push_back(std::move(p.result));
+  }
+  return call;
 }
 
 }  // namespace jq::store

@@ -1,15 +1,18 @@
 // Successes of one shard, recorded with as few completeJobs calls as the load allows: an answer
 // that arrives while no call is on its way goes at once (no added wait); answers that arrive
 // while one is on its way wait for it and then go together in the next call.
+//
+// Everything it keeps belongs to its strand: complete() posts the answer there, and one
+// coroutine on the strand sends what is pending, call after call, until nothing is.
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "common/expected.hpp"
 #include "src/redis/client.hpp"
@@ -41,15 +44,16 @@ class CompletionBatcher {
     std::unique_ptr<Waiter> waiter;
   };
 
-  void enqueue(Pending pending, const asio::any_io_executor& executor);
-  asio::awaitable<void> flush();
+  void enqueue(Pending pending);  // on the strand
+  asio::awaitable<void> flush();  // on the strand, while anything is pending
+  redis::ScriptCall call_for(std::vector<Pending>& batch) const;
 
   redis::Client& redis_;
+  asio::strand<asio::any_io_executor> strand_;
   std::vector<std::string> keys_;  // completeJobs' KEYS
   std::string shard_;
   std::string result_ttl_s_;
   std::string channel_;
-  std::mutex mutex_;
   std::vector<Pending> pending_;
   bool flushing_ = false;
 };

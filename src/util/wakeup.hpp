@@ -11,7 +11,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace jq::scheduler {
+namespace jq {
 
 namespace asio = boost::asio;
 
@@ -43,4 +43,4 @@ class Wakeup {
   bool pending_ = false;
 };
 
-}  // namespace jq::scheduler
+}  // namespace jq
