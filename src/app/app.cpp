@@ -93,7 +93,6 @@ unsigned io_thread_count(const config::Config& c) {
 
 // What the route handlers use of the daemon.
 struct RouteDeps {
-  redis::Client& redis;
   const std::atomic<bool>& stopping;
   store::JobStore& jobs;
   api::JobDefaults defaults;
@@ -109,7 +108,7 @@ struct RouteDeps {
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
 // `jqmaster --routes` (and the OpenAPI drift check) sees exactly what is served.
 void add_routes(http::Router& router, const RouteDeps& d) {
-  http::add_health_routes(router, d.redis, d.stopping);
+  http::add_health_routes(router, d.queues, d.stopping);
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
@@ -140,7 +139,7 @@ class Daemon {
         signals_(io_, SIGINT, SIGTERM) {
     add_routes(
         router_,
-        RouteDeps{redis_, stopping_, store_, job_defaults(config), waiters_,
+        RouteDeps{stopping_, store_, job_defaults(config), waiters_,
                   [this](const http::Pushed& pushed) { on_pushed(pushed); }, workers_, queues_,
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::paused, {}});
@@ -299,8 +298,8 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     metrics::Metrics metrics(1);
     http::Router router;
     add_routes(router,
-               RouteDeps{redis, stopping, jobs, api::JobDefaults{}, waiters,
-                         [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics});
+               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
+                         workers, queues, [] {}, [] {}, metrics});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -297,4 +297,16 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
   co_return out;
 }
 
+asio::awaitable<Expected<void, StoreError>> QueueStore::ping() {
+  std::vector<std::string> ping{"PING"};
+  auto pong = co_await redis_.command(std::move(ping));
+  if (!pong || pong->is_error()) {
+    co_return unexpected(
+        StoreError{StoreErrc::unavailable, "Redis does not answer (" +
+                                               (pong ? pong->str : pong.error().message()) +
+                                               "); the master keeps retrying"});
+  }
+  co_return Expected<void, StoreError>{};
+}
+
 }  // namespace jq::store

@@ -88,6 +88,9 @@ class QueueStore {
 
   asio::awaitable<Expected<StoreStats, StoreError>> stats();
 
+  // Whether Redis answers commands now (/readyz): unavailable with the reason when it does not.
+  asio::awaitable<Expected<void, StoreError>> ping();
+
  private:
   using Command = std::vector<std::string>;
 

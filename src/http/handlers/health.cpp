@@ -4,23 +4,18 @@
 
 namespace jq::http {
 
-void add_health_routes(Router& router, redis::Client& redis, const std::atomic<bool>& stopping) {
+void add_health_routes(Router& router, store::QueueStore& store,
+                       const std::atomic<bool>& stopping) {
   router.add(Method::get, "/healthz", [](Request& req) -> asio::awaitable<Response> {
     co_return respond(req, 200, {{"status", "ok"}});
   });
   router.add(
-      Method::get, "/readyz", [&redis, &stopping](Request& req) -> asio::awaitable<Response> {
+      Method::get, "/readyz", [&store, &stopping](Request& req) -> asio::awaitable<Response> {
         if (stopping) {
           co_return respond_error(req, api::ErrorCode::unavailable, "the master is shutting down");
         }
-        std::vector<std::string> ping{"PING"};
-        auto pong = co_await redis.command(std::move(ping));
-        if (!pong || pong->is_error()) {
-          co_return respond_error(req, api::ErrorCode::unavailable,
-                                  "Redis does not answer (" +
-                                      (pong ? pong->str : pong.error().message()) +
-                                      "); the master keeps retrying");
-        }
+        auto pong = co_await store.ping();
+        if (!pong) co_return respond_error(req, api::ErrorCode::unavailable, pong.error().message);
         co_return respond(req, 200, {{"status", "ready"}});
       });
 }

@@ -4,10 +4,10 @@
 #include <atomic>
 
 #include "src/http/router.hpp"
-#include "src/redis/client.hpp"
+#include "src/store/queue_store.hpp"
 
 namespace jq::http {
 
-void add_health_routes(Router& router, redis::Client& redis, const std::atomic<bool>& stopping);
+void add_health_routes(Router& router, store::QueueStore& store, const std::atomic<bool>& stopping);
 
 }  // namespace jq::http
