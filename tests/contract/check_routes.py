@@ -77,49 +77,47 @@ def resolve(spec, node):
     return node
 
 
+def operations_of(spec):
+    """(label "METHOD /path", path item, operation) for every operation of the spec."""
+    for path, item in spec.get("paths", {}).items():
+        for method in HTTP_METHODS:
+            if item.get(method) is not None:
+                yield f"{method.upper()} {path}", item, item[method]
+
+
 def spec_problems():
     """[(label, problem or None)] for the operationIds, links and security alternatives."""
     spec = yaml.safe_load(SPEC.read_text())
     results = []
     operations = {}  # operationId -> set of parameter names
-    for path, item in spec.get("paths", {}).items():
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if op is None:
-                continue
-            label = f"{method.upper()} {path}"
-            op_id = op.get("operationId")
-            if not op_id:
-                results.append((f"{label}: operationId", "has none"))
-                continue
-            if op_id in operations:
-                results.append((f"{label}: operationId {op_id}", "is used twice"))
-                continue
-            params = item.get("parameters", []) + op.get("parameters", [])
-            operations[op_id] = {resolve(spec, p).get("name") for p in params}
-            results.append((f"{label}: operationId {op_id}", None))
+    for label, item, op in operations_of(spec):
+        op_id = op.get("operationId")
+        if not op_id:
+            results.append((f"{label}: operationId", "has none"))
+            continue
+        if op_id in operations:
+            results.append((f"{label}: operationId {op_id}", "is used twice"))
+            continue
+        params = item.get("parameters", []) + op.get("parameters", [])
+        operations[op_id] = {resolve(spec, p).get("name") for p in params}
+        results.append((f"{label}: operationId {op_id}", None))
     default_security = spec.get("security", [])
-    for path, item in spec.get("paths", {}).items():
-        for method in HTTP_METHODS:
-            op = item.get(method)
-            if op is None:
-                continue
-            label = f"{method.upper()} {path}"
-            security = op.get("security", default_security)
-            if any("bearerAuth" in req for req in security):
-                results.append((f"{label}: security admits no token as well ({{}})",
-                                None if {} in security else "no {} alternative"))
-            for status, response in op.get("responses", {}).items():
-                for name, link in resolve(spec, response).get("links", {}).items():
-                    link = resolve(spec, link)
-                    target = link.get("operationId")
-                    where = f"{label} {status}: link {name} -> {target}"
-                    if target not in operations:
-                        results.append((where, "no such operationId"))
-                        continue
-                    unknown = set(link.get("parameters", {})) - operations[target]
-                    results.append((where, f"{target} has no parameter {', '.join(sorted(unknown))}"
-                                    if unknown else None))
+    for label, item, op in operations_of(spec):
+        security = op.get("security", default_security)
+        if any("bearerAuth" in req for req in security):
+            results.append((f"{label}: security admits no token as well ({{}})",
+                            None if {} in security else "no {} alternative"))
+        for status, response in op.get("responses", {}).items():
+            for name, link in resolve(spec, response).get("links", {}).items():
+                link = resolve(spec, link)
+                target = link.get("operationId")
+                where = f"{label} {status}: link {name} -> {target}"
+                if target not in operations:
+                    results.append((where, "no such operationId"))
+                    continue
+                unknown = set(link.get("parameters", {})) - operations[target]
+                results.append((where, f"{target} has no parameter {', '.join(sorted(unknown))}"
+                                if unknown else None))
     return results
 
 

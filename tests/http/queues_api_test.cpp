@@ -112,6 +112,12 @@ std::vector<std::string> ids_of(const json& list) {
   return ids;
 }
 
+// A paused queue with no jobs in any state.
+json empty_paused_queue(const std::string& name) {
+  return json{{"name", name}, {"ready", 0},     {"scheduled", 0},  {"running", 0},
+              {"dead", 0},    {"paused", true}, {"lag_seconds", 0}};
+}
+
 json counts_of(json queue) {
   queue.erase("lag_seconds");
   return queue;
@@ -179,13 +185,7 @@ TEST_CASE("a name with no jobs yet can be paused and is then listed", "[http]") 
   Fixture f;
   auto paused = f.post("/v1/queues/later/pause");
   REQUIRE(paused.status == 200);
-  CHECK(paused.value() == json{{"name", "later"},
-                               {"ready", 0},
-                               {"scheduled", 0},
-                               {"running", 0},
-                               {"dead", 0},
-                               {"paused", true},
-                               {"lag_seconds", 0}});
+  CHECK(paused.value() == empty_paused_queue("later"));
   auto list = f.http.get("/v1/queues").value();
   REQUIRE(list.size() == 1);
   CHECK(list[0]["name"] == "later");
@@ -356,13 +356,7 @@ TEST_CASE("lag is 0 once nothing is ready: after a cancel, a dead job's delete a
   const std::string only = f.push("lagtest");
   CHECK(f.queue("lagtest")["lag_seconds"] > 0);
   REQUIRE(f.http.del("/v1/jobs/" + only).status == 204);
-  CHECK(f.queue("lagtest") == json{{"name", "lagtest"},
-                                   {"ready", 0},
-                                   {"scheduled", 0},
-                                   {"running", 0},
-                                   {"dead", 0},
-                                   {"paused", true},
-                                   {"lag_seconds", 0}});
+  CHECK(f.queue("lagtest") == empty_paused_queue("lagtest"));
 
   const std::string older = f.push("lagtest");
   const std::string newer = f.push("lagtest");
