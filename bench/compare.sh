@@ -13,7 +13,10 @@
 #
 # Environment: REPS (3), OUT (bench/results/compare-<date>.jsonl), SKIP_BUILD=1 (use the
 # binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY (50: worker
-# concurrency, both systems), CONNECTIONS (16: jqbench connections = BullMQ adds in flight).
+# concurrency, both systems), CONNECTIONS (16: jqbench connections = BullMQ adds in flight),
+# BASELINE_BIN (another jqmaster binary, e.g. an earlier commit's Release build: every jqmaster
+# run is followed by the same run of it, tagged baseline-*, and the summary adds a before/after
+# table), SKIP_BULLMQ=1 (leave BullMQ out, for a before/after run only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -44,7 +47,7 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
 fi
 JQMASTER=$ROOT/$BUILD_DIR/cmd/jqmaster
 JQBENCH=$ROOT/$BUILD_DIR/cmd/jqbench
-if [[ ! -d bench/bullmq/node_modules/bullmq ]]; then
+if [[ ${SKIP_BULLMQ:-0} != 1 && ! -d bench/bullmq/node_modules/bullmq ]]; then
   log "installing BullMQ (npm ci, pinned by bench/bullmq/package-lock.json)"
   (cd bench/bullmq && npm ci --no-audit --no-fund >&2)
 fi
@@ -82,7 +85,7 @@ EOF
 
 start_master() {
   flushall
-  "$JQMASTER" --config "$WORK/jqmaster.yaml" >>"$WORK/jqmaster.log" 2>&1 &
+  "${1:-$JQMASTER}" --config "$WORK/jqmaster.yaml" >>"$WORK/jqmaster.log" 2>&1 &
   MASTER_PID=$!
   until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do
     if ! kill -0 "$MASTER_PID" 2>/dev/null; then
@@ -116,23 +119,28 @@ record() {
 }
 
 # run_jq TEST JQBENCH-ARGS...: priorities off (every job 0) then on (0-9 at random), each on a
-# fresh master and an empty Redis.
+# fresh master and an empty Redis; with BASELINE_BIN, each run again on the baseline master.
 run_jq() {
   local test=$1
   shift
-  local priorities
+  local priorities system binary
   for priorities in off on; do
-    start_master
-    record "jqmaster-prio-$priorities" "$test" "$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" \
-      --quiet --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" --worker-concurrency "$CONCURRENCY" \
-      --connections "$CONNECTIONS" --arg-bytes "$ARG_BYTES" \
-      --priorities "$([[ $priorities == on ]] && echo 10 || echo 1)" "$@"
-    stop_master
+    for system in jqmaster ${BASELINE_BIN:+baseline}; do
+      binary=$JQMASTER
+      [[ $system == baseline ]] && binary=$BASELINE_BIN
+      start_master "$binary"
+      record "$system-prio-$priorities" "$test" "$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" \
+        --quiet --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" --worker-concurrency "$CONCURRENCY" \
+        --connections "$CONNECTIONS" --arg-bytes "$ARG_BYTES" \
+        --priorities "$([[ $priorities == on ]] && echo 10 || echo 1)" "$@"
+      stop_master
+    done
   done
 }
 
 # run_bull TEST BENCH.JS-ARGS...: priorities off then on (1-10 at random), on an empty Redis.
 run_bull() {
+  [[ ${SKIP_BULLMQ:-0} == 1 ]] && return 0
   local test=$1
   shift
   local priorities
@@ -148,8 +156,10 @@ run_bull() {
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
   "$(git status --porcelain -- src api lua cmd 2>/dev/null | wc -l) files changed since"
+[[ -n ${BASELINE_BIN:-} ]] && log "baseline: $BASELINE_BIN"
 log "redis $(redis-server --version | awk '{print $3}') on port $REDIS_PORT; node $(node --version);" \
-  "bullmq $(node -p 'require("./bench/bullmq/node_modules/bullmq/package.json").version');" \
+  "bullmq $([[ ${SKIP_BULLMQ:-0} == 1 ]] && echo skipped ||
+    node -p 'require("./bench/bullmq/node_modules/bullmq/package.json").version');" \
   "$REPS repetitions; results in $OUT"
 START=$(date +%s)
 for rep in $(seq "$REPS"); do

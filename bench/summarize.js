@@ -40,6 +40,30 @@ function show(v) {
   return v.toFixed(Math.abs(v) >= 1 ? 2 : 3);
 }
 
+// With baseline-* runs (compare.sh BASELINE_BIN=...): per jqmaster figure, the median of each
+// build, the ratio current / baseline, and the spread (slowest over fastest run) of each side,
+// which is the run-to-run noise the ratio has to be read against.
+function beforeAfter(runs, med) {
+  const spread = (system, key) => {
+    const v = ((runs[system] || {})[key[0]] || []).map((r) => r[key[1]]).filter((x) => typeof x === 'number');
+    return v.length > 1 ? Math.max(...v) / Math.min(...v) : null;
+  };
+  console.log('\nBefore/after: jqmaster now vs the baseline binary (same run, alternating).\n');
+  console.log('| figure | priorities | baseline | now | now / baseline | spread baseline | spread now |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const [label, jqKey] of ROWS) {
+    if (!jqKey || label.startsWith('enqueue: jqmaster batches')) continue;
+    for (const prio of ['off', 'on']) {
+      const base = med(`baseline-prio-${prio}`, jqKey, jqKey[1]);
+      const now = med(`jqmaster-prio-${prio}`, jqKey, jqKey[1]);
+      const ratio = base && now !== null ? (now / base).toFixed(2) : '';
+      const sb = spread(`baseline-prio-${prio}`, jqKey);
+      const sn = spread(`jqmaster-prio-${prio}`, jqKey);
+      console.log(`| ${label} | ${prio} | ${show(base)} | ${show(now)} | ${ratio} | ${sb ? sb.toFixed(2) : ''} | ${sn ? sn.toFixed(2) : ''} |`);
+    }
+  }
+}
+
 function main() {
   const file = process.argv[2];
   if (!file) throw new Error('usage: summarize.js RESULTS.jsonl');
@@ -73,6 +97,7 @@ function main() {
     const met = !verdicts.length ? '' : verdicts.includes(null) ? 'n/a' : verdicts.every((v) => v) ? 'yes' : 'no';
     console.log(`| ${label} | ${cells.join(' | ')} | ${goal} | ${met} |`);
   }
+  if (runs['baseline-prio-off'] || runs['baseline-prio-on']) beforeAfter(runs, med);
 }
 
 main();
