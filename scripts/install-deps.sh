@@ -6,7 +6,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(
-  g++ cmake ninja-build pkg-config ccache
+  g++ cmake ninja-build pkg-config ccache clang-14 libfuzzer-14-dev
   libboost-dev libboost-system-dev libhiredis-dev libmsgpack-cxx-dev nlohmann-json3-dev
   libjemalloc-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2

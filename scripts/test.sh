@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build with warnings as errors, run every test
 # ([unit], [redis] against real redis-servers, [http] against the real daemon), then the OpenAPI
-# checks (scripts/check-openapi.sh).
+# checks (scripts/check-openapi.sh), the clients, the dashboard in Chromium and the fuzzers
+# (scripts/fuzz.sh, FUZZ_SECONDS each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,3 +13,4 @@ cd ..
 scripts/check-openapi.sh
 tests/clients/run.sh
 tests/browser/run.sh
+scripts/fuzz.sh

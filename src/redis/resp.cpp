@@ -81,11 +81,43 @@ void append_command(std::string& out, std::span<const std::string> args) {
   append_all(out, args);
 }
 
+namespace {
+
+// hiredis 0.14 allocates an array reply's element table as soon as it reads the header, so one
+// "*311111111" from a broken or hostile server asks for 2.4 GB (found by tests/fuzz/fuzz_resp).
+// Our largest replies hold a few thousand elements; anything above this is refused as malformed.
+constexpr int kMaxArrayElements = 1 << 20;
+
+const redisReplyObjectFunctions* hiredis_functions() {
+  static const redisReplyObjectFunctions* const functions = [] {
+    redisReader* reader = redisReaderCreate();
+    const redisReplyObjectFunctions* f = reader->fn;
+    redisReaderFree(reader);
+    return f;
+  }();
+  return functions;
+}
+
+void* create_bounded_array(const redisReadTask* task, int elements) {
+  if (elements > kMaxArrayElements) return nullptr;  // the reader reports an error
+  return hiredis_functions()->createArray(task, elements);
+}
+
+const redisReplyObjectFunctions kBoundedFunctions = [] {
+  redisReplyObjectFunctions f = *hiredis_functions();
+  f.createArray = create_bounded_array;
+  return f;
+}();
+
+}  // namespace
+
 void ReplyParser::ReaderDeleter::operator()(void* reader) const {
   redisReaderFree(static_cast<redisReader*>(reader));
 }
 
-ReplyParser::ReplyParser() : reader_(redisReaderCreate()) {
+ReplyParser::ReplyParser()
+    : reader_(redisReaderCreateWithFunctions(
+          const_cast<redisReplyObjectFunctions*>(&kBoundedFunctions))) {
   // Replies can be large (a batch of job records); never let hiredis cap the buffer.
   static_cast<redisReader*>(reader_.get())->maxbuf = 0;
 }

@@ -21,6 +21,9 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int kShards = 2;
+const std::string kFailure =
+    "\x81\xa4type\xa7"
+    "failure";  // {type: "failure"}
 
 struct Fixture {
   StoreHarness h{store_redis().port()};
@@ -40,6 +43,11 @@ struct Fixture {
     auto record = h.run(jobs.get(id));
     REQUIRE(record);
     return record->state;
+  }
+
+  // Attempt `attempt` failed and may retry.
+  jq::Expected<FailOutcome, jq::store::StoreError> fail(const JobId& id, int attempt) {
+    return h.run(store.fail(id, attempt, kFailure, true, "boom"));
   }
 
   jq::store::ReservedJob reserve_one(const std::string& name) {
@@ -110,10 +118,7 @@ TEST_CASE("DispatchStore: a failure is retried after its backoff, promoted when 
   job.max_retry = 1;
   const JobId id = f.push(job);
   f.reserve_one("mail");
-  auto first = f.h.run(f.store.fail(id, 1,
-                                    "\x81\xa4type\xa7"
-                                    "failure",
-                                    true, "boom"));
+  auto first = f.fail(id, 1);
   REQUIRE(first);
   CHECK(*first == FailOutcome::retry_scheduled);
   CHECK(f.state(id) == JobState::scheduled);
@@ -130,10 +135,7 @@ TEST_CASE("DispatchStore: a failure is retried after its backoff, promoted when 
 
   const auto again = f.reserve_one("mail");
   CHECK(again.record.attempts == 2);
-  auto last = f.h.run(f.store.fail(id, 2,
-                                   "\x81\xa4type\xa7"
-                                   "failure",
-                                   true, "boom"));
+  auto last = f.fail(id, 2);
   REQUIRE(last);
   CHECK(*last == FailOutcome::dead);
 }

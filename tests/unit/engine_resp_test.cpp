@@ -170,3 +170,19 @@ TEST_CASE("ReplyParser stays failed after malformed input", "[unit]") {
   parser.feed(good.data(), good.size());
   CHECK(parser.failed());
 }
+
+// Found by tests/fuzz/fuzz_resp: hiredis 0.14 allocated the element table of "*311111111"
+// (2.4 GB) as soon as it read the header.
+TEST_CASE("ReplyParser refuses an array header above a million elements", "[unit]") {
+  ReplyParser parser;
+  const std::string huge = "*311111111\r\n*2\r\n+a\r\n";
+  parser.feed(huge.data(), huge.size());
+  CHECK_FALSE(parser.next());
+  CHECK(parser.failed());
+
+  ReplyParser fine;
+  const std::string big = "*1048576\r\n";
+  fine.feed(big.data(), big.size());
+  CHECK_FALSE(fine.next());  // waits for the elements
+  CHECK_FALSE(fine.failed());
+}

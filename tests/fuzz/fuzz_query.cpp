@@ -1,0 +1,25 @@
+// What the master reads from a request line and headers: query parameters (numbers must be
+// finite and in range, or refused naming the parameter), percent-decoding, content types and
+// Accept negotiation.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "api/media_type.hpp"
+#include "api/query.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const jq::api::NumberParam wait{
+      .name = "wait", .min = 0, .max = 60, .fallback = 0, .integer = false, .unit = "seconds"};
+  const auto n = jq::api::query_number(text, wait);
+  if (n && (!std::isfinite(*n) || *n < 0 || *n > 60)) std::abort();
+  if (!n && n.error().field != "wait") std::abort();
+  (void)jq::api::query_value(text, "name");
+  (void)jq::api::percent_decode(text, true);
+  (void)jq::api::parse_content_type(text);
+  (void)jq::api::choose_response_type(text, std::nullopt);
+  return 0;
+}

@@ -1,0 +1,23 @@
+// POST /v1/workers bodies (URL, names, headers, ttl) in MessagePack or JSON (the first byte
+// chooses). An accepted registration has a parseable http URL and no reserved header.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "api/http_url.hpp"
+#include "api/worker_registration.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const auto type = data[0] % 2 ? jq::api::MediaType::json : jq::api::MediaType::msgpack;
+  const std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
+  const auto registration = jq::api::decode_worker_registration(body, type);
+  (void)jq::api::parse_http_url(body);  // the URL parser on raw bytes, too
+  if (!registration) {
+    if (registration.error().message.empty()) std::abort();
+    return 0;
+  }
+  if (!jq::api::parse_http_url(registration->url) || registration->names.empty()) std::abort();
+  return 0;
+}
