@@ -29,10 +29,12 @@ class Subscriber {
   void add_listener(Listener listener);  // before start()
   void start();
   void stop();
-  // Delivers an event of this master to the listeners without a Redis round trip.
-  void local(const Event& event) const;
 
  private:
+  // Hands an event to every listener: one parsed from the channel, or one the subscriber makes
+  // up after a reconnect (everything may have changed while it was away).
+  void local(const Event& event) const;
+
   std::string channel_;
   std::vector<Listener> listeners_;
   std::unique_ptr<redis::Client> client_;
