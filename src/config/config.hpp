@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "api/worker_registration.hpp"
+
 namespace jq::config {
 
 struct ListenAddress {
@@ -79,10 +81,11 @@ struct Auth {
   bool operator==(const Auth&) const = default;
 };
 
+// Checked by the rules of POST /v1/workers (api/worker_registration.hpp).
 struct StaticWorker {
   std::string url;
-  std::vector<std::string> names;
-  int concurrency = 8;
+  std::vector<std::string> names;  // job names, or exactly {"*"}
+  int concurrency = api::kDefaultWorkerConcurrency;
   std::map<std::string, std::string> headers;
   bool operator==(const StaticWorker&) const = default;
 };
