@@ -2,6 +2,7 @@
 // file, then JQ_* environment variables, then command-line flags (each beats the one before).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,8 +32,11 @@ struct Redis {
 
 struct Defaults {
   int max_retry = 3;        // 0-1000
-  double timeout_s = 30;    // > 0, <= 86400
+  double timeout_s = 30;    // > 0, <= 86400; jobs get it as timeout()
   int result_ttl_s = 3600;  // > 0
+  // timeout_s in milliseconds, converted as the API converts a pushed job's `timeout`
+  // (api::milliseconds_from_seconds), so the default and a pushed value agree to the ms.
+  std::chrono::milliseconds timeout() const;
   bool operator==(const Defaults&) const = default;
 };
 
