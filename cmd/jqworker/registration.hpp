@@ -23,6 +23,8 @@ struct MasterUrl {
   std::string base_path;  // without a trailing slash; empty for the root
 };
 
+// By the URL rules of registered workers (api/http_url.hpp), without a query; errors begin
+// "the master URL ...".
 Expected<MasterUrl, std::string> parse_master_url(std::string_view url);
 
 struct Registration {

@@ -232,6 +232,28 @@ TEST_CASE("jqworker --register without a ttl registers once", "[http]") {
   CHECK(json::parse(requests[0].body) == expected);
 }
 
+TEST_CASE("jqworker --register refuses a master URL by the rules of registered URLs", "[http]") {
+  struct Case {
+    const char* url;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"http://user:pw@127.0.0.1:1/", "--register: the master URL must not contain user:password@"},
+      {"http://:8080/", "--register: the master URL must name a host"},
+      {"https://127.0.0.1:1/", "--register: the master URL must start with http://"},
+      {"http://127.0.0.1:0/", "--register: the master URL has an invalid port \"0\""},
+      {"http://127.0.0.1:1/?a=b", "--register: the master URL must not have a ?query"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.url);
+    TempDir dir;
+    ChildProcess worker({worker_binary(), "--listen", "127.0.0.1:0", "--register", c.url},
+                        dir.file("log"));
+    CHECK(worker.wait(5s) == 2);
+    CHECK(read_file(dir.file("log")).find(c.error) != std::string::npos);
+  }
+}
+
 TEST_CASE("jqworker --register makes jqmaster list it and dispatch to it", "[http]") {
   Daemon master(DaemonOptions{});
   const auto http = master.http();
