@@ -270,7 +270,8 @@ TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
   CHECK(http.get("/v1/workers").value().empty());
 }
 
-TEST_CASE("registering a known url updates it and keeps its id; delete stops dispatch", "[http]") {
+TEST_CASE("registering a known url updates it and keeps its id, and a delete stops dispatch",
+          "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();

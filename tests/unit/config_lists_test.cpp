@@ -178,7 +178,7 @@ TEST_CASE("a header name repeated in another case is refused", "[unit]") {
   CHECK(error.message.find("repeats a header name") != std::string::npos);
 }
 
-TEST_CASE("worker names follow the API's job name rule; repeats are kept once", "[unit]") {
+TEST_CASE("worker names follow the API's job name rule, and repeats are kept once", "[unit]") {
   const auto error = yaml_error("workers: [{url: 'http://a:1/', names: [ok, 'bad name']}]");
   CHECK(error.key == "workers[0].names[1]");
   CHECK(error.message.find("must be a job name (1-128 bytes") != std::string::npos);
