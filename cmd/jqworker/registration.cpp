@@ -89,7 +89,8 @@ asio::awaitable<void> registration_loop(Registration r) {
     const PostResult result = co_await post_once(r);
     const bool ok = result.status == 200 || result.status == 201;
     if (ok && !registered) {
-      spdlog::info("registered {} with {} as worker {}", r.own_url, where, worker_id(result.body));
+      spdlog::info("registered {} with {} as worker {}{}", r.own_url, where, worker_id(result.body),
+                   r.ttl_s == 0 ? "; no ttl: not registering again" : "");
     } else if (!ok) {
       spdlog::warn("registering with {} failed: {} {}", where,
                    result.status == 0 ? std::string("no answer") : std::to_string(result.status),
