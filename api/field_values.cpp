@@ -98,6 +98,10 @@ Expected<std::chrono::milliseconds, ApiError> read_seconds_field(std::string_vie
                                              format_number(max_seconds) + ", got " +
                                              describe_value(value)));
   }
+  return milliseconds_from_seconds(seconds);
+}
+
+std::chrono::milliseconds milliseconds_from_seconds(double seconds) {
   const std::int64_t micros = std::llround(seconds * 1e6);
   const std::int64_t millis = std::max<std::int64_t>(1, (micros + 999) / 1000);
   return std::chrono::milliseconds(millis);

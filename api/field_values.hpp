@@ -26,9 +26,12 @@ Expected<bool, ApiError> read_bool_field(std::string_view field, std::string_vie
 Expected<std::string_view, ApiError> read_string_field(std::string_view field,
                                                        std::string_view value);
 
-// A duration in seconds (integer or float), > 0 and <= max_seconds, as milliseconds rounded up
-// (0.0001 -> 1 ms). The value is first rounded to the microsecond so that binary floating
-// point cannot turn 1.1 s into 1101 ms.
+// Seconds (> 0) as milliseconds rounded up (0.0001 -> 1 ms), the one conversion of every
+// duration the contract gives in seconds (the config file's included). The value is first
+// rounded to the microsecond so that binary floating point cannot turn 1.1 s into 1101 ms.
+std::chrono::milliseconds milliseconds_from_seconds(double seconds);
+
+// A duration in seconds (integer or float), > 0 and <= max_seconds, as milliseconds_from_seconds.
 Expected<std::chrono::milliseconds, ApiError> read_seconds_field(std::string_view field,
                                                                  std::string_view value,
                                                                  double max_seconds);

@@ -19,16 +19,10 @@ namespace {
 constexpr std::array<std::string_view, 5> kReservedHeaders{"Host", "Content-Type", "Content-Length",
                                                            "X-Jq-Job-Id", "X-Jq-Attempt"};
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool is_reserved_header(std::string_view name) {
-  const std::string lower = lowercase(name);
+  const std::string key = worker_header_key(name);
   for (std::string_view reserved : kReservedHeaders) {
-    if (lower == lowercase(reserved)) return true;
+    if (key == worker_header_key(reserved)) return true;
   }
   return false;
 }
@@ -45,21 +39,12 @@ bool is_http_token(std::string_view name) {
   return true;
 }
 
-bool is_safe_header_value(std::string_view value) {
-  return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
-}
-
 Expected<void, ApiError> apply_url(WorkerRegistration& reg, std::string_view value) {
   const auto url = read_string_field("url", value);
   if (!url) return unexpected(url.error());
-  if (url->size() > kMaxWorkerUrlBytes) {
-    return unexpected(field_error("url", "url must be at most " +
-                                             std::to_string(kMaxWorkerUrlBytes) + " bytes, got " +
-                                             std::to_string(url->size())));
-  }
-  if (auto parsed = parse_http_url(*url); !parsed) {
+  if (auto checked = check_worker_url(*url); !checked) {
     return unexpected(
-        field_error("url", "url " + parsed.error() + ", got " + describe_value(value)));
+        field_error("url", "url " + checked.error() + ", got " + describe_value(value)));
   }
   reg.url = std::string(*url);
   return {};
@@ -73,11 +58,9 @@ ApiError names_error(std::string message) {
 Expected<std::string_view, ApiError> read_worker_name(std::size_t i, std::string_view value) {
   const std::string where = "names[" + std::to_string(i) + "]";
   const auto name = MsgpackReader(value).read_str();
-  if (name && (*name == "*" || is_valid_job_name(*name))) return *name;
-  return unexpected(names_error(where +
-                                " must be a job name (1-128 bytes of A-Z a-z 0-9 _ . : -, not "
-                                "starting with '.', ':' or '-') or \"*\", got " +
-                                describe_value(value)));
+  if (name && is_worker_name(*name)) return *name;
+  return unexpected(
+      names_error(where + " " + std::string(kWorkerNameRule) + ", got " + describe_value(value)));
 }
 
 Expected<void, ApiError> apply_names(WorkerRegistration& reg, std::string_view value) {
@@ -112,7 +95,7 @@ ApiError headers_error(std::string message) {
   return field_error("headers", std::move(message));
 }
 
-// One headers entry; `seen` holds the lowercased names so far (names are case-insensitive).
+// One headers entry; `seen` holds the worker_header_key of each name so far.
 Expected<void, ApiError> add_header(WorkerRegistration& reg, std::set<std::string>& seen,
                                     std::string_view key, std::string_view value) {
   const auto name = MsgpackReader(key).read_str();
@@ -122,19 +105,13 @@ Expected<void, ApiError> add_header(WorkerRegistration& reg, std::set<std::strin
                                     describe_value(key) + ": " + describe_value(value)));
   }
   const std::string shown = describe_value(key);
-  if (!is_http_token(*name)) {
-    return unexpected(headers_error(shown + " is not a valid HTTP header name (letters, "
-                                            "digits and !#$%&'*+-.^_`|~ only)"));
+  if (auto checked = check_worker_header_name(*name); !checked) {
+    return unexpected(headers_error(shown + " " + checked.error()));
   }
-  if (is_reserved_header(*name)) {
-    return unexpected(headers_error(shown + " is set by the master and cannot be registered"));
+  if (auto checked = check_worker_header_value(*text); !checked) {
+    return unexpected(headers_error("the value of " + shown + " " + checked.error()));
   }
-  if (!is_safe_header_value(*text) || text->size() > kMaxWorkerHeaderValueBytes) {
-    return unexpected(headers_error("the value of " + shown + " must be at most " +
-                                    std::to_string(kMaxWorkerHeaderValueBytes) +
-                                    " bytes without CR, LF or NUL"));
-  }
-  if (!seen.insert(lowercase(*name)).second) {
+  if (!seen.insert(worker_header_key(*name)).second) {
     return unexpected(headers_error(shown + " appears more than once"));
   }
   reg.headers.emplace_back(*name, *text);
@@ -180,6 +157,45 @@ constexpr std::array<FieldRule<WorkerRegistration>, 5> kRegistrationRules{{
 constexpr FieldMapSpec kRegistrationSpec{"a worker registration", "", false};
 
 }  // namespace
+
+Expected<void, std::string> check_worker_url(std::string_view url) {
+  if (url.size() > kMaxWorkerUrlBytes) {
+    return unexpected("must be at most " + std::to_string(kMaxWorkerUrlBytes) +
+                      " bytes (this one has " + std::to_string(url.size()) + ")");
+  }
+  if (auto parsed = parse_http_url(url); !parsed) return unexpected(parsed.error());
+  return {};
+}
+
+bool is_worker_name(std::string_view name) {
+  return name == "*" || is_valid_job_name(name);
+}
+
+Expected<void, std::string> check_worker_header_name(std::string_view name) {
+  if (!is_http_token(name)) {
+    return unexpected(
+        std::string("is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"));
+  }
+  if (is_reserved_header(name)) {
+    return unexpected(std::string("is set by the master and cannot be registered"));
+  }
+  return {};
+}
+
+Expected<void, std::string> check_worker_header_value(std::string_view value) {
+  const bool safe = value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+  if (!safe || value.size() > kMaxWorkerHeaderValueBytes) {
+    return unexpected("must be at most " + std::to_string(kMaxWorkerHeaderValueBytes) +
+                      " bytes without CR, LF or NUL");
+  }
+  return {};
+}
+
+std::string worker_header_key(std::string_view name) {
+  std::string key(name);
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
 
 Expected<WorkerRegistration, ApiError> decode_worker_registration(std::string_view body,
                                                                   MediaType type) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,19 @@ struct WorkerRegistration {
   std::vector<std::pair<std::string, std::string>> headers;  // sent with every dispatch
   std::optional<std::chrono::milliseconds> ttl;              // heartbeat period; absent = forever
 };
+
+// The rules of the fields above on values already read, shared by the decoder below and the
+// static workers of the config file so that both refuse the same things. An error is a phrase
+// whose subject is the field or the header: "must not contain user:password@; ...".
+Expected<void, std::string> check_worker_url(std::string_view url);
+inline constexpr std::string_view kWorkerNameRule =
+    "must be a job name (1-128 bytes of A-Z a-z 0-9 _ . : -, not starting with '.', ':' or '-') "
+    "or \"*\"";
+bool is_worker_name(std::string_view name);  // a job name, or "*" for every name
+Expected<void, std::string> check_worker_header_name(std::string_view name);
+Expected<void, std::string> check_worker_header_value(std::string_view value);
+// Header names are case-insensitive: two names repeat when their keys are equal.
+std::string worker_header_key(std::string_view name);
 
 // Errors: bad_request (not a map), invalid_job with `field` (unknown key, bad url, bad name...).
 // Duplicate names are dropped (first occurrence kept). Header names may not be ones the master

@@ -1,7 +1,6 @@
 #include "cmd/jqworker/registration.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -14,6 +13,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
+
+#include "api/http_url.hpp"
 
 namespace jq::worker {
 
@@ -88,7 +89,8 @@ asio::awaitable<void> registration_loop(Registration r) {
     const PostResult result = co_await post_once(r);
     const bool ok = result.status == 200 || result.status == 201;
     if (ok && !registered) {
-      spdlog::info("registered {} with {} as worker {}", r.own_url, where, worker_id(result.body));
+      spdlog::info("registered {} with {} as worker {}{}", r.own_url, where, worker_id(result.body),
+                   r.ttl_s == 0 ? "; no ttl: not registering again" : "");
     } else if (!ok) {
       spdlog::warn("registering with {} failed: {} {}", where,
                    result.status == 0 ? std::string("no answer") : std::to_string(result.status),
@@ -104,32 +106,13 @@ asio::awaitable<void> registration_loop(Registration r) {
 }  // namespace
 
 Expected<MasterUrl, std::string> parse_master_url(std::string_view url) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.substr(0, kScheme.size()) != kScheme) {
-    return unexpected(std::string("the master URL must start with http://"));
+  auto parsed = api::parse_http_url(url);
+  if (!parsed) return unexpected("the master URL " + parsed.error());
+  if (parsed->target.find('?') != std::string::npos) {
+    return unexpected(std::string("the master URL must not have a ?query: give its base path"));
   }
-  url.remove_prefix(kScheme.size());
-  MasterUrl out;
-  const auto slash = url.find('/');
-  std::string_view authority = url.substr(0, slash);
-  if (slash != std::string_view::npos) out.base_path = std::string(url.substr(slash));
+  MasterUrl out{std::move(parsed->host), parsed->port, std::move(parsed->target)};
   while (!out.base_path.empty() && out.base_path.back() == '/') out.base_path.pop_back();
-  const auto colon = authority.rfind(':');
-  if (colon != std::string_view::npos && authority.find(']', colon) == std::string_view::npos) {
-    const std::string_view port = authority.substr(colon + 1);
-    unsigned value = 0;
-    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-    if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
-      return unexpected(std::string("the master URL has a bad port"));
-    }
-    out.port = static_cast<std::uint16_t>(value);
-    authority = authority.substr(0, colon);
-  }
-  if (authority.size() >= 2 && authority.front() == '[' && authority.back() == ']') {
-    authority = authority.substr(1, authority.size() - 2);
-  }
-  if (authority.empty()) return unexpected(std::string("the master URL has no host"));
-  out.host = std::string(authority);
   return out;
 }
 

@@ -1,6 +1,7 @@
-// Registering with a master: POST {url, names, concurrency, ttl?} as JSON to MASTER/v1/workers,
-// and again every ttl/3 as a heartbeat so the registration does not lapse. Until the first POST
-// succeeds (the master may start after the worker) it is retried every second.
+// Registering with a master: POST {url, names, concurrency, ttl?} as JSON to MASTER/v1/workers;
+// with a ttl, again every ttl/3 as a heartbeat so the registration does not lapse, without one
+// never again. Until the first POST succeeds (the master may start after the worker) it is
+// retried every second.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,8 @@ struct MasterUrl {
   std::string base_path;  // without a trailing slash; empty for the root
 };
 
+// By the URL rules of registered workers (api/http_url.hpp), without a query; errors begin
+// "the master URL ...".
 Expected<MasterUrl, std::string> parse_master_url(std::string_view url);
 
 struct Registration {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "api/field_values.hpp"
 #include "src/config/config.hpp"
 #include "src/config/sections.hpp"
 #include "src/config/values.hpp"
@@ -83,6 +84,10 @@ void check_exposure(const Config& config) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds Defaults::timeout() const {
+  return api::milliseconds_from_seconds(timeout_s);
+}
 
 ConfigError::ConfigError(std::string key, const std::string& problem)
     : std::runtime_error("config: " + (key.empty() ? std::string() : key + ": ") + problem),

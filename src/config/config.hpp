@@ -2,6 +2,7 @@
 // file, then JQ_* environment variables, then command-line flags (each beats the one before).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -11,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "api/worker_registration.hpp"
 
 namespace jq::config {
 
@@ -29,8 +32,11 @@ struct Redis {
 
 struct Defaults {
   int max_retry = 3;        // 0-1000
-  double timeout_s = 30;    // > 0, <= 86400
+  double timeout_s = 30;    // > 0, <= 86400; jobs get it as timeout()
   int result_ttl_s = 3600;  // > 0
+  // timeout_s in milliseconds, converted as the API converts a pushed job's `timeout`
+  // (api::milliseconds_from_seconds), so the default and a pushed value agree to the ms.
+  std::chrono::milliseconds timeout() const;
   bool operator==(const Defaults&) const = default;
 };
 
@@ -79,10 +85,11 @@ struct Auth {
   bool operator==(const Auth&) const = default;
 };
 
+// Checked by the rules of POST /v1/workers (api/worker_registration.hpp).
 struct StaticWorker {
   std::string url;
-  std::vector<std::string> names;
-  int concurrency = 8;
+  std::vector<std::string> names;  // job names, or exactly {"*"}
+  int concurrency = api::kDefaultWorkerConcurrency;
   std::map<std::string, std::string> headers;
   bool operator==(const StaticWorker&) const = default;
 };

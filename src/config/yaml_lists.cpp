@@ -1,9 +1,13 @@
 // The list sections: auth tokens and static workers. Tokens are secrets, so their errors give
-// a token's length or position, never its text.
+// a token's length or position, never its text. A static worker is held to the rules of
+// POST /v1/workers (api/worker_registration.hpp), so the config cannot list a worker the API
+// would refuse; its errors name the key ("workers[1].headers.Host").
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string>
 
+#include "api/worker_registration.hpp"
 #include "src/config/sections.hpp"
 #include "src/config/values.hpp"
 
@@ -11,8 +15,6 @@ namespace jq::config::detail {
 namespace {
 
 constexpr std::size_t kMinTokenChars = 16;
-constexpr long long kMaxConcurrency = 10000;
-constexpr std::size_t kMaxWorkerNames = 1000;
 constexpr std::string_view kAnyName = "*";
 
 std::string token_text(const At& at) {
@@ -58,44 +60,46 @@ std::vector<Token> parse_tokens(const At& at) {
 }
 
 std::string worker_url(const At& at) {
-  constexpr std::string_view kMust =
-      "must be an absolute http:// URL, e.g. http://10.0.0.5:9000/run";
-  constexpr std::string_view kScheme = "http://";
-  std::string url = string(at, kMust);
-  if (!url.starts_with(kScheme) || url.size() == kScheme.size()) fail(at, kMust);
+  std::string url = string(at, "must be an absolute http:// URL, e.g. http://10.0.0.5:9000/run");
+  if (auto checked = api::check_worker_url(url); !checked) fail(at, checked.error());
   return url;
 }
 
+// Like the API, a name listed twice is kept once.
 std::vector<std::string> worker_names(const At& at) {
-  constexpr std::string_view kMust = "must be a list of 1 to 1000 job names, or [\"*\"] for all";
-  const std::vector<At> list = items(at, kMust);
-  if (list.empty() || list.size() > kMaxWorkerNames) fail(at, kMust);
+  const std::string must = "must be a list of 1 to " + std::to_string(api::kMaxWorkerNames) +
+                           " job names, or [\"*\"] for all";
+  const std::vector<At> list = items(at, must);
+  if (list.empty() || list.size() > api::kMaxWorkerNames) fail(at, must);
   std::vector<std::string> names;
   for (const At& item : list) {
-    names.push_back(non_empty_string(item, "must be a job name"));
-    if (names.back() == kAnyName && list.size() > 1) {
+    std::string name = string(item, api::kWorkerNameRule);
+    if (!api::is_worker_name(name)) fail(item, api::kWorkerNameRule);
+    if (name == kAnyName && list.size() > 1) {
       fail(item, "\"*\" (every name) must be the only entry");
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(std::move(name));
     }
   }
   return names;
 }
 
-bool is_header_name(std::string_view name) {
-  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
-  return !name.empty() && std::all_of(name.begin(), name.end(), [&](unsigned char c) {
-    return std::isalnum(c) || kSymbols.find(static_cast<char>(c)) != std::string_view::npos;
-  });
-}
-
 std::map<std::string, std::string> worker_headers(const At& at) {
+  const auto list = entries(at, "must be a map of header names to strings");
+  if (list.size() > api::kMaxWorkerHeaders) {
+    fail(at, "may hold at most " + std::to_string(api::kMaxWorkerHeaders) + " headers");
+  }
   std::map<std::string, std::string> headers;
-  for (const auto& [name, value] : entries(at, "must be a map of header names to strings")) {
-    if (!is_header_name(name)) {
-      throw ConfigError(value.path, "is not a valid HTTP header name (letters, digits, -, _)");
+  std::set<std::string> seen;  // api::worker_header_key of each name so far
+  for (const auto& [name, value] : list) {
+    if (auto checked = api::check_worker_header_name(name); !checked) {
+      throw ConfigError(value.path, checked.error());
     }
     std::string text = string(value, "must be a string");
-    if (text.find_first_of("\r\n") != std::string::npos || text.find('\0') != std::string::npos) {
-      fail(value, "must not contain line breaks");
+    if (auto checked = api::check_worker_header_value(text); !checked) fail(value, checked.error());
+    if (!seen.insert(api::worker_header_key(name)).second) {
+      throw ConfigError(value.path, "repeats a header name (header names ignore case)");
     }
     headers.emplace(name, std::move(text));
   }
@@ -112,8 +116,9 @@ StaticWorker parse_worker(const At& at) {
   worker.names = worker_names(
       required(at, "names", "every worker needs names: a list of job names, or [\"*\"]"));
   if (auto v = field(at, "concurrency")) {
-    worker.concurrency =
-        static_cast<int>(integer(*v, 1, kMaxConcurrency, "must be an integer between 1 and 10000"));
+    worker.concurrency = static_cast<int>(
+        integer(*v, 1, api::kMaxWorkerConcurrency,
+                "must be an integer between 1 and " + std::to_string(api::kMaxWorkerConcurrency)));
   }
   if (auto v = field(at, "headers")) worker.headers = worker_headers(*v);
   return worker;

@@ -26,6 +26,7 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using asio::use_awaitable;
 using asio::ip::tcp;
+using Parser = bhttp::request_parser<bhttp::string_body>;
 
 namespace {
 
@@ -87,6 +88,22 @@ bool is_quiet_end(const boost::system::error_code& ec) {
          ec == asio::error::eof || ec == asio::error::bad_descriptor;
 }
 
+// "Expect: 100-continue" with a body we are willing to read: the client waits for our go-ahead.
+bool wants_continue(Parser& parser, std::size_t max_body_bytes) {
+  return beast::iequals(parser.get()[bhttp::field::expect], "100-continue") &&
+         !(parser.content_length() && *parser.content_length() > max_body_bytes);
+}
+
+void log_access(const Request& req, int status, std::chrono::steady_clock::time_point started) {
+  log::event(spdlog::level::info, "http request",
+             {{"method", to_string(req.method)},
+              {"path", req.path},
+              {"status", status},
+              {"duration_ms",
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                   .count()}});
+}
+
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
@@ -110,12 +127,29 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   std::mutex mutex;
   std::set<std::shared_ptr<Connection>> connections;
 
+  // What reading one request came to: a request to handle, a refusal (answer an error, then
+  // close), or a quiet end (the client left, or the connection timed out).
+  struct ReadOutcome {
+    enum class Kind { handle, refuse, end };
+    Kind kind = Kind::handle;
+    api::ErrorCode code{};
+    std::string message;
+  };
+
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> serve(std::shared_ptr<Connection> c);
+  asio::awaitable<ReadOutcome> read_request(Connection& c, beast::flat_buffer& buffer,
+                                            Parser& parser, Request& req);
+  asio::awaitable<boost::system::error_code> read_body(Connection& c, beast::flat_buffer& buffer,
+                                                       Parser& parser);
+  ReadOutcome outcome_of(const boost::system::error_code& ec) const;
+  asio::awaitable<bool> answer(Connection& c, Parser::value_type& msg, Request& req);
+  asio::awaitable<Response> handle(Request& req);
   asio::awaitable<void> refuse(std::shared_ptr<Connection> c, Request req, api::ErrorCode code,
                                std::string message);
   asio::awaitable<bool> write(Connection& c, Response r, unsigned version, bool keep_alive,
                               bool head);
+  void forget(const std::shared_ptr<Connection>& c);
 };
 
 Server::Server(asio::io_context& io, ServerOptions options, RequestHandler handler)
@@ -228,6 +262,11 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection> c, Reques
                                                     asio::redirect_error(use_awaitable, ec));
     }
   }
+  forget(c);
+}
+
+// Closes the socket and drops the connection from the ones shutdown must reach.
+void Server::Impl::forget(const std::shared_ptr<Connection>& c) {
   boost::system::error_code ignored;
   c->stream.socket().close(ignored);
   std::lock_guard lock(mutex);
@@ -235,87 +274,107 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection> c, Reques
   --open;
 }
 
+// One connection: requests one after another while the client keeps it alive.
 asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
   auto self = shared_from_this();
-  beast::flat_buffer buffer;
+  beast::flat_buffer buffer;  // kept across requests: it may hold the start of the next one
   for (;;) {
     c->idle = true;
     if (closing) break;
-    bhttp::request_parser<bhttp::string_body> parser;
+    Parser parser;
     parser.header_limit(kHeaderLimit);
     parser.body_limit(options.max_body_bytes);
-    boost::system::error_code ec;
-    c->stream.expires_after(options.idle_timeout);
-    co_await bhttp::async_read_header(c->stream, buffer, parser,
-                                      asio::redirect_error(use_awaitable, ec));
-    c->idle = false;
     Request req;
-    // Also when the header announced a body over the limit: the refusal honours its Accept.
-    // (Beast fills the fields before it checks Content-Length against the limit.)
-    const bool header_ok = fill_request_header(parser.get(), req);
-    if (!ec && !header_ok) {
-      co_await refuse(c, req, api::ErrorCode::bad_request, "the request path is badly encoded");
+    ReadOutcome read = co_await read_request(*c, buffer, parser, req);
+    if (read.kind == ReadOutcome::Kind::refuse) {
+      co_await refuse(c, std::move(req), read.code, std::move(read.message));
       co_return;
     }
-    if (!ec) {
-      if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue") &&
-          !(parser.content_length() && *parser.content_length() > options.max_body_bytes)) {
-        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
-        co_await bhttp::async_write(c->stream, cont, asio::redirect_error(use_awaitable, ec));
-      }
-      c->stream.expires_after(options.read_timeout);
-      if (!ec) {
-        co_await bhttp::async_read(c->stream, buffer, parser,
-                                   asio::redirect_error(use_awaitable, ec));
-      }
-    }
-    if (ec == bhttp::error::body_limit) {
-      co_await refuse(c, req, api::ErrorCode::payload_too_large,
-                      "the request body is larger than limits.max_body_bytes (" +
-                          std::to_string(options.max_body_bytes) +
-                          " bytes); split the batch or send a smaller argument");
-      co_return;
-    }
-    if (ec) {
-      if (!is_quiet_end(ec) && ec != bhttp::error::partial_message) {
-        co_await refuse(c, req, api::ErrorCode::bad_request,
-                        "the request is not valid HTTP/1.1: " + ec.message());
-        co_return;
-      }
-      break;
-    }
-    auto& msg = parser.get();
-    req.body = std::move(msg.body());
-    const bool head = req.method == Method::head;
-    const bool keep_alive = msg.keep_alive() && !closing;
-    Response res;
-    const auto started = std::chrono::steady_clock::now();
-    try {
-      res = co_await handler(req);
-    } catch (const std::exception& e) {
-      spdlog::error("{} {} failed: {}", to_string(req.method), req.path, e.what());
-      res = respond_error(req, api::ErrorCode::internal,
-                          "the master failed to handle this request; see its log");
-    }
-    const int status = res.status;
-    const bool written = co_await write(*c, std::move(res), msg.version(), keep_alive, head);
-    if (options.access_log) {
-      log::event(spdlog::level::info, "http request",
-                 {{"method", to_string(req.method)},
-                  {"path", req.path},
-                  {"status", status},
-                  {"duration_ms", std::chrono::duration<double, std::milli>(
-                                      std::chrono::steady_clock::now() - started)
-                                      .count()}});
-    }
-    if (!written || !keep_alive) break;
+    if (read.kind == ReadOutcome::Kind::end) break;
+    const bool go_on = co_await answer(*c, parser.get(), req);
+    if (!go_on) break;
   }
   boost::system::error_code ignored;
   c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  c->stream.socket().close(ignored);
-  std::lock_guard lock(mutex);
-  connections.erase(c);
-  --open;
+  forget(c);
+}
+
+// The header within the idle timeout, then the body within the read timeout. `req` gets the
+// header's fields even when the read fails, so that a refusal honours the request's Accept.
+asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection& c,
+                                                                      beast::flat_buffer& buffer,
+                                                                      Parser& parser,
+                                                                      Request& req) {
+  boost::system::error_code ec;
+  c.stream.expires_after(options.idle_timeout);
+  co_await bhttp::async_read_header(c.stream, buffer, parser,
+                                    asio::redirect_error(use_awaitable, ec));
+  c.idle = false;
+  // Also when the header announced a body over the limit: Beast fills the fields before it
+  // checks Content-Length against the limit.
+  const bool header_ok = fill_request_header(parser.get(), req);
+  if (!ec && !header_ok) {
+    co_return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::bad_request,
+                          "the request path is badly encoded"};
+  }
+  if (!ec) ec = co_await read_body(c, buffer, parser);
+  co_return outcome_of(ec);
+}
+
+// Says "100 Continue" first when the client waits for it.
+asio::awaitable<boost::system::error_code> Server::Impl::read_body(Connection& c,
+                                                                   beast::flat_buffer& buffer,
+                                                                   Parser& parser) {
+  boost::system::error_code ec;
+  if (wants_continue(parser, options.max_body_bytes)) {
+    bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
+    co_await bhttp::async_write(c.stream, cont, asio::redirect_error(use_awaitable, ec));
+  }
+  c.stream.expires_after(options.read_timeout);
+  if (!ec) {
+    co_await bhttp::async_read(c.stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+  }
+  co_return ec;
+}
+
+Server::Impl::ReadOutcome Server::Impl::outcome_of(const boost::system::error_code& ec) const {
+  if (!ec) return ReadOutcome{};
+  if (ec == bhttp::error::body_limit) {
+    return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::payload_too_large,
+                       "the request body is larger than limits.max_body_bytes (" +
+                           std::to_string(options.max_body_bytes) +
+                           " bytes); split the batch or send a smaller argument"};
+  }
+  if (is_quiet_end(ec) || ec == bhttp::error::partial_message) {
+    return ReadOutcome{ReadOutcome::Kind::end, {}, {}};
+  }
+  return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::bad_request,
+                     "the request is not valid HTTP/1.1: " + ec.message()};
+}
+
+// Handles a request that was read whole and writes the answer; false when the connection ends.
+asio::awaitable<bool> Server::Impl::answer(Connection& c, Parser::value_type& msg, Request& req) {
+  req.body = std::move(msg.body());
+  const bool head = req.method == Method::head;
+  const bool keep_alive = msg.keep_alive() && !closing;
+  const auto started = std::chrono::steady_clock::now();
+  Response res = co_await handle(req);
+  const int status = res.status;
+  const bool written = co_await write(c, std::move(res), msg.version(), keep_alive, head);
+  if (options.access_log) log_access(req, status, started);
+  const bool go_on = written && keep_alive;
+  co_return go_on;
+}
+
+// The handler's response; a handler that throws gets the client a 500 and the log its reason.
+asio::awaitable<Response> Server::Impl::handle(Request& req) {
+  try {
+    co_return co_await handler(req);
+  } catch (const std::exception& e) {
+    spdlog::error("{} {} failed: {}", to_string(req.method), req.path, e.what());
+  }
+  co_return respond_error(req, api::ErrorCode::internal,
+                          "the master failed to handle this request; see its log");
 }
 
 }  // namespace jq::http

@@ -4,7 +4,6 @@
 #include <climits>
 #include <csignal>
 #include <set>
-#include <thread>
 
 #include "src/util/time.hpp"
 #include "tests/support/daemon.hpp"
@@ -270,7 +269,8 @@ TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
   CHECK(http.get("/v1/workers").value().empty());
 }
 
-TEST_CASE("registering a known url updates it and keeps its id; delete stops dispatch", "[http]") {
+TEST_CASE("registering a known url updates it and keeps its id, and a delete stops dispatch",
+          "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();
@@ -287,8 +287,14 @@ TEST_CASE("registering a known url updates it and keeps its id; delete stops dis
   CHECK(http.del("/v1/workers/" + wid).status == 204);
   CHECK(http.del("/v1/workers/" + wid).status == 404);
   const std::string id = push(http, {{"name", "a"}});
-  std::this_thread::sleep_for(300ms);  // a dispatch would take a millisecond: give it ample time
-  CHECK(worker.stats()["received"] == 0);
+  // Something to wait for instead of a pause: the same worker process, registered again under
+  // another path for another name, runs a job pushed after `a`. By the time that job has
+  // succeeded the scheduler has made a pass with `a` ready; had the deleted registration been
+  // left in it, `a` would have gone out in that pass or before.
+  register_worker(http, worker.url() + "b", {"b"}, 1);
+  const std::string other = push(http, {{"name", "b"}, {"keep_result", true}});
+  REQUIRE(wait_until([&] { return job(http, other)["state"] == "succeeded"; }, 5s));
+  CHECK(worker.stats()["received"] == 1);
   CHECK(job(http, id)["state"] == "queued");
 }
 

@@ -265,7 +265,7 @@ TEST_CASE("bad bodies get a clear 4xx in the error shape and nothing is stored",
   CHECK(f.http.get("/healthz").status == 200);  // and the daemon is still there
 }
 
-TEST_CASE("a queued job can be cancelled once; unknown ids are 404", "[http]") {
+TEST_CASE("a queued job can be cancelled once, and unknown ids are 404", "[http]") {
   Fixture f;
   const std::string id = f.http.post("/v1/jobs", {{"name", "n"}}).value()["id"];
   CHECK(f.http.del("/v1/jobs/" + id).status == 204);

@@ -223,13 +223,36 @@ TEST_CASE("jqworker --register posts its registration and heartbeats every ttl/3
 TEST_CASE("jqworker --register without a ttl registers once", "[http]") {
   FakeMaster master;
   Worker worker({"--register", master.url() + "/"});
-  REQUIRE(wait_until([&] { return master.requests().size() == 1; }, 3s));
-  std::this_thread::sleep_for(500ms);
+  // The worker logs that it will not register again as it leaves its registration loop.
+  REQUIRE(wait_until(
+      [&] { return worker.log().find("no ttl: not registering again") != std::string::npos; }, 3s));
   const auto requests = master.requests();
   REQUIRE(requests.size() == 1);
   CHECK(requests[0].headers.count("authorization") == 0);
   const json expected = {{"url", worker.url()}, {"names", {"*"}}, {"concurrency", 8}};
   CHECK(json::parse(requests[0].body) == expected);
+}
+
+TEST_CASE("jqworker --register refuses a master URL by the rules of registered URLs", "[http]") {
+  struct Case {
+    const char* url;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"http://user:pw@127.0.0.1:1/", "--register: the master URL must not contain user:password@"},
+      {"http://:8080/", "--register: the master URL must name a host"},
+      {"https://127.0.0.1:1/", "--register: the master URL must start with http://"},
+      {"http://127.0.0.1:0/", "--register: the master URL has an invalid port \"0\""},
+      {"http://127.0.0.1:1/?a=b", "--register: the master URL must not have a ?query"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.url);
+    TempDir dir;
+    ChildProcess worker({worker_binary(), "--listen", "127.0.0.1:0", "--register", c.url},
+                        dir.file("log"));
+    CHECK(worker.wait(5s) == 2);
+    CHECK(read_file(dir.file("log")).find(c.error) != std::string::npos);
+  }
 }
 
 TEST_CASE("jqworker --register makes jqmaster list it and dispatch to it", "[http]") {

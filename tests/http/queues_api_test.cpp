@@ -198,7 +198,7 @@ TEST_CASE("a name with no jobs yet can be paused and is then listed", "[http]") 
   CHECK(f.http.get("/v1/queues/later").status == 404);  // forgotten again
 }
 
-TEST_CASE("pause and resume toggle paused; a paused queue keeps accepting pushes", "[http]") {
+TEST_CASE("pause and resume toggle paused, and a paused queue keeps accepting pushes", "[http]") {
   Fixture f;
   f.push("email");
   f.push("resize");

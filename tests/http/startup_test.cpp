@@ -23,7 +23,7 @@ TEST_CASE("a wrong value from the environment stops the start naming it", "[http
   CHECK(r.output.find("JQ_LOG_LEVEL") != std::string::npos);
 }
 
-TEST_CASE("bad flags exit 2; --version and --help exit 0", "[http]") {
+TEST_CASE("bad flags exit 2, --version and --help exit 0", "[http]") {
   CHECK(run_master({"--no-such-flag"}).exit_code == 2);
   auto version = run_master({"--version"});
   CHECK(version.exit_code == 0);

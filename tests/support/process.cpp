@@ -3,11 +3,16 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
+#include <climits>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,20 +71,28 @@ void ChildProcess::signal(int signo) {
   if (pid_ > 0 && !exit_code_) ::kill(pid_, signo);
 }
 
+// Sleeps in poll() on a pidfd, which wakes when the child exits; where pidfd_open is missing
+// (Linux before 5.3) it looks again every 2 ms instead.
 std::optional<int> ChildProcess::wait(std::chrono::milliseconds timeout) {
   if (exit_code_) return exit_code_;
   if (pid_ <= 0) return std::nullopt;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const int pidfd = timeout.count() > 0 ? static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)) : -1;
   for (;;) {
     int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
       exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return exit_code_;
+      break;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    usleep(2000);
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd exited{pidfd, POLLIN, 0};
+    const auto wait_ms = std::min<std::int64_t>(left.count(), pidfd >= 0 ? INT_MAX : 2);
+    poll(&exited, pidfd >= 0 ? 1 : 0, static_cast<int>(wait_ms));
   }
+  if (pidfd >= 0) close(pidfd);
+  return exit_code_;
 }
 
 void ChildProcess::kill_and_wait() {

@@ -104,8 +104,89 @@ workers:
 )");
   CHECK(error.key == "workers[1].url");
   CHECK(error.message ==
-        "config: workers[1].url: must be an absolute http:// URL, e.g. http://10.0.0.5:9000/run, "
-        "got \"ftp://b:1/\"");
+        "config: workers[1].url: must be an absolute URL starting with http://, got "
+        "\"ftp://b:1/\"");
+}
+
+// Static workers are held to the rules of POST /v1/workers (api/worker_registration.hpp).
+TEST_CASE("a worker url is refused by the API's rules, naming workers[1].url", "[unit]") {
+  struct Case {
+    const char* url;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"http://user:password@10.0.0.5:9000/run",
+       "config: workers[1].url: must not contain user:password@; use headers for credentials, "
+       "got \"http://user:password@10.0.0.5:9000/run\""},
+      {"http://:9000/run",
+       "config: workers[1].url: must name a host: http://HOST[:PORT]/path, got "
+       "\"http://:9000/run\""},
+      {"https://10.0.0.5/run",
+       "config: workers[1].url: must start with http://: only http:// is supported for now, got "
+       "\"https://10.0.0.5/run\""},
+      {"http://10.0.0.5:70000/",
+       "config: workers[1].url: has an invalid port \"70000\": use "
+       "1-65535, got \"http://10.0.0.5:70000/\""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.url);
+    const auto error = yaml_error("workers:\n  - {url: 'http://a:1/', names: [x]}\n  - {url: '" +
+                                  std::string(c.url) + "', names: [x]}\n");
+    CHECK(error.key == "workers[1].url");
+    CHECK(error.message == c.message);
+  }
+}
+
+TEST_CASE("a worker url longer than the API allows is refused", "[unit]") {
+  const std::string url = "http://w/" + std::string(2040, 'p');
+  const auto error = yaml_error("workers: [{url: '" + url + "', names: [x]}]");
+  CHECK(error.key == "workers[0].url");
+  CHECK(error.message.find("must be at most 2048 bytes (this one has 2049)") != std::string::npos);
+  CHECK(parse_yaml("workers: [{url: '" + url.substr(0, 2048) + "', names: [x]}]").workers.size() ==
+        1);
+}
+
+TEST_CASE("a header the master sets itself is refused, naming workers[1].headers.Host", "[unit]") {
+  for (const char* name :
+       {"Host", "Content-Length", "content-type", "X-Jq-Job-Id", "x-jq-attempt"}) {
+    INFO(name);
+    const auto error = yaml_error(
+        "workers:\n  - {url: 'http://a:1/', names: [x]}\n"
+        "  - {url: 'http://b:1/', names: [x], headers: {" +
+        std::string(name) + ": v}}\n");
+    CHECK(error.key == "workers[1].headers." + std::string(name));
+    CHECK(error.message == "config: workers[1].headers." + std::string(name) +
+                               ": is set by the master and cannot be registered");
+  }
+}
+
+TEST_CASE("a header value with CR or LF is refused, naming its key", "[unit]") {
+  for (const char* value : {R"("a\r\nX-Evil: 1")", R"("a\nb")", R"("a\rb")"}) {
+    INFO(value);
+    const auto error = yaml_error(
+        "workers: [{url: 'http://a:1/', names: [x], headers: {X-A: " + std::string(value) + "}}]");
+    CHECK(error.key == "workers[0].headers.X-A");
+    CHECK(error.message.find("workers[0].headers.X-A: must be at most 8192 bytes without CR, LF "
+                             "or NUL, got ") != std::string::npos);
+  }
+}
+
+TEST_CASE("a header name repeated in another case is refused", "[unit]") {
+  const auto error =
+      yaml_error("workers: [{url: 'http://a:1/', names: [x], headers: {X-A: '1', x-a: '2'}}]");
+  CHECK(error.key == "workers[0].headers.x-a");
+  CHECK(error.message.find("repeats a header name") != std::string::npos);
+}
+
+TEST_CASE("worker names follow the API's job name rule, and repeats are kept once", "[unit]") {
+  const auto error = yaml_error("workers: [{url: 'http://a:1/', names: [ok, 'bad name']}]");
+  CHECK(error.key == "workers[0].names[1]");
+  CHECK(error.message.find("must be a job name (1-128 bytes") != std::string::npos);
+  CHECK(yaml_error("workers: [{url: 'http://a:1/', names: [.hidden]}]").key ==
+        "workers[0].names[0]");
+  const auto workers = parse_yaml("workers: [{url: 'http://a:1/', names: [b, a, b]}]").workers;
+  REQUIRE(workers.size() == 1);
+  CHECK(workers[0].names == std::vector<std::string>{"b", "a"});
 }
 
 TEST_CASE("worker entries are checked field by field", "[unit]") {

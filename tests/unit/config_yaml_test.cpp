@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "api/field_values.hpp"
 #include "src/config/config.hpp"
+#include "tests/unit/api_test_msgpack.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using namespace jq::config;
@@ -98,6 +100,22 @@ TEST_CASE("numbers may be written as integers, decimals or with an exponent", "[
   CHECK(parse_yaml("defaults: {timeout: 1e2}").defaults.timeout_s == 100);
   CHECK(parse_yaml("retry: {base: 2, max: +2.0}").retry.max_s == 2);
   CHECK(parse_yaml("shutdown_grace: .5").shutdown_grace_s == 0.5);
+}
+
+TEST_CASE("defaults.timeout becomes milliseconds exactly as a pushed job's timeout does",
+          "[unit]") {
+  // ceil(2.007 * 1000) is 2008: a conversion of its own, apart from the API's, gives 1 ms more.
+  for (const char* seconds : {"2.007", "4.001", "1.1", "0.0001", "30"}) {
+    INFO(seconds);
+    const std::string value = jq::api::test::Mp().f64(std::stod(seconds));
+    const auto pushed = jq::api::read_seconds_field("timeout", value, 86400);
+    REQUIRE(pushed);
+    CHECK(parse_yaml(std::string("defaults: {timeout: ") + seconds + "}").defaults.timeout() ==
+          *pushed);
+  }
+  CHECK(parse_yaml("defaults: {timeout: 2.007}").defaults.timeout() ==
+        std::chrono::milliseconds(2007));
+  CHECK(Defaults{}.timeout() == std::chrono::milliseconds(30'000));
 }
 
 TEST_CASE("redis.url accepts empty, redis:// and unix://", "[unit]") {

@@ -61,7 +61,8 @@ TEST_CASE("a child found again is the same child", "[unit]") {
   CHECK_THROWS_AS(family.with({"only-one"}), std::invalid_argument);
 }
 
-TEST_CASE("label values escape backslash, double quote and newline; HELP escapes too", "[unit]") {
+TEST_CASE("label values escape backslash, double quote and newline, and HELP escapes too",
+          "[unit]") {
   CHECK(escape_label_value("plain") == "plain");
   CHECK(escape_label_value(R"(a\b"c)"
                            "\nd") == R"(a\\b\"c\nd)");
@@ -136,7 +137,7 @@ TEST_CASE("counts from many threads add up", "[unit]") {
   CHECK(h.snapshot().sum == 20000);
 }
 
-TEST_CASE("values past the cap share the _other bundle; earlier ones keep theirs", "[unit]") {
+TEST_CASE("values past the cap share the _other bundle, and earlier ones keep theirs", "[unit]") {
   int made = 0;
   CappedLabels<std::string> labels(2, [&made](const std::string& label) {
     ++made;

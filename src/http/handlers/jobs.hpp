@@ -15,7 +15,8 @@
 
 namespace jq::http {
 
-// What one push stored: for this master's scheduler (to look at once) and its metrics.
+// What one accepted push stored, for the push metrics (jobs per name, request duration). The
+// scheduler does not use it: it hears of new jobs from the push script's announcement.
 struct Pushed {
   std::vector<std::pair<std::string, std::size_t>> names;  // each job name once, with its jobs
   std::chrono::steady_clock::duration elapsed{};           // from the request to its 201
