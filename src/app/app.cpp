@@ -1,7 +1,6 @@
 #include "src/app/app.hpp"
 
 #include <atomic>
-#include <cmath>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -49,9 +48,7 @@ namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
 api::JobDefaults job_defaults(const config::Config& c) {
-  return api::JobDefaults{
-      c.defaults.max_retry,
-      milliseconds(static_cast<std::int64_t>(std::ceil(c.defaults.timeout_s * 1000)))};
+  return api::JobDefaults{c.defaults.max_retry, c.defaults.timeout()};
 }
 
 http::ServerOptions server_options(const config::Config& c) {
