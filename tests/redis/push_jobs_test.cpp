@@ -147,7 +147,7 @@ TEST_CASE("a later push with a larger ready stamp sorts after earlier jobs of eq
   CHECK(order == std::vector<std::string>{urgent[0], early[0], early[1], late[0]});
 }
 
-TEST_CASE("within a shard the list keeps push order; members compare by their stamps as numbers",
+TEST_CASE("within a shard the list keeps push order, members compare by their stamps as numbers",
           "[redis]") {
   // Stamps picked so that their decimal texts would sort the other way round: members compare
   // as numbers (fixed-width base62), which is how the scheduler orders the heads of shards.

@@ -60,7 +60,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("DispatchStore: heads are the best job per queue; a reservation stops at the bound",
+TEST_CASE("DispatchStore: heads are the best job per queue, a reservation stops at the bound",
           "[redis]") {
   Fixture f;
   const JobId low = f.push(new_job("mail", 1));
@@ -89,7 +89,7 @@ TEST_CASE("DispatchStore: heads are the best job per queue; a reservation stops 
   CHECK(f.state(low) == JobState::running);
 }
 
-TEST_CASE("DispatchStore: a success is kept once for the pusher; a stale one is ignored",
+TEST_CASE("DispatchStore: a success is kept once for the pusher, a stale one is ignored",
           "[redis]") {
   Fixture f;
   auto kept = new_job("mail");

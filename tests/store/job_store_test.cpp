@@ -55,7 +55,7 @@ TEST_CASE("JobStore: a batch is stored in one shard, consecutive pushes spread",
   CHECK(f.push(new_job("d")).shard != shard);  // shard_run 1: the next push moves on
 }
 
-TEST_CASE("JobStore: cancel removes a queued job once; unknown ids are not found", "[redis]") {
+TEST_CASE("JobStore: cancel removes a queued job once, unknown ids are not found", "[redis]") {
   Fixture f;
   const JobId id = f.push(new_job("mail"));
   CHECK(f.h.run(f.jobs.cancel(id)));

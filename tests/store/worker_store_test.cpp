@@ -30,7 +30,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("WorkerStore: registering a url again keeps its id; removal forgets it", "[redis]") {
+TEST_CASE("WorkerStore: registering a url again keeps its id, removal forgets it", "[redis]") {
   Fixture f;
   auto first = f.h.run(f.one.add(registration("http://127.0.0.1:9001/")));
   REQUIRE(first);

@@ -59,7 +59,7 @@ void start(EndpointSlots& slots, EndpointState& state, int jobs) {
 
 }  // namespace
 
-TEST_CASE("open endpoints come fewest outstanding first; full ones are left out", "[unit]") {
+TEST_CASE("open endpoints come fewest outstanding first, full ones are left out", "[unit]") {
   auto slots = with({endpoint("a", 4), endpoint("b", 4), endpoint("c", 1)});
   start(slots, *slots.find("a"), 3);
   start(slots, *slots.find("b"), 1);
@@ -86,7 +86,7 @@ TEST_CASE("endpoints serving the same names share by fewest outstanding", "[unit
   CHECK(EndpointSlots::want(*slots.find("b"), open) == 1);  // at least one
 }
 
-TEST_CASE("a finished attempt keeps its slot held; idle slots go back after the linger", "[unit]") {
+TEST_CASE("a finished attempt keeps its slot held, idle slots go back after the linger", "[unit]") {
   auto slots = with({endpoint("a", 2)});
   EndpointState& a = *slots.find("a");
   start(slots, a, 1);

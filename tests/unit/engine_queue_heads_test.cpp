@@ -124,7 +124,7 @@ TEST_CASE("a queue forgotten during a read stays unknown after its answer", "[un
   CHECK(heads.unknown({"mail"}).size() == 1);
 }
 
-TEST_CASE("a failed read leaves the queue unknown; forget_all forgets every queue", "[unit]") {
+TEST_CASE("a failed read leaves the queue unknown, forget_all forgets every queue", "[unit]") {
   QueueHeads heads(2);
   heads.begin({0, "mail"});
   heads.fail({0, "mail"});
