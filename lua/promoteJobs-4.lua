@@ -6,7 +6,7 @@
   KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)
   KEYS[4] counts hash of the shard (scheduled:<name> -= 1, ready:<name> += 1 per promoted job)
   ARGV[1] now (ms since the epoch): jobs due at or before it are promoted
-  ARGV[2] the most jobs to promote
+  ARGV[2] max: the most jobs to promote
   ARGV[3] events channel: gets announce_ready once per distinct name promoted, with its best
           promoted job
   ARGV[4] the shard (its number, for the announcements)

@@ -6,6 +6,10 @@
 #include <span>
 
 #include "src/events/event.hpp"
+#include "src/redis/bindings/delete_dead_job.hpp"
+#include "src/redis/bindings/list_dead.hpp"
+#include "src/redis/bindings/queue_stats.hpp"
+#include "src/redis/bindings/retry_dead_job.hpp"
 #include "src/store/job_record.hpp"
 #include "src/util/time.hpp"
 
@@ -14,7 +18,10 @@ namespace {
 
 using redis::Reply;
 using redis::ScriptCall;
-using redis::ScriptId;
+using redis::bindings::DeleteDeadJob;
+using redis::bindings::ListDead;
+using redis::bindings::QueueStats;
+using redis::bindings::RetryDeadJob;
 using Command = std::vector<std::string>;
 
 // The fields of a shard's stats hash that stats() reports, in StoreStats order.
@@ -32,13 +39,13 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
   QueueInfo info{std::move(name), 0, 0, 0, 0, paused, 0};
   std::int64_t oldest = -1;
   for (const Reply& r : shards) {
-    if (!r.is_array() || r.elements.size() != 5)
-      return unexpected(StoreError::bad_reply("queueStats", r));
-    info.ready += r.elements[0].integer;
-    info.scheduled += r.elements[1].integer;
-    info.running += r.elements[2].integer;
-    info.dead += r.elements[3].integer;
-    const std::int64_t stamp = r.elements[4].integer;
+    auto stats = QueueStats::decode(r);
+    if (!stats) return unexpected(StoreError::bad_reply(stats.error()));
+    info.ready += stats->ready;
+    info.scheduled += stats->scheduled;
+    info.running += stats->running;
+    info.dead += stats->dead;
+    const std::int64_t stamp = stats->oldest_stamp_us.value_or(-1);
     if (stamp >= 0 && (oldest < 0 || stamp < oldest)) oldest = stamp;
   }
   // Stamps come from the pushing master's clock, which may run a little ahead of ours.
@@ -48,15 +55,13 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
 
 // listDead's {field, failed_at_ms, record, ...} of one shard, appended to `out`.
 Expected<void, StoreError> add_dead(int shard, const Reply& reply, std::vector<DeadJob>& out) {
-  if (!reply.is_array() || reply.elements.size() % 3 != 0) {
-    return unexpected(StoreError::bad_reply("listDead", reply));
-  }
-  for (std::size_t i = 0; i < reply.elements.size(); i += 3) {
-    auto record = decode_record(reply.elements[i + 2].str);
+  auto dead = ListDead::decode(reply);
+  if (!dead) return unexpected(StoreError::bad_reply(dead.error()));
+  for (ListDead::Dead& d : *dead) {
+    auto record = decode_record(d.record);
     if (!record) return unexpected(StoreError::bad_reply("listDead (record)", reply));
-    out.push_back(DeadJob{JobId{shard, reply.elements[i].str}, std::move(record->name),
-                          record->attempts, integer_or_zero(reply.elements[i + 1]),
-                          std::move(record->result)});
+    out.push_back(DeadJob{JobId{shard, std::move(d.field)}, std::move(record->name),
+                          record->attempts, d.failed_at_ms, std::move(record->result)});
   }
   return {};
 }
@@ -77,9 +82,7 @@ std::int64_t QueueStore::now_us() const {
 }
 
 ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) const {
-  return ScriptCall{ScriptId::queue_stats,
-                    {keys_.ready(shard, name), keys_.counts(shard), keys_.jobs_prefix(shard)},
-                    {name}};
+  return QueueStats::call(QueueStats::keys(keys_, shard, name), {name});
 }
 
 // The scripts, then the `extra` commands, in one round trip (Client::eval_pipeline); the replies
@@ -217,8 +220,7 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
                                                                              int limit) {
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) {
-    calls.push_back(ScriptCall{
-        ScriptId::list_dead, {keys_.dead(s), keys_.jobs_prefix(s)}, {name, std::to_string(limit)}});
+    calls.push_back(ListDead::call(ListDead::keys(keys_, s), {name, limit}));
   }
   std::vector<Command> no_commands;
   auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
@@ -234,28 +236,26 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
-  ScriptCall call{
-      ScriptId::retry_dead_job,
-      {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
-       keys_.counts(id.shard), keys_.done(id.shard, id.field)},
-      {id.field, std::to_string(now_us()), keys_.events_channel(), std::to_string(id.shard)}};
+  redis::ScriptCall call =
+      RetryDeadJob::call(RetryDeadJob::keys(keys_, id.shard, id.field),
+                         {id.field, now_us(), keys_.events_channel(), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("retryDeadJob", *reply));
-  if (reply->integer != 1) {
+  auto status = RetryDeadJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  if (*status == RetryDeadJob::Status::not_found) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }
   co_return Expected<void, StoreError>{};
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
-  ScriptCall call{ScriptId::delete_dead_job,
-                  {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.counts(id.shard)},
-                  {id.field}};
+  redis::ScriptCall call = DeleteDeadJob::call(DeleteDeadJob::keys(keys_, id.shard), {id.field});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("deleteDeadJob", *reply));
-  if (reply->integer != 1) {
+  auto status = DeleteDeadJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  if (*status == DeleteDeadJob::Status::not_found) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }
   co_return Expected<void, StoreError>{};

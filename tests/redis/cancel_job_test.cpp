@@ -5,17 +5,14 @@
 #include "tests/redis/script_test_support.hpp"
 
 using namespace jq::test;
-using jq::redis::ScriptId;
+using jq::redis::bindings::CancelJob;
 using jq::store::JobState;
 
 namespace {
 
 jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                             const std::string& field) {
-  return r.eval(ScriptId::cancel_job,
-                {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field),
-                 keys.counts(shard), keys.ready_prefix(shard)},
-                {field});
+  return r.eval(CancelJob::call(CancelJob::keys(keys, shard, field), {field}));
 }
 
 }  // namespace

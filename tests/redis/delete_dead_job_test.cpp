@@ -5,15 +5,14 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::DeleteDeadJob;
 using jq::store::JobState;
 
 namespace {
 
 Reply delete_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                       const std::string& field) {
-  return r.eval(ScriptId::delete_dead_job,
-                {keys.jobs_prefix(shard), keys.dead(shard), keys.counts(shard)}, {field});
+  return r.eval(DeleteDeadJob::call(DeleteDeadJob::keys(keys, shard), {field}));
 }
 
 void put_dead(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {

@@ -7,17 +7,17 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ExpireWorkers;
 
 namespace {
 
 std::vector<std::string> expire_workers(SyncRedis& r, const jq::redis::Keys& keys,
                                         std::int64_t now_ms) {
-  Reply reply = r.eval(ScriptId::expire_workers, {keys.workers(), keys.worker_urls()},
-                       {std::to_string(now_ms), keys.events_channel()});
-  REQUIRE(reply.is_array());
-  std::vector<std::string> ids;
-  for (const Reply& e : reply.elements) ids.push_back(e.str);
+  Reply reply =
+      r.eval(ExpireWorkers::call(ExpireWorkers::keys(keys), {now_ms, keys.events_channel()}));
+  auto removed = ExpireWorkers::decode(reply);
+  REQUIRE(removed);
+  std::vector<std::string> ids = *removed;
   std::sort(ids.begin(), ids.end());
   return ids;
 }

@@ -5,18 +5,16 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::PromoteJobs;
 using jq::store::JobState;
 
 namespace {
 
 std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                        std::int64_t now_ms, int limit = 100) {
-  Reply reply = r.eval(ScriptId::promote_jobs,
-                       {keys.scheduled(shard), keys.jobs_prefix(shard), keys.ready_prefix(shard),
-                        keys.counts(shard)},
-                       {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
-                        std::to_string(shard)});
+  Reply reply = r.eval(PromoteJobs::call(PromoteJobs::keys(keys, shard),
+                                         {now_ms, limit, keys.events_channel(), shard}));
+  REQUIRE(PromoteJobs::decode(reply));
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
   return {reply.elements[0].integer, reply.elements[1].integer};

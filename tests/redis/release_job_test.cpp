@@ -5,17 +5,15 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ReleaseJob;
 using jq::store::JobState;
 
 namespace {
 
 Reply release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
                   int attempt, const std::string& name = "email") {
-  return r.eval(
-      ScriptId::release_job,
-      {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
-      {field, std::to_string(attempt), keys.events_channel(), std::to_string(shard)});
+  return r.eval(ReleaseJob::call(ReleaseJob::keys(keys, shard, name),
+                                 {field, attempt, keys.events_channel(), shard}));
 }
 
 }  // namespace

@@ -5,14 +5,12 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::RemoveWorker;
 
 namespace {
 
 Reply remove_worker(SyncRedis& r, const jq::redis::Keys& keys, const std::string& id) {
-  return r.eval(ScriptId::remove_worker,
-                {keys.workers(), keys.worker_urls(), keys.worker_slots(id), keys.worker_stats(id)},
-                {id, keys.events_channel()});
+  return r.eval(RemoveWorker::call(RemoveWorker::keys(keys, id), {id, keys.events_channel()}));
 }
 
 // A registration as registerWorker stores it, with slots held and stats.

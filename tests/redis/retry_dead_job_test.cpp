@@ -5,7 +5,7 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::RetryDeadJob;
 using jq::store::JobState;
 
 namespace {
@@ -14,11 +14,8 @@ constexpr std::int64_t kRetryStampUs = kStampUs + 5000000;
 
 Reply retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                      const std::string& field) {
-  return r.eval(
-      ScriptId::retry_dead_job,
-      {keys.jobs_prefix(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
-       keys.done(shard, field)},
-      {field, std::to_string(kRetryStampUs), keys.events_channel(), std::to_string(shard)});
+  return r.eval(RetryDeadJob::call(RetryDeadJob::keys(keys, shard, field),
+                                   {field, kRetryStampUs, keys.events_channel(), shard}));
 }
 
 // A dead job as failJob leaves it, with its failure kept for the pusher.

@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 #include <msgpack.hpp>
 
+#include "src/redis/bindings/all.hpp"
 #include "src/redis/keys.hpp"
 #include "src/redis/reply.hpp"
 #include "src/redis/scripts.hpp"
@@ -35,7 +36,7 @@ inline redis::Keys fresh_keys() {
   return redis::Keys("t" + std::to_string(++counter));
 }
 
-// One job as pushJobs-5.lua takes it (six ARGV).
+// One job as pushJobs-5.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -53,17 +54,14 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs,
                               const std::string& traceparent = "") {
-  std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us),
-                                   keys.events_channel(), traceparent, std::to_string(shard)};
+  using redis::bindings::PushJobs;
+  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, {}};
   for (const PushArgs& j : jobs) {
-    args.insert(args.end(),
-                {j.name, j.argument, std::to_string(j.priority), std::to_string(j.max_retry),
-                 j.keep_result ? "1" : "0", std::to_string(j.timeout_ms)});
+    args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms});
   }
-  return r.eval(redis::ScriptId::push_jobs,
-                {keys.stats(shard), keys.jobs_prefix(shard), keys.names(shard),
-                 keys.ready_prefix(shard), keys.counts(shard)},
-                args);
+  redis::Reply reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
+  REQUIRE(PushJobs::decode(reply, jobs.size()));
+  return reply;
 }
 
 // A script's array of integers, e.g. fetchResult's {2, state, attempts, keep_result}; fails the
@@ -306,10 +304,13 @@ inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, in
                                        std::int64_t now_ms = kNowMs,
                                        const std::string& bound_priority = "",
                                        const std::string& bound_member = "") {
-  return r.eval(redis::ScriptId::reserve_jobs,
-                {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name),
-                 keys.counts(shard), keys.stats(shard)},
-                {std::to_string(now_ms), std::to_string(max), bound_priority, bound_member, name});
+  using redis::bindings::ReserveJobs;
+  std::optional<std::int64_t> bound;
+  if (!bound_priority.empty()) bound = std::stoll(bound_priority);
+  redis::Reply reply = r.eval(ReserveJobs::call(ReserveJobs::keys(keys, shard, name),
+                                                {now_ms, max, bound, bound_member, name}));
+  REQUIRE(ReserveJobs::decode(reply));
+  return reply;
 }
 
 // The same, only the jobs taken: {field1, record1, ...}.

@@ -7,6 +7,7 @@
 
 using namespace jq::test;
 using jq::redis::ScriptId;
+using jq::redis::bindings::InitStore;
 
 namespace {
 
@@ -58,7 +59,7 @@ TEST_CASE("scripts still run after SCRIPT FLUSH, through the EVAL fallback", "[r
   REQUIRE(missing.is_error());
   CHECK(missing.str.starts_with("NOSCRIPT"));
 
-  auto reply = r.eval(ScriptId::init_store, {keys.meta()}, {"4", "1", "2"});
+  auto reply = r.eval(InitStore::call(InitStore::keys(keys), {4, 1, 2}));
   CHECK(integers(reply) == std::vector<std::int64_t>{4, 2});
   CHECK(fields_of(push_jobs(r, keys, 0, {{}})) == std::vector<std::string>{"000000001"});
 }
