@@ -74,14 +74,20 @@ std::string Keys::worker_urls() const {
 std::string Keys::worker_seq() const {
   return control_key("worker_seq");
 }
+std::string Keys::worker_slots_prefix() const {
+  return control_key("slots:");
+}
 std::string Keys::worker_slots(std::string_view worker_id) const {
-  return control_key("slots:").append(worker_id);
+  return worker_slots_prefix().append(worker_id);
 }
 std::string Keys::masters() const {
   return control_key("masters");
 }
+std::string Keys::worker_stats_prefix() const {
+  return control_key("wstats:");
+}
 std::string Keys::worker_stats(std::string_view worker_id) const {
-  return control_key("wstats:").append(worker_id);
+  return worker_stats_prefix().append(worker_id);
 }
 std::string Keys::paused() const {
   return control_key("paused");

@@ -73,8 +73,10 @@ class Keys {
   std::string workers() const;
   std::string worker_urls() const;
   std::string worker_seq() const;
+  std::string worker_slots_prefix() const;  // worker_slots(id) == worker_slots_prefix() + id
   std::string worker_slots(std::string_view worker_id) const;
   std::string masters() const;
+  std::string worker_stats_prefix() const;  // worker_stats(id) == worker_stats_prefix() + id
   std::string worker_stats(std::string_view worker_id) const;
   std::string paused() const;
 

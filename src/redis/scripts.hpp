@@ -29,6 +29,7 @@ enum class ScriptId {
   release_slots,
   queue_stats,
   list_dead,
+  pause_queue,
 };
 
 struct Script {

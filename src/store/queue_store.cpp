@@ -5,9 +5,9 @@
 #include <set>
 #include <span>
 
-#include "src/events/event.hpp"
 #include "src/redis/bindings/delete_dead_job.hpp"
 #include "src/redis/bindings/list_dead.hpp"
+#include "src/redis/bindings/pause_queue.hpp"
 #include "src/redis/bindings/queue_stats.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
 #include "src/store/job_record.hpp"
@@ -20,6 +20,7 @@ using redis::Reply;
 using redis::ScriptCall;
 using redis::bindings::DeleteDeadJob;
 using redis::bindings::ListDead;
+using redis::bindings::PauseQueue;
 using redis::bindings::QueueStats;
 using redis::bindings::RetryDeadJob;
 using Command = std::vector<std::string>;
@@ -198,19 +199,20 @@ asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::resume(std::string 
   co_return co_await set_paused(std::move(name), false);
 }
 
-// Changes the paused set, tells every master's scheduler ("q"), and reads the queue back, in one
-// round trip. The queue is answered even when its name has no jobs (a name paused before its
+// Reads the queue and changes the paused set, telling every master's scheduler (pauseQueue), in
+// one round trip. The queue is answered even when its name has no jobs (a name paused before its
 // first push, then resumed).
 asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::set_paused(std::string name,
                                                                         bool paused) {
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) calls.push_back(queue_stats_call(s, name));
-  std::vector<Command> change;
-  change.push_back({paused ? "SADD" : "SREM", keys_.paused(), name});
-  change.push_back({"PUBLISH", keys_.events_channel(),
-                    events::format_event(events::Event{events::EventKind::paused, {}})});
-  auto replies = co_await eval_all(std::move(calls), std::move(change));
+  calls.push_back(
+      PauseQueue::call(PauseQueue::keys(keys_), {name, paused, keys_.events_channel()}));
+  std::vector<Command> no_commands;
+  auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
   if (!replies) co_return unexpected(std::move(replies.error()));
+  auto changed = PauseQueue::decode(replies->back());
+  if (!changed) co_return unexpected(StoreError::bad_reply(changed.error()));
   co_return combine(std::move(name),
                     std::span<const Reply>(*replies).first(static_cast<std::size_t>(shards_)),
                     paused, now_us());

@@ -254,17 +254,11 @@ asio::awaitable<void> WorkerStore::expire() {
     spdlog::error("{}", removed.error().message());
     co_return;
   }
-  if (removed->empty()) co_return;
-  // The lapsed workers' slot leases and counters go too (the script only knows the {w} keys
-  // it was given).
-  std::vector<std::string> del{"DEL"};
+  // The script deleted their slot leases and counters too; those not yet flushed go here.
   for (const std::string& id : *removed) {
     spdlog::info("worker {} lapsed: no heartbeat within its ttl", id);
     drop_outcomes(id);
-    del.push_back(keys_.worker_slots(id));
-    del.push_back(keys_.worker_stats(id));
   }
-  co_await redis_.command(std::move(del));
 }
 
 }  // namespace jq::workers

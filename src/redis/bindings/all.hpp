@@ -11,6 +11,7 @@
 #include "src/redis/bindings/get_job.hpp"
 #include "src/redis/bindings/init_store.hpp"
 #include "src/redis/bindings/list_dead.hpp"
+#include "src/redis/bindings/pause_queue.hpp"
 #include "src/redis/bindings/promote_jobs.hpp"
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/bindings/queue_stats.hpp"
@@ -30,6 +31,6 @@ struct List {};
 using All =
     List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
-         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead>;
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue>;
 
 }  // namespace jq::redis::bindings
