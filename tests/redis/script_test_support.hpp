@@ -20,6 +20,7 @@
 #include "src/redis/scripts.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/job_state.hpp"
+#include "tests/support/records.hpp"
 #include "tests/support/redis_server.hpp"
 
 namespace jq::test {
@@ -128,15 +129,14 @@ inline store::JobRecord record_in(store::JobState state, int attempts = 0) {
 // Writes a record straight into its bucket, as if an earlier transition had left it there.
 inline void put_record(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& field,
                        const store::JobRecord& rec, const std::string& ready_member = "") {
-  REQUIRE(r.call({"HSET", keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)),
-                  pack_record(rec, ready_member)})
-              .integer == 1);
+  const RecordAt at = record_at(r, keys, shard, field);
+  REQUIRE(r.call({"HSET", at.bucket, at.slot, pack_record(rec, ready_member)}).integer == 1);
 }
 
 // Appends `member` to the ready list of (name, priority), as make_ready does.
 inline void put_ready(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& name,
                       std::int32_t priority, const std::string& member) {
-  r.call({"RPUSH", keys.ready_list(shard, name, priority), member});
+  r.call({"RPUSH", ready_list(r, keys, shard, name, priority), member});
   r.call({"ZADD", keys.ready(shard, name), std::to_string(priority), std::to_string(priority)});
 }
 
@@ -147,29 +147,6 @@ inline std::optional<std::string> hget(SyncRedis& r, const std::string& key,
   return reply.str;
 }
 
-// A job's packed record as stored, nullopt when it has none.
-inline std::optional<std::string> raw_record(SyncRedis& r, const redis::Keys& keys, int shard,
-                                             const std::string& field) {
-  return hget(r, keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)));
-}
-
-inline std::optional<store::JobRecord> read_record(SyncRedis& r, const redis::Keys& keys, int shard,
-                                                   const std::string& field) {
-  auto raw = raw_record(r, keys, shard, field);
-  if (!raw) return std::nullopt;
-  return store::decode_record(*raw);
-}
-
-// The record buckets of a shard, sorted.
-inline std::vector<std::string> job_buckets(SyncRedis& r, const redis::Keys& keys, int shard) {
-  std::vector<std::string> out;
-  for (const redis::Reply& k : r.call({"KEYS", keys.jobs_prefix(shard) + "*"}).elements) {
-    out.push_back(k.str);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Every record bucket of a shard with its content (DUMP), to check that a script changed nothing.
 inline std::string job_buckets_dump(SyncRedis& r, const redis::Keys& keys, int shard) {
   std::string out;
@@ -177,15 +154,6 @@ inline std::string job_buckets_dump(SyncRedis& r, const redis::Keys& keys, int s
     out += bucket + "=" + r.call({"DUMP", bucket}).str + ";";
   }
   return out;
-}
-
-// How many records a shard holds.
-inline long long record_count(SyncRedis& r, const redis::Keys& keys, int shard) {
-  long long n = 0;
-  for (const std::string& bucket : job_buckets(r, keys, shard)) {
-    n += r.call({"HLEN", bucket}).integer;
-  }
-  return n;
 }
 
 // Slot `index` (0-based) of a packed record, as a string (e.g. the ready member, slot 9).
@@ -230,8 +198,7 @@ inline std::vector<std::pair<std::string, std::int64_t>> ready_queue(SyncRedis& 
   auto priorities = zrange(r, keys.ready(shard, name));
   for (const auto& [member, priority] : priorities) {
     REQUIRE(member == std::to_string(priority));
-    redis::Reply list = r.call(
-        {"LRANGE", keys.ready_list(shard, name, static_cast<std::int32_t>(priority)), "0", "-1"});
+    redis::Reply list = r.call({"LRANGE", ready_list(r, keys, shard, name, priority), "0", "-1"});
     REQUIRE(!list.elements.empty());
     for (const redis::Reply& m : list.elements) out.emplace_back(m.str, priority);
   }
