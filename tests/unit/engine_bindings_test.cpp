@@ -86,6 +86,24 @@ void check_name(std::string_view name, const std::string& line) {
   }
 }
 
+// The negative numbers of `text`: a script's error codes.
+std::vector<std::int64_t> negative_numbers(const std::string& text) {
+  static const std::regex negative("(^|[^\\w.-])(-[0-9]+)");
+  std::vector<std::int64_t> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), negative);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back(std::stoll((*it)[2].str()));
+  }
+  return out;
+}
+
+// How a header says how many ARGV each item of a variable list takes ("three per job").
+std::string count_word(std::size_t n) {
+  static const char* const words[] = {"zero", "one", "two",   "three", "four",
+                                      "five", "six", "seven", "eight", "nine"};
+  return n < 10 ? words[n] : std::to_string(n);
+}
+
 // `code` as a number of its own in `text` (not part of another number or word).
 bool mentions(const std::string& text, std::int64_t code) {
   const std::regex number("(^|[^\\w.-])" + std::to_string(code) + "($|[^\\w.])");
@@ -108,6 +126,10 @@ void check_binding() {
     check_name(B::arg_names[i], h.args[i]);
   }
   CHECK((B::args_per_item > 0) == !h.variable.empty());
+  for (const std::string& line : h.variable) {
+    INFO("the variable list: " << line);
+    CHECK(line.find(count_word(B::args_per_item) + " per ") != std::string::npos);
+  }
 
   // call() lays out exactly the declared keys and arguments.
   ScriptCall call = B::call({}, {});
@@ -124,6 +146,12 @@ void check_binding() {
       const auto code = static_cast<std::int64_t>(status);
       INFO("status " << code << " in: " << h.returns);
       CHECK(mentions(h.returns, code));
+    }
+    // And every error code the header documents has its Status value.
+    for (std::int64_t code : negative_numbers(h.returns)) {
+      INFO("documented code " << code << " has no Status value");
+      CHECK(std::any_of(B::statuses.begin(), B::statuses.end(),
+                        [&](auto s) { return static_cast<std::int64_t>(s) == code; }));
     }
   }
 }
