@@ -2,17 +2,21 @@
 # lua/lib/preamble.lua always, and of the helpers lua/lib/preamble_<level>_<function>.lua only
 # those the script uses, directly or through another helper. Every helper defined is a closure
 # built on every call, so unused ones cost each EVALSHA about a microsecond.
+# Also the preamble with every helper, alone (preamble_source()): tests evaluate the scripts' own
+# key derivations (record_at, ready_list) through it instead of keeping C++ copies of them.
 # Invoked at build time: cmake -DOUTPUT=... -DLUA_DIR=... -P embed_lua.cmake
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
 file(READ "${LUA_DIR}/lib/preamble.lua" base)
 file(GLOB helper_files "${LUA_DIR}/lib/preamble_*.lua")
 list(SORT helper_files)
 set(helpers "")
+set(full_preamble "${base}\n")
 foreach(f IN LISTS helper_files)
   get_filename_component(stem "${f}" NAME_WE)
   string(REGEX REPLACE "^preamble_[0-9]+_" "" fn "${stem}")
   file(READ "${f}" "helper_${fn}")
   list(APPEND helpers "${fn}")
+  string(APPEND full_preamble "${helper_${fn}}\n")
 endforeach()
 
 file(GLOB scripts "${LUA_DIR}/*.lua")
@@ -57,6 +61,10 @@ std::span<const ScriptSource> script_sources() {
   static const ScriptSource sources[] = {
 ${entries}  };
   return sources;
+}
+
+std::string_view preamble_source() {
+  return R\"jqlua(${full_preamble})jqlua\";
 }
 
 }  // namespace jq::redis

@@ -5,7 +5,7 @@
   answer cannot finish a job that runs again elsewhere.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
-  KEYS[3] done-key prefix of the shard: a job's done key is KEYS[3] .. field (with
+  KEYS[3] done prefix of the shard: a job's done key is KEYS[3] .. field (with
           keep_result: the finished record, R_RESULT = the result)
   KEYS[4] counts hash of the shard (running:<name> -= 1 per job)
   KEYS[5] stats hash of the shard (succeeded += 1 per job)

@@ -6,7 +6,8 @@
   KEYS[2] inflight zset of the shard
   KEYS[3] scheduled zset of the shard (field, score = due ms)
   KEYS[4] dead zset of the shard (field, score = failure ms)
-  KEYS[5] done key of the job (with keep_result: the dead record, R_RESULT = the failure)
+  KEYS[5] done prefix of the shard: the job's done key is KEYS[5] .. field (with keep_result:
+          the dead record, R_RESULT = the failure), as reapJobs and completeJobs take it
   KEYS[6] counts hash of the shard (running -1; scheduled or dead +1)
   KEYS[7] stats hash of the shard (failed +1; retried or dead +1)
   ARGV[1] the job's field
@@ -15,11 +16,13 @@
   ARGV[4] should_retry: 1 | 0
   ARGV[5] message (becomes the job's last_error)
   ARGV[6] now (ms since the epoch)
-  ARGV[7] retry base (ms), ARGV[8] retry max (ms), ARGV[9] jitter (fraction, 0-1)
+  ARGV[7] retry base (ms)
+  ARGV[8] retry max (ms)
+  ARGV[9] jitter (fraction, 0-1)
   ARGV[10] result_ttl (s)
   ARGV[11] events channel: "s <due_ms>" on a retry (promoters wake then), "r <id>" when a dead
            job's failure is kept as its result
-  ARGV[12] the job's id
+  ARGV[12] the shard (its number: the job's id is <shard>-<field>)
   Returns: {1, due_ms} scheduled for a retry; {2} dead; {0} stale: nothing changed.
 ]]
 local field = ARGV[1]
@@ -30,5 +33,7 @@ local k = {jobs = KEYS[1], inflight = KEYS[2], scheduled = KEYS[3], dead = KEYS[
 local opts = {now_ms = tonumber(ARGV[6]), base_ms = tonumber(ARGV[7]),
               max_ms = tonumber(ARGV[8]), jitter = tonumber(ARGV[9]), ttl_s = ARGV[10],
               channel = ARGV[11]}
-return fail_running(k, opts, {field = field, record = record, done = KEYS[5], id = ARGV[12]},
+local job = {field = field, record = record, done = KEYS[5] .. field,
+             id = ARGV[12] .. '-' .. field}
+return fail_running(k, opts, job,
                     {bytes = ARGV[3], message = ARGV[5], retry = ARGV[4] == '1'})

@@ -4,7 +4,7 @@
   KEYS[1] dead zset of the shard (field, score = failure ms)
   KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
   ARGV[1] the name, "" for any
-  ARGV[2] the most jobs to return
+  ARGV[2] limit: the most jobs to return
   Returns: {field1, failed_at_ms1, record1, field2, ...}: records as stored (MessagePack),
            the failure object in R_RESULT.
 ]]

@@ -12,10 +12,12 @@
   ARGV[1] cutoff (ms since the epoch): attempts with a deadline before it are reaped (the
           caller leaves a grace after the deadline for answers already on their way)
   ARGV[2] now (ms since the epoch)
-  ARGV[3] the most jobs to reap
+  ARGV[3] max: the most jobs to reap
   ARGV[4] the timeout failure object (MessagePack bytes), the same for every job reaped
   ARGV[5] its message (becomes last_error)
-  ARGV[6] retry base (ms), ARGV[7] retry max (ms), ARGV[8] jitter (fraction, 0-1)
+  ARGV[6] retry base (ms)
+  ARGV[7] retry max (ms)
+  ARGV[8] jitter (fraction, 0-1)
   ARGV[9] result_ttl (s)
   ARGV[10] events channel (as failJob publishes)
   ARGV[11] the shard's number (a job's id is "<shard>-<field>")

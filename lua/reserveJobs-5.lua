@@ -10,7 +10,7 @@
   KEYS[4] counts hash of the shard (ready:<name> -= and running:<name> += jobs taken)
   KEYS[5] stats hash of the shard (dispatched += jobs taken)
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
-  ARGV[2] the most jobs to take (>= 0)
+  ARGV[2] max: the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
   ARGV[4] bound member: only jobs that sort before (ARGV[3], ARGV[4]) are taken; the bound itself
           is not. Within a priority the list's order rules; the bound is compared with the

@@ -21,12 +21,6 @@ class Histogram;
 
 namespace jq::redis {
 
-struct ScriptCall {
-  ScriptId id;
-  std::vector<std::string> keys;  // exactly script(id).num_keys
-  std::vector<std::string> args;
-};
-
 // Commands may run during the handshake (from the OnConnect hook) or once the client is ready.
 enum class Phase { ready, handshake };
 

@@ -31,9 +31,6 @@ std::string Keys::stats(int shard) const {
 std::string Keys::jobs_prefix(int shard) const {
   return shard_key(shard, "jobs:");
 }
-std::string Keys::job_bucket(int shard, std::string_view field) const {
-  return jobs_prefix(shard).append(field.substr(0, 8));
-}
 std::string Keys::names(int shard) const {
   return shard_key(shard, "names");
 }
@@ -42,9 +39,6 @@ std::string Keys::ready_prefix(int shard) const {
 }
 std::string Keys::ready(int shard, std::string_view name) const {
   return ready_prefix(shard).append(name);
-}
-std::string Keys::ready_list(int shard, std::string_view name, std::int32_t priority) const {
-  return ready(shard, name).append("#").append(std::to_string(priority));
 }
 std::string Keys::scheduled(int shard) const {
   return shard_key(shard, "scheduled");
@@ -74,14 +68,20 @@ std::string Keys::worker_urls() const {
 std::string Keys::worker_seq() const {
   return control_key("worker_seq");
 }
+std::string Keys::worker_slots_prefix() const {
+  return control_key("slots:");
+}
 std::string Keys::worker_slots(std::string_view worker_id) const {
-  return control_key("slots:").append(worker_id);
+  return worker_slots_prefix().append(worker_id);
 }
 std::string Keys::masters() const {
   return control_key("masters");
 }
+std::string Keys::worker_stats_prefix() const {
+  return control_key("wstats:");
+}
 std::string Keys::worker_stats(std::string_view worker_id) const {
-  return control_key("wstats:").append(worker_id);
+  return worker_stats_prefix().append(worker_id);
 }
 std::string Keys::paused() const {
   return control_key("paused");

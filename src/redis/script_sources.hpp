@@ -13,4 +13,8 @@ struct ScriptSource {
 
 std::span<const ScriptSource> script_sources();
 
+// lua/lib/preamble.lua followed by every helper of lua/lib: for tests, which evaluate the
+// scripts' own key derivations (record_at, ready_list) rather than keep copies of them.
+std::string_view preamble_source();
+
 }  // namespace jq::redis

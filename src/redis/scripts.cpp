@@ -33,11 +33,12 @@ constexpr std::array kBindings = {
     Binding{ScriptId::delete_dead_job, "deleteDeadJob-3"},
     Binding{ScriptId::register_worker, "registerWorker-3"},
     Binding{ScriptId::remove_worker, "removeWorker-4"},
-    Binding{ScriptId::expire_workers, "expireWorkers-2"},
+    Binding{ScriptId::expire_workers, "expireWorkers-4"},
     Binding{ScriptId::acquire_slots, "acquireSlots-2"},
     Binding{ScriptId::release_slots, "releaseSlots-1"},
     Binding{ScriptId::queue_stats, "queueStats-3"},
     Binding{ScriptId::list_dead, "listDead-2"},
+    Binding{ScriptId::pause_queue, "pauseQueue-1"},
 };
 
 std::string sha1_hex(std::string_view data) {

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jq::redis {
 
@@ -28,6 +29,7 @@ enum class ScriptId {
   release_slots,
   queue_stats,
   list_dead,
+  pause_queue,
 };
 
 struct Script {
@@ -36,6 +38,14 @@ struct Script {
   std::string_view source;  // what EVAL / SCRIPT LOAD send
   std::string sha1;         // what EVALSHA sends
   std::size_t num_keys;     // the number after '-' in the file name
+};
+
+// One EVALSHA: built by the script's binding (src/redis/bindings/), which lays out KEYS and ARGV
+// in the order of the script's header.
+struct ScriptCall {
+  ScriptId id;
+  std::vector<std::string> keys;  // exactly script(id).num_keys
+  std::vector<std::string> args;
 };
 
 // Every script, checked once: a script missing from lua/ or a file name without its key count

@@ -1,23 +1,34 @@
 #include "src/store/dispatch_store.hpp"
 
 #include "api/job_result.hpp"
+#include "src/redis/bindings/fail_job.hpp"
+#include "src/redis/bindings/promote_jobs.hpp"
+#include "src/redis/bindings/reap_jobs.hpp"
+#include "src/redis/bindings/release_job.hpp"
+#include "src/redis/bindings/reserve_jobs.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
 namespace {
 
-using redis::Reply;
 using redis::ScriptCall;
-using redis::ScriptId;
+using redis::bindings::FailJob;
+using redis::bindings::PromoteJobs;
+using redis::bindings::ReapJobs;
+using redis::bindings::ReleaseJob;
+using redis::bindings::ReserveJobs;
+using redis::bindings::RetryArgs;
 
 constexpr std::string_view kReapMessage =
     "no answer before the deadline; the master that sent it may have stopped";
 
-// The head a reserveJobs reply starts with: {member, priority}, both '' when the queue is empty.
-std::optional<QueueHead> head_of(const QueueRef& queue, Reply& reply) {
-  auto priority = reply.elements[1].as_integer();
-  if (!priority) return std::nullopt;
-  return QueueHead{queue.shard, queue.name, *priority, std::move(reply.elements[0].str)};
+std::optional<QueueHead> head_of(const QueueRef& queue, std::optional<ReserveJobs::Head> head) {
+  if (!head) return std::nullopt;
+  return QueueHead{queue.shard, queue.name, head->priority, std::move(head->member)};
+}
+
+RetryArgs retry_args(const RetryPolicy& retry) {
+  return {retry.base.count(), retry.max.count(), retry.jitter, retry.result_ttl.count()};
 }
 
 }  // namespace
@@ -48,13 +59,9 @@ std::int64_t DispatchStore::now_ms() const {
 
 ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, int max,
                                        const std::optional<QueueHead>& bound) const {
-  return ScriptCall{
-      ScriptId::reserve_jobs,
-      {keys_.jobs_prefix(queue.shard), keys_.inflight(queue.shard),
-       keys_.ready(queue.shard, queue.name), keys_.counts(queue.shard), keys_.stats(queue.shard)},
-      {std::to_string(now), std::to_string(max),
-       bound ? std::to_string(bound->priority) : std::string(),
-       bound ? bound->member : std::string(), queue.name}};
+  return ReserveJobs::call(ReserveJobs::keys(keys_, queue.shard, queue.name),
+                           {now, max, bound ? std::optional(bound->priority) : std::nullopt,
+                            bound ? bound->member : std::string(), queue.name});
 }
 
 // reserveJobs taking nothing (max 0) for every queue, in one round trip: the script answers the
@@ -67,10 +74,14 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
   for (const QueueRef& q : queues) calls.push_back(reserve_call(q, now, 0, std::nullopt));
   auto reply = co_await redis_.eval_pipeline(std::move(calls));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array() || reply->elements.size() != queues.size()) {
+    co_return unexpected(StoreError::bad_reply("a pipeline of reserveJobs", *reply));
+  }
   std::vector<std::optional<QueueHead>> out(queues.size());
-  for (std::size_t i = 0; i < queues.size() && i < reply->elements.size(); ++i) {
-    Reply& r = reply->elements[i];
-    if (r.is_array() && r.elements.size() >= 2) out[i] = head_of(queues[i], r);
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    auto reserved = ReserveJobs::decode(std::move(reply->elements[i]));
+    if (!reserved) co_return unexpected(StoreError::bad_reply(reserved.error()));
+    out[i] = head_of(queues[i], std::move(reserved->head));
   }
   co_return out;
 }
@@ -81,18 +92,20 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   ScriptCall call = reserve_call(queue, now, max, bound);
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() < 2 || reply->elements.size() % 2 != 0) {
-    co_return unexpected(StoreError::bad_reply("reserveJobs", *reply));
-  }
+  auto reserved = ReserveJobs::decode(std::move(*reply));
+  if (!reserved) co_return unexpected(StoreError::bad_reply(reserved.error()));
   Reservation out;
-  out.head = head_of(queue, *reply);
-  out.jobs.reserve(reply->elements.size() / 2 - 1);
-  for (std::size_t i = 2; i < reply->elements.size(); i += 2) {
-    auto record = decode_record(reply->elements[i + 1].str);
-    if (!record) co_return unexpected(StoreError::bad_reply("reserveJobs (record)", *reply));
+  out.head = head_of(queue, std::move(reserved->head));
+  out.jobs.reserve(reserved->jobs.size());
+  for (ReserveJobs::Taken& taken : reserved->jobs) {
+    auto record = decode_record(taken.record);
+    if (!record) {
+      co_return unexpected(
+          StoreError::internal("reserveJobs: unreadable record of " + taken.field));
+    }
     const std::int64_t deadline = now + record->timeout_ms;
-    out.jobs.push_back(ReservedJob{JobId{queue.shard, std::move(reply->elements[i].str)},
-                                   std::move(*record), deadline});
+    out.jobs.push_back(
+        ReservedJob{JobId{queue.shard, std::move(taken.field)}, std::move(*record), deadline});
   }
   co_return out;
 }
@@ -107,75 +120,59 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
                                                                        std::string failure,
                                                                        bool should_retry,
                                                                        std::string message) {
-  ScriptCall call{
-      ScriptId::fail_job,
-      {keys_.jobs_prefix(id.shard), keys_.inflight(id.shard), keys_.scheduled(id.shard),
-       keys_.dead(id.shard), keys_.done(id.shard, id.field), keys_.counts(id.shard),
-       keys_.stats(id.shard)},
-      {id.field, std::to_string(attempt), std::move(failure), should_retry ? "1" : "0",
-       std::move(message), std::to_string(now_ms()), std::to_string(retry_.base.count()),
-       std::to_string(retry_.max.count()), std::to_string(retry_.jitter),
-       std::to_string(retry_.result_ttl.count()), keys_.events_channel(), id.str()}};
+  redis::ScriptCall call =
+      FailJob::call(FailJob::keys(keys_, id.shard),
+                    {id.field, attempt, std::move(failure), should_retry, std::move(message),
+                     now_ms(), retry_args(retry_), keys_.events_channel(), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.empty())
-    co_return unexpected(StoreError::bad_reply("failJob", *reply));
-  switch (reply->elements[0].integer) {
-    case 1:
+  auto failed = FailJob::decode(*reply);
+  if (!failed) co_return unexpected(StoreError::bad_reply(failed.error()));
+  switch (failed->status) {
+    case FailJob::Status::scheduled:
       co_return FailOutcome::retry_scheduled;
-    case 2:
+    case FailJob::Status::dead:
       co_return FailOutcome::dead;
-    default:
+    case FailJob::Status::stale:
       co_return FailOutcome::stale;
   }
+  co_return unexpected(StoreError::internal("failJob: unhandled status"));
 }
 
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std::string name,
                                                                    int attempt) {
-  ScriptCall call{
-      ScriptId::release_job,
-      {keys_.jobs_prefix(id.shard), keys_.inflight(id.shard), keys_.ready(id.shard, name),
-       keys_.counts(id.shard)},
-      {id.field, std::to_string(attempt), keys_.events_channel(), std::to_string(id.shard)}};
+  redis::ScriptCall call = ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
+                                            {id.field, attempt, keys_.events_channel(), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("releaseJob", *reply));
-  co_return reply->integer == 1;
+  auto status = ReleaseJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  co_return *status == ReleaseJob::Status::released;
 }
 
 asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
-  ScriptCall call{ScriptId::promote_jobs,
-                  {keys_.scheduled(shard), keys_.jobs_prefix(shard), keys_.ready_prefix(shard),
-                   keys_.counts(shard)},
-                  {std::to_string(now_ms()), std::to_string(limit), keys_.events_channel(),
-                   std::to_string(shard)}};
+  redis::ScriptCall call = PromoteJobs::call(PromoteJobs::keys(keys_, shard),
+                                             {now_ms(), limit, keys_.events_channel(), shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != 2) {
-    co_return unexpected(StoreError::bad_reply("promoteJobs", *reply));
-  }
-  PromoteOutcome out;
-  out.promoted = static_cast<int>(reply->elements[0].integer);
-  if (reply->elements[1].integer >= 0) out.next_due_ms = reply->elements[1].integer;
-  co_return out;
+  auto promoted = PromoteJobs::decode(*reply);
+  if (!promoted) co_return unexpected(StoreError::bad_reply(promoted.error()));
+  co_return PromoteOutcome{static_cast<int>(promoted->promoted), promoted->next_due_ms};
 }
 
 asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
                                                                int limit) {
   const std::int64_t now = now_ms();
-  ScriptCall call{
-      ScriptId::reap_jobs,
-      {keys_.jobs_prefix(shard), keys_.inflight(shard), keys_.scheduled(shard), keys_.dead(shard),
-       keys_.done_prefix(shard), keys_.counts(shard), keys_.stats(shard)},
-      {std::to_string(cutoff_ms), std::to_string(now), std::to_string(limit),
+  redis::ScriptCall call = ReapJobs::call(
+      ReapJobs::keys(keys_, shard),
+      {cutoff_ms, now, limit,
        api::encode_failure(api::FailureReason::timeout, true, kReapMessage, iso8601_utc(now)),
-       std::string(kReapMessage), std::to_string(retry_.base.count()),
-       std::to_string(retry_.max.count()), std::to_string(retry_.jitter),
-       std::to_string(retry_.result_ttl.count()), keys_.events_channel(), std::to_string(shard)}};
+       std::string(kReapMessage), retry_args(retry_), keys_.events_channel(), shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("reapJobs", *reply));
-  co_return static_cast<int>(reply->integer);
+  auto reaped = ReapJobs::decode(*reply);
+  if (!reaped) co_return unexpected(StoreError::bad_reply(reaped.error()));
+  co_return static_cast<int>(*reaped);
 }
 
 }  // namespace jq::store

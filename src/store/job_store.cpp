@@ -3,16 +3,21 @@
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
+#include "src/redis/bindings/cancel_job.hpp"
+#include "src/redis/bindings/fetch_result.hpp"
+#include "src/redis/bindings/get_job.hpp"
+#include "src/redis/bindings/init_store.hpp"
+#include "src/redis/bindings/push_jobs.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
 namespace {
 
-using redis::ScriptCall;
-using redis::ScriptId;
-
-constexpr std::size_t kArgsPerBatch = 5;  // pushJobs-5.lua: now, stamp, channel, traceparent, shard
-constexpr std::size_t kArgsPerJob = 6;    // then six ARGV per job
+using redis::bindings::CancelJob;
+using redis::bindings::FetchResult;
+using redis::bindings::GetJob;
+using redis::bindings::InitStore;
+using redis::bindings::PushJobs;
 
 }  // namespace
 
@@ -45,112 +50,97 @@ asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
   // reserves them together instead of one per shard it alternates between.
   const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
                                      shard_run_ % static_cast<unsigned>(shards_));
-  ScriptCall call{ScriptId::push_jobs,
-                  {keys_.stats(shard), keys_.jobs_prefix(shard), keys_.names(shard),
-                   keys_.ready_prefix(shard), keys_.counts(shard)},
-                  {}};
-  call.args.reserve(kArgsPerBatch + jobs.size() * kArgsPerJob);
-  call.args.push_back(std::to_string(now_ms()));
-  call.args.push_back(std::to_string(next_ready_stamp_us()));
-  call.args.push_back(keys_.events_channel());
-  call.args.push_back(std::move(traceparent));
-  call.args.push_back(std::to_string(shard));
+  PushJobs::Args args{
+      now_ms(), next_ready_stamp_us(), keys_.events_channel(), std::move(traceparent), shard, {}};
+  args.jobs.reserve(jobs.size());
   for (api::NewJob& job : jobs) {
-    call.args.push_back(std::move(job.name));
-    call.args.push_back(std::move(job.argument));
-    call.args.push_back(std::to_string(job.priority));
-    call.args.push_back(std::to_string(job.max_retry));
-    call.args.push_back(job.keep_result ? "1" : "0");
-    call.args.push_back(std::to_string(job.timeout.count()));
+    args.jobs.push_back(PushJobs::Job{std::move(job.name), std::move(job.argument), job.priority,
+                                      job.max_retry, job.keep_result, job.timeout.count()});
   }
+  redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != jobs.size()) {
-    co_return unexpected(StoreError::bad_reply("pushJobs", *reply));
-  }
+  auto fields = PushJobs::decode(*reply, jobs.size());
+  if (!fields) co_return unexpected(StoreError::bad_reply(fields.error()));
   std::vector<std::string> ids;
   ids.reserve(jobs.size());
-  for (const redis::Reply& field : reply->elements) ids.push_back(JobId{shard, field.str}.str());
+  for (std::string& field : *fields) ids.push_back(JobId{shard, std::move(field)}.str());
   co_return ids;
 }
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
-  ScriptCall call{
-      ScriptId::get_job, {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)}, {id.field}};
+  redis::ScriptCall call = GetJob::call(GetJob::keys(keys_, id.shard, id.field), {id.field});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (reply->is_nil()) {
-    co_return unexpected(StoreError{StoreErrc::not_found, "no job " + id.str()});
-  }
-  if (!reply->is_string()) co_return unexpected(StoreError::internal("getJob: " + reply->str));
-  auto record = decode_record(reply->str);
+  auto raw = GetJob::decode(*reply);
+  if (!raw) co_return unexpected(StoreError::bad_reply(raw.error()));
+  if (!*raw) co_return unexpected(StoreError{StoreErrc::not_found, "no job " + id.str()});
+  auto record = decode_record(**raw);
   if (!record) co_return unexpected(StoreError::internal("unreadable record of job " + id.str()));
   co_return std::move(*record);
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  ScriptCall call{
-      ScriptId::cancel_job,
-      {keys_.jobs_prefix(id.shard), keys_.scheduled(id.shard), keys_.done(id.shard, id.field),
-       keys_.counts(id.shard), keys_.ready_prefix(id.shard)},
-      {id.field}};
+  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field), {id.field});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  switch (reply->is_integer() ? reply->integer : 0) {
-    case 1:
+  auto status = CancelJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  switch (*status) {
+    case CancelJob::Status::cancelled:
       co_return Expected<void, StoreError>{};
-    case -1:
+    case CancelJob::Status::not_found:
       co_return unexpected(StoreError{StoreErrc::not_found, "no job " + id.str()});
-    case -2:
+    case CancelJob::Status::running:
       co_return unexpected(StoreError{StoreErrc::conflict,
                                       "job " + id.str() + " is running and cannot be cancelled"});
-    case -3:
+    case CancelJob::Status::finished:
       co_return unexpected(
           StoreError{StoreErrc::conflict, "job " + id.str() + " has already finished"});
-    default:
-      co_return unexpected(StoreError::bad_reply("cancelJob", *reply));
   }
+  co_return unexpected(StoreError::internal("cancelJob: unhandled status"));
 }
 
 asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
-  ScriptCall call{ScriptId::fetch_result,
-                  {keys_.jobs_prefix(id.shard), keys_.done(id.shard, id.field)},
-                  {id.field}};
+  redis::ScriptCall call =
+      FetchResult::call(FetchResult::keys(keys_, id.shard, id.field), {id.field});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  const auto& e = reply->elements;
-  if (!reply->is_array() || e.empty() || !e[0].is_integer()) {
-    co_return unexpected(StoreError::bad_reply("fetchResult", *reply));
-  }
+  auto fetched = FetchResult::decode(*reply);
+  if (!fetched) co_return unexpected(StoreError::bad_reply(fetched.error()));
   ResultFetch out;
-  if (e[0].integer == 1 && e.size() == 2) {
-    out.kind = ResultFetch::Kind::result;
-    out.result = e[1].str;
-  } else if (e[0].integer == 2 && e.size() == 4) {
-    auto state = job_state_from_int(e[1].integer);
-    if (!state) co_return unexpected(StoreError::internal("fetchResult: bad state"));
-    out.kind = ResultFetch::Kind::pending;
-    out.state = *state;
-    out.attempts = static_cast<int>(e[2].integer);
-    out.keep_result = e[3].integer == 1;
+  switch (fetched->status) {
+    case FetchResult::Status::nothing:
+      break;
+    case FetchResult::Status::result:
+      out.kind = ResultFetch::Kind::result;
+      out.result = std::move(fetched->result);
+      break;
+    case FetchResult::Status::pending: {
+      auto state = job_state_from_int(fetched->state);
+      if (!state) co_return unexpected(StoreError::internal("fetchResult: bad state"));
+      out.kind = ResultFetch::Kind::pending;
+      out.state = *state;
+      out.attempts = static_cast<int>(fetched->attempts);
+      out.keep_result = fetched->keep_result;
+      break;
+    }
   }
   co_return out;
 }
 
 asio::awaitable<Expected<bool, std::error_code>> JobStore::verify_shards(redis::Phase phase) {
-  ScriptCall call{ScriptId::init_store,
-                  {keys_.meta()},
-                  {std::to_string(shards_), std::to_string(now_ms()),
-                   std::to_string(redis::Keys::kLayoutVersion)}};
+  redis::ScriptCall call =
+      InitStore::call(InitStore::keys(keys_), {shards_, now_ms(), redis::Keys::kLayoutVersion});
   auto reply = co_await redis_.eval(std::move(call), phase);
   if (!reply) co_return unexpected(reply.error());
-  if (!reply->is_array() || reply->elements.size() != 2 || !reply->elements[0].is_integer() ||
-      !reply->elements[1].is_integer()) {
-    spdlog::error("initStore failed: {}", reply->str);
+  auto stored = InitStore::decode(*reply);
+  if (!stored) {
+    spdlog::error("initStore failed: {}", stored.error().message());
     co_return false;
   }
-  const std::int64_t stored_shards = reply->elements[0].integer;
-  const std::int64_t stored_version = reply->elements[1].integer;
+  const std::int64_t stored_shards = stored->shards;
+  const std::int64_t stored_version = stored->layout_version;
   if (stored_version != redis::Keys::kLayoutVersion) {
     spdlog::critical(
         "the data store in this Redis database has data layout {}, this master reads layout {}. "

@@ -5,7 +5,11 @@
 #include <set>
 #include <span>
 
-#include "src/events/event.hpp"
+#include "src/redis/bindings/delete_dead_job.hpp"
+#include "src/redis/bindings/list_dead.hpp"
+#include "src/redis/bindings/pause_queue.hpp"
+#include "src/redis/bindings/queue_stats.hpp"
+#include "src/redis/bindings/retry_dead_job.hpp"
 #include "src/store/job_record.hpp"
 #include "src/util/time.hpp"
 
@@ -14,7 +18,11 @@ namespace {
 
 using redis::Reply;
 using redis::ScriptCall;
-using redis::ScriptId;
+using redis::bindings::DeleteDeadJob;
+using redis::bindings::ListDead;
+using redis::bindings::PauseQueue;
+using redis::bindings::QueueStats;
+using redis::bindings::RetryDeadJob;
 using Command = std::vector<std::string>;
 
 // The fields of a shard's stats hash that stats() reports, in StoreStats order.
@@ -32,13 +40,13 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
   QueueInfo info{std::move(name), 0, 0, 0, 0, paused, 0};
   std::int64_t oldest = -1;
   for (const Reply& r : shards) {
-    if (!r.is_array() || r.elements.size() != 5)
-      return unexpected(StoreError::bad_reply("queueStats", r));
-    info.ready += r.elements[0].integer;
-    info.scheduled += r.elements[1].integer;
-    info.running += r.elements[2].integer;
-    info.dead += r.elements[3].integer;
-    const std::int64_t stamp = r.elements[4].integer;
+    auto stats = QueueStats::decode(r);
+    if (!stats) return unexpected(StoreError::bad_reply(stats.error()));
+    info.ready += stats->ready;
+    info.scheduled += stats->scheduled;
+    info.running += stats->running;
+    info.dead += stats->dead;
+    const std::int64_t stamp = stats->oldest_stamp_us.value_or(-1);
     if (stamp >= 0 && (oldest < 0 || stamp < oldest)) oldest = stamp;
   }
   // Stamps come from the pushing master's clock, which may run a little ahead of ours.
@@ -48,15 +56,13 @@ Expected<QueueInfo, StoreError> combine(std::string name, std::span<const Reply>
 
 // listDead's {field, failed_at_ms, record, ...} of one shard, appended to `out`.
 Expected<void, StoreError> add_dead(int shard, const Reply& reply, std::vector<DeadJob>& out) {
-  if (!reply.is_array() || reply.elements.size() % 3 != 0) {
-    return unexpected(StoreError::bad_reply("listDead", reply));
-  }
-  for (std::size_t i = 0; i < reply.elements.size(); i += 3) {
-    auto record = decode_record(reply.elements[i + 2].str);
+  auto dead = ListDead::decode(reply);
+  if (!dead) return unexpected(StoreError::bad_reply(dead.error()));
+  for (ListDead::Dead& d : *dead) {
+    auto record = decode_record(d.record);
     if (!record) return unexpected(StoreError::bad_reply("listDead (record)", reply));
-    out.push_back(DeadJob{JobId{shard, reply.elements[i].str}, std::move(record->name),
-                          record->attempts, integer_or_zero(reply.elements[i + 1]),
-                          std::move(record->result)});
+    out.push_back(DeadJob{JobId{shard, std::move(d.field)}, std::move(record->name),
+                          record->attempts, d.failed_at_ms, std::move(record->result)});
   }
   return {};
 }
@@ -77,9 +83,7 @@ std::int64_t QueueStore::now_us() const {
 }
 
 ScriptCall QueueStore::queue_stats_call(int shard, const std::string& name) const {
-  return ScriptCall{ScriptId::queue_stats,
-                    {keys_.ready(shard, name), keys_.counts(shard), keys_.jobs_prefix(shard)},
-                    {name}};
+  return QueueStats::call(QueueStats::keys(keys_, shard, name), {name});
 }
 
 // The scripts, then the `extra` commands, in one round trip (Client::eval_pipeline); the replies
@@ -195,19 +199,20 @@ asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::resume(std::string 
   co_return co_await set_paused(std::move(name), false);
 }
 
-// Changes the paused set, tells every master's scheduler ("q"), and reads the queue back, in one
-// round trip. The queue is answered even when its name has no jobs (a name paused before its
+// Reads the queue and changes the paused set, telling every master's scheduler (pauseQueue), in
+// one round trip. The queue is answered even when its name has no jobs (a name paused before its
 // first push, then resumed).
 asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::set_paused(std::string name,
                                                                         bool paused) {
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) calls.push_back(queue_stats_call(s, name));
-  std::vector<Command> change;
-  change.push_back({paused ? "SADD" : "SREM", keys_.paused(), name});
-  change.push_back({"PUBLISH", keys_.events_channel(),
-                    events::format_event(events::Event{events::EventKind::paused, {}})});
-  auto replies = co_await eval_all(std::move(calls), std::move(change));
+  calls.push_back(
+      PauseQueue::call(PauseQueue::keys(keys_), {name, paused, keys_.events_channel()}));
+  std::vector<Command> no_commands;
+  auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
   if (!replies) co_return unexpected(std::move(replies.error()));
+  auto changed = PauseQueue::decode(replies->back());
+  if (!changed) co_return unexpected(StoreError::bad_reply(changed.error()));
   co_return combine(std::move(name),
                     std::span<const Reply>(*replies).first(static_cast<std::size_t>(shards_)),
                     paused, now_us());
@@ -217,8 +222,7 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
                                                                              int limit) {
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) {
-    calls.push_back(ScriptCall{
-        ScriptId::list_dead, {keys_.dead(s), keys_.jobs_prefix(s)}, {name, std::to_string(limit)}});
+    calls.push_back(ListDead::call(ListDead::keys(keys_, s), {name, limit}));
   }
   std::vector<Command> no_commands;
   auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
@@ -234,28 +238,26 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
-  ScriptCall call{
-      ScriptId::retry_dead_job,
-      {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.ready_prefix(id.shard),
-       keys_.counts(id.shard), keys_.done(id.shard, id.field)},
-      {id.field, std::to_string(now_us()), keys_.events_channel(), std::to_string(id.shard)}};
+  redis::ScriptCall call =
+      RetryDeadJob::call(RetryDeadJob::keys(keys_, id.shard, id.field),
+                         {id.field, now_us(), keys_.events_channel(), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("retryDeadJob", *reply));
-  if (reply->integer != 1) {
+  auto status = RetryDeadJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  if (*status == RetryDeadJob::Status::not_found) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }
   co_return Expected<void, StoreError>{};
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
-  ScriptCall call{ScriptId::delete_dead_job,
-                  {keys_.jobs_prefix(id.shard), keys_.dead(id.shard), keys_.counts(id.shard)},
-                  {id.field}};
+  redis::ScriptCall call = DeleteDeadJob::call(DeleteDeadJob::keys(keys_, id.shard), {id.field});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("deleteDeadJob", *reply));
-  if (reply->integer != 1) {
+  auto status = DeleteDeadJob::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  if (*status == DeleteDeadJob::Status::not_found) {
     co_return unexpected(StoreError{StoreErrc::not_found, "no dead job " + id.str()});
   }
   co_return Expected<void, StoreError>{};

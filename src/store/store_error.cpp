@@ -18,4 +18,8 @@ StoreError StoreError::bad_reply(std::string_view what, const redis::Reply& repl
   return internal(std::string(what) + " answered: " + reply.str);
 }
 
+StoreError StoreError::bad_reply(const redis::bindings::BadReply& bad) {
+  return internal(bad.message());
+}
+
 }  // namespace jq::store

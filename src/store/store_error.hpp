@@ -5,6 +5,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "src/redis/bindings/binding.hpp"
 #include "src/redis/reply.hpp"
 
 namespace jq::store {
@@ -24,6 +25,8 @@ struct StoreError {
   static StoreError internal(std::string detail);
   // internal() for a reply of `what` (a script, a pipeline) that a correct store never gives.
   static StoreError bad_reply(std::string_view what, const redis::Reply& reply);
+  // internal() for a script reply its binding could not read.
+  static StoreError bad_reply(const redis::bindings::BadReply& bad);
 };
 
 }  // namespace jq::store

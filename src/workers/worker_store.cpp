@@ -2,14 +2,22 @@
 
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
+#include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/expire_workers.hpp"
+#include "src/redis/bindings/register_worker.hpp"
+#include "src/redis/bindings/release_slots.hpp"
+#include "src/redis/bindings/remove_worker.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::workers {
 namespace {
 
 using nlohmann::json;
-using redis::ScriptCall;
-using redis::ScriptId;
+using redis::bindings::AcquireSlots;
+using redis::bindings::ExpireWorkers;
+using redis::bindings::RegisterWorker;
+using redis::bindings::ReleaseSlots;
+using redis::bindings::RemoveWorker;
 
 std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string& text) {
   try {
@@ -72,28 +80,24 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
               {"ttl_ms", ttl_ms},
               {"registered_at_ms", now},
               {"expires_at_ms", ttl_ms > 0 ? now + ttl_ms : 0}};
-  ScriptCall call{ScriptId::register_worker,
-                  {keys_.workers(), keys_.worker_urls(), keys_.worker_seq()},
-                  {registration.url, doc.dump(), keys_.events_channel()}};
+  redis::ScriptCall call = RegisterWorker::call(
+      RegisterWorker::keys(keys_), {registration.url, doc.dump(), keys_.events_channel()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != 2) {
-    co_return unexpected(StoreError::bad_reply("registerWorker", *reply));
-  }
-  co_return Registered{reply->elements[0].str, reply->elements[1].integer == 1};
+  auto registered = RegisterWorker::decode(*reply);
+  if (!registered) co_return unexpected(StoreError::bad_reply(registered.error()));
+  co_return Registered{std::move(registered->id), registered->created};
 }
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::remove(std::string id) {
   drop_outcomes(id);  // else a later flush would bring its deleted counters back
-  ScriptCall call{
-      ScriptId::remove_worker,
-      {keys_.workers(), keys_.worker_urls(), keys_.worker_slots(id), keys_.worker_stats(id)},
-      {id, keys_.events_channel()}};
+  redis::ScriptCall call =
+      RemoveWorker::call(RemoveWorker::keys(keys_, id), {id, keys_.events_channel()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer())
-    co_return unexpected(StoreError::internal("removeWorker: " + reply->str));
-  if (reply->integer != 1) {
+  auto status = RemoveWorker::decode(*reply);
+  if (!status) co_return unexpected(StoreError::bad_reply(status.error()));
+  if (*status == RemoveWorker::Status::not_found) {
     co_return unexpected(StoreError{store::StoreErrc::not_found, "no worker " + id});
   }
   co_return Expected<void, StoreError>{};
@@ -173,20 +177,18 @@ asio::awaitable<Expected<std::vector<EndpointView>, StoreError>> WorkerStore::lo
 
 asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, int want,
                                                                 int concurrency) {
-  ScriptCall call{ScriptId::acquire_slots,
-                  {keys_.worker_slots(id), keys_.masters()},
-                  {master_id_, std::to_string(want), std::to_string(concurrency),
-                   std::to_string(now_ms()), std::to_string(kHeartbeatTtl.count())}};
+  redis::ScriptCall call =
+      AcquireSlots::call(AcquireSlots::keys(keys_, id),
+                         {master_id_, want, concurrency, now_ms(), kHeartbeatTtl.count()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_integer())
-    co_return unexpected(StoreError::internal("acquireSlots: " + reply->str));
-  co_return static_cast<int>(reply->integer);
+  auto granted = AcquireSlots::decode(*reply);
+  if (!granted) co_return unexpected(StoreError::bad_reply(granted.error()));
+  co_return static_cast<int>(*granted);
 }
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id, int n) {
-  ScriptCall call{
-      ScriptId::release_slots, {keys_.worker_slots(id)}, {master_id_, std::to_string(n)}};
+  redis::ScriptCall call = ReleaseSlots::call(ReleaseSlots::keys(keys_, id), {master_id_, n});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   co_return Expected<void, StoreError>{};
@@ -243,21 +245,20 @@ asio::awaitable<void> WorkerStore::heartbeat() {
 }
 
 asio::awaitable<void> WorkerStore::expire() {
-  ScriptCall call{ScriptId::expire_workers,
-                  {keys_.workers(), keys_.worker_urls()},
-                  {std::to_string(now_ms()), keys_.events_channel()}};
-  auto removed = co_await redis_.eval(std::move(call));
-  if (!removed || !removed->is_array() || removed->elements.empty()) co_return;
-  // The lapsed workers' slot leases and counters go too (the script only knows the {w} keys
-  // it was given).
-  std::vector<std::string> del{"DEL"};
-  for (const auto& id : removed->elements) {
-    spdlog::info("worker {} lapsed: no heartbeat within its ttl", id.str);
-    drop_outcomes(id.str);
-    del.push_back(keys_.worker_slots(id.str));
-    del.push_back(keys_.worker_stats(id.str));
+  redis::ScriptCall call =
+      ExpireWorkers::call(ExpireWorkers::keys(keys_), {now_ms(), keys_.events_channel()});
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return;
+  auto removed = ExpireWorkers::decode(*reply);
+  if (!removed) {
+    spdlog::error("{}", removed.error().message());
+    co_return;
   }
-  co_await redis_.command(std::move(del));
+  // The script deleted their slot leases and counters too; those not yet flushed go here.
+  for (const std::string& id : *removed) {
+    spdlog::info("worker {} lapsed: no heartbeat within its ttl", id);
+    drop_outcomes(id);
+  }
 }
 
 }  // namespace jq::workers

@@ -5,6 +5,7 @@
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "tests/support/daemon.hpp"
+#include "tests/support/records.hpp"
 #include "tests/support/redis_server.hpp"
 
 using jq::test::Daemon;
@@ -27,12 +28,7 @@ struct Fixture {
 
   long long stored_jobs() {
     long long total = 0;
-    jq::redis::Keys keys;
-    for (int s = 0; s < kShards; ++s) {
-      for (const auto& bucket : check.call({"KEYS", keys.jobs_prefix(s) + "*"}).elements) {
-        total += check.call({"HLEN", bucket.str}).integer;
-      }
-    }
+    for (int s = 0; s < kShards; ++s) total += jq::test::record_count(check, jq::redis::Keys{}, s);
     return total;
   }
 
@@ -40,22 +36,18 @@ struct Fixture {
   void finish(const std::string& id, const std::string& result) {
     auto parsed = *jq::store::parse_job_id(id, kShards);
     jq::redis::Keys keys;
+    const auto at = jq::test::record_at(check, keys, parsed.shard, parsed.field);
     check.call({"EVAL",
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 4 "
                 "r[13] = ARGV[2] redis.call('SET', KEYS[2], cmsgpack.pack(r)) "
                 "redis.call('HDEL', KEYS[1], ARGV[1])",
-                "2", keys.job_bucket(parsed.shard, parsed.field),
-                keys.done(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field)), result});
+                "2", at.bucket, keys.done(parsed.shard, parsed.field), at.slot, result});
   }
 
   jq::store::JobRecord record(const std::string& id) {
     auto parsed = jq::store::parse_job_id(id, kShards);
     REQUIRE(parsed);
-    auto raw = check.call({"HGET", jq::redis::Keys{}.job_bucket(parsed->shard, parsed->field),
-                           std::string(jq::redis::Keys::job_slot(parsed->field))});
-    REQUIRE(raw.is_string());
-    auto rec = jq::store::decode_record(raw.str);
+    auto rec = jq::test::read_record(check, jq::redis::Keys{}, parsed->shard, parsed->field);
     REQUIRE(rec);
     return *rec;
   }
@@ -283,12 +275,11 @@ TEST_CASE("a running job cannot be cancelled", "[http]") {
   const std::string id = f.http.post("/v1/jobs", {{"name", "n"}}).value()["id"];
   // Mark it running the way a reservation does (dispatch is another issue's work).
   auto parsed = *jq::store::parse_job_id(id, kShards);
-  jq::redis::Keys keys;
+  const auto at = jq::test::record_at(f.check, jq::redis::Keys{}, parsed.shard, parsed.field);
   f.check.call({"EVAL",
                 "local r = cmsgpack.unpack(redis.call('HGET', KEYS[1], ARGV[1])) r[7] = 3 "
                 "redis.call('HSET', KEYS[1], ARGV[1], cmsgpack.pack(r))",
-                "1", keys.job_bucket(parsed.shard, parsed.field),
-                std::string(jq::redis::Keys::job_slot(parsed.field))});
+                "1", at.bucket, at.slot});
   auto res = f.http.del("/v1/jobs/" + id);
   CHECK(res.status == 409);
   CHECK(res.value()["error"] == "conflict");

@@ -3,13 +3,16 @@
 // reserveJobs and failJob scripts, as a dispatcher would.
 #include <catch2/catch.hpp>
 
+#include "src/redis/bindings/fail_job.hpp"
+#include "src/redis/bindings/reserve_jobs.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/job_id.hpp"
 #include "src/util/time.hpp"
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
 
-using jq::redis::ScriptId;
+using jq::redis::bindings::FailJob;
+using jq::redis::bindings::ReserveJobs;
 using jq::test::Daemon;
 using jq::test::DaemonOptions;
 using jq::test::HttpClient;
@@ -58,14 +61,12 @@ struct Fixture {
   std::string push_running(const std::string& name) {
     const std::string id = push(name);
     auto parsed = *jq::store::parse_job_id(id, kShards);
-    auto reply = check.eval(
-        ScriptId::reserve_jobs,
-        {keys.jobs_prefix(parsed.shard), keys.inflight(parsed.shard),
-         keys.ready(parsed.shard, name), keys.counts(parsed.shard), keys.stats(parsed.shard)},
-        {std::to_string(now_ms()), "1", "", "", name});
-    REQUIRE(reply.is_array());
-    REQUIRE(reply.elements.size() == 4);  // the queue's head after it, then the job taken
-    REQUIRE(reply.elements[2].str == parsed.field);
+    auto reply = check.eval(ReserveJobs::call(ReserveJobs::keys(keys, parsed.shard, name),
+                                              {now_ms(), 1, std::nullopt, "", name}));
+    auto reserved = ReserveJobs::decode(reply);
+    REQUIRE(reserved);
+    REQUIRE(reserved->jobs.size() == 1);
+    REQUIRE(reserved->jobs[0].field == parsed.field);
     return id;
   }
 
@@ -74,14 +75,19 @@ struct Fixture {
   void fail(const std::string& id, bool retry, std::int64_t at_ms) {
     auto parsed = *jq::store::parse_job_id(id, kShards);
     const int s = parsed.shard;
-    auto reply = check.eval(ScriptId::fail_job,
-                            {keys.jobs_prefix(s), keys.inflight(s), keys.scheduled(s), keys.dead(s),
-                             keys.done(s, parsed.field), keys.counts(s), keys.stats(s)},
-                            {parsed.field, "1", failure_bytes("boom " + id), retry ? "1" : "0",
-                             "boom", std::to_string(at_ms), std::to_string(kBackoffMs),
-                             std::to_string(kBackoffMs), "0", "3600", keys.events_channel(), id});
-    REQUIRE(reply.is_array());
-    REQUIRE(reply.elements[0].integer == (retry ? 1 : 2));
+    auto reply =
+        check.eval(FailJob::call(FailJob::keys(keys, s), {parsed.field,
+                                                          1,
+                                                          failure_bytes("boom " + id),
+                                                          retry,
+                                                          "boom",
+                                                          at_ms,
+                                                          {kBackoffMs, kBackoffMs, 0, 3600},
+                                                          keys.events_channel(),
+                                                          s}));
+    auto failed = FailJob::decode(reply);
+    REQUIRE(failed);
+    REQUIRE(failed->status == (retry ? FailJob::Status::scheduled : FailJob::Status::dead));
   }
 
   // A running job that failed now and may retry: due in an hour.

@@ -6,6 +6,7 @@
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "tests/support/daemon.hpp"
+#include "tests/support/records.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker.hpp"
 
@@ -43,10 +44,7 @@ struct Fixture {
     auto parsed = jq::store::parse_job_id(id, kShards);
     REQUIRE(parsed);
     SyncRedis check(redis.port());
-    auto raw = check.call({"HGET", jq::redis::Keys{}.job_bucket(parsed->shard, parsed->field),
-                           std::string(jq::redis::Keys::job_slot(parsed->field))});
-    REQUIRE(raw.is_string());
-    auto rec = jq::store::decode_record(raw.str);
+    auto rec = jq::test::read_record(check, jq::redis::Keys{}, parsed->shard, parsed->field);
     REQUIRE(rec);
     return *rec;
   }

@@ -5,15 +5,14 @@
 #include "tests/redis/script_test_support.hpp"
 
 using namespace jq::test;
-using jq::redis::ScriptId;
+using jq::redis::bindings::AcquireSlots;
 
 namespace {
 
 std::int64_t acquire(SyncRedis& r, const jq::redis::Keys& keys, const std::string& master, int want,
                      int concurrency = 8, std::int64_t now_ms = kNowMs) {
-  auto reply =
-      r.eval(ScriptId::acquire_slots, {keys.worker_slots("w1"), keys.masters()},
-             {master, std::to_string(want), std::to_string(concurrency), std::to_string(now_ms)});
+  auto reply = r.eval(
+      AcquireSlots::call(AcquireSlots::keys(keys, "w1"), {master, want, concurrency, now_ms, {}}));
   REQUIRE(reply.is_integer());
   return reply.integer;
 }
@@ -114,12 +113,11 @@ TEST_CASE("acquireSlots renews the caller's heartbeat when given a ttl", "[redis
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   const std::string slots = keys.worker_slots("w1");
-  auto grant = r.eval(ScriptId::acquire_slots, {slots, keys.masters()},
-                      {"fresh-master", "2", "2", "1000", "5000"});
+  auto grant =
+      r.eval(AcquireSlots::call({slots, keys.masters()}, {"fresh-master", 2, 2, 1000, 5000}));
   CHECK(grant.integer == 2);
   CHECK(r.call({"ZSCORE", keys.masters(), "fresh-master"}).str == "6000");
   // Another master now sees a live holder and gets nothing.
-  auto other =
-      r.eval(ScriptId::acquire_slots, {slots, keys.masters()}, {"other", "2", "2", "1001", "5000"});
+  auto other = r.eval(AcquireSlots::call({slots, keys.masters()}, {"other", 2, 2, 1001, 5000}));
   CHECK(other.integer == 0);
 }

@@ -5,17 +5,17 @@
 #include "tests/redis/script_test_support.hpp"
 
 using namespace jq::test;
-using jq::redis::ScriptId;
+using jq::redis::bindings::CancelJob;
 using jq::store::JobState;
 
 namespace {
 
-jq::redis::Reply cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
-                            const std::string& field) {
-  return r.eval(ScriptId::cancel_job,
-                {keys.jobs_prefix(shard), keys.scheduled(shard), keys.done(shard, field),
-                 keys.counts(shard), keys.ready_prefix(shard)},
-                {field});
+CancelJob::Status cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                             const std::string& field) {
+  auto status =
+      CancelJob::decode(r.eval(CancelJob::call(CancelJob::keys(keys, shard, field), {field})));
+  REQUIRE(status);
+  return *status;
 }
 
 }  // namespace
@@ -26,9 +26,7 @@ TEST_CASE("a cancelled queued job loses its record and ready count, and is never
   auto keys = fresh_keys();
   auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {}, {.name = "resize"}}));
 
-  auto reply = cancel_job(r, keys, 0, f[1]);
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(cancel_job(r, keys, 0, f[1]) == CancelJob::Status::cancelled);
 
   CHECK_FALSE(raw_record(r, keys, 0, f[1]));
   CHECK(read_record(r, keys, 0, f[0]));
@@ -52,9 +50,7 @@ TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled se
   r.call({"ZADD", keys.scheduled(2), "1700000005000", "00000000A", "1700000009000", "00000000B"});
   r.call({"HSET", keys.counts(2), "scheduled:email", "2", "dead:email", "1"});
 
-  auto reply = cancel_job(r, keys, 2, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(cancel_job(r, keys, 2, "00000000A") == CancelJob::Status::cancelled);
 
   CHECK_FALSE(raw_record(r, keys, 2, "00000000A"));
   auto scheduled = zrange(r, keys.scheduled(2));
@@ -64,7 +60,7 @@ TEST_CASE("cancelling a job waiting for a retry removes it from the scheduled se
   CHECK(hgetall(r, keys.counts(2)) ==
         std::map<std::string, std::string>{{"scheduled:email", "1"}, {"dead:email", "1"}});
 
-  CHECK(cancel_job(r, keys, 2, "00000000B").integer == 1);
+  CHECK(cancel_job(r, keys, 2, "00000000B") == CancelJob::Status::cancelled);
   CHECK(hgetall(r, keys.counts(2)) == std::map<std::string, std::string>{{"dead:email", "1"}});
 }
 
@@ -72,8 +68,8 @@ TEST_CASE("a cancelled job cannot be cancelled again", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   auto f = fields_of(push_jobs(r, keys, 0, {{}}));
-  CHECK(cancel_job(r, keys, 0, f[0]).integer == 1);
-  CHECK(cancel_job(r, keys, 0, f[0]).integer == -1);
+  CHECK(cancel_job(r, keys, 0, f[0]) == CancelJob::Status::cancelled);
+  CHECK(cancel_job(r, keys, 0, f[0]) == CancelJob::Status::not_found);
 }
 
 TEST_CASE("a running job is not cancelled and nothing changes", "[redis]") {
@@ -86,9 +82,7 @@ TEST_CASE("a running job is not cancelled and nothing changes", "[redis]") {
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
-  auto reply = cancel_job(r, keys, 0, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == -2);
+  CHECK(cancel_job(r, keys, 0, "00000000A") == CancelJob::Status::running);
   CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
@@ -101,9 +95,7 @@ TEST_CASE("a dead job counts as finished and is not cancelled", "[redis]") {
   r.call({"ZADD", keys.dead(0), "1700000030000", "00000000A"});
   const std::string jobs_before = job_buckets_dump(r, keys, 0);
 
-  auto reply = cancel_job(r, keys, 0, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == -3);
+  CHECK(cancel_job(r, keys, 0, "00000000A") == CancelJob::Status::finished);
   CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(zrange(r, keys.dead(0)).size() == 1);
 }
@@ -114,9 +106,7 @@ TEST_CASE("a succeeded job with a kept result is finished and not cancelled", "[
   const std::string done = keys.done(0, "00000000A");
   r.call({"SET", done, pack_record(record_in(JobState::succeeded, 1)), "EX", "3600"});
 
-  auto reply = cancel_job(r, keys, 0, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == -3);
+  CHECK(cancel_job(r, keys, 0, "00000000A") == CancelJob::Status::finished);
   CHECK(exists(r, done));
 }
 
@@ -125,9 +115,7 @@ TEST_CASE("cancelling an unknown job answers -1", "[redis]") {
   auto keys = fresh_keys();
   push_jobs(r, keys, 0, {{}});
 
-  auto reply = cancel_job(r, keys, 0, "00000000Z");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == -1);
+  CHECK(cancel_job(r, keys, 0, "00000000Z") == CancelJob::Status::not_found);
   CHECK(record_count(r, keys, 0) == 1);
 }
 
@@ -136,13 +124,14 @@ TEST_CASE("a cancelled job at either end of its ready list leaves it at once", "
   auto keys = fresh_keys();
   auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 3}, {.priority = 3}, {.priority = 3}}));
 
-  CHECK(cancel_job(r, keys, 0, f[0]).integer == 1);  // the front
-  CHECK(cancel_job(r, keys, 0, f[2]).integer == 1);  // the back
+  CHECK(cancel_job(r, keys, 0, f[0]) == CancelJob::Status::cancelled);  // the front
+  CHECK(cancel_job(r, keys, 0, f[2]) == CancelJob::Status::cancelled);  // the back
   const auto left = ready_queue(r, keys, 0, "email");
   REQUIRE(left.size() == 1);
   CHECK(left.front().first.ends_with(f[1]));
 
-  CHECK(cancel_job(r, keys, 0, f[1]).integer == 1);  // the last one: the priority goes too
+  CHECK(cancel_job(r, keys, 0, f[1]) ==
+        CancelJob::Status::cancelled);  // the last one: the priority goes too
   CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(r.call({"EXISTS", keys.ready(0, "email")}).integer == 0);
 }

@@ -6,7 +6,7 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::CompleteJobs;
 using jq::store::JobState;
 
 namespace {
@@ -22,19 +22,17 @@ struct Success {
 // completeJobs for a batch: one integer per job.
 std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                         const std::vector<Success>& batch,
-                                        const std::string& result_ttl_s = "3600") {
-  std::vector<std::string> args{result_ttl_s, keys.events_channel(), std::to_string(shard)};
-  for (const Success& s : batch)
-    args.insert(args.end(), {s.field, std::to_string(s.attempt), kResult});
-  return integers(r.eval(ScriptId::complete_jobs,
-                         {keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard),
-                          keys.counts(shard), keys.stats(shard)},
-                         args));
+                                        std::int64_t result_ttl_s = 3600) {
+  CompleteJobs::Args args{result_ttl_s, keys.events_channel(), shard, {}};
+  for (const Success& s : batch) args.jobs.push_back({s.field, s.attempt, kResult});
+  auto reply = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, shard), std::move(args)));
+  REQUIRE(CompleteJobs::decode(reply, batch.size()));
+  return integers(reply);
 }
 
 // A batch of one, as the integer answered for it.
 Reply complete_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
-                   int attempt, const std::string& result_ttl_s = "3600") {
+                   int attempt, std::int64_t result_ttl_s = 3600) {
   auto out = complete_jobs(r, keys, shard, {{field, attempt}}, result_ttl_s);
   REQUIRE(out.size() == 1);
   Reply reply;
@@ -83,7 +81,7 @@ TEST_CASE("a success with keep_result stores the result for result_ttl and annou
   const std::string field = push_and_reserve(r, keys, 4, {.keep_result = true});
   events.take(r);
 
-  REQUIRE(complete_job(r, keys, 4, field, 1, "120").integer == 1);
+  REQUIRE(complete_job(r, keys, 4, field, 1, 120).integer == 1);
 
   CHECK_FALSE(raw_record(r, keys, 4, field));
   const std::string done = keys.done(4, field);

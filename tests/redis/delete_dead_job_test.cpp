@@ -5,15 +5,17 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::DeleteDeadJob;
 using jq::store::JobState;
 
 namespace {
 
-Reply delete_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
-                      const std::string& field) {
-  return r.eval(ScriptId::delete_dead_job,
-                {keys.jobs_prefix(shard), keys.dead(shard), keys.counts(shard)}, {field});
+DeleteDeadJob::Status delete_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                                      const std::string& field) {
+  auto status =
+      DeleteDeadJob::decode(r.eval(DeleteDeadJob::call(DeleteDeadJob::keys(keys, shard), {field})));
+  REQUIRE(status);
+  return *status;
 }
 
 void put_dead(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
@@ -31,15 +33,13 @@ TEST_CASE("deleting a dead job removes it from the dead set, the jobs hash and t
   put_dead(r, keys, "00000000A");
   put_dead(r, keys, "00000000B");
 
-  auto reply = delete_dead_job(r, keys, 0, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(delete_dead_job(r, keys, 0, "00000000A") == DeleteDeadJob::Status::deleted);
   CHECK_FALSE(raw_record(r, keys, 0, "00000000A"));
   CHECK(zrange(r, keys.dead(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000B", kNowMs}});
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});
 
-  CHECK(delete_dead_job(r, keys, 0, "00000000B").integer == 1);
+  CHECK(delete_dead_job(r, keys, 0, "00000000B") == DeleteDeadJob::Status::deleted);
   CHECK_FALSE(exists(r, keys.counts(0)));
   CHECK_FALSE(exists(r, keys.jobs_prefix(0)));
 }
@@ -51,7 +51,7 @@ TEST_CASE("a kept result of a deleted dead job stays until fetched or expired", 
   r.call(
       {"SET", keys.done(0, "00000000A"), pack_record(record_in(JobState::dead, 4)), "EX", "3600"});
 
-  CHECK(delete_dead_job(r, keys, 0, "00000000A").integer == 1);
+  CHECK(delete_dead_job(r, keys, 0, "00000000A") == DeleteDeadJob::Status::deleted);
   CHECK(exists(r, keys.done(0, "00000000A")));
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("only a dead job can be deleted: anything else answers -1 and changes 
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
   const std::string before = job_buckets_dump(r, keys, 0);
 
-  CHECK(delete_dead_job(r, keys, 0, "00000000A").integer == -1);
-  CHECK(delete_dead_job(r, keys, 0, "00000000Z").integer == -1);
+  CHECK(delete_dead_job(r, keys, 0, "00000000A") == DeleteDeadJob::Status::not_found);
+  CHECK(delete_dead_job(r, keys, 0, "00000000Z") == DeleteDeadJob::Status::not_found);
   CHECK(job_buckets_dump(r, keys, 0) == before);
 }

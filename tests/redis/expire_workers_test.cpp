@@ -1,4 +1,5 @@
-// expireWorkers-2.lua: registrations with a ttl that was not renewed in time are removed.
+// expireWorkers-4.lua: registrations with a ttl that was not renewed in time are removed, with
+// their slot holdings and stats.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -7,17 +8,17 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ExpireWorkers;
 
 namespace {
 
 std::vector<std::string> expire_workers(SyncRedis& r, const jq::redis::Keys& keys,
                                         std::int64_t now_ms) {
-  Reply reply = r.eval(ScriptId::expire_workers, {keys.workers(), keys.worker_urls()},
-                       {std::to_string(now_ms), keys.events_channel()});
-  REQUIRE(reply.is_array());
-  std::vector<std::string> ids;
-  for (const Reply& e : reply.elements) ids.push_back(e.str);
+  Reply reply =
+      r.eval(ExpireWorkers::call(ExpireWorkers::keys(keys), {now_ms, keys.events_channel()}));
+  auto removed = ExpireWorkers::decode(reply);
+  REQUIRE(removed);
+  std::vector<std::string> ids = *removed;
   std::sort(ids.begin(), ids.end());
   return ids;
 }
@@ -31,6 +32,8 @@ void put_worker(SyncRedis& r, const jq::redis::Keys& keys, const std::string& id
               R"(,"registered_at_ms":1700000000000,"expires_at_ms":)" +
               std::to_string(expires_at_ms) + "}"});
   r.call({"HSET", keys.worker_urls(), url, id});
+  r.call({"HSET", keys.worker_slots(id), "master-1", "2"});
+  r.call({"HSET", keys.worker_stats(id), "dispatched", "5"});
 }
 
 }  // namespace
@@ -52,6 +55,16 @@ TEST_CASE("expireWorkers removes registrations that expired before now and annou
   CHECK(hgetall(r, keys.worker_urls()) == std::map<std::string, std::string>{{"http://w1/", "w1"},
                                                                              {"http://w3/", "w3"},
                                                                              {"http://w4/", "w4"}});
+  for (const std::string id : {"w2", "w5"}) {
+    CHECK_FALSE(exists(r, keys.worker_slots(id)));
+    CHECK_FALSE(exists(r, keys.worker_stats(id)));
+  }
+  for (const std::string id : {"w1", "w3", "w4"}) {
+    CHECK(hgetall(r, keys.worker_slots(id)) ==
+          std::map<std::string, std::string>{{"master-1", "2"}});
+    CHECK(hgetall(r, keys.worker_stats(id)) ==
+          std::map<std::string, std::string>{{"dispatched", "5"}});
+  }
   CHECK(events.take(r) == std::vector<std::string>{"w"});
 }
 
@@ -62,9 +75,11 @@ TEST_CASE("expireWorkers with nothing expired removes nothing and announces noth
   put_worker(r, keys, "w1", 0);
   put_worker(r, keys, "w2", kNowMs + 1);
   const std::string before = dump(r, keys.workers());
+  const std::string slots_before = dump(r, keys.worker_slots("w2"));
 
   CHECK(expire_workers(r, keys, kNowMs).empty());
   CHECK(expire_workers(r, fresh_keys(), kNowMs).empty());  // no workers at all
   CHECK(dump(r, keys.workers()) == before);
+  CHECK(dump(r, keys.worker_slots("w2")) == slots_before);
   CHECK(events.take(r).empty());
 }

@@ -9,7 +9,8 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::FailJob;
+using jq::redis::bindings::PromoteJobs;
 using jq::store::JobState;
 
 namespace {
@@ -28,13 +29,18 @@ struct Failure {
 
 Reply fail_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
                int attempt, const Failure& f = {}) {
-  return r.eval(ScriptId::fail_job,
-                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard),
-                 keys.dead(shard), keys.done(shard, field), keys.counts(shard), keys.stats(shard)},
-                {field, std::to_string(attempt), kFailure, f.should_retry ? "1" : "0",
-                 "worker said no", std::to_string(f.now_ms), std::to_string(f.base_ms),
-                 std::to_string(f.max_ms), std::to_string(f.jitter), std::to_string(f.result_ttl_s),
-                 keys.events_channel(), std::to_string(shard) + "-" + field});
+  Reply reply = r.eval(
+      FailJob::call(FailJob::keys(keys, shard), {field,
+                                                 attempt,
+                                                 kFailure,
+                                                 f.should_retry,
+                                                 "worker said no",
+                                                 f.now_ms,
+                                                 {f.base_ms, f.max_ms, f.jitter, f.result_ttl_s},
+                                                 keys.events_channel(),
+                                                 shard}));
+  REQUIRE(FailJob::decode(reply));
+  return reply;
 }
 
 // The delay failJob chose for a running job in attempt `attempt` (a fresh job each call).
@@ -86,9 +92,8 @@ TEST_CASE("a job with max_retry 2 is retried after attempts 1 and 2 and dead aft
   const std::string field = push_and_reserve(r, keys, 0, {.max_retry = 2});
   auto promote = [&] {
     r.call({"ZADD", keys.scheduled(0), "0", field});  // due now: skip the wait
-    return r.eval(ScriptId::promote_jobs,
-                  {keys.scheduled(0), keys.jobs_prefix(0), keys.ready_prefix(0), keys.counts(0)},
-                  {std::to_string(kNowMs), "10", keys.events_channel(), "0"});
+    return r.eval(
+        PromoteJobs::call(PromoteJobs::keys(keys, 0), {kNowMs, 10, keys.events_channel(), 0}));
   };
 
   CHECK(integers(fail_job(r, keys, 0, field, 1))[0] == 1);

@@ -5,14 +5,16 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::FetchResult;
 using jq::store::JobState;
 
 namespace {
 
 Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
-  return r.eval(ScriptId::fetch_result, {keys.jobs_prefix(shard), keys.done(shard, field)},
-                {field});
+  jq::redis::Reply reply =
+      r.eval(FetchResult::call(FetchResult::keys(keys, shard, field), {field}));
+  REQUIRE(FetchResult::decode(reply));
+  return reply;
 }
 
 }  // namespace

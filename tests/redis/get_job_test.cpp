@@ -4,14 +4,16 @@
 #include "tests/redis/script_test_support.hpp"
 
 using namespace jq::test;
-using jq::redis::ScriptId;
+using jq::redis::bindings::GetJob;
 using jq::store::JobState;
 
 namespace {
 
 jq::redis::Reply get_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                          const std::string& field) {
-  return r.eval(ScriptId::get_job, {keys.jobs_prefix(shard), keys.done(shard, field)}, {field});
+  jq::redis::Reply reply = r.eval(GetJob::call(GetJob::keys(keys, shard, field), {field}));
+  REQUIRE(GetJob::decode(reply));
+  return reply;
 }
 
 }  // namespace

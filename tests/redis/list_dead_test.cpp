@@ -5,7 +5,7 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ListDead;
 using jq::store::JobState;
 
 namespace {
@@ -18,8 +18,8 @@ struct DeadEntry {
 
 std::vector<DeadEntry> list_dead(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                  const std::string& name, int limit) {
-  Reply reply = r.eval(ScriptId::list_dead, {keys.dead(shard), keys.jobs_prefix(shard)},
-                       {name, std::to_string(limit)});
+  Reply reply = r.eval(ListDead::call(ListDead::keys(keys, shard), {name, limit}));
+  REQUIRE(ListDead::decode(reply));
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() % 3 == 0);
   std::vector<DeadEntry> out;

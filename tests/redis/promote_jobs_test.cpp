@@ -5,18 +5,16 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::PromoteJobs;
 using jq::store::JobState;
 
 namespace {
 
 std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                        std::int64_t now_ms, int limit = 100) {
-  Reply reply = r.eval(ScriptId::promote_jobs,
-                       {keys.scheduled(shard), keys.jobs_prefix(shard), keys.ready_prefix(shard),
-                        keys.counts(shard)},
-                       {std::to_string(now_ms), std::to_string(limit), keys.events_channel(),
-                        std::to_string(shard)});
+  Reply reply = r.eval(PromoteJobs::call(PromoteJobs::keys(keys, shard),
+                                         {now_ms, limit, keys.events_channel(), shard}));
+  REQUIRE(PromoteJobs::decode(reply));
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
   return {reply.elements[0].integer, reply.elements[1].integer};
@@ -138,4 +136,44 @@ TEST_CASE("a scheduled field without a scheduled record is dropped, not promoted
   CHECK_FALSE(exists(r, keys.scheduled(0)));
   CHECK(raw_record(r, keys, 0, "00000000B") == running_before);
   CHECK(ready_queue(r, keys, 0, "email").empty());
+}
+
+namespace {
+
+// How many times Redis ran `command` (INFO commandstats), scripts' calls included.
+std::int64_t command_calls(SyncRedis& r, const std::string& command) {
+  const std::string info = r.call({"INFO", "commandstats"}).str;
+  const std::string tag = "cmdstat_" + command + ":calls=";
+  const auto at = info.find(tag);
+  if (at == std::string::npos) return 0;
+  return std::stoll(info.substr(at + tag.size()));
+}
+
+}  // namespace
+
+TEST_CASE("a batch of promotions writes each key with one command, not one per job", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  std::vector<std::string> fields;
+  for (int i = 1; i <= 40; ++i) {
+    fields.push_back(base62(i, 9));  // one record bucket
+    put_scheduled(r, keys, fields.back(), kNowMs - 1000 + i, i % 2 ? "email" : "resize", 3);
+  }
+  const std::int64_t rpush = command_calls(r, "rpush");
+  const std::int64_t hset = command_calls(r, "hset");
+  const std::int64_t zrem = command_calls(r, "zrem");
+  const std::int64_t zadd = command_calls(r, "zadd");
+
+  CHECK(promote_jobs(r, keys, 0, kNowMs) == std::vector<std::int64_t>{40, -1});
+  CHECK(command_calls(r, "rpush") - rpush == 2);  // one list per name
+  CHECK(command_calls(r, "hset") - hset == 1);    // one bucket
+  CHECK(command_calls(r, "zrem") - zrem == 1);    // the scheduled zset
+  CHECK(command_calls(r, "zadd") - zadd == 2);    // one priorities zset per name
+  CHECK(ready_queue(r, keys, 0, "email").size() == 20);
+  const auto resize = ready_queue(r, keys, 0, "resize");
+  REQUIRE(resize.size() == 20);
+  CHECK(resize.front().first.ends_with(fields[1]));  // due order kept
+  CHECK(resize.back().first.ends_with(fields[39]));
+  CHECK(hgetall(r, keys.counts(0)) ==
+        std::map<std::string, std::string>{{"ready:email", "20"}, {"ready:resize", "20"}});
 }

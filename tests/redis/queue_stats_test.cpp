@@ -5,7 +5,7 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::QueueStats;
 using jq::store::JobState;
 
 namespace {
@@ -13,9 +13,9 @@ namespace {
 // {ready, scheduled, running, dead, oldest_stamp_us}
 std::vector<std::int64_t> queue_stats(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                       const std::string& name) {
-  return integers(r.eval(ScriptId::queue_stats,
-                         {keys.ready(shard, name), keys.counts(shard), keys.jobs_prefix(shard)},
-                         {name}));
+  auto reply = r.eval(QueueStats::call(QueueStats::keys(keys, shard, name), {name}));
+  REQUIRE(QueueStats::decode(reply));
+  return integers(reply);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::CompleteJobs;
+using jq::redis::bindings::ReapJobs;
 using jq::store::JobState;
 
 namespace {
@@ -17,12 +18,16 @@ constexpr std::int64_t kReapNowMs = kNowMs + 60000;
 
 Reply reap_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard, std::int64_t cutoff_ms,
                 int limit = 100) {
-  return r.eval(ScriptId::reap_jobs,
-                {keys.jobs_prefix(shard), keys.inflight(shard), keys.scheduled(shard),
-                 keys.dead(shard), keys.done_prefix(shard), keys.counts(shard), keys.stats(shard)},
-                {std::to_string(cutoff_ms), std::to_string(kReapNowMs), std::to_string(limit),
-                 kTimeout, "no answer before the deadline", "2000", "300000", "0", "600",
-                 keys.events_channel(), std::to_string(shard)});
+  Reply reply = r.eval(ReapJobs::call(ReapJobs::keys(keys, shard), {cutoff_ms,
+                                                                    kReapNowMs,
+                                                                    limit,
+                                                                    kTimeout,
+                                                                    "no answer before the deadline",
+                                                                    {2000, 300000, 0, 600},
+                                                                    keys.events_channel(),
+                                                                    shard}));
+  REQUIRE(ReapJobs::decode(reply));
+  return reply;
 }
 
 jq::store::JobRecord running(int attempts, int max_retry, bool keep_result = false) {
@@ -141,11 +146,9 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   REQUIRE(reap_jobs(r, keys, 0, kReapNowMs).integer == 1);
   const std::string before = job_buckets_dump(r, keys, 0);
 
-  auto late = r.eval(
-      ScriptId::complete_jobs,
-      {keys.jobs_prefix(0), keys.inflight(0), keys.done_prefix(0), keys.counts(0), keys.stats(0)},
-      {"3600", keys.events_channel(), "0", field, "1", "\xc0"});
-  REQUIRE(late.elements.size() == 1);
-  CHECK(late.elements[0].integer == 0);
+  auto late = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0),
+                                        {3600, keys.events_channel(), 0, {{field, 1, "\xc0"}}}));
+  CHECK(CompleteJobs::decode(late, 1).value() ==
+        std::vector<CompleteJobs::Status>{CompleteJobs::Status::stale});
   CHECK(job_buckets_dump(r, keys, 0) == before);
 }

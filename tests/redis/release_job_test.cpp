@@ -5,17 +5,18 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ReleaseJob;
 using jq::store::JobState;
 
 namespace {
 
-Reply release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
-                  int attempt, const std::string& name = "email") {
-  return r.eval(
-      ScriptId::release_job,
-      {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name), keys.counts(shard)},
-      {field, std::to_string(attempt), keys.events_channel(), std::to_string(shard)});
+ReleaseJob::Status release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                               const std::string& field, int attempt,
+                               const std::string& name = "email") {
+  auto status = ReleaseJob::decode(r.eval(ReleaseJob::call(
+      ReleaseJob::keys(keys, shard, name), {field, attempt, keys.events_channel(), shard})));
+  REQUIRE(status);
+  return *status;
 }
 
 }  // namespace
@@ -30,9 +31,7 @@ TEST_CASE("a released job is ready again in its old place and the attempt does n
   REQUIRE(reserve_jobs(r, keys, 0, "email", 1).elements.size() == 2);  // f[0]
   events.take(r);
 
-  auto reply = release_job(r, keys, 0, f[0], 1);
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(release_job(r, keys, 0, f[0], 1) == ReleaseJob::Status::released);
 
   auto rec = read_record(r, keys, 0, f[0]);
   REQUIRE(rec);
@@ -54,7 +53,7 @@ TEST_CASE("a released retry goes back to attempts it had before the reservation"
   push_and_reserve(r, keys, 0);  // another running job of the name
   put_running(r, keys, 0, "00000000A", record_in(JobState::running, 3));
 
-  CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 1);
+  CHECK(release_job(r, keys, 0, "00000000A", 3) == ReleaseJob::Status::released);
   CHECK(read_record(r, keys, 0, "00000000A")->attempts == 2);
   CHECK(hgetall(r, keys.counts(0)) ==
         std::map<std::string, std::string>{{"ready:email", "1"}, {"running:email", "1"}});
@@ -71,10 +70,10 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
-  CHECK(release_job(r, keys, 0, "00000000A", 1).integer == 0);
-  CHECK(release_job(r, keys, 0, "00000000A", 3).integer == 0);
-  CHECK(release_job(r, keys, 0, "00000000B", 2).integer == 0);
-  CHECK(release_job(r, keys, 0, "00000000Z", 1).integer == 0);
+  CHECK(release_job(r, keys, 0, "00000000A", 1) == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000A", 3) == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000B", 2) == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000Z", 1) == ReleaseJob::Status::stale);
   CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);

@@ -4,13 +4,12 @@
 #include "tests/redis/script_test_support.hpp"
 
 using namespace jq::test;
-using jq::redis::ScriptId;
+using jq::redis::bindings::ReleaseSlots;
 
 namespace {
 
 std::int64_t release(SyncRedis& r, const jq::redis::Keys& keys, const std::string& master, int n) {
-  auto reply =
-      r.eval(ScriptId::release_slots, {keys.worker_slots("w1")}, {master, std::to_string(n)});
+  auto reply = r.eval(ReleaseSlots::call(ReleaseSlots::keys(keys, "w1"), {master, n}));
   REQUIRE(reply.is_integer());
   return reply.integer;
 }

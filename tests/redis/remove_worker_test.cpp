@@ -5,14 +5,16 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::RemoveWorker;
 
 namespace {
 
-Reply remove_worker(SyncRedis& r, const jq::redis::Keys& keys, const std::string& id) {
-  return r.eval(ScriptId::remove_worker,
-                {keys.workers(), keys.worker_urls(), keys.worker_slots(id), keys.worker_stats(id)},
-                {id, keys.events_channel()});
+RemoveWorker::Status remove_worker(SyncRedis& r, const jq::redis::Keys& keys,
+                                   const std::string& id) {
+  auto status = RemoveWorker::decode(
+      r.eval(RemoveWorker::call(RemoveWorker::keys(keys, id), {id, keys.events_channel()})));
+  REQUIRE(status);
+  return *status;
 }
 
 // A registration as registerWorker stores it, with slots held and stats.
@@ -37,9 +39,7 @@ TEST_CASE("removing a worker drops its registration, url entry, slots and stats"
   put_worker(r, keys, "w1", "http://a:8080/jobs?x=\"1\"", R"(http:\/\/a:8080\/jobs?x=\"1\")");
   put_worker(r, keys, "w2", "http://b/");
 
-  auto reply = remove_worker(r, keys, "w1");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(remove_worker(r, keys, "w1") == RemoveWorker::Status::removed);
   // The url came out of the registration's JSON (escapes decoded).
   CHECK(hgetall(r, keys.worker_urls()) == std::map<std::string, std::string>{{"http://b/", "w2"}});
   CHECK_FALSE(hget(r, keys.workers(), "w1"));
@@ -57,7 +57,7 @@ TEST_CASE("removing an unknown worker answers -1 and announces nothing", "[redis
   EventListener events(shared_redis().port(), keys);
   put_worker(r, keys, "w1", "http://a/");
 
-  CHECK(remove_worker(r, keys, "w9").integer == -1);
+  CHECK(remove_worker(r, keys, "w9") == RemoveWorker::Status::not_found);
   CHECK(r.call({"HLEN", keys.workers()}).integer == 1);
   CHECK(events.take(r).empty());
 }
@@ -68,7 +68,7 @@ TEST_CASE("a url entry that names another worker now is left alone", "[redis]") 
   put_worker(r, keys, "w1", "http://a/");
   r.call({"HSET", keys.worker_urls(), "http://a/", "w5"});
 
-  CHECK(remove_worker(r, keys, "w1").integer == 1);
+  CHECK(remove_worker(r, keys, "w1") == RemoveWorker::Status::removed);
   CHECK(hgetall(r, keys.worker_urls()) == std::map<std::string, std::string>{{"http://a/", "w5"}});
 }
 
@@ -77,6 +77,6 @@ TEST_CASE("a registration that is not valid JSON is removed all the same", "[red
   auto keys = fresh_keys();
   r.call({"HSET", keys.workers(), "w1", "{not json"});
 
-  CHECK(remove_worker(r, keys, "w1").integer == 1);
+  CHECK(remove_worker(r, keys, "w1") == RemoveWorker::Status::removed);
   CHECK_FALSE(exists(r, keys.workers()));
 }

@@ -160,7 +160,8 @@ TEST_CASE("the head answered skips cancelled jobs' members and drops them", "[re
   auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 1}, {.priority = 1}, {.priority = 2}}));
   // f[1] and f[2] cancelled (their records deleted, as cancelJob does); f[0] is taken.
   for (int i : {1, 2}) {
-    r.call({"HDEL", keys.job_bucket(0, f[i]), std::string(jq::redis::Keys::job_slot(f[i]))});
+    const RecordAt at = record_at(r, keys, 0, f[i]);
+    r.call({"HDEL", at.bucket, at.slot});
   }
 
   auto reply = reserve_jobs_reply(r, keys, 0, "email", 1);

@@ -5,20 +5,20 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::ScriptId;
+using jq::redis::bindings::RetryDeadJob;
 using jq::store::JobState;
 
 namespace {
 
 constexpr std::int64_t kRetryStampUs = kStampUs + 5000000;
 
-Reply retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
-                     const std::string& field) {
-  return r.eval(
-      ScriptId::retry_dead_job,
-      {keys.jobs_prefix(shard), keys.dead(shard), keys.ready_prefix(shard), keys.counts(shard),
-       keys.done(shard, field)},
-      {field, std::to_string(kRetryStampUs), keys.events_channel(), std::to_string(shard)});
+RetryDeadJob::Status retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
+                                    const std::string& field) {
+  auto status = RetryDeadJob::decode(
+      r.eval(RetryDeadJob::call(RetryDeadJob::keys(keys, shard, field),
+                                {field, kRetryStampUs, keys.events_channel(), shard})));
+  REQUIRE(status);
+  return *status;
 }
 
 // A dead job as failJob leaves it, with its failure kept for the pusher.
@@ -45,9 +45,7 @@ TEST_CASE("a retried dead job is queued with no attempts, its kept failure withd
   put_dead(r, keys, "00000000A");
   put_dead(r, keys, "00000000B");
 
-  auto reply = retry_dead_job(r, keys, 0, "00000000A");
-  REQUIRE(reply.is_integer());
-  CHECK(reply.integer == 1);
+  CHECK(retry_dead_job(r, keys, 0, "00000000A") == RetryDeadJob::Status::ready);
 
   auto rec = read_record(r, keys, 0, "00000000A");
   REQUIRE(rec);
@@ -72,7 +70,7 @@ TEST_CASE("retrying the last dead job of a name leaves no dead count", "[redis]"
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   put_dead(r, keys, "00000000A", "resize");
-  CHECK(retry_dead_job(r, keys, 0, "00000000A").integer == 1);
+  CHECK(retry_dead_job(r, keys, 0, "00000000A") == RetryDeadJob::Status::ready);
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:resize", "1"}});
   CHECK(ready_queue(r, keys, 0, "resize").size() == 1);
 }
@@ -86,8 +84,8 @@ TEST_CASE("only a dead job can be retried: anything else answers -1 and changes 
   put_record(r, keys, 0, "00000000A", record_in(state, 1));
   const std::string before = job_buckets_dump(r, keys, 0);
 
-  CHECK(retry_dead_job(r, keys, 0, "00000000A").integer == -1);
-  CHECK(retry_dead_job(r, keys, 0, "00000000Z").integer == -1);
+  CHECK(retry_dead_job(r, keys, 0, "00000000A") == RetryDeadJob::Status::not_found);
+  CHECK(retry_dead_job(r, keys, 0, "00000000Z") == RetryDeadJob::Status::not_found);
   CHECK(job_buckets_dump(r, keys, 0) == before);
   CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(events.take(r).empty());

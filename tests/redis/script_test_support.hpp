@@ -14,11 +14,13 @@
 #include <catch2/catch.hpp>
 #include <msgpack.hpp>
 
+#include "src/redis/bindings/all.hpp"
 #include "src/redis/keys.hpp"
 #include "src/redis/reply.hpp"
 #include "src/redis/scripts.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/job_state.hpp"
+#include "tests/support/records.hpp"
 #include "tests/support/redis_server.hpp"
 
 namespace jq::test {
@@ -35,7 +37,7 @@ inline redis::Keys fresh_keys() {
   return redis::Keys("t" + std::to_string(++counter));
 }
 
-// One job as pushJobs-5.lua takes it (six ARGV).
+// One job as pushJobs-5.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -53,17 +55,14 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs,
                               const std::string& traceparent = "") {
-  std::vector<std::string> args = {std::to_string(now_ms), std::to_string(stamp_us),
-                                   keys.events_channel(), traceparent, std::to_string(shard)};
+  using redis::bindings::PushJobs;
+  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, {}};
   for (const PushArgs& j : jobs) {
-    args.insert(args.end(),
-                {j.name, j.argument, std::to_string(j.priority), std::to_string(j.max_retry),
-                 j.keep_result ? "1" : "0", std::to_string(j.timeout_ms)});
+    args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms});
   }
-  return r.eval(redis::ScriptId::push_jobs,
-                {keys.stats(shard), keys.jobs_prefix(shard), keys.names(shard),
-                 keys.ready_prefix(shard), keys.counts(shard)},
-                args);
+  redis::Reply reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
+  REQUIRE(PushJobs::decode(reply, jobs.size()));
+  return reply;
 }
 
 // A script's array of integers, e.g. fetchResult's {2, state, attempts, keep_result}; fails the
@@ -130,15 +129,14 @@ inline store::JobRecord record_in(store::JobState state, int attempts = 0) {
 // Writes a record straight into its bucket, as if an earlier transition had left it there.
 inline void put_record(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& field,
                        const store::JobRecord& rec, const std::string& ready_member = "") {
-  REQUIRE(r.call({"HSET", keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)),
-                  pack_record(rec, ready_member)})
-              .integer == 1);
+  const RecordAt at = record_at(r, keys, shard, field);
+  REQUIRE(r.call({"HSET", at.bucket, at.slot, pack_record(rec, ready_member)}).integer == 1);
 }
 
 // Appends `member` to the ready list of (name, priority), as make_ready does.
 inline void put_ready(SyncRedis& r, const redis::Keys& keys, int shard, const std::string& name,
                       std::int32_t priority, const std::string& member) {
-  r.call({"RPUSH", keys.ready_list(shard, name, priority), member});
+  r.call({"RPUSH", ready_list(r, keys, shard, name, priority), member});
   r.call({"ZADD", keys.ready(shard, name), std::to_string(priority), std::to_string(priority)});
 }
 
@@ -149,29 +147,6 @@ inline std::optional<std::string> hget(SyncRedis& r, const std::string& key,
   return reply.str;
 }
 
-// A job's packed record as stored, nullopt when it has none.
-inline std::optional<std::string> raw_record(SyncRedis& r, const redis::Keys& keys, int shard,
-                                             const std::string& field) {
-  return hget(r, keys.job_bucket(shard, field), std::string(redis::Keys::job_slot(field)));
-}
-
-inline std::optional<store::JobRecord> read_record(SyncRedis& r, const redis::Keys& keys, int shard,
-                                                   const std::string& field) {
-  auto raw = raw_record(r, keys, shard, field);
-  if (!raw) return std::nullopt;
-  return store::decode_record(*raw);
-}
-
-// The record buckets of a shard, sorted.
-inline std::vector<std::string> job_buckets(SyncRedis& r, const redis::Keys& keys, int shard) {
-  std::vector<std::string> out;
-  for (const redis::Reply& k : r.call({"KEYS", keys.jobs_prefix(shard) + "*"}).elements) {
-    out.push_back(k.str);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // Every record bucket of a shard with its content (DUMP), to check that a script changed nothing.
 inline std::string job_buckets_dump(SyncRedis& r, const redis::Keys& keys, int shard) {
   std::string out;
@@ -179,15 +154,6 @@ inline std::string job_buckets_dump(SyncRedis& r, const redis::Keys& keys, int s
     out += bucket + "=" + r.call({"DUMP", bucket}).str + ";";
   }
   return out;
-}
-
-// How many records a shard holds.
-inline long long record_count(SyncRedis& r, const redis::Keys& keys, int shard) {
-  long long n = 0;
-  for (const std::string& bucket : job_buckets(r, keys, shard)) {
-    n += r.call({"HLEN", bucket}).integer;
-  }
-  return n;
 }
 
 // Slot `index` (0-based) of a packed record, as a string (e.g. the ready member, slot 9).
@@ -232,8 +198,7 @@ inline std::vector<std::pair<std::string, std::int64_t>> ready_queue(SyncRedis& 
   auto priorities = zrange(r, keys.ready(shard, name));
   for (const auto& [member, priority] : priorities) {
     REQUIRE(member == std::to_string(priority));
-    redis::Reply list = r.call(
-        {"LRANGE", keys.ready_list(shard, name, static_cast<std::int32_t>(priority)), "0", "-1"});
+    redis::Reply list = r.call({"LRANGE", ready_list(r, keys, shard, name, priority), "0", "-1"});
     REQUIRE(!list.elements.empty());
     for (const redis::Reply& m : list.elements) out.emplace_back(m.str, priority);
   }
@@ -306,10 +271,13 @@ inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, in
                                        std::int64_t now_ms = kNowMs,
                                        const std::string& bound_priority = "",
                                        const std::string& bound_member = "") {
-  return r.eval(redis::ScriptId::reserve_jobs,
-                {keys.jobs_prefix(shard), keys.inflight(shard), keys.ready(shard, name),
-                 keys.counts(shard), keys.stats(shard)},
-                {std::to_string(now_ms), std::to_string(max), bound_priority, bound_member, name});
+  using redis::bindings::ReserveJobs;
+  std::optional<std::int64_t> bound;
+  if (!bound_priority.empty()) bound = std::stoll(bound_priority);
+  redis::Reply reply = r.eval(ReserveJobs::call(ReserveJobs::keys(keys, shard, name),
+                                                {now_ms, max, bound, bound_member, name}));
+  REQUIRE(ReserveJobs::decode(reply));
+  return reply;
 }
 
 // The same, only the jobs taken: {field1, record1, ...}.

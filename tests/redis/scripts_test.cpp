@@ -7,6 +7,7 @@
 
 using namespace jq::test;
 using jq::redis::ScriptId;
+using jq::redis::bindings::InitStore;
 
 namespace {
 
@@ -26,7 +27,7 @@ std::size_t highest_key_index(std::string_view source) {
 
 TEST_CASE("every script loads and SCRIPT LOAD answers the sha1 the engine computed", "[redis]") {
   SyncRedis r(shared_redis().port());
-  REQUIRE(jq::redis::all_scripts().size() == 20);
+  REQUIRE(jq::redis::all_scripts().size() == 21);
   for (const jq::redis::Script& s : jq::redis::all_scripts()) {
     INFO(s.file);
     auto reply = r.call({"SCRIPT", "LOAD", std::string(s.source)});
@@ -58,7 +59,7 @@ TEST_CASE("scripts still run after SCRIPT FLUSH, through the EVAL fallback", "[r
   REQUIRE(missing.is_error());
   CHECK(missing.str.starts_with("NOSCRIPT"));
 
-  auto reply = r.eval(ScriptId::init_store, {keys.meta()}, {"4", "1", "2"});
+  auto reply = r.eval(InitStore::call(InitStore::keys(keys), {4, 1, 2}));
   CHECK(integers(reply) == std::vector<std::int64_t>{4, 2});
   CHECK(fields_of(push_jobs(r, keys, 0, {{}})) == std::vector<std::string>{"000000001"});
 }

@@ -46,14 +46,13 @@ redis::Reply SyncRedis::read() {
   }
 }
 
-redis::Reply SyncRedis::eval(redis::ScriptId id, const std::vector<std::string>& keys,
-                             const std::vector<std::string>& args) {
-  const redis::Script& s = redis::script(id);
-  if (keys.size() != s.num_keys)
+redis::Reply SyncRedis::eval(const redis::ScriptCall& script_call) {
+  const redis::Script& s = redis::script(script_call.id);
+  if (script_call.keys.size() != s.num_keys)
     throw std::logic_error("wrong key count for " + std::string(s.file));
-  std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(keys.size())};
-  cmd.insert(cmd.end(), keys.begin(), keys.end());
-  cmd.insert(cmd.end(), args.begin(), args.end());
+  std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(script_call.keys.size())};
+  cmd.insert(cmd.end(), script_call.keys.begin(), script_call.keys.end());
+  cmd.insert(cmd.end(), script_call.args.begin(), script_call.args.end());
   redis::Reply r = call(cmd);
   if (r.is_error() && r.str.starts_with("NOSCRIPT")) {
     cmd[0] = "EVAL";

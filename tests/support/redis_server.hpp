@@ -25,9 +25,9 @@ class SyncRedis {
   SyncRedis& operator=(const SyncRedis&) = delete;
 
   redis::Reply call(const std::vector<std::string>& args);
-  // EVALSHA with EVAL fallback, as the engine does.
-  redis::Reply eval(redis::ScriptId id, const std::vector<std::string>& keys,
-                    const std::vector<std::string>& args);
+  // EVALSHA with EVAL fallback, as the engine does; calls are built by the script's binding
+  // (src/redis/bindings/).
+  redis::Reply eval(const redis::ScriptCall& call);
   // The next reply without sending anything: what Redis pushes to a subscribed connection.
   // Throws after the receive timeout (10 s).
   redis::Reply read();

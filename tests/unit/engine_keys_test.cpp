@@ -1,4 +1,6 @@
-// The key schema: every key of a shard carries that shard's hash tag, under the prefix.
+// The key schema: every key of a shard carries that shard's hash tag, under the prefix. The keys
+// the scripts derive themselves (record buckets, ready lists) are checked against the scripts in
+// tests/redis/key_derivation_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -21,15 +23,11 @@ std::string hash_tag(const std::string& key) {
 }
 
 std::vector<std::string> shard_keys(const Keys& keys, int shard) {
-  return {keys.stats(shard),
-          keys.job_bucket(shard, "00000000A"),
-          keys.names(shard),
-          keys.ready(shard, "email"),
-          keys.ready_list(shard, "email", -3),
-          keys.scheduled(shard),
-          keys.inflight(shard),
-          keys.dead(shard),
-          keys.done(shard, "00000000A"),
+  return {keys.stats(shard),          keys.jobs_prefix(shard),
+          keys.names(shard),          keys.ready_prefix(shard),
+          keys.ready(shard, "email"), keys.scheduled(shard),
+          keys.inflight(shard),       keys.dead(shard),
+          keys.done_prefix(shard),    keys.done(shard, "00000000A"),
           keys.counts(shard)};
 }
 
@@ -74,22 +72,6 @@ TEST_CASE("a name's ready queue is the shard's ready prefix followed by the name
   CHECK(keys.ready(4, "a:b{c}") == keys.ready_prefix(4) + "a:b{c}");
   CHECK(keys.ready(4, "email") != keys.ready(4, "resize"));
   CHECK(keys.ready_prefix(4) == "jq:{4}:ready:");
-}
-
-TEST_CASE("a priority's ready list cannot be another name's queue", "[unit]") {
-  const Keys keys("jq");
-  CHECK(keys.ready_list(4, "email", -3) == "jq:{4}:ready:email#-3");
-  // Names may hold ':' but not '#': "a:1" has no priority list key equal to a queue key.
-  CHECK(keys.ready_list(4, "a", 1) != keys.ready(4, "a:1"));
-  CHECK(keys.ready_list(4, "a", 1) != keys.ready_list(4, "a:1", 1));
-}
-
-TEST_CASE("jobs share a record bucket per 62 fields, by the field's first 8 characters", "[unit]") {
-  const Keys keys("jq");
-  CHECK(keys.job_bucket(2, "00000001A") == "jq:{2}:jobs:00000001");
-  CHECK(keys.job_bucket(2, "00000001A") == keys.job_bucket(2, "00000001z"));
-  CHECK(keys.job_bucket(2, "00000001z") != keys.job_bucket(2, "000000020"));
-  CHECK(Keys::job_slot("00000001A") == "A");
 }
 
 TEST_CASE("a job's done key ends with its field", "[unit]") {

@@ -1,0 +1,36 @@
+// Every script binding, and their list (for the test that checks them against the scripts).
+#pragma once
+
+#include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/cancel_job.hpp"
+#include "src/redis/bindings/complete_jobs.hpp"
+#include "src/redis/bindings/delete_dead_job.hpp"
+#include "src/redis/bindings/expire_workers.hpp"
+#include "src/redis/bindings/fail_job.hpp"
+#include "src/redis/bindings/fetch_result.hpp"
+#include "src/redis/bindings/get_job.hpp"
+#include "src/redis/bindings/init_store.hpp"
+#include "src/redis/bindings/list_dead.hpp"
+#include "src/redis/bindings/pause_queue.hpp"
+#include "src/redis/bindings/promote_jobs.hpp"
+#include "src/redis/bindings/push_jobs.hpp"
+#include "src/redis/bindings/queue_stats.hpp"
+#include "src/redis/bindings/reap_jobs.hpp"
+#include "src/redis/bindings/register_worker.hpp"
+#include "src/redis/bindings/release_job.hpp"
+#include "src/redis/bindings/release_slots.hpp"
+#include "src/redis/bindings/remove_worker.hpp"
+#include "src/redis/bindings/reserve_jobs.hpp"
+#include "src/redis/bindings/retry_dead_job.hpp"
+
+namespace jq::redis::bindings {
+
+template <class... B>
+struct List {};
+
+using All =
+    List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
+         ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue>;
+
+}  // namespace jq::redis::bindings

@@ -1,0 +1,67 @@
+// lua/completeJobs-5.lua: workers' successes end their jobs, a batch of one shard per call.
+#pragma once
+
+#include "src/redis/bindings/binding.hpp"
+#include "src/redis/keys.hpp"
+
+namespace jq::redis::bindings {
+
+struct CompleteJobs {
+  static constexpr ScriptId id = ScriptId::complete_jobs;
+  static constexpr std::array<std::string_view, 5> key_names = {"jobs", "inflight", "done_prefix",
+                                                                "counts", "stats"};
+  static constexpr std::array<std::string_view, 3> arg_names = {"result_ttl_s", "channel", "shard"};
+  static constexpr std::size_t args_per_item = 3;  // then three per job (Job)
+
+  struct Keys {
+    std::string jobs, inflight, done_prefix, counts, stats;
+  };
+  struct Job {
+    std::string field;
+    std::int64_t attempt = 0;
+    std::string result;  // MessagePack bytes
+  };
+  struct Args {
+    std::int64_t result_ttl_s = 0;
+    std::string channel;
+    std::int64_t shard = 0;
+    std::vector<Job> jobs;
+  };
+  // Per job.
+  enum class Status : std::int64_t { stale = 0, done = 1 };
+  static constexpr std::array statuses = {Status::stale, Status::done};
+
+  static Keys keys(const redis::Keys& k, int shard) {
+    return {k.jobs_prefix(shard), k.inflight(shard), k.done_prefix(shard), k.counts(shard),
+            k.stats(shard)};
+  }
+  static ScriptCall call(Keys k, Args a) {
+    ScriptCall c{id,
+                 {std::move(k.jobs), std::move(k.inflight), std::move(k.done_prefix),
+                  std::move(k.counts), std::move(k.stats)},
+                 {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard)}};
+    c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
+    for (Job& j : a.jobs) {
+      c.args.push_back(std::move(j.field));
+      c.args.push_back(arg(j.attempt));
+      c.args.push_back(std::move(j.result));
+    }
+    return c;
+  }
+  // One status per job, in order; `jobs` is how many were given.
+  static Decoded<std::vector<Status>> decode(const Reply& reply, std::size_t jobs) {
+    auto codes = integers_reply(id, reply);
+    if (!codes) return unexpected(std::move(codes.error()));
+    if (codes->size() != jobs) return unexpected(bad_reply(id, "not one status per job", reply));
+    std::vector<Status> out;
+    out.reserve(jobs);
+    for (std::int64_t code : *codes) {
+      auto s = status_of(id, code, statuses, reply);
+      if (!s) return unexpected(std::move(s.error()));
+      out.push_back(*s);
+    }
+    return out;
+  }
+};
+
+}  // namespace jq::redis::bindings

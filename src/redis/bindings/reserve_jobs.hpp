@@ -1,0 +1,71 @@
+// lua/reserveJobs-5.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
+// reads the queue's head.
+#pragma once
+
+#include "src/redis/bindings/binding.hpp"
+#include "src/redis/keys.hpp"
+
+namespace jq::redis::bindings {
+
+struct ReserveJobs {
+  static constexpr ScriptId id = ScriptId::reserve_jobs;
+  static constexpr std::array<std::string_view, 5> key_names = {"jobs", "inflight", "queue",
+                                                                "counts", "stats"};
+  static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "max", "bound_priority",
+                                                                "bound_member", "name"};
+  static constexpr std::size_t args_per_item = 0;
+
+  struct Keys {
+    std::string jobs, inflight, queue, counts, stats;
+  };
+  struct Args {
+    std::int64_t now_ms = 0;
+    std::int64_t max = 0;
+    std::optional<std::int64_t> bound_priority;  // nullopt: no bound
+    std::string bound_member;
+    std::string name;
+  };
+  struct Head {
+    std::string member;  // readyStamp(9) + field
+    std::int64_t priority = 0;
+  };
+  struct Taken {
+    std::string field;
+    std::string record;  // MessagePack, as stored after the update
+  };
+  struct Reserved {
+    std::optional<Head> head;  // after the reservation; nullopt: the queue is empty
+    std::vector<Taken> jobs;   // in ready order
+  };
+
+  static Keys keys(const redis::Keys& k, int shard, std::string_view name) {
+    return {k.jobs_prefix(shard), k.inflight(shard), k.ready(shard, name), k.counts(shard),
+            k.stats(shard)};
+  }
+  static ScriptCall call(Keys k, Args a) {
+    return {id,
+            {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
+             std::move(k.stats)},
+            {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
+             std::move(a.bound_member), std::move(a.name)}};
+  }
+  static Decoded<Reserved> decode(Reply reply) {
+    auto& e = reply.elements;
+    if (!reply.is_array() || e.size() < 2 || e.size() % 2 != 0) {
+      return unexpected(bad_reply(id, "not {head_member, head_priority, field, record...}", reply));
+    }
+    Reserved out;
+    if (e[1].is_integer() || !e[1].str.empty()) {
+      auto priority = e[1].as_integer();
+      if (!priority) return unexpected(bad_reply(id, "head priority", reply));
+      out.head = Head{std::move(e[0].str), *priority};
+    }
+    out.jobs.reserve(e.size() / 2 - 1);
+    for (std::size_t i = 2; i < e.size(); i += 2) {
+      out.jobs.push_back(Taken{std::move(e[i].str), std::move(e[i + 1].str)});
+    }
+    return out;
+  }
+};
+
+}  // namespace jq::redis::bindings
