@@ -9,8 +9,9 @@
 namespace jq::store {
 namespace {
 
+using redis::bindings::CompleteJobs;
+
 constexpr std::size_t kMaxBatch = 256;  // jobs per completeJobs call
-constexpr std::size_t kArgsPerJob = 3;  // completeJobs-5.lua: field, attempt, result
 
 }  // namespace
 
@@ -36,13 +37,12 @@ struct HandlerWaiter final : CompletionBatcher::Waiter {
 }  // namespace
 
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                                     std::string result_ttl_s)
+                                     std::int64_t result_ttl_s)
     : redis_(redis),
       strand_(asio::make_strand(redis.executor())),
-      keys_{keys.jobs_prefix(shard), keys.inflight(shard), keys.done_prefix(shard),
-            keys.counts(shard), keys.stats(shard)},
-      shard_(std::to_string(shard)),
-      result_ttl_s_(std::move(result_ttl_s)),
+      keys_(CompleteJobs::keys(keys, shard)),
+      shard_(shard),
+      result_ttl_s_(result_ttl_s),
       channel_(keys.events_channel()) {}
 
 CompletionBatcher::~CompletionBatcher() = default;
@@ -50,7 +50,7 @@ CompletionBatcher::~CompletionBatcher() = default;
 asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
                                                                        int attempt,
                                                                        std::string result) {
-  Pending pending{std::move(field), std::to_string(attempt), std::move(result), nullptr};
+  Pending pending{CompleteJobs::Job{std::move(field), attempt, std::move(result)}, nullptr};
   co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Result)>(
       [this, &pending](auto handler) {
         pending.waiter = std::make_unique<HandlerWaiter<decltype(handler)>>(std::move(handler));
@@ -92,14 +92,16 @@ asio::awaitable<void> CompletionBatcher::flush() {
     } catch (const std::exception&) {
       // Answered below as not recorded: the jobs run again after their deadline.
     }
+    const auto statuses = reply ? CompleteJobs::decode(*reply, batch.size())
+                                : redis::bindings::Decoded<std::vector<CompleteJobs::Status>>{};
     for (std::size_t i = 0; i < batch.size(); ++i) {
       Result r = Result(false);
       if (!reply) {
         r = unexpected(StoreError::unavailable(reply.error()));
-      } else if (!reply->is_array() || reply->elements.size() != batch.size()) {
-        r = unexpected(StoreError::bad_reply("completeJobs", *reply));
+      } else if (!statuses) {
+        r = unexpected(StoreError::bad_reply(statuses.error()));
       } else {
-        r = reply->elements[i].integer == 1;
+        r = (*statuses)[i] == CompleteJobs::Status::done;
       }
       batch[i].waiter->finish(std::move(r));
     }
@@ -107,15 +109,10 @@ asio::awaitable<void> CompletionBatcher::flush() {
 }
 
 redis::ScriptCall CompletionBatcher::call_for(std::vector<Pending>& batch) const {
-  redis::ScriptCall call{redis::ScriptId::complete_jobs, keys_, {}};
-  call.args.reserve(3 + batch.size() * kArgsPerJob);
-  call.args.insert(call.args.end(), {result_ttl_s_, channel_, shard_});
-  for (Pending& p : batch) {
-    call.args.push_back(p.field);
-    call.args.push_back(p.attempt);
-    call.args.push_back(std::move(p.result));
-  }
-  return call;
+  CompleteJobs::Args args{result_ttl_s_, channel_, shard_, {}};
+  args.jobs.reserve(batch.size());
+  for (Pending& p : batch) args.jobs.push_back(std::move(p.job));
+  return CompleteJobs::call(keys_, std::move(args));
 }
 
 }  // namespace jq::store

@@ -15,6 +15,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "common/expected.hpp"
+#include "src/redis/bindings/complete_jobs.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
@@ -29,7 +30,7 @@ class CompletionBatcher {
   using Result = Expected<bool, StoreError>;
 
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                    std::string result_ttl_s);
+                    std::int64_t result_ttl_s);
   ~CompletionBatcher();
 
   asio::awaitable<Result> complete(std::string field, int attempt, std::string result);
@@ -38,9 +39,7 @@ class CompletionBatcher {
 
  private:
   struct Pending {
-    std::string field;
-    std::string attempt;
-    std::string result;
+    redis::bindings::CompleteJobs::Job job;
     std::unique_ptr<Waiter> waiter;
   };
 
@@ -50,9 +49,9 @@ class CompletionBatcher {
 
   redis::Client& redis_;
   asio::strand<asio::any_io_executor> strand_;
-  std::vector<std::string> keys_;  // completeJobs' KEYS
-  std::string shard_;
-  std::string result_ttl_s_;
+  redis::bindings::CompleteJobs::Keys keys_;
+  int shard_;
+  std::int64_t result_ttl_s_;
   std::string channel_;
   std::vector<Pending> pending_;
   bool flushing_ = false;
