@@ -21,7 +21,7 @@
 
 namespace jq::store {
 
-// The next job of one queue (a shard's ready zset of one name).
+// The next job of one queue (one name in one shard: the front of its best priority's list).
 struct QueueHead {
   int shard = 0;
   std::string name;

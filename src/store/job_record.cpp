@@ -16,7 +16,7 @@ enum Slot : std::size_t {
   kState,
   kAttempts,
   kEnqueuedAtMs,
-  kReadyMember,
+  kReadyStamp,  // R_READY_STAMP: when it last became ready
   kLastError,
   kTraceparent,
   kResult,

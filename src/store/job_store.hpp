@@ -16,11 +16,12 @@
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/store_error.hpp"
+#include "src/util/time.hpp"
 
 namespace jq::store {
 
 namespace asio = boost::asio;
-using Clock = std::function<std::chrono::system_clock::time_point()>;
+using Clock = SystemClock;
 
 struct ResultFetch {
   enum class Kind { result, pending, none };

@@ -2,9 +2,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace jq {
+
+// The wall clock as the stores read it (injected: tests set it).
+using SystemClock = std::function<std::chrono::system_clock::time_point()>;
 
 // "2026-11-21T01:50:47.123Z" for milliseconds since the Unix epoch.
 std::string iso8601_utc(std::int64_t epoch_ms);

@@ -56,7 +56,7 @@ bool Endpoint::serves(const std::string& name) const {
   return false;
 }
 
-WorkerStore::WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock,
+WorkerStore::WorkerStore(redis::Client& redis, redis::Keys keys, SystemClock clock,
                          std::string master_id)
     : redis_(redis),
       keys_(std::move(keys)),

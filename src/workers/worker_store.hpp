@@ -12,8 +12,8 @@
 #include "api/worker_registration.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
-#include "src/store/job_store.hpp"
 #include "src/store/store_error.hpp"
+#include "src/util/time.hpp"
 #include "src/workers/endpoint.hpp"
 
 namespace jq::workers {
@@ -32,7 +32,7 @@ struct Registered {
 
 class WorkerStore {
  public:
-  WorkerStore(redis::Client& redis, redis::Keys keys, store::Clock clock, std::string master_id);
+  WorkerStore(redis::Client& redis, redis::Keys keys, SystemClock clock, std::string master_id);
 
   asio::awaitable<Expected<Registered, StoreError>> add(api::WorkerRegistration registration);
   asio::awaitable<Expected<void, StoreError>> remove(std::string id);
@@ -70,7 +70,7 @@ class WorkerStore {
 
   redis::Client& redis_;
   redis::Keys keys_;
-  store::Clock clock_;
+  SystemClock clock_;
   std::string master_id_;
   std::mutex outcomes_mutex_;
   std::unordered_map<std::string, Outcomes> outcomes_;  // by endpoint id, since the last flush
