@@ -15,6 +15,16 @@ const std::optional<store::QueueHead>& better(const std::optional<store::QueueHe
 
 }  // namespace
 
+std::vector<std::string> names_for(const workers::Endpoint& endpoint,
+                                   const std::set<std::string>& names,
+                                   const std::set<std::string>& paused) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    if (!paused.contains(name) && endpoint.serves(name)) out.push_back(name);
+  }
+  return out;
+}
+
 QueueHeads::View& QueueHeads::view(std::string_view name, int shard) {
   auto it = views_.find(name);
   if (it == views_.end()) {

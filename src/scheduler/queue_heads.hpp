@@ -15,11 +15,13 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "src/store/dispatch_store.hpp"
+#include "src/workers/endpoint.hpp"
 
 namespace jq::scheduler {
 
@@ -32,6 +34,12 @@ struct Choice {
   // a bound equal to the head would exclude it, so take the head alone.
   bool head_only = false;
 };
+
+// The names whose queues an endpoint may take jobs from: those it serves among the names pushed,
+// paused ones left out.
+std::vector<std::string> names_for(const workers::Endpoint& endpoint,
+                                   const std::set<std::string>& names,
+                                   const std::set<std::string>& paused);
 
 class QueueHeads {
  public:

@@ -157,15 +157,6 @@ asio::awaitable<bool> Scheduler::round() {
   co_return progress;
 }
 
-// The names an endpoint serves among those pushed, paused queues left out.
-std::vector<std::string> Scheduler::names_for(const workers::Endpoint& endpoint) const {
-  std::vector<std::string> out;
-  for (const std::string& name : names_) {
-    if (!paused_.contains(name) && endpoint.serves(name)) out.push_back(name);
-  }
-  return out;
-}
-
 // Reads the heads of the given queues in one pipelined round trip. False when Redis did not
 // answer (they stay unknown).
 asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues) {
@@ -184,7 +175,7 @@ asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues)
 
 // Reserves up to `want` jobs for one endpoint and starts their attempts.
 asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want) {
-  const std::vector<std::string> names = names_for(*state.endpoint);
+  const std::vector<std::string> names = names_for(*state.endpoint, names_, paused_);
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
   if (!heads_.choose(names)) co_return Fill::idle;
   if (state.held < want) {

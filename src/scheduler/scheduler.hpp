@@ -61,7 +61,6 @@ class Scheduler {
   asio::awaitable<void> give_back_all();
   void on_pushed(const events::Event& event);
   void finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end);
-  std::vector<std::string> names_for(const workers::Endpoint& endpoint) const;
 
   asio::io_context& io_;
   redis::Client& redis_;  // only asked whether it is connected

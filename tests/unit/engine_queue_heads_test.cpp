@@ -78,6 +78,19 @@ TEST_CASE("an exact tie of two heads takes the chosen head alone", "[unit]") {
   CHECK_FALSE(choice->bound);
 }
 
+TEST_CASE("an endpoint draws from the names it serves that are not paused", "[unit]") {
+  jq::workers::Endpoint mail;
+  mail.names = {"mail", "resize"};
+  jq::workers::Endpoint all;
+  all.all_names = true;
+  const std::set<std::string> pushed{"mail", "report", "resize"};
+  CHECK(jq::scheduler::names_for(mail, pushed, {}) == std::vector<std::string>{"mail", "resize"});
+  CHECK(jq::scheduler::names_for(mail, pushed, {"mail"}) == std::vector<std::string>{"resize"});
+  CHECK(jq::scheduler::names_for(all, pushed, {"report"}) ==
+        std::vector<std::string>{"mail", "resize"});
+  CHECK(jq::scheduler::names_for(all, pushed, pushed).empty());
+}
+
 TEST_CASE("names not asked for (paused, or not served) are never chosen", "[unit]") {
   QueueHeads heads(1);
   read_all(heads, {"mail", "paused"}, {head(0, "mail", 5, 1), head(0, "paused", -9, 1)});
