@@ -25,18 +25,6 @@
 
 namespace jq::test {
 
-// Started on first use, stopped when the test process exits.
-inline RedisServer& shared_redis() {
-  static RedisServer server;
-  return server;
-}
-
-// A key schema under a prefix no other test case of this process has used.
-inline redis::Keys fresh_keys() {
-  static int counter = 0;
-  return redis::Keys("t" + std::to_string(++counter));
-}
-
 // One job as pushJobs-5.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";

@@ -26,9 +26,9 @@ const std::string kFailure =
     "failure";  // {type: "failure"}
 
 struct Fixture {
-  StoreHarness h{store_redis().port()};
+  StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
-  jq::redis::Keys keys = fresh_store_keys();
+  jq::redis::Keys keys = fresh_keys();
   JobStore jobs{h.client(), keys, kShards, clock.fn(), 1000};  // every push in shard 0
   DispatchStore store{h.client(), keys, kShards, clock.fn(),
                       RetryPolicy{1000ms, 60'000ms, 0.0, std::chrono::seconds(60)}};

@@ -14,9 +14,9 @@ using namespace jq::test;
 namespace {
 
 struct Fixture {
-  StoreHarness h{store_redis().port()};
+  StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
-  JobStore jobs{h.client(), fresh_store_keys(), 4, clock.fn()};
+  JobStore jobs{h.client(), fresh_keys(), 4, clock.fn()};
 
   JobId push(jq::api::NewJob job) {
     auto ids = h.run(jobs.push({std::move(job)}, ""));

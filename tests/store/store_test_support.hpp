@@ -1,5 +1,5 @@
-// What the direct store tests share: one redis-server for the process, a fresh key prefix per
-// test, the harness that runs the stores' coroutines, and jobs to push.
+// What the direct store tests share: the harness that runs the stores' coroutines (on
+// shared_redis(), with fresh_keys() per test), a start time, and jobs to push.
 #pragma once
 
 #include <chrono>
@@ -11,16 +11,6 @@
 #include "tests/support/store_harness.hpp"
 
 namespace jq::test {
-
-inline RedisServer& store_redis() {
-  static RedisServer server;
-  return server;
-}
-
-inline redis::Keys fresh_store_keys() {
-  static int counter = 0;
-  return redis::Keys("s" + std::to_string(++counter));
-}
 
 // 2026-01-01T00:00:00Z: far from any real due time, so nothing of the daemon's kind runs by
 // accident.

@@ -21,9 +21,9 @@ WorkerRegistration registration(std::string url, int concurrency = 4) {
 }
 
 struct Fixture {
-  StoreHarness h{store_redis().port()};
+  StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
-  jq::redis::Keys keys = fresh_store_keys();
+  jq::redis::Keys keys = fresh_keys();
   WorkerStore one{h.client(), keys, clock.fn(), "master-1"};
   WorkerStore two{h.client(), keys, clock.fn(), "master-2"};
 };

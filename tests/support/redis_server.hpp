@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/redis/keys.hpp"
 #include "src/redis/reply.hpp"
 #include "src/redis/scripts.hpp"
 #include "tests/support/process.hpp"
@@ -55,5 +56,18 @@ class RedisServer {
   std::uint16_t port_;
   ChildProcess process_;
 };
+
+// One redis-server per test process: started on first use, stopped when the process exits.
+inline RedisServer& shared_redis() {
+  static RedisServer server;
+  return server;
+}
+
+// A key schema under a prefix no other test case of this process has used, so test cases
+// sharing shared_redis() never see each other's keys.
+inline redis::Keys fresh_keys() {
+  static int counter = 0;
+  return redis::Keys("t" + std::to_string(++counter));
+}
 
 }  // namespace jq::test

@@ -1,23 +1,11 @@
 // lua/fetchResult-2.lua: hands a finished job's kept result to the pusher exactly once.
 #pragma once
 
-#include "src/redis/bindings/binding.hpp"
-#include "src/redis/keys.hpp"
+#include "src/redis/bindings/one_job_read.hpp"
 
 namespace jq::redis::bindings {
 
-struct FetchResult {
-  static constexpr ScriptId id = ScriptId::fetch_result;
-  static constexpr std::array<std::string_view, 2> key_names = {"jobs", "done"};
-  static constexpr std::array<std::string_view, 1> arg_names = {"field"};
-  static constexpr std::size_t args_per_item = 0;
-
-  struct Keys {
-    std::string jobs, done;
-  };
-  struct Args {
-    std::string field;
-  };
+struct FetchResult : OneJobRead<ScriptId::fetch_result> {
   enum class Status : std::int64_t { nothing = 0, result = 1, pending = 2 };
   static constexpr std::array statuses = {Status::nothing, Status::result, Status::pending};
   struct Fetched {
@@ -28,12 +16,6 @@ struct FetchResult {
     bool keep_result = false;   // pending: a result will be stored
   };
 
-  static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
-    return {k.jobs_prefix(shard), k.done(shard, field)};
-  }
-  static ScriptCall call(Keys k, Args a) {
-    return {id, {std::move(k.jobs), std::move(k.done)}, {std::move(a.field)}};
-  }
   static Decoded<Fetched> decode(const Reply& reply) {
     const auto& e = reply.elements;
     if (!reply.is_array() || e.empty() || !e[0].is_integer()) {
