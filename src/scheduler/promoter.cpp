@@ -1,6 +1,9 @@
 #include "src/scheduler/promoter.hpp"
 
 #include <charconv>
+#include <limits>
+
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
 
@@ -34,24 +37,31 @@ void Promoter::on_event(const events::Event& event) {
 }
 
 asio::awaitable<Periodic::Duration> Promoter::step() {
-  if (redis_.ready() && store_.now_ms() >= next_due_ms_) co_await promote_all();
+  // Redis away: wait for it, whatever is due (a due time already past would ask for no sleep).
+  if (!redis_.ready()) co_return kRedisAway;
+  if (store_.now_ms() >= next_due_ms_) co_await promote_all();
   if (next_due_ms_ > 0) {
     co_return std::min<Periodic::Duration>(
         kMaxSleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
   }
-  co_return redis_.ready() ? kMaxSleep : kRedisAway;
+  co_return kMaxSleep;
 }
 
-// Promotes what is due in every shard and learns the next due time (0 when unknown).
-asio::awaitable<bool> Promoter::promote_all() {
+// Promotes what is due in every shard and learns the next due time (0 when unknown: a shard
+// failed, so the next step looks again). A shard that fails does not hold up the others.
+asio::awaitable<void> Promoter::promote_all() {
+  // Due times announced while the pass runs may concern shards it has already read.
+  next_due_ms_ = std::numeric_limits<std::int64_t>::max();
   std::int64_t next = 0;
+  bool all_read = true;
   for (int shard = 0; shard < store_.shards(); ++shard) {
     // Keep promoting a shard while it has a full batch due.
     for (;;) {
       auto r = co_await store_.promote(shard, kPromoteBatch);
       if (!r) {
-        next_due_ms_ = 0;
-        co_return false;
+        spdlog::warn("promoting due retries of shard {} failed: {}", shard, r.error().message);
+        all_read = false;
+        break;
       }
       if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
       if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
@@ -59,8 +69,14 @@ asio::awaitable<bool> Promoter::promote_all() {
       }
     }
   }
-  next_due_ms_ = next;
-  co_return true;
+  const std::int64_t announced = next_due_ms_;  // the earliest "s <due>" heard meanwhile
+  if (!all_read) {
+    next_due_ms_ = 0;
+  } else if (next == 0 || announced < next) {
+    next_due_ms_ = announced == std::numeric_limits<std::int64_t>::max() ? next : announced;
+  } else {
+    next_due_ms_ = next;
+  }
 }
 
 }  // namespace jq::scheduler

@@ -23,7 +23,7 @@ class Promoter {
 
  private:
   asio::awaitable<Periodic::Duration> step();
-  asio::awaitable<bool> promote_all();
+  asio::awaitable<void> promote_all();
 
   redis::Client& redis_;
   store::DispatchStore& store_;

@@ -162,7 +162,14 @@ asio::awaitable<bool> Scheduler::round() {
 asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues) {
   if (queues.empty()) co_return true;
   for (const auto& q : queues) heads_.begin(q);
-  auto read = co_await store_.heads(queues);
+  Expected<std::vector<std::optional<store::QueueHead>>, store::StoreError> read =
+      std::vector<std::optional<store::QueueHead>>{};
+  try {
+    read = co_await store_.heads(queues);
+  } catch (...) {
+    for (const auto& q : queues) heads_.fail(q);  // never left busy: it would never be read
+    throw;
+  }
   for (std::size_t i = 0; i < queues.size(); ++i) {
     if (!read) {
       heads_.fail(queues[i]);
@@ -198,7 +205,13 @@ asio::awaitable<Scheduler::Fill> Scheduler::reserve(EndpointState& state, const 
   const store::QueueRef queue{choice.head.shard, choice.head.name};
   const int take = choice.head_only ? 1 : std::min(state.held, want);
   heads_.begin(queue);
-  auto reservation = co_await store_.reserve(queue, take, choice.bound);
+  Expected<store::Reservation, store::StoreError> reservation = store::Reservation{};
+  try {
+    reservation = co_await store_.reserve(queue, take, choice.bound);
+  } catch (...) {
+    heads_.fail(queue);  // never left busy: it would never be chosen again
+    throw;
+  }
   if (!reservation) {
     heads_.fail(queue);
     co_return Fill::unavailable;

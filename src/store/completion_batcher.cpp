@@ -86,12 +86,14 @@ asio::awaitable<void> CompletionBatcher::flush() {
       batch.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(end));
       pending_.erase(pending_.begin(), end);
     }
-    redis::ReplyResult reply = unexpected(std::make_error_code(std::errc::io_error));
-    try {
-      reply = co_await redis_.eval(call_for(batch));
-    } catch (const std::exception&) {
-      // Answered below as not recorded: the jobs run again after their deadline.
-    }
+    co_await send(std::move(batch));
+  }
+}
+
+// One completeJobs call for the batch, and every waiter of it answered, whatever happens.
+asio::awaitable<void> CompletionBatcher::send(std::vector<Pending> batch) {
+  try {
+    auto reply = co_await redis_.eval(call_for(batch));
     const auto statuses = reply ? CompleteJobs::decode(*reply, batch.size())
                                 : redis::bindings::Decoded<std::vector<CompleteJobs::Status>>{};
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -103,7 +105,13 @@ asio::awaitable<void> CompletionBatcher::flush() {
       } else {
         r = (*statuses)[i] == CompleteJobs::Status::done;
       }
-      batch[i].waiter->finish(std::move(r));
+      std::exchange(batch[i].waiter, nullptr)->finish(std::move(r));
+    }
+  } catch (const std::exception&) {
+    // Not recorded: the jobs run again after their deadline. Never leave a waiter hanging.
+    for (Pending& p : batch) {
+      if (p.waiter)
+        p.waiter->finish(unexpected(StoreError::internal("recording the success failed")));
     }
   }
 }

@@ -45,6 +45,7 @@ class CompletionBatcher {
 
   void enqueue(Pending pending);  // on the strand
   asio::awaitable<void> flush();  // on the strand, while anything is pending
+  asio::awaitable<void> send(std::vector<Pending> batch);
   redis::ScriptCall call_for(std::vector<Pending>& batch) const;
 
   redis::Client& redis_;
