@@ -25,7 +25,7 @@ for name in "${targets[@]}"; do
   if build-fuzz/tests/fuzz/fuzz_"$name" -max_total_time="$SECONDS_EACH" -timeout=10 \
        -rss_limit_mb=2048 -max_len=65536 -artifact_prefix=build-fuzz/crash-"$name"- \
        "$corpus" >"$log" 2>&1; then
-    echo "ok   fuzz $name: $(grep -Eo '#[0-9]+ +DONE.*' "$log" | tail -1 || echo done)"
+    echo "ok   fuzz $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)s"
     passed=$((passed + 1))
   else
     echo "FAIL fuzz $name (log: $log):"

@@ -127,7 +127,9 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
-        dispatcher_(io_, dispatch_store_, workers_, metrics_),
+        dispatcher_(
+            io_, dispatch_store_, workers_, metrics_,
+            milliseconds(static_cast<std::int64_t>(config.dispatch.max_busy_pause_s * 1000))),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),

@@ -47,6 +47,12 @@ struct Retry {
   bool operator==(const Retry&) const = default;
 };
 
+struct Dispatch {
+  // The longest a worker's Retry-After (429/503) holds its endpoint back, > 0.
+  double max_busy_pause_s = 300;
+  bool operator==(const Dispatch&) const = default;
+};
+
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;  // >= 1024, <= 1 GiB
   int max_connections = 10'000;          // open HTTP connections at once, 1-1000000
@@ -103,6 +109,7 @@ struct Config {
   int shard_run = 64;  // consecutive push requests stored in one shard, 1-100000
   Defaults defaults;
   Retry retry;
+  Dispatch dispatch;
   Limits limits;
   double shutdown_grace_s = 10;
   Log log;

@@ -85,6 +85,15 @@ Retry parse_retry(const At& at) {
   return retry;
 }
 
+Dispatch parse_dispatch(const At& at) {
+  expect_keys(at, {"max_busy_pause"});
+  Dispatch dispatch;
+  if (auto v = field(at, "max_busy_pause")) {
+    dispatch.max_busy_pause_s = number(*v, positive, kPositiveSeconds);
+  }
+  return dispatch;
+}
+
 Limits parse_limits(const At& at) {
   expect_keys(at, {"max_body_bytes", "max_connections", "read_timeout", "idle_timeout"});
   Limits limits;
@@ -155,13 +164,15 @@ void parse_top_scalars(const At& root, Config& config) {
 }
 
 Config parse_document(const At& root) {
-  expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
-                     "retry", "limits", "shutdown_grace", "log", "metrics", "auth", "workers"});
+  expect_keys(
+      root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
+             "retry", "dispatch", "limits", "shutdown_grace", "log", "metrics", "auth", "workers"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
   if (auto v = field(root, "defaults")) config.defaults = parse_defaults(*v);
   if (auto v = field(root, "retry")) config.retry = parse_retry(*v);
+  if (auto v = field(root, "dispatch")) config.dispatch = parse_dispatch(*v);
   if (auto v = field(root, "limits")) config.limits = parse_limits(*v);
   if (auto v = field(root, "log")) config.log = parse_log(*v);
   if (auto v = field(root, "metrics")) config.metrics = parse_metrics(*v);

@@ -48,7 +48,8 @@ Verdict master_failure(api::FailureReason reason, std::string message, std::int6
   return v;
 }
 
-Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::int64_t now_ms) {
+Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::int64_t now_ms,
+              milliseconds max_busy_pause) {
   switch (answer.kind) {
     case WorkerAnswer::Kind::unreachable: {
       Verdict v;
@@ -74,7 +75,9 @@ Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::in
     v.kind = Verdict::Kind::release;
     v.message = "worker busy (HTTP " + std::to_string(answer.status) + ")";
     v.end.verdict = AttemptEnd::Verdict::busy;
-    v.end.hold_off = answer.retry_after_s ? milliseconds(*answer.retry_after_s * 1000) : kBusyPause;
+    // A worker cannot freeze its endpoint for days with a large Retry-After.
+    v.end.hold_off =
+        answer.retry_after ? std::min(*answer.retry_after, max_busy_pause) : kBusyPause;
     return v;
   }
   if (answer.status != 200) {
@@ -109,8 +112,13 @@ double since_enqueued_s(const store::JobRecord& record, std::int64_t now_ms) {
 }  // namespace
 
 Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
-                       workers::WorkerStore& workers, metrics::Metrics& metrics)
-    : io_(io), store_(store), workers_(workers), metrics_(metrics) {}
+                       workers::WorkerStore& workers, metrics::Metrics& metrics,
+                       milliseconds max_busy_pause)
+    : io_(io),
+      store_(store),
+      workers_(workers),
+      metrics_(metrics),
+      max_busy_pause_(max_busy_pause) {}
 
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
@@ -169,7 +177,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   if (answer.kind != WorkerAnswer::Kind::unreachable) {
     metrics_.worker(endpoint.url).dispatch_duration.observe(latency_ms / 1000);
   }
-  Verdict v = judge(answer, job, store_.now_ms());
+  Verdict v = judge(answer, job, store_.now_ms(), max_busy_pause_);
   // The endpoint is free again as soon as it answered: its slot can take the next job while
   // the outcome is being recorded.
   std::exchange(done, nullptr)(v.end);

@@ -30,8 +30,11 @@ class Dispatcher {
  public:
   using Done = std::function<void(AttemptEnd)>;
 
+  // `max_busy_pause`: the longest a worker's Retry-After holds its endpoint back
+  // (dispatch.max_busy_pause).
   Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
-             workers::WorkerStore& workers, metrics::Metrics& metrics);
+             workers::WorkerStore& workers, metrics::Metrics& metrics,
+             std::chrono::milliseconds max_busy_pause);
 
   // Starts the attempt in the background; `done` runs on any thread once the endpoint answered
   // (or the attempt ended without an answer), possibly before the outcome is recorded.
@@ -54,6 +57,7 @@ class Dispatcher {
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   metrics::Metrics& metrics_;
+  std::chrono::milliseconds max_busy_pause_;
   std::atomic<std::size_t> in_flight_{0};
 };
 

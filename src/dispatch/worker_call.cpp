@@ -1,6 +1,5 @@
 #include "src/dispatch/worker_call.hpp"
 
-#include <charconv>
 #include <mutex>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -10,6 +9,8 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+
+#include "api/retry_after.hpp"
 
 namespace jq::dispatch {
 
@@ -22,13 +23,6 @@ using asio::ip::tcp;
 namespace {
 
 constexpr std::uint64_t kMaxAnswerBytes = 64 * 1024 * 1024;
-
-std::optional<int> parse_retry_after(std::string_view value) {
-  int seconds = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec != std::errc{} || end != value.data() + value.size() || seconds < 0) return std::nullopt;
-  return seconds;
-}
 
 // The whole request in one buffer. Beast's serializer walks a chain of buffer views on every
 // write, which cost more instructions than anything else in a worker call. Of headers with the
@@ -176,7 +170,8 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
     answer.kind = WorkerAnswer::Kind::answered;
     answer.status = static_cast<int>(res.result_int());
     answer.content_type = std::string(res[bhttp::field::content_type]);
-    answer.retry_after_s = parse_retry_after(res[bhttp::field::retry_after]);
+    answer.retry_after =
+        api::parse_retry_after(res[bhttp::field::retry_after], std::chrono::system_clock::now());
     const bool keep = res.keep_alive();
     answer.body = std::move(res.body());
     if (keep) {

@@ -33,8 +33,8 @@ struct WorkerAnswer {
   int status = 0;
   std::string content_type;
   std::string body;
-  std::optional<int> retry_after_s;
-  std::string error;  // what went wrong, for last_error and logs
+  std::optional<std::chrono::milliseconds> retry_after;  // 429/503: how long it asks for
+  std::string error;                                     // what went wrong, for last_error and logs
 };
 
 // Keep-alive connections to one endpoint (host:port), reused by successive calls; one call

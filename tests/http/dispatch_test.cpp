@@ -230,6 +230,19 @@ TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[ht
   CHECK(job(http, id)["attempts"] == 0);
 }
 
+TEST_CASE("a Retry-After of days holds the endpoint back only dispatch.max_busy_pause", "[http]") {
+  RedisServer redis;
+  DaemonOptions options{redis.url(), 4, kFastRetry};
+  options.extra_yaml += "dispatch:\n  max_busy_pause: 0.2\n";
+  Daemon daemon(options);
+  auto http = daemon.http();
+  Worker busy;
+  register_worker(http, busy.url(), {"n"}, 1);
+  push(http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 999999}}}});
+  // 999999 s would be 11 days; capped at 0.2 s the job comes back at once, again and again.
+  CHECK(wait_until([&] { return busy.stats()["received"] >= 3; }, 10s));
+}
+
 TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});

@@ -272,3 +272,10 @@ TEST_CASE("malformed YAML that once made the loader loop is refused", "[unit]") 
       "au\311\310\307\306\236\235\224def0123\", role: admin}\n";
   CHECK_THROWS_AS(jq::config::parse_yaml(text), jq::config::ConfigError);
 }
+
+TEST_CASE("dispatch.max_busy_pause caps a worker's Retry-After, 300 s by default", "[unit]") {
+  CHECK(parse_yaml("").dispatch.max_busy_pause_s == 300);
+  CHECK(parse_yaml("dispatch: {max_busy_pause: 2.5}").dispatch.max_busy_pause_s == 2.5);
+  CHECK(yaml_error("dispatch: {max_busy_pause: 0}").key == "dispatch.max_busy_pause");
+  CHECK(yaml_error("dispatch: {max_pause: 1}").key == "dispatch.max_pause");
+}
