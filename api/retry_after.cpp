@@ -19,7 +19,8 @@ std::optional<int> number(std::string_view text) {
 }
 
 // IMF-fixdate, the form RFC 9110 says to send: "Sun, 06 Nov 1994 08:49:37 GMT" (29 bytes).
-std::optional<std::chrono::system_clock::time_point> imf_fixdate(std::string_view v) {
+// In seconds: a system_clock time point counts nanoseconds and overflows past 2262.
+std::optional<std::chrono::sys_seconds> imf_fixdate(std::string_view v) {
   static constexpr std::array<std::string_view, 12> kMonths = {
       "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   if (v.size() != 29 || v.substr(3, 2) != ", " || v[7] != ' ' || v[11] != ' ' || v[16] != ' ' ||
@@ -62,8 +63,9 @@ std::optional<milliseconds> parse_retry_after(std::string_view value,
   }
   const auto at = imf_fixdate(value);
   if (!at) return std::nullopt;
-  if (*at <= now) return milliseconds(0);
-  return std::min<milliseconds>(kLongest, std::chrono::duration_cast<milliseconds>(*at - now));
+  const auto ahead = *at - std::chrono::time_point_cast<std::chrono::seconds>(now);
+  if (ahead <= std::chrono::seconds(0)) return milliseconds(0);
+  return std::min<milliseconds>(kLongest, ahead);
 }
 
 }  // namespace jq::api

@@ -37,3 +37,9 @@ TEST_CASE("a Retry-After that is neither form is ignored", "[unit]") {
     CHECK_FALSE(parse_retry_after(bad, kNow));
   }
 }
+
+// Found by tests/fuzz/fuzz_query: a date past 2262 overflowed the nanosecond time point.
+TEST_CASE("a Retry-After date centuries ahead is a year at most", "[unit]") {
+  CHECK(parse_retry_after("Wed, 25 Nov 3027 10:31:30 GMT", kNow) == std::chrono::hours(24 * 365));
+  CHECK(parse_retry_after("Mon, 01 Jan 9999 00:00:00 GMT", kNow) == std::chrono::hours(24 * 365));
+}
