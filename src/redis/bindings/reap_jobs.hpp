@@ -9,16 +9,13 @@ namespace jq::redis::bindings {
 
 struct ReapJobs {
   static constexpr ScriptId id = ScriptId::reap_jobs;
-  static constexpr std::array<std::string_view, 7> key_names = {
-      "jobs", "inflight", "scheduled", "dead", "done_prefix", "counts", "stats"};
+  static constexpr auto key_names = FailKeys::names;
   static constexpr std::array<std::string_view, 11> arg_names = {
       "cutoff_ms",    "now_ms", "max",          "failure", "message", "retry_base_ms",
       "retry_max_ms", "jitter", "result_ttl_s", "channel", "shard"};
   static constexpr std::size_t args_per_item = 0;
 
-  struct Keys {
-    std::string jobs, inflight, scheduled, dead, done_prefix, counts, stats;
-  };
+  using Keys = FailKeys;
   struct Args {
     std::int64_t cutoff_ms = 0;  // attempts with a deadline before it are reaped
     std::int64_t now_ms = 0;
@@ -30,15 +27,11 @@ struct ReapJobs {
     std::int64_t shard = 0;
   };
 
-  static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard), k.inflight(shard), k.scheduled(shard), k.dead(shard),
-            k.done_prefix(shard), k.counts(shard),   k.stats(shard)};
-  }
+  static Keys keys(const redis::Keys& k, int shard) { return FailKeys::of(k, shard); }
   static ScriptCall call(Keys k, Args a) {
     return {
         id,
-        {std::move(k.jobs), std::move(k.inflight), std::move(k.scheduled), std::move(k.dead),
-         std::move(k.done_prefix), std::move(k.counts), std::move(k.stats)},
+        std::move(k).list(),
         {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure), std::move(a.message),
          arg(a.retry.base_ms), arg(a.retry.max_ms), jitter_arg(a.retry.jitter),
          arg(a.retry.result_ttl_s), std::move(a.channel), arg(a.shard)}};

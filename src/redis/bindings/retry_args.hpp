@@ -1,8 +1,15 @@
-// The retry policy as failJob and reapJobs take it (the same four ARGV in both).
+// What failJob and reapJobs share: both end attempts through fail_running
+// (lua/lib/preamble_2_fail_running.lua), so they take the same seven KEYS and the same four
+// ARGV of the retry policy.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/redis/keys.hpp"
 
 namespace jq::redis::bindings {
 
@@ -11,6 +18,23 @@ struct RetryArgs {
   std::int64_t max_ms = 0;        // the longest delay
   double jitter = 0;              // spread, a fraction (0-1)
   std::int64_t result_ttl_s = 0;  // how long a dead job's kept failure waits to be fetched
+};
+
+struct FailKeys {
+  static constexpr std::array<std::string_view, 7> names = {
+      "jobs", "inflight", "scheduled", "dead", "done_prefix", "counts", "stats"};
+
+  std::string jobs, inflight, scheduled, dead, done_prefix, counts, stats;
+
+  static FailKeys of(const redis::Keys& k, int shard) {
+    return {k.jobs_prefix(shard), k.inflight(shard), k.scheduled(shard), k.dead(shard),
+            k.done_prefix(shard), k.counts(shard),   k.stats(shard)};
+  }
+  // In the scripts' KEYS order.
+  std::vector<std::string> list() && {
+    return {std::move(jobs),        std::move(inflight), std::move(scheduled), std::move(dead),
+            std::move(done_prefix), std::move(counts),   std::move(stats)};
+  }
 };
 
 inline std::string jitter_arg(double jitter) {
