@@ -51,6 +51,12 @@ api::JobDefaults job_defaults(const config::Config& c) {
   return api::JobDefaults{c.defaults.max_retry, c.defaults.timeout()};
 }
 
+dispatch::DispatchOptions dispatch_options(const config::Config& c) {
+  return dispatch::DispatchOptions{
+      milliseconds(static_cast<std::int64_t>(c.dispatch.max_busy_pause_s * 1000)),
+      c.limits.max_result_bytes};
+}
+
 http::ServerOptions server_options(const config::Config& c) {
   http::ServerOptions o;
   o.host = c.listen.host;
@@ -127,9 +133,7 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
-        dispatcher_(
-            io_, dispatch_store_, workers_, metrics_,
-            milliseconds(static_cast<std::int64_t>(config.dispatch.max_busy_pause_s * 1000))),
+        dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),

@@ -95,10 +95,16 @@ Dispatch parse_dispatch(const At& at) {
 }
 
 Limits parse_limits(const At& at) {
-  expect_keys(at, {"max_body_bytes", "max_connections", "read_timeout", "idle_timeout"});
+  expect_keys(at, {"max_body_bytes", "max_result_bytes", "max_connections", "read_timeout",
+                   "idle_timeout"});
   Limits limits;
   if (auto v = field(at, "max_body_bytes")) {
     limits.max_body_bytes = static_cast<std::size_t>(
+        integer(*v, kMinBodyBytes, kMaxBodyBytes,
+                "must be a number of bytes between 1024 and 1073741824 (1 GiB)"));
+  }
+  if (auto v = field(at, "max_result_bytes")) {
+    limits.max_result_bytes = static_cast<std::size_t>(
         integer(*v, kMinBodyBytes, kMaxBodyBytes,
                 "must be a number of bytes between 1024 and 1073741824 (1 GiB)"));
   }

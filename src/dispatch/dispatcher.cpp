@@ -113,12 +113,8 @@ double since_enqueued_s(const store::JobRecord& record, std::int64_t now_ms) {
 
 Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
                        workers::WorkerStore& workers, metrics::Metrics& metrics,
-                       milliseconds max_busy_pause)
-    : io_(io),
-      store_(store),
-      workers_(workers),
-      metrics_(metrics),
-      max_busy_pause_(max_busy_pause) {}
+                       DispatchOptions options)
+    : io_(io), store_(store), workers_(workers), metrics_(metrics), options_(options) {}
 
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
@@ -167,6 +163,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
     call.headers.emplace_back("traceparent", job.record.traceparent);
   }
   call.body = encode_worker_request(id, job.record, job.deadline_ms);
+  call.max_answer_bytes = options_.max_result_bytes;
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));
 
@@ -177,7 +174,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   if (answer.kind != WorkerAnswer::Kind::unreachable) {
     metrics_.worker(endpoint.url).dispatch_duration.observe(latency_ms / 1000);
   }
-  Verdict v = judge(answer, job, store_.now_ms(), max_busy_pause_);
+  Verdict v = judge(answer, job, store_.now_ms(), options_.max_busy_pause);
   // The endpoint is free again as soon as it answered: its slot can take the next job while
   // the outcome is being recorded.
   std::exchange(done, nullptr)(v.end);

@@ -26,15 +26,19 @@ struct AttemptEnd {
   std::string error;                      // unreachable: why
 };
 
+struct DispatchOptions {
+  // The longest a worker's Retry-After holds its endpoint back (dispatch.max_busy_pause).
+  std::chrono::milliseconds max_busy_pause{300'000};
+  // A worker's answer body beyond this is a failure, never stored (limits.max_result_bytes).
+  std::uint64_t max_result_bytes = 1 << 20;
+};
+
 class Dispatcher {
  public:
   using Done = std::function<void(AttemptEnd)>;
 
-  // `max_busy_pause`: the longest a worker's Retry-After holds its endpoint back
-  // (dispatch.max_busy_pause).
   Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
-             workers::WorkerStore& workers, metrics::Metrics& metrics,
-             std::chrono::milliseconds max_busy_pause);
+             workers::WorkerStore& workers, metrics::Metrics& metrics, DispatchOptions options);
 
   // Starts the attempt in the background; `done` runs on any thread once the endpoint answered
   // (or the attempt ended without an answer), possibly before the outcome is recorded.
@@ -57,7 +61,7 @@ class Dispatcher {
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   metrics::Metrics& metrics_;
-  std::chrono::milliseconds max_busy_pause_;
+  DispatchOptions options_;
   std::atomic<std::size_t> in_flight_{0};
 };
 

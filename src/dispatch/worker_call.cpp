@@ -22,7 +22,22 @@ using asio::ip::tcp;
 
 namespace {
 
-constexpr std::uint64_t kMaxAnswerBytes = 64 * 1024 * 1024;
+// Reads a worker's answer, refusing a body above `max_bytes` with error::body_limit: by its
+// Content-Length before reading it, else as it arrives. (Beast 1.74's response parser was seen
+// to read a Content-Length body past its body_limit, so the limit is checked here as well.)
+template <class Stream, class Parser>
+asio::awaitable<void> read_answer(Stream& stream, beast::flat_buffer& buffer, Parser& parser,
+                                  std::uint64_t max_bytes, boost::system::error_code& ec) {
+  co_await bhttp::async_read_header(stream, buffer, parser,
+                                    asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return;
+  if (parser.content_length() && *parser.content_length() > max_bytes) {
+    ec = bhttp::error::body_limit;
+    co_return;
+  }
+  co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+  if (!ec && parser.get().body().size() > max_bytes) ec = bhttp::error::body_limit;
+}
 
 // The whole request in one buffer. Beast's serializer walks a chain of buffer views on every
 // write, which cost more instructions than anything else in a worker call. Of headers with the
@@ -149,8 +164,8 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
     }
     beast::flat_buffer buffer;
     bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(kMaxAnswerBytes);
-    co_await bhttp::async_read(*stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    parser.body_limit(call.max_answer_bytes);
+    co_await read_answer(*stream, buffer, parser, call.max_answer_bytes, ec);
     if (ec) {
       // A reused connection the worker closed just before our request: nothing was read, so
       // the worker never saw the job.
@@ -164,6 +179,10 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
       answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
       answer.error = late ? "no answer before the deadline"
                           : "the connection failed before the answer: " + ec.message();
+      if (ec == bhttp::error::body_limit) {
+        answer.error = "the worker's answer is larger than limits.max_result_bytes (" +
+                       std::to_string(call.max_answer_bytes) + " bytes); nothing of it was stored";
+      }
       co_return answer;
     }
     auto& res = parser.get();

@@ -19,6 +19,7 @@ struct WorkerCall {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;  // MessagePack
   std::chrono::steady_clock::time_point deadline;
+  std::uint64_t max_answer_bytes = 1 << 20;  // a larger answer body is refused unread
 };
 
 struct WorkerAnswer {

@@ -243,6 +243,31 @@ TEST_CASE("a Retry-After of days holds the endpoint back only dispatch.max_busy_
   CHECK(wait_until([&] { return busy.stats()["received"] >= 3; }, 10s));
 }
 
+TEST_CASE("an answer above limits.max_result_bytes is a failure naming the limit, never stored",
+          "[http]") {
+  RedisServer redis;
+  DaemonOptions options{redis.url(), 4, kFastRetry};
+  options.extra_yaml += "limits:\n  max_result_bytes: 1024\n";
+  Daemon daemon(options);
+  auto http = daemon.http();
+  Worker echo;
+  register_worker(http, echo.url(), {"*"}, 2);
+  const std::string big(2000, 'x');  // jqworker echoes it: an answer of about 2 KB
+  const std::string id =
+      push(http, {{"name", "n"}, {"argument", big}, {"max_retry", 0}, {"keep_result", true}});
+  const json result = result_of(http, id);
+  REQUIRE(result.is_object());
+  INFO(result.dump().substr(0, 300));
+  CHECK(result["type"] == "failure");
+  CHECK(result["reason"] == "other");
+  CHECK(result["message"].get<std::string>().find("limits.max_result_bytes (1024 bytes)") !=
+        std::string::npos);
+  CHECK(result.dump().find(big) == std::string::npos);
+  // A small answer still goes through on the same endpoint.
+  const std::string small = push(http, {{"name", "n"}, {"argument", "ok"}, {"keep_result", true}});
+  CHECK(result_of(http, small)["type"] == "success");
+}
+
 TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});

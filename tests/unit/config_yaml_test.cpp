@@ -273,6 +273,12 @@ TEST_CASE("malformed YAML that once made the loader loop is refused", "[unit]") 
   CHECK_THROWS_AS(jq::config::parse_yaml(text), jq::config::ConfigError);
 }
 
+TEST_CASE("limits.max_result_bytes is 1 MiB by default, 1024 B to 1 GiB", "[unit]") {
+  CHECK(parse_yaml("").limits.max_result_bytes == 1048576);
+  CHECK(parse_yaml("limits: {max_result_bytes: 4096}").limits.max_result_bytes == 4096);
+  CHECK(yaml_error("limits: {max_result_bytes: 10}").key == "limits.max_result_bytes");
+}
+
 TEST_CASE("dispatch.max_busy_pause caps a worker's Retry-After, 300 s by default", "[unit]") {
   CHECK(parse_yaml("").dispatch.max_busy_pause_s == 300);
   CHECK(parse_yaml("dispatch: {max_busy_pause: 2.5}").dispatch.max_busy_pause_s == 2.5);
