@@ -237,10 +237,15 @@ function updateWorkerRow(row, w) {
   setCell(row, 0, w.url, `worker ${w.id}`);
   const names = (w.names || []).join(', ');
   setCell(row, 1, names, names);
-  const healthy = Boolean(w.healthy);
-  if (row.dataset.healthy !== String(healthy)) {
-    row.dataset.healthy = String(healthy);
-    row.cells[2].replaceChildren(healthy ? badge('healthy', 'ok') : badge('unreachable', 'bad'));
+  // Unreachable outranks busy (a 429/503 with Retry-After holds it back until busy_until).
+  const health = !w.healthy ? 'unreachable' : w.busy_until ? `busy until ${w.busy_until}` : 'healthy';
+  if (row.dataset.health !== health) {
+    row.dataset.health = health;
+    const kind = health === 'healthy' ? 'ok' : health === 'unreachable' ? 'bad' : 'warn';
+    const shown = w.busy_until && w.healthy
+      ? badge(`busy until ${new Date(w.busy_until).toLocaleTimeString()}`, kind)
+      : badge(health, kind);
+    row.cells[2].replaceChildren(shown);
   }
   setCell(row, 3, `${count(w.inflight)} / ${count(w.concurrency)}`);
   setCell(row, 4, count(w.dispatched));

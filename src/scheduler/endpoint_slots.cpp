@@ -115,6 +115,8 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
       break;
     case Verdict::busy:
       state.hold_until = std::max(state.hold_until, now + end.hold_off);
+      follow.mark_busy =
+          std::chrono::duration_cast<std::chrono::milliseconds>(state.hold_until - now);
       break;
     case Verdict::unreachable:
       state.unreachable_backoff =

@@ -241,6 +241,10 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);
   }
   if (follow->clear_connections) follow->clear_connections->clear();
+  if (follow->mark_busy) {
+    const auto until_ms = store_.now_ms() + follow->mark_busy->count();
+    asio::co_spawn(loop_.strand(), workers_.mark_busy(endpoint_id, until_ms), asio::detached);
+  }
   if (follow->mark_down) {
     const auto until_ms = store_.now_ms() + follow->mark_down->count();
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, until_ms, end.error),

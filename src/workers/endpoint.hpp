@@ -33,6 +33,7 @@ struct EndpointStats {
   std::int64_t failed = 0;
   std::string last_error;
   std::int64_t down_until_ms = 0;  // unreachable: held off until then
+  std::int64_t busy_until_ms = 0;  // 429/503: held back until then; 0 once that has passed
   bool healthy = true;             // not held off right now (down_until_ms has passed)
 };
 

@@ -153,8 +153,11 @@ asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> WorkerStore::s
         s.last_error = value.str;
       else if (name == "down_until_ms")
         s.down_until_ms = value.as_integer().value_or(0);
+      else if (name == "busy_until_ms")
+        s.busy_until_ms = value.as_integer().value_or(0);
     }
     s.healthy = s.down_until_ms <= now_ms();
+    if (s.busy_until_ms <= now_ms()) s.busy_until_ms = 0;
   }
   co_return out;
 }
@@ -235,6 +238,12 @@ asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_
     cmd.push_back("last_error");
     cmd.push_back(std::move(error));
   }
+  co_await redis_.command(std::move(cmd));
+}
+
+asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_ms) {
+  std::vector<std::string> cmd{"HSET", keys_.worker_stats(id), "busy_until_ms",
+                               std::to_string(until_ms)};
   co_await redis_.command(std::move(cmd));
 }
 

@@ -51,6 +51,8 @@ class WorkerStore {
   asio::awaitable<void> flush_outcomes();
   // Held off until `until_ms` (0: healthy again); a non-empty `error` becomes last_error.
   asio::awaitable<void> mark_down(std::string id, std::int64_t until_ms, std::string error);
+  // Held back by a busy answer until `until_ms`: shown as busy_until (every master sees it).
+  asio::awaitable<void> mark_busy(std::string id, std::int64_t until_ms);
   // This master is alive until now + kHeartbeatTtl; slots of masters that stopped beating are
   // freed by the others.
   asio::awaitable<void> heartbeat();

@@ -228,6 +228,18 @@ TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[ht
   REQUIRE(wait_until([&] { return busy.stats()["received"] == 1; }, 5s));
   REQUIRE(wait_until([&] { return job(http, id)["state"] == "queued"; }, 5s));
   CHECK(job(http, id)["attempts"] == 0);
+  // GET /v1/workers shows until when its Retry-After of 30 s holds the endpoint back.
+  json shown;
+  REQUIRE(wait_until(
+      [&] {
+        shown = http.get("/v1/workers").value().at(0);
+        return shown["busy_until"].is_string();
+      },
+      5s));
+  const auto now_ms = jq::epoch_ms(std::chrono::system_clock::now());
+  const std::string until = shown["busy_until"];
+  CHECK(until > jq::iso8601_utc(now_ms + 25'000));
+  CHECK(until < jq::iso8601_utc(now_ms + 31'000));
 }
 
 TEST_CASE("a Retry-After of days holds the endpoint back only dispatch.max_busy_pause", "[http]") {

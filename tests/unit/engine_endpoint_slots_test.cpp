@@ -115,7 +115,9 @@ TEST_CASE("a busy answer holds the endpoint back for its hold-off", "[unit]") {
   auto slots = with({endpoint("a", 2)});
   EndpointState& a = *slots.find("a");
   start(slots, a, 1);
-  slots.finished("a", busy(2s), t0, false);
+  const auto follow = slots.finished("a", busy(2s), t0, false);
+  REQUIRE(follow);
+  CHECK(follow->mark_busy == 2000ms);  // told to every master: GET /v1/workers busy_until
   CHECK(slots.open(t0 + 1999ms).empty());
   CHECK(ids(slots.open(t0 + 2s)) == std::vector<std::string>{"a"});
   CHECK(slots.next_wait(t0, true, 10s) == 2s);

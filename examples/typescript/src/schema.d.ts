@@ -645,6 +645,12 @@ export interface components {
             failed: components["schemas"]["Count"];
             /** @description The last failure's message on this endpoint; null when none. */
             last_error: string | null;
+            /**
+             * @description Until when a `429` or `503` answer (its `Retry-After`, at most
+             *     `dispatch.max_busy_pause`) holds the endpoint back from new jobs; null when it is not
+             *     held back.
+             */
+            busy_until: components["schemas"]["Timestamp"] | null;
         };
         WorkerList: components["schemas"]["Worker"][];
         Queue: {
