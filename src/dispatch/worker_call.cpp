@@ -22,21 +22,20 @@ using asio::ip::tcp;
 
 namespace {
 
-// Reads a worker's answer, refusing a body above `max_bytes` with error::body_limit: by its
-// Content-Length before reading it, else as it arrives. (Beast 1.74's response parser was seen
-// to read a Content-Length body past its body_limit, so the limit is checked here as well.)
-template <class Stream, class Parser>
-asio::awaitable<void> read_answer(Stream& stream, beast::flat_buffer& buffer, Parser& parser,
-                                  std::uint64_t max_bytes, boost::system::error_code& ec) {
-  co_await bhttp::async_read_header(stream, buffer, parser,
-                                    asio::redirect_error(use_awaitable, ec));
-  if (ec) co_return;
-  if (parser.content_length() && *parser.content_length() > max_bytes) {
-    ec = bhttp::error::body_limit;
-    co_return;
+// After the header: parses the body bytes that came with it (usually all of them) without
+// another asynchronous read. True when the answer is complete; `ec` set when it is malformed.
+template <class Parser>
+bool parse_buffered(beast::flat_buffer& buffer, Parser& parser, boost::system::error_code& ec) {
+  while (!parser.is_done() && buffer.size() > 0) {
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == bhttp::error::need_more) {
+      ec = {};
+      break;
+    }
+    if (ec || used == 0) break;
   }
-  co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-  if (!ec && parser.get().body().size() > max_bytes) ec = bhttp::error::body_limit;
+  return parser.is_done();
 }
 
 // The whole request in one buffer. Beast's serializer walks a chain of buffer views on every
@@ -165,7 +164,17 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
     beast::flat_buffer buffer;
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(call.max_answer_bytes);
-    co_await read_answer(*stream, buffer, parser, call.max_answer_bytes, ec);
+    // The header first, so a body declared larger than the limit is refused unread (Beast
+    // 1.74's response parser was seen to read a Content-Length body past its body_limit).
+    co_await bhttp::async_read_header(*stream, buffer, parser,
+                                      asio::redirect_error(use_awaitable, ec));
+    if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
+      ec = bhttp::error::body_limit;
+    }
+    if (!ec && !parse_buffered(buffer, parser, ec) && !ec) {
+      co_await bhttp::async_read(*stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    }
+    if (!ec && parser.get().body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
     if (ec) {
       // A reused connection the worker closed just before our request: nothing was read, so
       // the worker never saw the job.
