@@ -48,13 +48,27 @@ json convert_array(MsgpackReader& reader) {
   return out;
 }
 
+// A key that is not a string is written as its JSON text, cut to this many bytes. The cut keeps
+// the work linear: a map used as a key of a map used as a key... would otherwise double its
+// escaped text at every level (2^64 bytes at the nesting limit).
+constexpr std::size_t kMaxKeyTextBytes = 256;
+
+std::string key_text(const json& key) {
+  std::string text = dump(key);
+  if (text.size() <= kMaxKeyTextBytes) return text;
+  std::size_t cut = kMaxKeyTextBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  text.resize(cut);
+  return text + "...";
+}
+
 // Keys that are not strings use their JSON text: {1: "a"} becomes {"1": "a"}.
 json convert_map(MsgpackReader& reader) {
   const std::uint32_t n = reader.read_map_header().value_or(0);
   json out = json::object();
   for (std::uint32_t i = 0; i < n; ++i) {
     const auto str_key = reader.read_str();
-    std::string key = str_key ? std::string(*str_key) : dump(convert(reader));
+    std::string key = str_key ? std::string(*str_key) : key_text(convert(reader));
     out[std::move(key)] = convert(reader);
   }
   return out;

@@ -7,6 +7,7 @@
 #include "api/base64.hpp"
 #include "api/body.hpp"
 #include "api/error.hpp"
+#include "api/msgpack_reader.hpp"
 #include "api_test_msgpack.hpp"
 
 using jq::api::ApiError;
@@ -159,6 +160,31 @@ TEST_CASE("map keys that are not strings use their JSON text", "[unit]") {
           .f64(1.5).boolean(false);
   // clang-format on
   CHECK(to_json(map) == json{{"1", "one"}, {"null", 0}, {"[1,2]", true}, {"1.5", false}});
+}
+
+// Found by the fuzzer (fuzz_msgpack timed out): each level escaped the key text of the level
+// inside it again, doubling it.
+TEST_CASE("map keys that are maps nested to the limit stay short", "[unit]") {
+  Mp nested;
+  for (int i = 1; i < jq::api::MsgpackReader::kMaxDepth; ++i) nested.map(1);
+  nested.map(1).str("k").str("v");
+  for (int i = 1; i < jq::api::MsgpackReader::kMaxDepth; ++i) nested.nil();
+  const json converted = to_json(nested);
+  REQUIRE(converted.size() == 1);
+  const std::string key = converted.items().begin().key();
+  CHECK(key.size() <= 256 + 3);
+  CHECK(key.rfind("{", 0) == 0);
+  CHECK(key.substr(key.size() - 3) == "...");
+}
+
+TEST_CASE("a long key that is not a string is cut at a UTF-8 character boundary", "[unit]") {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "\xc3\xa9";  // é, two bytes each
+  const std::string map = Mp().map(1).array(1).str(text).i(1);
+  const json converted = to_json(map);
+  const std::string key = converted.items().begin().key();
+  CHECK(key.size() <= 256 + 3);
+  CHECK_NOTHROW(json(key).dump());  // a strict dump throws on a broken UTF-8 character
 }
 
 TEST_CASE("msgpack_to_json rejects bytes that are not exactly one value", "[unit]") {
