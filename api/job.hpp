@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +18,24 @@ inline constexpr std::size_t kMaxBatchJobs = 1000;
 inline constexpr std::size_t kMaxNameBytes = 128;
 inline constexpr int kMaxRetryLimit = 1000;
 inline constexpr double kMaxTimeoutSeconds = 86400;
+inline constexpr double kMaxDelaySeconds = 31536000;
+inline constexpr double kMaxUniqueForSeconds = 31536000;
+inline constexpr std::size_t kMaxKeyBytes = 256;  // unique_key, ordering_key
 
 // Values a job takes when the pusher leaves a field out (config `defaults`).
 struct JobDefaults {
   int max_retry = 3;
   std::chrono::milliseconds timeout{30'000};
+  std::chrono::milliseconds unique_for{86'400'000};
+};
+
+// When a unique job gives up its claim (contract: "Unique jobs").
+enum class UniqueUntil : std::uint8_t { finished = 0, started = 1 };
+
+// When the job becomes ready: now (neither given), `delay` after the push, or at `run_at`.
+struct ReadyAt {
+  std::chrono::milliseconds delay{0};
+  std::optional<std::int64_t> run_at_ms;  // ms since the epoch, from `run_at`
 };
 
 struct NewJob {
@@ -31,6 +45,11 @@ struct NewJob {
   int max_retry = 3;
   bool keep_result = false;
   std::chrono::milliseconds timeout{30'000};  // fractions of a second round up to the next ms
+  ReadyAt ready_at;
+  std::string unique_key;  // empty: not unique
+  UniqueUntil unique_until = UniqueUntil::finished;
+  std::chrono::milliseconds unique_for{86'400'000};
+  std::string ordering_key;  // empty: not ordered
 };
 
 struct PushRequest {
