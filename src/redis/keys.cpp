@@ -58,6 +58,12 @@ std::string Keys::done(int shard, std::string_view field) const {
 std::string Keys::counts(int shard) const {
   return shard_key(shard, "counts");
 }
+std::string Keys::unique_prefix(int shard) const {
+  return shard_key(shard, "unique:");
+}
+std::string Keys::order_prefix(int shard) const {
+  return shard_key(shard, "order:");
+}
 
 std::string Keys::workers() const {
   return control_key("workers");

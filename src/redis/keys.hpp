@@ -38,6 +38,8 @@ class Keys {
   std::string done_prefix(int shard) const;  // done(shard, f) == done_prefix(shard) + f
   std::string done(int shard, std::string_view field) const;
   std::string counts(int shard) const;
+  std::string unique_prefix(int shard) const;  // claims below it: unique_claim (Lua)
+  std::string order_prefix(int shard) const;   // an ordering key's line: order_prefix + key
 
   std::string workers() const;
   std::string worker_urls() const;

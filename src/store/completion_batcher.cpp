@@ -37,13 +37,14 @@ struct HandlerWaiter final : CompletionBatcher::Waiter {
 }  // namespace
 
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                                     std::int64_t result_ttl_s)
+                                     std::int64_t result_ttl_s, SystemClock clock)
     : redis_(redis),
       strand_(asio::make_strand(redis.executor())),
       keys_(CompleteJobs::keys(keys, shard)),
       shard_(shard),
       result_ttl_s_(result_ttl_s),
-      channel_(keys.events_channel()) {}
+      channel_(keys.events_channel()),
+      clock_(std::move(clock)) {}
 
 CompletionBatcher::~CompletionBatcher() = default;
 
@@ -117,7 +118,7 @@ asio::awaitable<void> CompletionBatcher::send(std::vector<Pending> batch) {
 }
 
 redis::ScriptCall CompletionBatcher::call_for(std::vector<Pending>& batch) const {
-  CompleteJobs::Args args{result_ttl_s_, channel_, shard_, {}};
+  CompleteJobs::Args args{result_ttl_s_, channel_, shard_, epoch_ms(clock_()), {}};
   args.jobs.reserve(batch.size());
   for (Pending& p : batch) args.jobs.push_back(std::move(p.job));
   return CompleteJobs::call(keys_, std::move(args));

@@ -19,6 +19,7 @@
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
+#include "src/util/time.hpp"
 
 namespace jq::store {
 
@@ -30,7 +31,7 @@ class CompletionBatcher {
   using Result = Expected<bool, StoreError>;
 
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                    std::int64_t result_ttl_s);
+                    std::int64_t result_ttl_s, SystemClock clock);
   ~CompletionBatcher();
 
   asio::awaitable<Result> complete(std::string field, int attempt, std::string result);
@@ -54,6 +55,7 @@ class CompletionBatcher {
   int shard_;
   std::int64_t result_ttl_s_;
   std::string channel_;
+  SystemClock clock_;  // "now" for an ordering key's next job (its delay may not have passed)
   std::vector<Pending> pending_;
   bool flushing_ = false;
 };

@@ -47,7 +47,7 @@ DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards,
       retry_(retry) {
   for (int s = 0; s < shards; ++s) {
     completions_.push_back(std::make_unique<CompletionBatcher>(
-        redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count())));
+        redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count()), clock_));
   }
 }
 

@@ -20,7 +20,13 @@ enum Slot : std::size_t {
   kLastError,
   kTraceparent,
   kResult,
-  kSlots
+  kSlots,  // every record has these; the ones below came later (absent: their "none" value)
+  kUniqueKey = kSlots,
+  kUniqueUntil,
+  kOrderingKey,
+  kReadyAtMs,  // R_READY_AT_MS: when a scheduled job is due
+  kBlockedBy,
+  kAllSlots
 };
 
 std::string as_string(const msgpack::object& o) {
@@ -66,6 +72,12 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
     r.last_error = as_string(s[kLastError]);
     r.traceparent = as_string(s[kTraceparent]);
     r.result = as_string(s[kResult]);
+    if (root.via.array.size >= kAllSlots) {
+      r.unique_key = as_string(s[kUniqueKey]);
+      r.ordering_key = as_string(s[kOrderingKey]);
+      r.ready_at_ms = as_int(s[kReadyAtMs]);
+      r.blocked_by = as_string(s[kBlockedBy]);
+    }
     return r;
   } catch (const std::exception&) {
     return std::nullopt;

@@ -20,9 +20,13 @@ struct JobRecord {
   JobState state = JobState::queued;
   int attempts = 0;
   std::int64_t enqueued_at_ms = 0;
-  std::string last_error;   // empty: none
-  std::string traceparent;  // empty: none
-  std::string result;       // finished jobs: the result object (MessagePack), else empty
+  std::string last_error;        // empty: none
+  std::string traceparent;       // empty: none
+  std::string result;            // finished jobs: the result object (MessagePack), else empty
+  std::string unique_key;        // empty: none
+  std::string ordering_key;      // empty: none
+  std::int64_t ready_at_ms = 0;  // scheduled jobs: when they are due (0: unknown, or at once)
+  std::string blocked_by;        // queued jobs waiting: "ordering_key"; empty: not held
 };
 
 // nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.

@@ -8,6 +8,7 @@
 #include "src/redis/bindings/get_job.hpp"
 #include "src/redis/bindings/init_store.hpp"
 #include "src/redis/bindings/push_jobs.hpp"
+#include "src/store/job_routing.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
@@ -44,28 +45,68 @@ std::int64_t JobStore::next_ready_stamp_us() {
   return next;
 }
 
-asio::awaitable<Expected<std::vector<std::string>, StoreError>> JobStore::push(
-    std::vector<api::NewJob> jobs, std::string traceparent) {
+asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::NewJob> jobs,
+                                                             std::string traceparent) {
   // Runs of requests share a shard: the scheduler then finds consecutive jobs in one queue and
   // reserves them together instead of one per shard it alternates between.
-  const int shard = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
-                                     shard_run_ % static_cast<unsigned>(shards_));
-  PushJobs::Args args{
-      now_ms(), next_ready_stamp_us(), keys_.events_channel(), std::move(traceparent), shard, {}};
-  args.jobs.reserve(jobs.size());
-  for (api::NewJob& job : jobs) {
-    args.jobs.push_back(PushJobs::Job{std::move(job.name), std::move(job.argument), job.priority,
-                                      job.max_retry, job.keep_result, job.timeout.count()});
+  const int spread = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
+                                      shard_run_ % static_cast<unsigned>(shards_));
+  const std::int64_t now = now_ms();
+  std::vector<ShardGroup> groups = group_by_shard(jobs, spread);
+  Pushed out;
+  out.ids.resize(jobs.size());
+  for (ShardGroup& group : groups) {
+    PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(),
+                        traceparent, group.shard,           {}};
+    args.jobs.reserve(group.positions.size());
+    for (std::size_t at : group.positions) args.jobs.push_back(push_args(std::move(jobs[at]), now));
+    redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
+    auto reply = co_await redis_.eval(std::move(call));
+    if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+    auto pushed = PushJobs::decode(*reply, group.positions.size());
+    if (!pushed) co_return unexpected(StoreError::bad_reply(pushed.error()));
+    for (std::size_t i = 0; i < group.positions.size(); ++i) {
+      out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
+    }
+    for (std::size_t d : pushed->duplicates) out.duplicates.push_back(group.positions[d]);
   }
-  redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
-  auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  auto fields = PushJobs::decode(*reply, jobs.size());
-  if (!fields) co_return unexpected(StoreError::bad_reply(fields.error()));
-  std::vector<std::string> ids;
-  ids.reserve(jobs.size());
-  for (std::string& field : *fields) ids.push_back(JobId{shard, std::move(field)}.str());
-  co_return ids;
+  std::sort(out.duplicates.begin(), out.duplicates.end());
+  co_return out;
+}
+
+// The shards a batch goes to, each with the positions of its jobs in push order; jobs that may
+// go anywhere go to `spread`.
+std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api::NewJob>& jobs,
+                                                           int spread) const {
+  std::vector<ShardGroup> groups;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const int shard = routed_shard(jobs[i], shards_).value_or(spread);
+    auto group = std::find_if(groups.begin(), groups.end(),
+                              [shard](const ShardGroup& g) { return g.shard == shard; });
+    if (group == groups.end()) group = groups.insert(groups.end(), ShardGroup{shard, {}});
+    group->positions.push_back(i);
+  }
+  return groups;
+}
+
+PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms) {
+  std::int64_t ready_at_ms = 0;
+  if (job.ready_at.run_at_ms) {
+    ready_at_ms = *job.ready_at.run_at_ms;
+  } else if (job.ready_at.delay.count() > 0) {
+    ready_at_ms = now_ms + job.ready_at.delay.count();
+  }
+  return PushJobs::Job{std::move(job.name),
+                       std::move(job.argument),
+                       job.priority,
+                       job.max_retry,
+                       job.keep_result,
+                       job.timeout.count(),
+                       ready_at_ms,
+                       std::move(job.unique_key),
+                       job.unique_until == api::UniqueUntil::started,
+                       job.unique_for.count(),
+                       std::move(job.ordering_key)};
 }
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
@@ -81,7 +122,8 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field), {id.field});
+  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
+                                           {id.field, now_ms(), keys_.events_channel(), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = CancelJob::decode(*reply);

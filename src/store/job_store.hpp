@@ -11,6 +11,7 @@
 
 #include "api/job.hpp"
 #include "common/expected.hpp"
+#include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/job_id.hpp"
@@ -32,6 +33,13 @@ struct ResultFetch {
   bool keep_result = false;           // Kind::pending: a result will be stored
 };
 
+// What a push stored: an id per job in order, and which jobs were duplicates of a unique job
+// that holds its claim (their id is that job's; nothing was stored for them).
+struct Pushed {
+  std::vector<std::string> ids;
+  std::vector<std::size_t> duplicates;  // 0-based positions, ascending
+};
+
 class JobStore {
  public:
   // `shard_run`: consecutive push requests stored in one shard before moving to the next.
@@ -39,10 +47,11 @@ class JobStore {
 
   int shards() const { return shards_; }
 
-  // Stores all jobs in one shard with one script: all or nothing. Returns their ids in order.
-  // `traceparent` (a valid W3C header, or empty for none) is kept with every job of the batch.
-  asio::awaitable<Expected<std::vector<std::string>, StoreError>> push(
-      std::vector<api::NewJob> jobs, std::string traceparent);
+  // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
+  // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
+  // W3C header, or empty for none) is kept with every job of the batch.
+  asio::awaitable<Expected<Pushed, StoreError>> push(std::vector<api::NewJob> jobs,
+                                                     std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
   asio::awaitable<Expected<void, StoreError>> cancel(JobId id);
   asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(JobId id);
@@ -52,6 +61,12 @@ class JobStore {
   asio::awaitable<Expected<bool, std::error_code>> verify_shards(redis::Phase phase);
 
  private:
+  struct ShardGroup {
+    int shard = 0;
+    std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
+  };
+  std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
+  static redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms);
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
 

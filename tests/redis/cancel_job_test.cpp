@@ -1,4 +1,4 @@
-// cancelJob-5.lua: removes a job that has not started, keeping the counts in step; refuses
+// cancelJob-7.lua: removes a job that has not started, keeping the counts in step; refuses
 // running and finished ones.
 #include <catch2/catch.hpp>
 
@@ -12,8 +12,8 @@ namespace {
 
 CancelJob::Status cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                              const std::string& field) {
-  auto status =
-      CancelJob::decode(r.eval(CancelJob::call(CancelJob::keys(keys, shard, field), {field})));
+  auto status = CancelJob::decode(r.eval(CancelJob::call(
+      CancelJob::keys(keys, shard, field), {field, kNowMs, keys.events_channel(), shard})));
   REQUIRE(status);
   return *status;
 }

@@ -1,4 +1,4 @@
-// reapJobs-7.lua: attempts past their deadline fail as timeouts, exactly as failJob would fail
+// reapJobs-10.lua: attempts past their deadline fail as timeouts, exactly as failJob would fail
 // them with should_retry.
 #include <catch2/catch.hpp>
 
@@ -146,8 +146,8 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   REQUIRE(reap_jobs(r, keys, 0, kReapNowMs).integer == 1);
   const std::string before = job_buckets_dump(r, keys, 0);
 
-  auto late = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0),
-                                        {3600, keys.events_channel(), 0, {{field, 1, "\xc0"}}}));
+  auto late = r.eval(CompleteJobs::call(
+      CompleteJobs::keys(keys, 0), {3600, keys.events_channel(), 0, kNowMs, {{field, 1, "\xc0"}}}));
   CHECK(CompleteJobs::decode(late, 1).value() ==
         std::vector<CompleteJobs::Status>{CompleteJobs::Status::stale});
   CHECK(job_buckets_dump(r, keys, 0) == before);

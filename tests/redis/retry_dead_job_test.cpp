@@ -1,4 +1,4 @@
-// retryDeadJob-5.lua: a dead job is ready again at once, attempts reset, as if pushed now.
+// retryDeadJob-6.lua: a dead job is ready again at once, attempts reset, as if pushed now.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"

@@ -25,7 +25,7 @@
 
 namespace jq::test {
 
-// One job as pushJobs-5.lua takes it (PushJobs::Job, with test defaults).
+// One job as pushJobs-8.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -33,12 +33,17 @@ struct PushArgs {
   int max_retry = 3;
   bool keep_result = false;
   std::int64_t timeout_ms = 30000;
+  std::int64_t ready_at_ms = 0;
+  std::string unique_key{};
+  bool unique_until_started = false;
+  std::int64_t unique_for_ms = 86'400'000;
+  std::string ordering_key{};
 };
 
 inline constexpr std::int64_t kNowMs = 1700000000123;
 inline constexpr std::int64_t kStampUs = 1700000000123456;
 
-// pushJobs-5.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
+// pushJobs-8.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs,
@@ -46,7 +51,9 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
   using redis::bindings::PushJobs;
   PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, {}};
   for (const PushArgs& j : jobs) {
-    args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms});
+    args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
+                         j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,
+                         j.ordering_key});
   }
   redis::Reply reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
   REQUIRE(PushJobs::decode(reply, jobs.size()));
@@ -65,11 +72,13 @@ inline std::vector<std::int64_t> integers(const redis::Reply& reply) {
   return out;
 }
 
-// The fields a push returned (fails the test when the reply is not an array of strings).
+// The fields a push returned, one per job (fails the test when the reply is not a push's).
 inline std::vector<std::string> fields_of(const redis::Reply& reply) {
   REQUIRE(reply.is_array());
+  REQUIRE(reply.elements.size() == 2);
+  REQUIRE(reply.elements[0].is_array());
   std::vector<std::string> fields;
-  for (const redis::Reply& e : reply.elements) {
+  for (const redis::Reply& e : reply.elements[0].elements) {
     REQUIRE(e.type == redis::Reply::Type::string);
     fields.push_back(e.str);
   }
@@ -251,7 +260,7 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
   return out;
 }
 
-// reserveJobs-5.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
+// reserveJobs-6.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
 // the reservation (member, priority), then field and record of each job taken.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,

@@ -36,7 +36,7 @@ struct Fixture {
   JobId push(jq::api::NewJob job) {
     auto ids = h.run(jobs.push({std::move(job)}, ""));
     REQUIRE(ids);
-    return *jq::store::parse_job_id(ids->front(), kShards);
+    return *jq::store::parse_job_id(ids->ids.front(), kShards);
   }
 
   JobState state(const JobId& id) {

@@ -21,8 +21,8 @@ struct Fixture {
   JobId push(jq::api::NewJob job) {
     auto ids = h.run(jobs.push({std::move(job)}, ""));
     REQUIRE(ids);
-    REQUIRE(ids->size() == 1);
-    return *jq::store::parse_job_id(ids->front(), 4);
+    REQUIRE(ids->ids.size() == 1);
+    return *jq::store::parse_job_id(ids->ids.front(), 4);
   }
 };
 
@@ -49,9 +49,9 @@ TEST_CASE("JobStore: a batch is stored in one shard, consecutive pushes spread",
   Fixture f;
   auto ids = f.h.run(f.jobs.push({new_job("a"), new_job("b"), new_job("c")}, ""));
   REQUIRE(ids);
-  REQUIRE(ids->size() == 3);
-  const int shard = jq::store::parse_job_id((*ids)[0], 4)->shard;
-  for (const auto& id : *ids) CHECK(jq::store::parse_job_id(id, 4)->shard == shard);
+  REQUIRE(ids->ids.size() == 3);
+  const int shard = jq::store::parse_job_id(ids->ids[0], 4)->shard;
+  for (const auto& id : ids->ids) CHECK(jq::store::parse_job_id(id, 4)->shard == shard);
   CHECK(f.push(new_job("d")).shard != shard);  // shard_run 1: the next push moves on
 }
 

@@ -40,6 +40,14 @@ json job_view(const std::string& id, const store::JobRecord& r) {
                {"attempts", r.attempts},
                {"enqueued_at", iso8601_utc(r.enqueued_at_ms)}};
   if (!r.last_error.empty()) view["last_error"] = r.last_error;
+  if (r.state == store::JobState::scheduled && r.ready_at_ms > 0) {
+    view["ready_at"] = iso8601_utc(r.ready_at_ms);
+  }
+  if (r.state == store::JobState::queued && !r.blocked_by.empty()) {
+    view["blocked_by"] = r.blocked_by;
+  }
+  if (!r.unique_key.empty()) view["unique_key"] = r.unique_key;
+  if (!r.ordering_key.empty()) view["ordering_key"] = r.ordering_key;
   return view;
 }
 
@@ -61,23 +69,38 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   if (!decoded) co_return respond_error(req, decoded.error());
   const bool batch = decoded->batch;
   Pushed pushed;
+  std::vector<std::size_t> name_of;  // per job, its entry in pushed.names
+  name_of.reserve(decoded->jobs.size());
   for (const auto& job : decoded->jobs) {
     auto same = std::find_if(pushed.names.begin(), pushed.names.end(),
                              [&job](const auto& seen) { return seen.first == job.name; });
-    if (same == pushed.names.end())
+    if (same == pushed.names.end()) {
       pushed.names.emplace_back(job.name, 1);
-    else
+      same = pushed.names.end() - 1;
+    } else {
       ++same->second;
+    }
+    name_of.push_back(static_cast<std::size_t>(same - pushed.names.begin()));
   }
   // An unusable traceparent is dropped, not refused: tracing must never cost a pusher its jobs.
   std::string traceparent =
       api::is_valid_traceparent(req.traceparent) ? req.traceparent : std::string();
-  auto ids = co_await store.push(std::move(decoded->jobs), std::move(traceparent));
-  if (!ids) co_return respond_error(req, to_api_error(ids.error()));
+  auto stored = co_await store.push(std::move(decoded->jobs), std::move(traceparent));
+  if (!stored) co_return respond_error(req, to_api_error(stored.error()));
+  for (std::size_t d : stored->duplicates) --pushed.names[name_of[d]].second;
   pushed.elapsed = std::chrono::steady_clock::now() - started;
   on_pushed(pushed);
-  if (batch) co_return respond(req, 201, {{"ids", std::move(*ids)}});
-  co_return respond(req, 201, {{"id", std::move(ids->front())}});
+  // Contract, "Unique jobs": 200 when nothing new was stored, and the duplicates named.
+  const bool all_duplicates = stored->duplicates.size() == stored->ids.size();
+  const int status = all_duplicates ? 200 : 201;
+  if (!batch) {
+    nlohmann::json body = {{"id", std::move(stored->ids.front())}};
+    if (all_duplicates) body["duplicate"] = true;
+    co_return respond(req, status, std::move(body));
+  }
+  nlohmann::json body = {{"ids", std::move(stored->ids)}};
+  if (!stored->duplicates.empty()) body["duplicates"] = std::move(stored->duplicates);
+  co_return respond(req, status, std::move(body));
 }
 
 awaitable<Response> get(store::JobStore& store, Request& req) {

@@ -1,4 +1,4 @@
-// lua/cancelJob-5.lua: removes a job that has not started.
+// lua/cancelJob-7.lua: removes a job that has not started.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,30 +8,34 @@ namespace jq::redis::bindings {
 
 struct CancelJob {
   static constexpr ScriptId id = ScriptId::cancel_job;
-  static constexpr std::array<std::string_view, 5> key_names = {"jobs", "scheduled", "done",
-                                                                "counts", "ready_prefix"};
-  static constexpr std::array<std::string_view, 1> arg_names = {"field"};
+  static constexpr std::array<std::string_view, 7> key_names = {
+      "jobs", "scheduled", "done", "counts", "ready_prefix", "unique_prefix", "order_prefix"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"field", "now_ms", "channel",
+                                                                "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
-    std::string jobs, scheduled, done, counts, ready_prefix;
+    std::string jobs, scheduled, done, counts, ready_prefix, unique_prefix, order_prefix;
   };
   struct Args {
     std::string field;
+    std::int64_t now_ms = 0;
+    std::string channel;
+    std::int64_t shard = 0;
   };
   enum class Status : std::int64_t { cancelled = 1, not_found = -1, running = -2, finished = -3 };
   static constexpr std::array statuses = {Status::cancelled, Status::not_found, Status::running,
                                           Status::finished};
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
-    return {k.jobs_prefix(shard), k.scheduled(shard), k.done(shard, field), k.counts(shard),
-            k.ready_prefix(shard)};
+    return {k.jobs_prefix(shard),  k.scheduled(shard),     k.done(shard, field), k.counts(shard),
+            k.ready_prefix(shard), k.unique_prefix(shard), k.order_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
             {std::move(k.jobs), std::move(k.scheduled), std::move(k.done), std::move(k.counts),
-             std::move(k.ready_prefix)},
-            {std::move(a.field)}};
+             std::move(k.ready_prefix), std::move(k.unique_prefix), std::move(k.order_prefix)},
+            {std::move(a.field), arg(a.now_ms), std::move(a.channel), arg(a.shard)}};
   }
   static Decoded<Status> decode(const Reply& reply) { return integer_status(id, statuses, reply); }
 };

@@ -1,4 +1,4 @@
-// lua/completeJobs-5.lua: workers' successes end their jobs, a batch of one shard per call.
+// lua/completeJobs-9.lua: workers' successes end their jobs, a batch of one shard per call.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,13 +8,16 @@ namespace jq::redis::bindings {
 
 struct CompleteJobs {
   static constexpr ScriptId id = ScriptId::complete_jobs;
-  static constexpr std::array<std::string_view, 5> key_names = {"jobs", "inflight", "done_prefix",
-                                                                "counts", "stats"};
-  static constexpr std::array<std::string_view, 3> arg_names = {"result_ttl_s", "channel", "shard"};
+  static constexpr std::array<std::string_view, 9> key_names = {
+      "jobs",         "inflight",  "done_prefix",   "counts",      "stats",
+      "ready_prefix", "scheduled", "unique_prefix", "order_prefix"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"result_ttl_s", "channel", "shard",
+                                                                "now_ms"};
   static constexpr std::size_t args_per_item = 3;  // then three per job (Job)
 
   struct Keys {
-    std::string jobs, inflight, done_prefix, counts, stats;
+    std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
+        order_prefix;
   };
   struct Job {
     std::string field;
@@ -25,6 +28,7 @@ struct CompleteJobs {
     std::int64_t result_ttl_s = 0;
     std::string channel;
     std::int64_t shard = 0;
+    std::int64_t now_ms = 0;
     std::vector<Job> jobs;
   };
   // Per job.
@@ -32,14 +36,16 @@ struct CompleteJobs {
   static constexpr std::array statuses = {Status::stale, Status::done};
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard), k.inflight(shard), k.done_prefix(shard), k.counts(shard),
-            k.stats(shard)};
+    return {k.jobs_prefix(shard), k.inflight(shard),      k.done_prefix(shard),
+            k.counts(shard),      k.stats(shard),         k.ready_prefix(shard),
+            k.scheduled(shard),   k.unique_prefix(shard), k.order_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,
                  {std::move(k.jobs), std::move(k.inflight), std::move(k.done_prefix),
-                  std::move(k.counts), std::move(k.stats)},
-                 {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard)}};
+                  std::move(k.counts), std::move(k.stats), std::move(k.ready_prefix),
+                  std::move(k.scheduled), std::move(k.unique_prefix), std::move(k.order_prefix)},
+                 {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms)}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.field));

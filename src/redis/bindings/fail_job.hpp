@@ -1,4 +1,4 @@
-// lua/failJob-7.lua: a failed attempt schedules a retry or makes the job dead.
+// lua/failJob-10.lua: a failed attempt schedules a retry or makes the job dead.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"

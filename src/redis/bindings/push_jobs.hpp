@@ -1,4 +1,5 @@
-// lua/pushJobs-5.lua: stores a batch of new jobs in one shard and makes them ready.
+// lua/pushJobs-8.lua: stores a batch of new jobs in one shard: ready, scheduled, or waiting
+// behind their ordering key; duplicates of a held unique claim are not stored.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,14 +9,15 @@ namespace jq::redis::bindings {
 
 struct PushJobs {
   static constexpr ScriptId id = ScriptId::push_jobs;
-  static constexpr std::array<std::string_view, 5> key_names = {"stats", "jobs", "names",
-                                                                "ready_prefix", "counts"};
+  static constexpr std::array<std::string_view, 8> key_names = {
+      "stats",  "jobs",      "names",         "ready_prefix",
+      "counts", "scheduled", "unique_prefix", "order_prefix"};
   static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "ready_stamp_us",
                                                                 "channel", "traceparent", "shard"};
-  static constexpr std::size_t args_per_item = 6;  // then six per job (Job)
+  static constexpr std::size_t args_per_item = 11;  // then eleven per job (Job)
 
   struct Keys {
-    std::string stats, jobs, names, ready_prefix, counts;
+    std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix;
   };
   struct Job {
     std::string name;
@@ -24,6 +26,11 @@ struct PushJobs {
     std::int64_t max_retry = 0;
     bool keep_result = false;
     std::int64_t timeout_ms = 0;
+    std::int64_t ready_at_ms = 0;  // 0: at once
+    std::string unique_key;        // '' none
+    bool unique_until_started = false;
+    std::int64_t unique_for_ms = 0;
+    std::string ordering_key;  // '' none
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -33,15 +40,20 @@ struct PushJobs {
     std::int64_t shard = 0;
     std::vector<Job> jobs;
   };
+  struct Pushed {
+    std::vector<std::string> fields;      // one per job; a duplicate's is the claim holder's
+    std::vector<std::size_t> duplicates;  // 0-based positions, ascending
+  };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.stats(shard), k.jobs_prefix(shard), k.names(shard), k.ready_prefix(shard),
-            k.counts(shard)};
+    return {k.stats(shard),  k.jobs_prefix(shard), k.names(shard),         k.ready_prefix(shard),
+            k.counts(shard), k.scheduled(shard),   k.unique_prefix(shard), k.order_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,
                  {std::move(k.stats), std::move(k.jobs), std::move(k.names),
-                  std::move(k.ready_prefix), std::move(k.counts)},
+                  std::move(k.ready_prefix), std::move(k.counts), std::move(k.scheduled),
+                  std::move(k.unique_prefix), std::move(k.order_prefix)},
                  {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));
@@ -56,21 +68,34 @@ struct PushJobs {
       c.args.push_back(arg(j.max_retry));
       c.args.push_back(arg(j.keep_result));
       c.args.push_back(arg(j.timeout_ms));
+      c.args.push_back(arg(j.ready_at_ms));
+      c.args.push_back(std::move(j.unique_key));
+      c.args.push_back(arg(j.unique_until_started));
+      c.args.push_back(arg(j.unique_for_ms));
+      c.args.push_back(std::move(j.ordering_key));
     }
     return c;
   }
-  // The new jobs' fields, in the order given; `jobs` is how many were pushed.
-  static Decoded<std::vector<std::string>> decode(const Reply& reply, std::size_t jobs) {
-    if (!reply.is_array() || reply.elements.size() != jobs) {
-      return unexpected(bad_reply(id, "not one field per job", reply));
+  // `jobs` is how many were pushed.
+  static Decoded<Pushed> decode(const Reply& reply, std::size_t jobs) {
+    if (!reply.is_array() || reply.elements.size() != 2 || !reply.elements[0].is_array() ||
+        reply.elements[0].elements.size() != jobs || !reply.elements[1].is_array()) {
+      return unexpected(bad_reply(id, "not {fields (one per job), duplicates}", reply));
     }
-    std::vector<std::string> fields;
-    fields.reserve(jobs);
-    for (const Reply& f : reply.elements) {
+    Pushed out;
+    out.fields.reserve(jobs);
+    for (const Reply& f : reply.elements[0].elements) {
       if (f.type != Reply::Type::string) return unexpected(bad_reply(id, "a field", reply));
-      fields.push_back(f.str);
+      out.fields.push_back(f.str);
     }
-    return fields;
+    for (const Reply& d : reply.elements[1].elements) {
+      const auto at = d.as_integer();
+      if (!at || *at < 0 || static_cast<std::size_t>(*at) >= jobs) {
+        return unexpected(bad_reply(id, "a duplicate's position", reply));
+      }
+      out.duplicates.push_back(static_cast<std::size_t>(*at));
+    }
+    return out;
   }
 };
 

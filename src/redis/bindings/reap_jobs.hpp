@@ -1,4 +1,4 @@
-// lua/reapJobs-7.lua: fails attempts whose deadline passed without an answer, as timeouts.
+// lua/reapJobs-10.lua: fails attempts whose deadline passed without an answer, as timeouts.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"

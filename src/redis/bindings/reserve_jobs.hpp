@@ -1,4 +1,4 @@
-// lua/reserveJobs-5.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
+// lua/reserveJobs-6.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
 // reads the queue's head.
 #pragma once
 
@@ -9,14 +9,14 @@ namespace jq::redis::bindings {
 
 struct ReserveJobs {
   static constexpr ScriptId id = ScriptId::reserve_jobs;
-  static constexpr std::array<std::string_view, 5> key_names = {"jobs", "inflight", "queue",
-                                                                "counts", "stats"};
+  static constexpr std::array<std::string_view, 6> key_names = {
+      "jobs", "inflight", "queue", "counts", "stats", "unique_prefix"};
   static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "max", "bound_priority",
                                                                 "bound_member", "name"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
-    std::string jobs, inflight, queue, counts, stats;
+    std::string jobs, inflight, queue, counts, stats, unique_prefix;
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -39,13 +39,13 @@ struct ReserveJobs {
   };
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view name) {
-    return {k.jobs_prefix(shard), k.inflight(shard), k.ready(shard, name), k.counts(shard),
-            k.stats(shard)};
+    return {k.jobs_prefix(shard), k.inflight(shard), k.ready(shard, name),
+            k.counts(shard),      k.stats(shard),    k.unique_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
             {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
-             std::move(k.stats)},
+             std::move(k.stats), std::move(k.unique_prefix)},
             {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
              std::move(a.bound_member), std::move(a.name)}};
   }

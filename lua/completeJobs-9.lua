@@ -2,26 +2,37 @@
   (the dispatcher gathers the answers that arrive while the previous call is on its way), each
   job's transition on its own. Fenced by the attempt: an answer for an attempt that was already
   given up on (reaped, released) or for a job no longer running changes nothing, so a late
-  answer cannot finish a job that runs again elsewhere.
+  answer cannot finish a job that runs again elsewhere. A finished job lets go of its unique
+  claim and of its ordering key, whose next job enters the queue
+  (lua/lib/preamble_4_finish_for_good.lua).
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] done prefix of the shard: a job's done key is KEYS[3] .. field (with
           keep_result: the finished record, R_RESULT = the result)
   KEYS[4] counts hash of the shard (running:<name> -= 1 per job)
   KEYS[5] stats hash of the shard (succeeded += 1 per job)
+  KEYS[6] ready prefix of the shard (the queue of name N = KEYS[6] .. N)
+  KEYS[7] scheduled zset of the shard (an ordering key's next job may still wait for its delay)
+  KEYS[8] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
+  KEYS[9] order prefix of the shard (the line of ordering key K = KEYS[9] .. K)
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
-  ARGV[2] events channel: gets "r <id>" when a result is kept, to wake long-polling fetchers
+  ARGV[2] events channel: gets "r <id>" when a result is kept, to wake long-polling fetchers,
+          and what enter_queue announces for an ordering key's next job
   ARGV[3] the shard (its number: ids are <shard>-<field>)
-  ARGV[4..] three per job: field, the attempt the answer is for (as reserveJobs counted it),
+  ARGV[4] now (ms since the epoch)
+  ARGV[5..] three per job: field, the attempt the answer is for (as reserveJobs counted it),
             the result object (MessagePack bytes, as the worker sent it)
   Returns: one integer per job, in order: 1 done; 0 stale (not running, or another attempt):
            nothing changed for that job.
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ttl, channel, shard = ARGV[1], ARGV[2], ARGV[3]
+local k = {jobs = jobs, ready_prefix = KEYS[6], scheduled = KEYS[7], counts = counts,
+           unique = KEYS[8], order = KEYS[9]}
+local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
 local out, succeeded, running = {}, 0, {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
-for a = 4, #ARGV, 3 do
+for a = 5, #ARGV, 3 do
   local field = ARGV[a]
   local record = load_running(jobs, field, ARGV[a + 1])
   -- Records are deleted after the loop: a field given twice ends only once.
@@ -38,6 +49,7 @@ for a = 4, #ARGV, 3 do
       rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
       rcall('PUBLISH', channel, 'r ' .. shard .. '-' .. field)
     end
+    finish_for_good(k, opts, field, record)
     out[#out + 1] = 1
   else
     out[#out + 1] = 0

@@ -2,17 +2,27 @@
   shard's counts in step. A queued job's member is taken out of its ready list when it is at
   either end (a job cancelled soon after its push, or the next to run); elsewhere it stays
   (finding it would cost the list's length) and reserveJobs drops it when it comes to the front.
+  A cancelled job lets go of its unique claim and its place in its ordering key's line
+  (lua/lib/preamble_4_finish_for_good.lua); a job waiting there is cancelled like a queued one.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] scheduled zset of the shard (field, score = due time)
   KEYS[3] done key of the job
   KEYS[4] counts hash of the shard (ready:<name> or scheduled:<name> -= 1)
   KEYS[5] ready prefix of the shard (the queue of name N = KEYS[5] .. N)
+  KEYS[6] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
+  KEYS[7] order prefix of the shard (the line of ordering key K = KEYS[7] .. K)
   ARGV[1] the job's field
+  ARGV[2] now (ms since the epoch)
+  ARGV[3] events channel (what enter_queue announces for an ordering key's next job)
+  ARGV[4] the shard (its number)
   Returns: 1 cancelled; -1 no such job; -2 running (cannot be cancelled);
            -3 already finished (dead or succeeded)
 ]]
 local jobs, scheduled, done, counts, ready_prefix = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local field = ARGV[1]
+local k = {jobs = jobs, ready_prefix = ready_prefix, scheduled = scheduled, counts = counts,
+           unique = KEYS[6], order = KEYS[7]}
+local opts = {now_ms = tonumber(ARGV[2]), channel = ARGV[3], shard = ARGV[4]}
 local record = load_record(jobs, field)
 if not record then
   if rcall('EXISTS', done) == 1 then return -3 end
@@ -36,5 +46,6 @@ elseif state == S_SCHEDULED then
 else
   return -3
 end
+finish_for_good(k, opts, field, record)
 rcall('HDEL', record_at(jobs, field))
 return 1

@@ -10,6 +10,9 @@
           the dead record, R_RESULT = the failure), as reapJobs and completeJobs take it
   KEYS[6] counts hash of the shard (running -1; scheduled or dead +1)
   KEYS[7] stats hash of the shard (failed +1; retried or dead +1)
+  KEYS[8] ready prefix of the shard (a dead job's ordering key's next job enters the queue)
+  KEYS[9] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
+  KEYS[10] order prefix of the shard (the line of ordering key K = KEYS[10] .. K)
   ARGV[1] the job's field
   ARGV[2] the attempt the failure is for
   ARGV[3] the failure object (MessagePack bytes)
@@ -29,10 +32,11 @@ local field = ARGV[1]
 local record = load_running(KEYS[1], field, ARGV[2])
 if not record then return {0} end
 local k = {jobs = KEYS[1], inflight = KEYS[2], scheduled = KEYS[3], dead = KEYS[4],
-           counts = KEYS[6], stats = KEYS[7]}
+           counts = KEYS[6], stats = KEYS[7], ready_prefix = KEYS[8], unique = KEYS[9],
+           order = KEYS[10]}
 local opts = {now_ms = tonumber(ARGV[6]), base_ms = tonumber(ARGV[7]),
               max_ms = tonumber(ARGV[8]), jitter = tonumber(ARGV[9]), ttl_s = ARGV[10],
-              channel = ARGV[11]}
+              channel = ARGV[11], shard = ARGV[12]}
 local job = {field = field, record = record, done = KEYS[5] .. field,
              id = ARGV[12] .. '-' .. field}
 return fail_running(k, opts, job,

@@ -9,6 +9,9 @@
   KEYS[5] done prefix of the shard (done key of field F = KEYS[5] .. F)
   KEYS[6] counts hash of the shard
   KEYS[7] stats hash of the shard
+  KEYS[8] ready prefix of the shard (a dead job's ordering key's next job enters the queue)
+  KEYS[9] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
+  KEYS[10] order prefix of the shard (the line of ordering key K = KEYS[10] .. K)
   ARGV[1] cutoff (ms since the epoch): attempts with a deadline before it are reaped (the
           caller leaves a grace after the deadline for answers already on their way)
   ARGV[2] now (ms since the epoch)
@@ -25,11 +28,12 @@
            and not counted.
 ]]
 local k = {jobs = KEYS[1], inflight = KEYS[2], scheduled = KEYS[3], dead = KEYS[4],
-           counts = KEYS[6], stats = KEYS[7]}
+           counts = KEYS[6], stats = KEYS[7], ready_prefix = KEYS[8], unique = KEYS[9],
+           order = KEYS[10]}
 local done_prefix, shard = KEYS[5], ARGV[11]
 local opts = {now_ms = tonumber(ARGV[2]), base_ms = tonumber(ARGV[6]),
               max_ms = tonumber(ARGV[7]), jitter = tonumber(ARGV[8]), ttl_s = ARGV[9],
-              channel = ARGV[10]}
+              channel = ARGV[10], shard = ARGV[11]}
 local failure = {bytes = ARGV[4], message = ARGV[5], retry = true}
 
 local expired = rcall('ZRANGEBYSCORE', k.inflight, '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[3])

@@ -9,6 +9,8 @@
   KEYS[3] the queue of the name (its priorities zset; lists at KEYS[3] .. '#' .. priority)
   KEYS[4] counts hash of the shard (ready:<name> -= and running:<name> += jobs taken)
   KEYS[5] stats hash of the shard (dispatched += jobs taken)
+  KEYS[6] unique prefix of the shard: a job with unique_until started gives up its claim
+          (lua/lib/preamble_1_unique_claim.lua) when its first attempt is taken
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
   ARGV[2] max: the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
@@ -23,6 +25,7 @@
            bound.
 ]]
 local jobs, inflight, queue, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local unique_prefix = KEYS[6]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
 local name = ARGV[5]
@@ -69,6 +72,9 @@ while taken < max do
       seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
+      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 then
+        release_unique(unique_prefix, record, field)
+      end
       local packed = cmsgpack.pack(record)
       local bucket, slot = record_at(jobs, field)
       records.add(bucket, slot, packed)
