@@ -2,7 +2,9 @@
 //
 // The map's keys must be strings (else bad_request). Each key is looked up in the table; its
 // rule receives the value's exact bytes. A key that appears twice is rejected, so a body cannot
-// say two things at once; a key with no rule is rejected unless the spec allows extras.
+// say two things at once; a key with no rule is rejected unless the spec allows extras. The
+// decoder answers which fields the map held, for rules between fields (decode_job's "delay and
+// run_at are not given together").
 #pragma once
 
 #include <array>
@@ -53,15 +55,26 @@ std::size_t find_rule(const std::array<FieldRule<Target>, N>& rules, std::string
   return i;
 }
 
+// The fields a map held: bit r stands for rules[r].
+using FieldsGiven = std::uint64_t;
+
+// Whether the map held the field of the rule named `key` (a name the table has).
 template <class Target, std::size_t N>
-Expected<void, ApiError> decode_field_map(std::string_view map_value,
-                                          const std::array<FieldRule<Target>, N>& rules,
-                                          const FieldMapSpec& spec, Target& target) {
+bool was_given(FieldsGiven given, const std::array<FieldRule<Target>, N>& rules,
+               std::string_view key) {
+  const std::size_t r = find_rule(rules, key);
+  return r < N && (given & (FieldsGiven{1} << r)) != 0;
+}
+
+template <class Target, std::size_t N>
+Expected<FieldsGiven, ApiError> decode_field_map(std::string_view map_value,
+                                                 const std::array<FieldRule<Target>, N>& rules,
+                                                 const FieldMapSpec& spec, Target& target) {
   static_assert(N <= 64, "the seen-set is one 64-bit mask");
   MsgpackReader reader(map_value);
   const auto pairs = reader.read_map_header();
   if (!pairs) return unexpected(not_a_map_error(spec, map_value));
-  std::uint64_t seen = 0;
+  FieldsGiven seen = 0;
   for (std::uint32_t i = 0; i < *pairs; ++i) {
     const auto key_bytes = reader.skip();
     const auto value = reader.skip();
@@ -71,18 +84,18 @@ Expected<void, ApiError> decode_field_map(std::string_view map_value,
     const std::size_t r = find_rule(rules, *key);
     if (r == N && spec.allow_unknown) continue;
     if (r == N) return unexpected(unknown_field_error(*key, *key_bytes, field_names(rules)));
-    if (seen & (std::uint64_t{1} << r)) return unexpected(duplicate_field_error(spec, *key));
-    seen |= std::uint64_t{1} << r;
+    if (seen & (FieldsGiven{1} << r)) return unexpected(duplicate_field_error(spec, *key));
+    seen |= FieldsGiven{1} << r;
     if (auto applied = rules[r].apply(target, *value); !applied) {
       return unexpected(applied.error());
     }
   }
   for (std::size_t r = 0; r < N; ++r) {
-    if (rules[r].required && !(seen & (std::uint64_t{1} << r))) {
+    if (rules[r].required && !(seen & (FieldsGiven{1} << r))) {
       return unexpected(missing_field_error(spec, rules[r].name));
     }
   }
-  return {};
+  return seen;
 }
 
 }  // namespace jq::api

@@ -32,6 +32,16 @@ std::string format_number(double d) {
   return nlohmann::json(d).dump();
 }
 
+// An integer or float as a double; NaN for anything else.
+double number_value(std::string_view value) {
+  MsgpackReader reader(value);
+  if (auto i = reader.read_int()) {
+    return i->above_int64 ? static_cast<double>(i->as_unsigned()) : static_cast<double>(i->value);
+  }
+  if (auto d = reader.read_float()) return *d;
+  return NAN;
+}
+
 }  // namespace
 
 std::string describe_value(std::string_view msgpack_value) {
@@ -83,14 +93,7 @@ Expected<std::string_view, ApiError> read_string_field(std::string_view field,
 Expected<std::chrono::milliseconds, ApiError> read_seconds_field(std::string_view field,
                                                                  std::string_view value,
                                                                  double max_seconds) {
-  MsgpackReader reader(value);
-  double seconds = NAN;
-  if (auto i = reader.read_int()) {
-    seconds =
-        i->above_int64 ? static_cast<double>(i->as_unsigned()) : static_cast<double>(i->value);
-  } else if (auto d = reader.read_float()) {
-    seconds = *d;
-  }
+  const double seconds = number_value(value);
   if (!(seconds > 0 && seconds <= max_seconds)) {  // also rejects NaN and non-numbers
     return unexpected(field_error(field, std::string(field) +
                                              " must be a number of seconds greater than 0 and at "
@@ -98,6 +101,19 @@ Expected<std::chrono::milliseconds, ApiError> read_seconds_field(std::string_vie
                                              format_number(max_seconds) + ", got " +
                                              describe_value(value)));
   }
+  return milliseconds_from_seconds(seconds);
+}
+
+Expected<std::chrono::milliseconds, ApiError> read_seconds_or_zero_field(std::string_view field,
+                                                                         std::string_view value,
+                                                                         double max_seconds) {
+  const double seconds = number_value(value);
+  if (!(seconds >= 0 && seconds <= max_seconds)) {  // also rejects NaN and non-numbers
+    return unexpected(
+        field_error(field, std::string(field) + " must be a number of seconds from 0 to " +
+                               format_number(max_seconds) + ", got " + describe_value(value)));
+  }
+  if (seconds == 0) return std::chrono::milliseconds(0);
   return milliseconds_from_seconds(seconds);
 }
 

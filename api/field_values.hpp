@@ -36,4 +36,10 @@ Expected<std::chrono::milliseconds, ApiError> read_seconds_field(std::string_vie
                                                                  std::string_view value,
                                                                  double max_seconds);
 
+// A duration in seconds (integer or float) that may be 0, 0 <= value <= max_seconds: 0 is 0 ms,
+// anything more as milliseconds_from_seconds (0.0001 -> 1 ms).
+Expected<std::chrono::milliseconds, ApiError> read_seconds_or_zero_field(std::string_view field,
+                                                                         std::string_view value,
+                                                                         double max_seconds);
+
 }  // namespace jq::api

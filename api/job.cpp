@@ -8,6 +8,7 @@
 #include "api/field_values.hpp"
 #include "api/msgpack_reader.hpp"
 #include "api/request_body.hpp"
+#include "api/timestamp.hpp"
 
 namespace jq::api {
 
@@ -68,25 +69,120 @@ Expected<void, ApiError> apply_timeout(NewJob& job, std::string_view value) {
   return {};
 }
 
-constexpr std::array<FieldRule<NewJob>, 6> kJobRules{{
+Expected<void, ApiError> apply_delay(NewJob& job, std::string_view value) {
+  const auto delay = read_seconds_or_zero_field("delay", value, kMaxDelaySeconds);
+  if (!delay) return unexpected(delay.error());
+  job.ready_at.delay = *delay;
+  return {};
+}
+
+Expected<void, ApiError> apply_run_at(NewJob& job, std::string_view value) {
+  static constexpr std::string_view kRule =
+      "run_at must be an ISO 8601 time with an offset, such as 2026-12-01T09:00:00Z or "
+      "2026-12-01T11:00:00+02:00, got ";
+  const auto text = MsgpackReader(value).read_str();
+  if (!text) return unexpected(field_error("run_at", std::string(kRule) + describe_value(value)));
+  const auto at_ms = parse_timestamp_ms(*text);
+  if (!at_ms) {
+    return unexpected(field_error(
+        "run_at", std::string(kRule) + describe_value(value) + ", which " + at_ms.error()));
+  }
+  job.ready_at.run_at_ms = *at_ms;
+  return {};
+}
+
+// unique_key and ordering_key: 1-256 bytes of any text.
+Expected<std::string, ApiError> read_key_field(std::string_view field, std::string_view value) {
+  const auto text = MsgpackReader(value).read_str();
+  if (text && !text->empty() && text->size() <= kMaxKeyBytes) return std::string(*text);
+  const std::string got = text && !text->empty()
+                              ? "a string of " + std::to_string(text->size()) + " bytes"
+                              : describe_value(value);
+  return unexpected(field_error(field, std::string(field) + " must be a string of 1 to " +
+                                           std::to_string(kMaxKeyBytes) + " bytes, got " + got));
+}
+
+Expected<void, ApiError> apply_unique_key(NewJob& job, std::string_view value) {
+  auto key = read_key_field("unique_key", value);
+  if (!key) return unexpected(key.error());
+  job.unique_key = std::move(*key);
+  return {};
+}
+
+Expected<void, ApiError> apply_unique_until(NewJob& job, std::string_view value) {
+  const auto text = MsgpackReader(value).read_str();
+  if (text && *text == "started") {
+    job.unique_until = UniqueUntil::started;
+  } else if (text && *text == "finished") {
+    job.unique_until = UniqueUntil::finished;
+  } else {
+    return unexpected(field_error(
+        "unique_until",
+        "unique_until must be \"started\" or \"finished\", got " + describe_value(value)));
+  }
+  return {};
+}
+
+Expected<void, ApiError> apply_unique_for(NewJob& job, std::string_view value) {
+  const auto unique_for = read_seconds_field("unique_for", value, kMaxUniqueForSeconds);
+  if (!unique_for) return unexpected(unique_for.error());
+  job.unique_for = *unique_for;
+  return {};
+}
+
+Expected<void, ApiError> apply_ordering_key(NewJob& job, std::string_view value) {
+  auto key = read_key_field("ordering_key", value);
+  if (!key) return unexpected(key.error());
+  job.ordering_key = std::move(*key);
+  return {};
+}
+
+constexpr std::array<FieldRule<NewJob>, 12> kJobRules{{
     {"name", true, apply_name},
     {"argument", false, apply_argument},
     {"priority", false, apply_priority},
     {"max_retry", false, apply_max_retry},
     {"keep_result", false, apply_keep_result},
     {"timeout", false, apply_timeout},
+    {"delay", false, apply_delay},
+    {"run_at", false, apply_run_at},
+    {"unique_key", false, apply_unique_key},
+    {"unique_until", false, apply_unique_until},
+    {"unique_for", false, apply_unique_for},
+    {"ordering_key", false, apply_ordering_key},
 }};
 
 constexpr FieldMapSpec kJobSpec{"a job", "", false};
+
+// The contract's rules between fields: delay or run_at, and the unique_* options only with
+// unique_key.
+Expected<void, ApiError> check_field_pairs(FieldsGiven given) {
+  const auto has = [given](std::string_view key) { return was_given(given, kJobRules, key); };
+  if (has("delay") && has("run_at")) {
+    return unexpected(field_error("run_at",
+                                  "run_at and delay cannot be given together: delay is seconds "
+                                  "after the push, run_at a time; give one of them"));
+  }
+  for (std::string_view option : {"unique_until", "unique_for"}) {
+    if (has(option) && !has("unique_key")) {
+      return unexpected(field_error(option, std::string(option) +
+                                                " applies only to a unique job: give "
+                                                "unique_key as well, or leave " +
+                                                std::string(option) + " out"));
+    }
+  }
+  return {};
+}
 
 Expected<NewJob, ApiError> decode_job(std::string_view value, const JobDefaults& defaults) {
   NewJob job;
   job.argument = std::string(kNilByte);
   job.max_retry = defaults.max_retry;
   job.timeout = defaults.timeout;
-  if (auto decoded = decode_field_map(value, kJobRules, kJobSpec, job); !decoded) {
-    return unexpected(decoded.error());
-  }
+  job.unique_for = defaults.unique_for;
+  const auto given = decode_field_map(value, kJobRules, kJobSpec, job);
+  if (!given) return unexpected(given.error());
+  if (auto paired = check_field_pairs(*given); !paired) return unexpected(paired.error());
   return job;
 }
 

@@ -62,7 +62,9 @@ bool is_valid_job_name(std::string_view name);
 
 // Decodes and validates a POST /v1/jobs body. A batch is validated whole: the first bad job
 // yields an error with `index`. Errors: bad_request (not MessagePack/JSON, not a map or array,
-// empty or >1000 jobs), invalid_job (with `field`: unknown key, wrong type, out of range).
+// empty or >1000 jobs), invalid_job (with `field`: unknown key, wrong type, out of range; and
+// for fields that do not go together: `run_at` with `delay`, `unique_until` or `unique_for`
+// without `unique_key`).
 Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType type,
                                             const JobDefaults& defaults);
 

@@ -144,10 +144,40 @@ Expected<HttpRequest, std::string> push_request(const State& s) {
   return HttpRequest{Method::post, "/v1/jobs", std::move(*body)};
 }
 
+// The flags of the flow-control options; each is also excluded by --file.
+std::vector<CLI::Option*> add_push_options(CLI::App* push, JobFlags& job) {
+  std::vector<CLI::Option*> added;
+  added.push_back(push->add_option("--delay", job.delay_s,
+                                   "ready SECONDS after the push (0-31536000); not with --run-at")
+                      ->type_name("SECONDS"));
+  added.push_back(push->add_option("--run-at", job.run_at,
+                                   "ready at TIME, ISO 8601 with an offset: "
+                                   "2026-12-01T09:00:00Z or 2026-12-01T11:00:00+02:00")
+                      ->type_name("TIME"));
+  added.push_back(push->add_option("--unique-key", job.unique_key,
+                                   "push nothing while a job of this name and key holds its "
+                                   "claim; prints the existing {id, duplicate: true}")
+                      ->type_name("KEY"));
+  added.push_back(push->add_option("--unique-until", job.unique_until,
+                                   "the claim ends when the job has started or finished "
+                                   "(default finished); needs --unique-key")
+                      ->type_name("started|finished"));
+  added.push_back(push->add_option("--unique-for", job.unique_for_s,
+                                   "the claim lasts at most SECONDS (default "
+                                   "defaults.unique_for); needs --unique-key")
+                      ->type_name("SECONDS"));
+  added.push_back(
+      push->add_option("--ordering-key", job.ordering_key,
+                       "run one at a time, in push order, with the other jobs of this key")
+          ->type_name("KEY"));
+  return added;
+}
+
 void add_push(Table& t, CLI::App& app, State& s) {
   CLI::App* push = t.verb(app, "push",
                           "Push one job from flags, or from --file one job (a JSON object) or a "
-                          "batch (an array); prints {id} or {ids}",
+                          "batch (an array); prints {id} or {ids}, and duplicate: true (or "
+                          "duplicates: [index, ...]) when a unique job already holds its claim",
                           [&s] { return push_request(s); });
   auto* name = push->add_option("--name", s.job.name, "the job's name (what workers serve)");
   auto* argument = push->add_option("--argument", s.job.argument_json,
@@ -161,14 +191,16 @@ void add_push(Table& t, CLI::App& app, State& s) {
       "--timeout", s.job.timeout_s,
       "the job's timeout in seconds (the HTTP timeout is --timeout before `push`)");
   timeout->type_name("SECONDS");
-  push->add_option("--file", s.job_file, "a JSON job or array of jobs; - reads stdin")
-      ->type_name("PATH")
-      ->excludes(name)
-      ->excludes(argument)
-      ->excludes(priority)
-      ->excludes(max_retry)
-      ->excludes(keep)
-      ->excludes(timeout);
+  const std::vector<CLI::Option*> options = add_push_options(push, s.job);
+  auto* file = push->add_option("--file", s.job_file, "a JSON job or array of jobs; - reads stdin")
+                   ->type_name("PATH")
+                   ->excludes(name)
+                   ->excludes(argument)
+                   ->excludes(priority)
+                   ->excludes(max_retry)
+                   ->excludes(keep)
+                   ->excludes(timeout);
+  for (CLI::Option* option : options) file->excludes(option);
 }
 
 void add_jobs(Table& t, CLI::App& app, State& s) {

@@ -66,6 +66,12 @@ Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
   if (flags.max_retry) job["max_retry"] = *flags.max_retry;
   if (flags.keep_result) job["keep_result"] = true;
   if (flags.timeout_s) job["timeout"] = *flags.timeout_s;
+  if (flags.delay_s) job["delay"] = *flags.delay_s;
+  if (flags.run_at) job["run_at"] = *flags.run_at;
+  if (flags.unique_key) job["unique_key"] = *flags.unique_key;
+  if (flags.unique_until) job["unique_until"] = *flags.unique_until;
+  if (flags.unique_for_s) job["unique_for"] = *flags.unique_for_s;
+  if (flags.ordering_key) job["ordering_key"] = *flags.ordering_key;
   return job.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -19,6 +19,12 @@ struct JobFlags {
   std::optional<int> max_retry;
   bool keep_result = false;
   std::optional<double> timeout_s;
+  std::optional<double> delay_s;
+  std::optional<std::string> run_at;  // as typed; the master checks the form
+  std::optional<std::string> unique_key;
+  std::optional<std::string> unique_until;  // "started" or "finished"; the master checks it
+  std::optional<double> unique_for_s;
+  std::optional<std::string> ordering_key;
 };
 
 // The JSON job object, or why it cannot be built (no --name, --argument that is not JSON).

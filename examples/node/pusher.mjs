@@ -27,6 +27,11 @@ class JqError extends Error {
 // No result to fetch: unknown job, fetched already, expired, or pushed without keep_result.
 class NoResult extends Error {}
 
+// The job, with a Date run_at as its ISO 8601 text (UTC, "Z"); anything else is sent as it is.
+function withTimeText(job) {
+  return job?.run_at instanceof Date ? { ...job, run_at: job.run_at.toISOString() } : job;
+}
+
 class JqClient {
   constructor(url = "http://127.0.0.1:8080", token = undefined) {
     this.url = url.replace(/\/+$/, "");
@@ -34,14 +39,33 @@ class JqClient {
     if (token) this.headers.Authorization = `Bearer ${token}`;
   }
 
-  // Pushes one job; options: priority, max_retry, keep_result, timeout. Resolves to its id.
+  // Pushes one job. Resolves to {id, duplicate}: duplicate is true when the push stored nothing
+  // because a job of the same name and unique_key still holds its claim (id is then that job's).
+  // Options, as in the job table of the contract (the master checks them; a bad one rejects with
+  // JqError invalid_job naming it):
+  //   priority      integer, smaller runs first (default 0)
+  //   max_retry     integer 0-1000, retries after the first attempt (default 3)
+  //   keep_result   boolean, keep the result until result() fetches it (default false)
+  //   timeout       seconds one attempt may run (default 30)
+  //   delay         seconds after the push when the job becomes ready (0-31536000)
+  //   run_at        when it becomes ready: an ISO 8601 string with an offset
+  //                 ("2026-12-01T09:00:00Z") or a Date; not together with delay
+  //   unique_key    string: while a job of this name and key holds its claim, pushing it again
+  //                 stores nothing and resolves to the existing job's id with duplicate: true
+  //   unique_until  "started" or "finished" (default): when the claim ends
+  //   unique_for    seconds the claim lasts at most (default the master's, 86400)
+  //   ordering_key  string: jobs of one key run one at a time, in push order
   async push(name, argument = null, options = {}) {
-    return (await this.#call("POST", "/v1/jobs", { name, argument, ...options })).body.id;
+    const { body } = await this.#call("POST", "/v1/jobs", withTimeText({ name, argument, ...options }));
+    return { id: body.id, duplicate: body.duplicate === true };
   }
 
-  // Pushes 1-1000 job objects at once, all or none. Resolves to their ids in the same order.
+  // Pushes 1-1000 job objects (with the options of push) at once, all or none. Resolves to
+  // {ids, duplicates}: the ids in the same order, and the positions of the jobs that were
+  // duplicates of a unique job (their ids are the existing jobs'; [] when there were none).
   async pushBatch(jobs) {
-    return (await this.#call("POST", "/v1/jobs", jobs)).body.ids;
+    const { body } = await this.#call("POST", "/v1/jobs", jobs.map(withTimeText));
+    return { ids: body.ids, duplicates: body.duplicates ?? [] };
   }
 
   // The job's state: {id, name, state, attempts, ...}. JqError not_found once it is gone.
@@ -109,24 +133,24 @@ async function main() {
   const jq = new JqClient(master, args.token ?? process.env.JQ_TOKEN); // the token: if auth is on
 
   // One job: keep_result keeps its result until we fetch it (once).
-  let id = await jq.push("sum", [1, 2, 3], { priority: 1, keep_result: true });
+  let { id } = await jq.push("sum", [1, 2, 3], { priority: 1, keep_result: true });
   console.log(`pushed sum [1, 2, 3] as ${id}: ${(await jq.job(id)).state}`);
   console.log(`sum [1, 2, 3] = ${outcome(await jq.result(id, 30))}`);
 
   // A batch: stored all or nothing; results come back exactly as sent, bytes included.
   const samples = [new Uint8Array([0, 1, 254, 255]), "h\u00e9llo", { nested: [1, 2.5, null, true, new Uint8Array([128])] }];
-  const ids = await jq.pushBatch(samples.map((argument) => ({ name: "echo", argument, keep_result: true })));
+  const { ids } = await jq.pushBatch(samples.map((argument) => ({ name: "echo", argument, keep_result: true })));
   console.log(`pushed a batch of ${ids.length}: ${ids.join(", ")}`);
   for (const [i, sent] of samples.entries()) {
     console.log(`echo ${show(sent)} -> ${outcome(await jq.result(ids[i], 30))}`);
   }
 
   // A job that fails: with max_retry 0 it is dead at once; the result says why.
-  id = await jq.push("sum", "not a list", { max_retry: 0, keep_result: true });
+  ({ id } = await jq.push("sum", "not a list", { max_retry: 0, keep_result: true }));
   console.log(`sum 'not a list' -> ${outcome(await jq.result(id, 30))}`);
 
   // Cancelling works while a job waits: `nobody` has no worker here.
-  id = await jq.push("nobody", { report: 7 });
+  ({ id } = await jq.push("nobody", { report: 7 }));
   try {
     await jq.cancel(id);
     console.log(`cancelled ${id}`);

@@ -10,6 +10,7 @@ It needs a worker serving `sum` and `echo` to get results, e.g. examples/python/
 """
 
 import argparse
+import datetime
 import os
 import sys
 import time
@@ -38,6 +39,20 @@ class NoResult(LookupError):
     """No result to fetch: unknown job, fetched already, expired, or pushed without keep_result."""
 
 
+class JobId(str):
+    """A pushed job's id. `duplicate` is True when the push stored nothing because a job of the
+    same name and unique_key still holds its claim: the id is then that job's."""
+
+    duplicate = False
+
+
+class JobIds(list):
+    """A batch's ids in order. `duplicates` lists the positions of the jobs that were duplicates
+    (their ids are the existing jobs'); empty when every job was stored."""
+
+    duplicates = ()
+
+
 class JqClient:
     def __init__(self, url="http://127.0.0.1:8080", token=None):
         self.url = url.rstrip("/")
@@ -46,12 +61,38 @@ class JqClient:
             self.headers["Authorization"] = "Bearer " + token
 
     def push(self, name, argument=None, **options):
-        """Pushes one job; options: priority, max_retry, keep_result, timeout. Returns its id."""
-        return self._call("POST", "/v1/jobs", dict(name=name, argument=argument, **options))["id"]
+        """Pushes one job and returns its id (a JobId: a str with `.duplicate`).
+
+        Options, as in the job table of the contract (the master checks them and raises JqError
+        invalid_job naming a bad one):
+          priority      int, smaller runs first (default 0)
+          max_retry     int 0-1000, retries after the first attempt (default 3)
+          keep_result   bool, keep the result until result() fetches it (default False)
+          timeout       seconds one attempt may run (default 30)
+          delay         seconds after the push when the job becomes ready (0-31536000)
+          run_at        when it becomes ready: an ISO 8601 string with an offset
+                        ("2026-12-01T09:00:00Z"), or a datetime with a tzinfo; not with delay
+          unique_key    str: while a job of this name and key holds its claim, pushing it again
+                        stores nothing; the id returned is the existing job's and
+                        `.duplicate` is True
+          unique_until  "started" or "finished" (default): when the claim ends
+          unique_for    seconds the claim lasts at most (default the master's, 86400)
+          ordering_key  str: jobs of one key run one at a time, in push order
+        """
+        job = with_time_text(dict(name=name, argument=argument, **options))
+        answer = self._call("POST", "/v1/jobs", job)
+        job_id = JobId(answer["id"])
+        job_id.duplicate = bool(answer.get("duplicate", False))
+        return job_id
 
     def push_batch(self, jobs):
-        """Pushes 1-1000 job maps at once, all or none. Returns their ids in the same order."""
-        return self._call("POST", "/v1/jobs", list(jobs))["ids"]
+        """Pushes 1-1000 job maps (with the options of push()) at once, all or none. Returns
+        their ids in the same order (a JobIds: a list with `.duplicates`, the positions of the
+        jobs that were duplicates of a unique job; their ids are the existing jobs')."""
+        answer = self._call("POST", "/v1/jobs", [with_time_text(job) for job in jobs])
+        ids = JobIds(answer["ids"])
+        ids.duplicates = list(answer.get("duplicates", []))
+        return ids
 
     def job(self, job_id):
         """The job's state: {id, name, state, attempts, ...}. JqError not_found once it is gone."""
@@ -99,6 +140,14 @@ class JqClient:
             raise JqError(e.code, error) from None
         value = msgpack.unpackb(raw) if raw else None  # 204 has no body; "nil" is b"\xc0"
         return (status, value) if with_status else value
+
+
+def with_time_text(job):
+    """The job, with a datetime run_at as its ISO 8601 text (a naive datetime gives no offset,
+    which the master refuses: give it a tzinfo). Anything else is sent as it is."""
+    if isinstance(job, dict) and isinstance(job.get("run_at"), datetime.datetime):
+        return dict(job, run_at=job["run_at"].isoformat())
+    return job
 
 
 def outcome(answer):

@@ -48,7 +48,7 @@ namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
 api::JobDefaults job_defaults(const config::Config& c) {
-  return api::JobDefaults{c.defaults.max_retry, c.defaults.timeout()};
+  return api::JobDefaults{c.defaults.max_retry, c.defaults.timeout(), c.defaults.unique_for()};
 }
 
 dispatch::DispatchOptions dispatch_options(const config::Config& c) {

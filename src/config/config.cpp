@@ -89,6 +89,10 @@ std::chrono::milliseconds Defaults::timeout() const {
   return api::milliseconds_from_seconds(timeout_s);
 }
 
+std::chrono::milliseconds Defaults::unique_for() const {
+  return api::milliseconds_from_seconds(unique_for_s);
+}
+
 ConfigError::ConfigError(std::string key, const std::string& problem)
     : std::runtime_error("config: " + (key.empty() ? std::string() : key + ": ") + problem),
       key_(std::move(key)) {}

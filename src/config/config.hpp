@@ -31,12 +31,15 @@ struct Redis {
 };
 
 struct Defaults {
-  int max_retry = 3;        // 0-1000
-  double timeout_s = 30;    // > 0, <= 86400; jobs get it as timeout()
-  int result_ttl_s = 3600;  // > 0
+  int max_retry = 3;            // 0-1000
+  double timeout_s = 30;        // > 0, <= 86400; jobs get it as timeout()
+  int result_ttl_s = 3600;      // > 0
+  double unique_for_s = 86400;  // > 0, <= 31536000: the longest a unique_key claim lasts
   // timeout_s in milliseconds, converted as the API converts a pushed job's `timeout`
   // (api::milliseconds_from_seconds), so the default and a pushed value agree to the ms.
   std::chrono::milliseconds timeout() const;
+  // unique_for_s in milliseconds, converted as a pushed job's `unique_for` is.
+  std::chrono::milliseconds unique_for() const;
   bool operator==(const Defaults&) const = default;
 };
 

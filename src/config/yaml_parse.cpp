@@ -7,6 +7,7 @@
 #include <climits>
 #include <sstream>
 
+#include "api/job.hpp"
 #include "src/config/sections.hpp"
 #include "src/config/values.hpp"
 
@@ -49,7 +50,7 @@ Redis parse_redis(const At& at) {
 }
 
 Defaults parse_defaults(const At& at) {
-  expect_keys(at, {"max_retry", "timeout", "result_ttl"});
+  expect_keys(at, {"max_retry", "timeout", "result_ttl", "unique_for"});
   Defaults defaults;
   if (auto v = field(at, "max_retry")) {
     defaults.max_retry = static_cast<int>(
@@ -63,6 +64,11 @@ Defaults parse_defaults(const At& at) {
   if (auto v = field(at, "result_ttl")) {
     defaults.result_ttl_s = static_cast<int>(
         integer(*v, 1, INT_MAX, "must be a whole number of seconds greater than 0"));
+  }
+  if (auto v = field(at, "unique_for")) {
+    defaults.unique_for_s = number(
+        *v, [](double s) { return s > 0 && s <= api::kMaxUniqueForSeconds; },
+        "must be a number of seconds greater than 0 and at most 31536000 (365 days)");
   }
   return defaults;
 }

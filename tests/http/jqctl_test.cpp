@@ -143,6 +143,87 @@ TEST_CASE("jqctl push --file sends a batch from a file, and one job from stdin",
   CHECK(f.ok({"stats"})["pushed"] == 3);
 }
 
+TEST_CASE("jqctl push sends each flow-control flag as its job field", "[http]") {
+  // A bad value of each flag comes back as the master's 400 naming the field it was sent as.
+  Fixture f;
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--delay", "-1"}, "delay must be a number of seconds from 0 to 31536000, got -1"},
+      {{"--run-at", "2026-12-01T09:00:00"}, "run_at must be an ISO 8601 time with an offset"},
+      {{"--unique-key", ""}, "unique_key must be a string of 1 to 256 bytes"},
+      {{"--unique-key", "k", "--unique-until", "soon"}, "unique_until must be \"started\""},
+      {{"--unique-key", "k", "--unique-for", "0"}, "unique_for must be a number of seconds"},
+      {{"--ordering-key", ""}, "ordering_key must be a string of 1 to 256 bytes"},
+      {{"--delay", "5", "--run-at", "2026-12-01T09:00:00Z"},
+       "run_at and delay cannot be given together"},
+      {{"--unique-until", "started"}, "unique_until applies only to a unique job"},
+      {{"--unique-for", "60"}, "unique_for applies only to a unique job"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"push", "--name", "a"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const ProgramResult r = f.ctl(args);
+    INFO(c.flags.front() << " " << c.flags.back());
+    CHECK(r.exit_code == kExitBadInput);
+    check_error_line(r, c.message);
+  }
+  CHECK(f.ok({"stats"})["pushed"] == 0);
+
+  // Good values are accepted.
+  CHECK_FALSE(f.push({"--name", "a", "--delay", "0.5"}).empty());
+  CHECK_FALSE(f.push({"--name", "a", "--run-at", "2026-12-01T11:00:00.250+02:00"}).empty());
+  CHECK_FALSE(f.push({"--name", "a", "--unique-key", "k1", "--unique-until", "started",
+                      "--unique-for", "60", "--ordering-key", "o"})
+                  .empty());
+}
+
+TEST_CASE("jqctl push of a delayed, unique and ordered job, then its duplicate", "[http]") {
+  // Needs the store side of the job options (unique claims, scheduled pushes, the job view).
+  Fixture f;
+  const std::string id = f.push({"--name", "report", "--run-at", "2099-12-01T09:00:00+01:00",
+                                 "--unique-key", "report:2099", "--unique-until", "started",
+                                 "--unique-for", "600", "--ordering-key", "reports"});
+  const json job = f.ok({"job", id});
+  CHECK(job["state"] == "scheduled");
+  CHECK(job.value("ready_at", "").rfind("2099-12-01T08:00:00", 0) == 0);
+  CHECK(job.value("unique_key", "") == "report:2099");
+  CHECK(job.value("ordering_key", "") == "reports");
+
+  const ProgramResult again = f.ctl({"push", "--name", "report", "--unique-key", "report:2099"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.err.empty());
+  CHECK(parsed(again) == json({{"id", id}, {"duplicate", true}}));
+  CHECK(f.ok({"stats"})["pushed"] == 1);
+
+  const std::string later = f.push({"--name", "report", "--delay", "3600"});
+  const json delayed = f.ok({"job", later});
+  CHECK(delayed["state"] == "scheduled");
+  CHECK(delayed.value("ready_at", "") > delayed.value("enqueued_at", ""));
+}
+
+TEST_CASE("jqctl push --file excludes every job flag", "[http]") {
+  Fixture f;
+  for (const std::vector<std::string>& flag :
+       std::vector<std::vector<std::string>>{{"--name", "a"},
+                                             {"--delay", "1"},
+                                             {"--run-at", "2026-12-01T09:00:00Z"},
+                                             {"--unique-key", "k"},
+                                             {"--unique-until", "started"},
+                                             {"--unique-for", "60"},
+                                             {"--ordering-key", "o"}}) {
+    std::vector<std::string> args = {"push", "--file", "-"};
+    args.insert(args.end(), flag.begin(), flag.end());
+    const ProgramResult r = f.ctl(args, R"({"name": "a"})");
+    INFO(flag.front());
+    CHECK(r.exit_code == kExitBadInput);
+    check_error_line(r, flag.front());
+  }
+  CHECK(f.ok({"stats"})["pushed"] == 0);
+}
+
 TEST_CASE("jqctl result --wait returns the answer of a worker registered with jqctl", "[http]") {
   Fixture f;
   Worker worker;

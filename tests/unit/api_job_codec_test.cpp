@@ -16,6 +16,7 @@ using jq::api::JobDefaults;
 using jq::api::MediaType;
 using jq::api::NewJob;
 using jq::api::PushRequest;
+using jq::api::UniqueUntil;
 using jq::api::test::Mp;
 using namespace std::chrono_literals;
 
@@ -65,6 +66,12 @@ void check_error(const Result& result, ErrorCode code, std::optional<std::string
   CHECK_THAT(result.error().message, Catch::Contains(std::string(message_part)));
 }
 
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
 // One rule broken the same way in JSON and in MessagePack.
 struct BadField {
   std::string field;
@@ -110,13 +117,68 @@ std::vector<BadField> bad_fields() {
       {"timeout", "86401", Mp().i(86401), "got 86401"},
       {"timeout", "\"30\"", Mp().str("30"), "got \"30\""},
       {"timeout", "[30]", Mp().array(1).i(30), "got [30]"},
+      {"delay", "-1", Mp().i(-1), "delay must be a number of seconds from 0 to 31536000, got -1"},
+      {"delay", "-0.5", Mp().f64(-0.5), "got -0.5"},
+      {"delay", "31536000.5", Mp().f64(31536000.5), "got 31536000.5"},
+      {"delay", "31536001", Mp().i(31536001), "got 31536001"},
+      {"delay", "18446744073709551615", Mp().u(std::numeric_limits<std::uint64_t>::max()),
+       "got 18446744073709551615"},
+      {"delay", "\"10\"", Mp().str("10"), "got \"10\""},
+      {"delay", "null", Mp().nil(), "got null"},
+      {"delay", "true", Mp().boolean(true), "got true"},
+      {"run_at", "\"2026-12-01T09:00:00\"", Mp().str("2026-12-01T09:00:00"),
+       "run_at must be an ISO 8601 time with an offset, such as 2026-12-01T09:00:00Z or "
+       "2026-12-01T11:00:00+02:00, got \"2026-12-01T09:00:00\", which has no offset (add Z for "
+       "UTC, or +hh:mm)"},
+      {"run_at", "\"2026-12-01 09:00:00Z\"", Mp().str("2026-12-01 09:00:00Z"),
+       "which does not start with a date and time as YYYY-MM-DDThh:mm:ss"},
+      {"run_at", "\"2026-02-30T09:00:00Z\"", Mp().str("2026-02-30T09:00:00Z"),
+       "which names a day that does not exist"},
+      {"run_at", "\"2026-12-01T24:00:00Z\"", Mp().str("2026-12-01T24:00:00Z"),
+       "which names a time of day that does not exist"},
+      {"run_at", "\"2026-12-01T09:00:00+0200\"", Mp().str("2026-12-01T09:00:00+0200"),
+       "which has an offset that is not Z, +hh:mm or -hh:mm"},
+      {"run_at", "\"\"", Mp().str(""), "got \"\", which does not start with a date"},
+      {"run_at", "\"tomorrow\"", Mp().str("tomorrow"), "got \"tomorrow\""},
+      {"run_at", "1796115600", Mp().i(1796115600),
+       "run_at must be an ISO 8601 time with an offset, such as 2026-12-01T09:00:00Z or "
+       "2026-12-01T11:00:00+02:00, got 1796115600"},
+      {"run_at", "null", Mp().nil(), "got null"},
+      {"unique_key", "\"\"", Mp().str(""),
+       "unique_key must be a string of 1 to 256 bytes, got \"\""},
+      {"unique_key", "\"" + std::string(257, 'k') + "\"", Mp().str(std::string(257, 'k')),
+       "unique_key must be a string of 1 to 256 bytes, got a string of 257 bytes"},
+      {"unique_key", "\"" + repeat("\xc3\xa9", 129) + "\"", Mp().str(repeat("\xc3\xa9", 129)),
+       "got a string of 258 bytes"},
+      {"unique_key", "42", Mp().i(42), "got 42"},
+      {"unique_key", "null", Mp().nil(), "got null"},
+      {"unique_key", "[\"a\"]", Mp().array(1).str("a"), "got [\"a\"]"},
+      {"unique_until", "\"start\"", Mp().str("start"),
+       "unique_until must be \"started\" or \"finished\", got \"start\""},
+      {"unique_until", "\"Finished\"", Mp().str("Finished"), "got \"Finished\""},
+      {"unique_until", "\"\"", Mp().str(""), "got \"\""},
+      {"unique_until", "true", Mp().boolean(true), "got true"},
+      {"unique_until", "null", Mp().nil(), "got null"},
+      {"unique_for", "0", Mp().i(0),
+       "unique_for must be a number of seconds greater than 0 and at most 31536000, got 0"},
+      {"unique_for", "-5", Mp().i(-5), "got -5"},
+      {"unique_for", "31536000.5", Mp().f64(31536000.5), "got 31536000.5"},
+      {"unique_for", "\"60\"", Mp().str("60"), "got \"60\""},
+      {"unique_for", "null", Mp().nil(), "got null"},
+      {"ordering_key", "\"\"", Mp().str(""),
+       "ordering_key must be a string of 1 to 256 bytes, got \"\""},
+      {"ordering_key", "\"" + std::string(257, 'o') + "\"", Mp().str(std::string(257, 'o')),
+       "got a string of 257 bytes"},
+      {"ordering_key", "7", Mp().i(7), "got 7"},
+      {"ordering_key", "{\"k\":1}", Mp().map(1).str("k").i(1), "got {\"k\":1}"},
+      {"ordering_key", "null", Mp().nil(), "got null"},
   };
 }
 
 }  // namespace
 
 TEST_CASE("a job with only a name takes the defaults", "[unit]") {
-  const JobDefaults defaults{7, 12'000ms};
+  const JobDefaults defaults{7, 12'000ms, 600'000ms};
   for (const auto& [body, type] :
        {std::pair<std::string, MediaType>{Mp().map(1).str("name").str("email.send"),
                                           MediaType::msgpack},
@@ -129,23 +191,45 @@ TEST_CASE("a job with only a name takes the defaults", "[unit]") {
     CHECK(job.max_retry == 7);
     CHECK_FALSE(job.keep_result);
     CHECK(job.timeout == 12'000ms);
+    CHECK(job.ready_at.delay == 0ms);
+    CHECK_FALSE(job.ready_at.run_at_ms);
+    CHECK(job.unique_key.empty());
+    CHECK(job.unique_until == UniqueUntil::finished);
+    CHECK(job.unique_for == 600'000ms);
+    CHECK(job.ordering_key.empty());
   }
 }
 
+TEST_CASE("a unique job without unique_for takes defaults.unique_for", "[unit]") {
+  const JobDefaults defaults{3, 30'000ms, 3'600'000ms};
+  const auto result = decode_push(R"({"name":"a","unique_key":"k"})", MediaType::json, defaults);
+  const NewJob job = one_job(result);
+  CHECK(job.unique_key == "k");
+  CHECK(job.unique_until == UniqueUntil::finished);
+  CHECK(job.unique_for == 3'600'000ms);
+}
+
 TEST_CASE("a job with every field keeps every value", "[unit]") {
+  // delay and run_at exclude each other: run_at has its own case below.
   // clang-format off
   const std::string mp = Mp()
-      .map(6)
+      .map(11)
           .str("name").str("resize:image_2")
           .str("argument").map(1).str("w").i(640)
           .str("priority").i(-5)
           .str("max_retry").i(0)
           .str("keep_result").boolean(true)
-          .str("timeout").f64(2.5);
+          .str("timeout").f64(2.5)
+          .str("delay").f64(90.5)
+          .str("unique_key").str("image:42")
+          .str("unique_until").str("started")
+          .str("unique_for").i(600)
+          .str("ordering_key").str("album:7");
   // clang-format on
   const std::string json =
       R"({"name":"resize:image_2","argument":{"w":640},"priority":-5,"max_retry":0,)"
-      R"("keep_result":true,"timeout":2.5})";
+      R"("keep_result":true,"timeout":2.5,"delay":90.5,"unique_key":"image:42",)"
+      R"("unique_until":"started","unique_for":600,"ordering_key":"album:7"})";
   for (const auto& result : {push_mp(mp), push_json(json)}) {
     const NewJob job = one_job(result);
     CHECK(job.name == "resize:image_2");
@@ -154,7 +238,122 @@ TEST_CASE("a job with every field keeps every value", "[unit]") {
     CHECK(job.max_retry == 0);
     CHECK(job.keep_result);
     CHECK(job.timeout == 2500ms);
+    CHECK(job.ready_at.delay == 90'500ms);
+    CHECK_FALSE(job.ready_at.run_at_ms);
+    CHECK(job.unique_key == "image:42");
+    CHECK(job.unique_until == UniqueUntil::started);
+    CHECK(job.unique_for == 600'000ms);
+    CHECK(job.ordering_key == "album:7");
   }
+}
+
+TEST_CASE("run_at is kept as milliseconds since the epoch, in both encodings", "[unit]") {
+  const auto json = push_json(R"({"name":"a","run_at":"2026-12-01T11:00:00.250+02:00"})");
+  const auto mp = push_mp(mp_job_with("run_at", [](Mp& m) { m.str("2026-12-01T09:00:00.25Z"); }));
+  for (const auto& result : {json, mp}) {
+    const NewJob job = one_job(result);
+    CHECK(job.ready_at.run_at_ms == 1796115600250);
+    CHECK(job.ready_at.delay == 0ms);
+  }
+  // A time in the past is valid: the job is ready at once (the store's decision).
+  CHECK(one_job(push_json(R"({"name":"a","run_at":"1970-01-01T00:00:00Z"})")).ready_at.run_at_ms ==
+        0);
+}
+
+TEST_CASE("delay and run_at together are refused on run_at, whichever comes first", "[unit]") {
+  const std::string message =
+      "run_at and delay cannot be given together: delay is seconds after the push, run_at a "
+      "time; give one of them";
+  for (const char* json : {R"({"name":"a","delay":5,"run_at":"2026-12-01T09:00:00Z"})",
+                           R"({"name":"a","run_at":"2026-12-01T09:00:00Z","delay":0})"}) {
+    INFO(json);
+    const auto result = push_json(json);
+    check_error(result, ErrorCode::invalid_job, "run_at", message);
+    CHECK(result.error().message == message);
+  }
+  check_error(push_mp(Mp().map(3).str("delay").f64(0.5).str("name").str("a").str("run_at").str(
+                  "2026-12-01T09:00:00Z")),
+              ErrorCode::invalid_job, "run_at", message);
+}
+
+TEST_CASE("unique_until and unique_for without unique_key are refused and named", "[unit]") {
+  for (const char* field : {"unique_until", "unique_for"}) {
+    const std::string value = std::string(field) == "unique_until" ? R"("started")" : "60";
+    const std::string message = std::string(field) +
+                                " applies only to a unique job: give unique_key as well, or "
+                                "leave " +
+                                field + " out";
+    const auto result = push_json(json_job_with(field, value));
+    check_error(result, ErrorCode::invalid_job, field, message);
+    CHECK(result.error().message == message);
+    const std::string with_ordering =
+        R"({"name":"a","ordering_key":"o",")" + std::string(field) + R"(":)" + value + "}";
+    check_error(push_json(with_ordering), ErrorCode::invalid_job, field, message);
+  }
+  // Both: the first in the table's order is named.
+  check_error(push_json(R"({"name":"a","unique_for":60,"unique_until":"finished"})"),
+              ErrorCode::invalid_job, "unique_until", "applies only to a unique job");
+  // With unique_key both are fine, in any order.
+  const NewJob job = one_job(
+      push_json(R"({"unique_for":0.5,"unique_until":"finished","name":"a","unique_key":"k"})"));
+  CHECK(job.unique_for == 500ms);
+  CHECK(job.unique_until == UniqueUntil::finished);
+}
+
+TEST_CASE("a rule between fields names the index of the job in a batch", "[unit]") {
+  const auto result =
+      push_json(R"([{"name":"a","delay":1},{"name":"a","unique_key":"k","unique_until":"started"},)"
+                R"({"name":"a","unique_until":"started"}])");
+  check_error(result, ErrorCode::invalid_job, "unique_until",
+              "job 2: unique_until applies only to a unique job");
+  CHECK(result.error().index == 2u);
+}
+
+TEST_CASE("delay, unique_for and the keys accept their limits", "[unit]") {
+  const auto job = [](std::string_view field, std::string_view value) {
+    return one_job(push_json(json_job_with(field, value)));
+  };
+  CHECK(job("delay", "0").ready_at.delay == 0ms);
+  CHECK(job("delay", "0.0").ready_at.delay == 0ms);
+  CHECK(job("delay", "-0.0").ready_at.delay == 0ms);
+  CHECK(job("delay", "31536000").ready_at.delay == 31'536'000'000ms);
+  CHECK(job("delay", "31536000.0").ready_at.delay == 31'536'000'000ms);
+  CHECK(one_job(push_mp(mp_job_with("delay", [](Mp& m) { m.u(31536000); }))).ready_at.delay ==
+        31'536'000'000ms);
+  const auto unique = [](std::string_view value) {
+    return one_job(
+        push_json(R"({"name":"a","unique_key":"k","unique_for":)" + std::string(value) + "}"));
+  };
+  CHECK(unique("31536000").unique_for == 31'536'000'000ms);
+  CHECK(unique("0.0001").unique_for == 1ms);
+  CHECK(job("unique_key", R"("k")").unique_key == "k");
+  CHECK(job("unique_key", "\"" + std::string(256, 'k') + "\"").unique_key.size() == 256);
+  CHECK(job("unique_key", "\"" + repeat("\xc3\xa9", 128) + "\"").unique_key.size() == 256);
+  CHECK(job("ordering_key", R"(" ")").ordering_key == " ");
+  CHECK(job("ordering_key", "\"" + std::string(256, 'o') + "\"").ordering_key.size() == 256);
+  CHECK(job("unique_key", R"("tenant/7 \u00e9")").unique_key == "tenant/7 \xc3\xa9");
+}
+
+TEST_CASE("delays in fractions of a second round up to the next millisecond", "[unit]") {
+  const auto delay_json = [](std::string_view value) {
+    return one_job(push_json(json_job_with("delay", value))).ready_at.delay;
+  };
+  CHECK(delay_json("0.0001") == 1ms);
+  CHECK(delay_json("1e-9") == 1ms);
+  CHECK(delay_json("1.1") == 1100ms);
+  CHECK(delay_json("0.0015") == 2ms);
+  CHECK(delay_json("2.5") == 2500ms);
+  CHECK(one_job(push_mp(mp_job_with("delay", [](Mp& m) { m.f32(0.25f); }))).ready_at.delay ==
+        250ms);
+}
+
+TEST_CASE("a NaN or infinite delay or unique_for is rejected and shown as such", "[unit]") {
+  check_error(push_mp(mp_job_with("delay", [](Mp& m) { m.f64(std::nan("")); })),
+              ErrorCode::invalid_job, "delay", "got NaN");
+  check_error(push_mp(mp_job_with("delay", [](Mp& m) { m.f64(INFINITY); })), ErrorCode::invalid_job,
+              "delay", "got Infinity");
+  check_error(push_mp(mp_job_with("unique_for", [](Mp& m) { m.f64(std::nan("")); })),
+              ErrorCode::invalid_job, "unique_for", "got NaN");
 }
 
 TEST_CASE("every rule of the job table rejects a bad value in both encodings", "[unit]") {
@@ -183,12 +382,17 @@ TEST_CASE("a job without a name is rejected in both encodings", "[unit]") {
 TEST_CASE("an unknown field is rejected and named", "[unit]") {
   const std::string message =
       "unknown field \"max_retries\": allowed fields are name, argument, priority, max_retry, "
-      "keep_result, timeout";
+      "keep_result, timeout, delay, run_at, unique_key, unique_until, unique_for, ordering_key";
   const auto json = push_json(R"({"name":"a","max_retries":3})");
   check_error(json, ErrorCode::invalid_job, "max_retries", message);
   CHECK(json.error().message == message);
   check_error(push_mp(mp_job_with("max_retries", [](Mp& m) { m.i(3); })), ErrorCode::invalid_job,
               "max_retries", message);
+}
+
+TEST_CASE("on_duplicate is not a job field yet", "[unit]") {
+  check_error(push_json(R"({"name":"a","unique_key":"k","on_duplicate":"keep"})"),
+              ErrorCode::invalid_job, "on_duplicate", "unknown field \"on_duplicate\"");
 }
 
 TEST_CASE("a field name that is not a string is a bad request", "[unit]") {

@@ -20,6 +20,8 @@ TEST_CASE("an empty file gives every default", "[unit]") {
   CHECK(config.defaults.max_retry == 3);
   CHECK(config.defaults.timeout_s == 30);
   CHECK(config.defaults.result_ttl_s == 3600);
+  CHECK(config.defaults.unique_for_s == 86400);
+  CHECK(config.defaults.unique_for() == std::chrono::milliseconds(86'400'000));
   CHECK(config.retry.base_s == 1.0);
   CHECK(config.retry.max_s == 300);
   CHECK(config.retry.jitter == 0.2);
@@ -55,6 +57,7 @@ defaults:
   max_retry: 0
   timeout: 2.5
   result_ttl: 60
+  unique_for: 600
 retry:
   base: 0.5
   max: 60
@@ -85,7 +88,7 @@ workers:
   CHECK(config.redis == Redis{"redis://10.0.0.1:6379/2", "/usr/local/bin/redis-server"});
   CHECK(config.shards == 64);
   CHECK(config.shard_run == 1);
-  CHECK(config.defaults == Defaults{0, 2.5, 60});
+  CHECK(config.defaults == Defaults{0, 2.5, 60, 600});
   CHECK(config.retry == Retry{0.5, 60, 0});
   CHECK(config.limits == Limits{4096, 50, 2.5, 5});
   CHECK(config.shutdown_grace_s == 0);
@@ -118,6 +121,22 @@ TEST_CASE("defaults.timeout becomes milliseconds exactly as a pushed job's timeo
   CHECK(Defaults{}.timeout() == std::chrono::milliseconds(30'000));
 }
 
+TEST_CASE("defaults.unique_for becomes milliseconds exactly as a pushed unique_for does",
+          "[unit]") {
+  for (const char* seconds : {"2.007", "0.0001", "86400", "31536000"}) {
+    INFO(seconds);
+    const std::string value = jq::api::test::Mp().f64(std::stod(seconds));
+    const auto pushed = jq::api::read_seconds_field("unique_for", value, 31536000);
+    REQUIRE(pushed);
+    CHECK(
+        parse_yaml(std::string("defaults: {unique_for: ") + seconds + "}").defaults.unique_for() ==
+        *pushed);
+  }
+  CHECK(yaml_error("defaults: {unique_for: 0}").message ==
+        "config: defaults.unique_for: must be a number of seconds greater than 0 and at most "
+        "31536000 (365 days), got 0");
+}
+
 TEST_CASE("redis.url accepts empty, redis:// and unix://", "[unit]") {
   CHECK(parse_yaml("redis: {url: ''}").redis.url.empty());
   CHECK(parse_yaml("redis: {url: 'unix:///run/redis.sock'}").redis.url == "unix:///run/redis.sock");
@@ -148,6 +167,9 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"defaults: {timeout: 0}", "defaults.timeout"},
       {"defaults: {timeout: 86400.5}", "defaults.timeout"},
       {"defaults: {result_ttl: 0}", "defaults.result_ttl"},
+      {"defaults: {unique_for: 0}", "defaults.unique_for"},
+      {"defaults: {unique_for: -1}", "defaults.unique_for"},
+      {"defaults: {unique_for: 31536000.5}", "defaults.unique_for"},
       {"retry: {base: 0}", "retry.base"},
       {"retry: {base: 10, max: 5}", "retry.max"},
       {"retry: {base: 500}", "retry.base"},
@@ -182,6 +204,8 @@ TEST_CASE("a value of the wrong type names its key", "[unit]") {
       {"defaults: {timeout: abc}", "defaults.timeout"},
       {"defaults: {timeout: .inf}", "defaults.timeout"},
       {"defaults: {timeout: .nan}", "defaults.timeout"},
+      {"defaults: {unique_for: '60'}", "defaults.unique_for"},
+      {"defaults: {unique_for: .inf}", "defaults.unique_for"},
       {"retry: {base: '1'}", "retry.base"},
       {"listen: [a]", "listen"},
       {"data_dir: {a: b}", "data_dir"},

@@ -22,6 +22,14 @@ export interface paths {
          *     `201` means the jobs are in Redis (and, with the default persistence, in Redis's
          *     append-only file within a second). A pusher that gets no answer may push again: the job
          *     may then exist twice.
+         *
+         *     A job with a `unique_key` whose `name` and `unique_key` equal those of a job that still
+         *     holds its claim (see `unique_until`, `unique_for`) is a duplicate: nothing is stored for
+         *     it, and its answer carries the existing job's id. One job: `200 {id, duplicate: true}`.
+         *     A batch: each duplicate's place in `ids` holds the existing id and `duplicates` lists
+         *     the positions (also for a later job of the same batch repeating an earlier one); `201`
+         *     when the batch stored at least one job, `200` when every job was a duplicate. The check
+         *     and the store are one atomic step across all masters.
          */
         post: operations["pushJobs"];
         delete?: never;
@@ -46,7 +54,9 @@ export interface paths {
         /**
          * Read a job
          * @description The job's fields and state, plus `last_error` (the last failure's `message`) where there
-         *     is one. A job that succeeded with `keep_result=false`, whose result was fetched or
+         *     is one, `ready_at` for a `scheduled` job, `blocked_by` for a `queued` job held by an
+         *     ordering key or a constraint, and the job's `unique_key` and `ordering_key` when it has
+         *     them. A job that succeeded with `keep_result=false`, whose result was fetched or
          *     expired, or that never existed: `404`.
          */
         get: operations["getJob"];
@@ -536,16 +546,90 @@ export interface components {
              * @default 30
              */
             timeout?: number;
+            /**
+             * @description Seconds after the push when the job becomes ready, 0 to 31536000 (365 days);
+             *     fractions allowed (rounded up to the millisecond). Until then the job is `scheduled`.
+             *     Not together with `run_at` (both: `invalid_job`, `field: "run_at"`).
+             * @default 0
+             */
+            delay?: number;
+            /**
+             * Format: date-time
+             * @description When the job becomes ready: an ISO 8601 time in the RFC 3339 form, with an offset
+             *     (`Z`, or `+hh:mm` / `-hh:mm`), e.g. `2026-12-01T09:00:00Z` or
+             *     `2026-12-01T11:00:00+02:00`; fractions of a second allowed (rounded up to the
+             *     millisecond). A time without an offset is refused (`invalid_job`, `field: "run_at"`)
+             *     rather than read in a zone nobody named. A time in the past means now. Until then
+             *     the job is `scheduled`. Not together with `delay` (both: `invalid_job`,
+             *     `field: "run_at"`).
+             * @example 2026-12-01T09:00:00Z
+             * @example 2026-12-01T11:00:00.250+02:00
+             */
+            run_at?: string;
+            /**
+             * @description 1-256 bytes (of UTF-8: `maxLength` counts characters, the master counts bytes). While
+             *     a job with the same `name` and `unique_key` holds its claim, a push of this job
+             *     stores nothing and answers `200 {id, duplicate: true}` with the existing job's id
+             *     (see `pushJobs`). The check and the store are one atomic step across all masters.
+             * @example invoice:2026-0042
+             */
+            unique_key?: string;
+            /**
+             * @description When the claim of `unique_key` ends: when the job starts its first attempt
+             *     (`started`), or when it finishes for good: succeeded, dead or cancelled (`finished`).
+             *     Never later than `unique_for`. Only with `unique_key` (else `invalid_job`,
+             *     `field: "unique_until"`).
+             * @default finished
+             * @enum {string}
+             */
+            unique_until?: "started" | "finished";
+            /**
+             * @description The longest the claim of `unique_key` lasts, in seconds, > 0 to 31536000 (365 days);
+             *     fractions allowed. Default `defaults.unique_for` (86400). Only with `unique_key`
+             *     (else `invalid_job`, `field: "unique_for"`).
+             * @default 86400
+             */
+            unique_for?: number;
+            /**
+             * @description 1-256 bytes (of UTF-8, as `unique_key`). Jobs with the same `ordering_key`, whatever
+             *     their `name`, run one at a time in the order they were pushed, whatever their
+             *     priorities: the next becomes a candidate only when the one before it has finished
+             *     for good (succeeded, dead or cancelled); a retry keeps its place at the front. The
+             *     first job of each key competes with all other candidates by its `priority`.
+             * @example account:7
+             */
+            ordering_key?: string;
         };
         /** @description One job (a map), or an array of 1 to 1000 jobs stored all or nothing. */
         PushRequest: components["schemas"]["NewJob"] | components["schemas"]["NewJob"][];
+        /** @description The answer of a push that stored at least one job (`201`). */
         PushResponse: {
             id: components["schemas"]["JobId"];
         } | {
-            ids: components["schemas"]["JobId"][];
+            ids: components["schemas"]["BatchIds"];
+            duplicates?: components["schemas"]["DuplicateIndexes"];
         };
         /**
-         * @description `queued` (ready to run), `scheduled` (waiting for a retry's backoff), `running`,
+         * @description The answer of a push that stored nothing because every job was a duplicate of a unique
+         *     job that holds its claim (`200`).
+         */
+        DuplicateResponse: {
+            id: components["schemas"]["JobId"];
+            /** @constant */
+            duplicate: true;
+        } | {
+            ids: components["schemas"]["BatchIds"];
+            duplicates: components["schemas"]["DuplicateIndexes"];
+        };
+        BatchIds: components["schemas"]["JobId"][];
+        /**
+         * @description Positions in the batch (from 0, ascending) of the jobs that were duplicates, also of an
+         *     earlier job of the same batch.
+         */
+        DuplicateIndexes: number[];
+        /**
+         * @description `queued` (ready to run, or held by an ordering key or a constraint: see `blocked_by`),
+         *     `scheduled` (waiting for its `delay`, its `run_at` or a retry's backoff), `running`,
          *     `succeeded` (result kept, not yet fetched), `dead` (failed for good).
          * @enum {string}
          */
@@ -565,6 +649,23 @@ export interface components {
             enqueued_at: components["schemas"]["Timestamp"];
             /** @description The last failure's `message`; absent when the job has not failed. */
             last_error?: string;
+            /**
+             * @description When a `scheduled` job becomes ready (its `delay`, `run_at` or retry backoff); absent
+             *     in the other states.
+             */
+            ready_at?: components["schemas"]["Timestamp"];
+            /**
+             * @description Why a `queued` job cannot start yet: `ordering_key` (an earlier job of its
+             *     `ordering_key` has not finished), or the name of a constraint that holds it (one of
+             *     them, if several do). Absent when nothing holds it, and in the other states.
+             * @example ordering_key
+             * @example mail-per-tenant
+             */
+            blocked_by?: string;
+            /** @description The job's `unique_key`, when it was pushed with one. */
+            unique_key?: string;
+            /** @description The job's `ordering_key`, when it was pushed with one. */
+            ordering_key?: string;
         };
         /** @description The job has no final result yet. */
         JobPending: {
@@ -984,7 +1085,25 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored. `{id}` for one job, `{ids}` (same order) for a batch. */
+            /**
+             * @description Nothing stored: every job was a duplicate of a unique job that holds its claim.
+             *     `{id, duplicate: true}` for one job (the existing job's id); for a batch, `{ids,
+             *     duplicates}` with the existing ids and every position.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["DuplicateResponse"];
+                    "application/json": components["schemas"]["DuplicateResponse"];
+                };
+            };
+            /**
+             * @description Stored. `{id}` for one job, `{ids}` (same order) for a batch; a batch in which some
+             *     jobs were duplicates also has `duplicates` (their positions; their ids are the
+             *     existing jobs').
+             */
             201: {
                 headers: {
                     [name: string]: unknown;
