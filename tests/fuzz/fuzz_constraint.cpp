@@ -24,18 +24,22 @@ std::string_view next_part(std::string_view& rest) {
   return part;
 }
 
-bool reference_glob(std::string_view glob, std::string_view name, int budget) {
-  if (--budget < 0) return jq::api::glob_match(glob, name);  // too costly to compare: agree
-  if (glob.empty()) return name.empty();
-  if (glob.front() == '*') {
-    for (std::size_t skip = 0; skip <= name.size(); ++skip) {
-      if (reference_glob(glob.substr(1), name.substr(skip), budget)) return true;
+// Dynamic programming over (glob position, name position): plainly right, O(glob * name).
+bool reference_glob(std::string_view glob, std::string_view name) {
+  const std::size_t g = glob.size(), n = name.size();
+  std::vector<char> ok((g + 1) * (n + 1), 0);  // ok[i * (n + 1) + j]: glob[i:] matches name[j:]
+  const auto at = [&](std::size_t i, std::size_t j) -> char& { return ok[i * (n + 1) + j]; };
+  at(g, n) = 1;
+  for (std::size_t i = g; i-- > 0;) {
+    for (std::size_t j = n + 1; j-- > 0;) {
+      if (glob[i] == '*') {
+        at(i, j) = at(i + 1, j) || (j < n && at(i, j + 1));
+      } else {
+        at(i, j) = j < n && (glob[i] == '?' || glob[i] == name[j]) && at(i + 1, j + 1);
+      }
     }
-    return false;
   }
-  if (name.empty()) return false;
-  if (glob.front() != '?' && glob.front() != name.front()) return false;
-  return reference_glob(glob.substr(1), name.substr(1), budget);
+  return at(0, 0);
 }
 
 void check_refusal(const jq::api::ApiError& error) {
@@ -74,7 +78,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   const bool glob = jq::api::glob_match(constraint->match.name_glob, name);
-  if (glob != reference_glob(constraint->match.name_glob, name, 100000)) std::abort();
+  constexpr std::size_t kReferenceNameBytes = 512;  // the reference is quadratic
+  if (name.size() <= kReferenceNameBytes &&
+      glob != reference_glob(constraint->match.name_glob, name)) {
+    std::abort();
+  }
   if (!matched.empty() && !glob) std::abort();
   return 0;
 }
