@@ -14,10 +14,15 @@ ApiError key_not_string_error(std::string_view key) {
                         "field names must be strings, got " + describe_value(key));
 }
 
-ApiError unknown_field_error(std::string_view key, std::string_view key_msgpack,
-                             std::string_view allowed) {
-  return field_error(key, "unknown field " + describe_value(key_msgpack) + ": allowed fields are " +
-                              std::string(allowed));
+ApiError unknown_field_error(const FieldMapSpec& spec, std::string_view key,
+                             std::string_view key_msgpack, std::string_view allowed) {
+  const std::string name = std::string(spec.field_prefix) + std::string(key);
+  std::string where;  // " in rate" for the prefix "rate."
+  if (!spec.field_prefix.empty()) {
+    where = " in " + std::string(spec.field_prefix.substr(0, spec.field_prefix.size() - 1));
+  }
+  return field_error(name, "unknown field " + describe_value(key_msgpack) + where +
+                               ": allowed fields are " + std::string(allowed));
 }
 
 ApiError duplicate_field_error(const FieldMapSpec& spec, std::string_view key) {

@@ -34,8 +34,8 @@ struct FieldMapSpec {
 // Errors shared by every field map (field_map.cpp).
 ApiError not_a_map_error(const FieldMapSpec& spec, std::string_view value);
 ApiError key_not_string_error(std::string_view key);
-ApiError unknown_field_error(std::string_view key, std::string_view key_msgpack,
-                             std::string_view allowed);
+ApiError unknown_field_error(const FieldMapSpec& spec, std::string_view key,
+                             std::string_view key_msgpack, std::string_view allowed);
 ApiError duplicate_field_error(const FieldMapSpec& spec, std::string_view key);
 ApiError missing_field_error(const FieldMapSpec& spec, std::string_view key);
 ApiError malformed_error(const MsgpackReader& reader);
@@ -83,7 +83,7 @@ Expected<FieldsGiven, ApiError> decode_field_map(std::string_view map_value,
     if (!key) return unexpected(key_not_string_error(*key_bytes));
     const std::size_t r = find_rule(rules, *key);
     if (r == N && spec.allow_unknown) continue;
-    if (r == N) return unexpected(unknown_field_error(*key, *key_bytes, field_names(rules)));
+    if (r == N) return unexpected(unknown_field_error(spec, *key, *key_bytes, field_names(rules)));
     if (seen & (FieldsGiven{1} << r)) return unexpected(duplicate_field_error(spec, *key));
     seen |= FieldsGiven{1} << r;
     if (auto applied = rules[r].apply(target, *value); !applied) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/constraint.hpp"
 #include "api/worker_registration.hpp"
 
 namespace jq::config {
@@ -120,6 +121,8 @@ struct Config {
   Metrics metrics;
   Auth auth;
   std::vector<StaticWorker> workers;
+  // Created or replaced at start; checked by the rules of POST /v1/constraints.
+  std::vector<api::Constraint> constraints;
   bool operator==(const Config&) const = default;
 };
 

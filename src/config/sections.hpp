@@ -18,6 +18,7 @@ Config parse_yaml_from(std::string_view text, const std::string& source);
 
 Auth parse_auth(const At& at);  // present, even when null: configured = true
 std::vector<StaticWorker> parse_workers(const At& at);
+std::vector<api::Constraint> parse_constraints(const At& at);  // yaml_constraints.cpp
 
 std::string non_empty_string(const At& at, std::string_view must);
 

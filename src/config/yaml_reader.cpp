@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <system_error>
+
+#include <msgpack.hpp>
 
 #include "src/config/config.hpp"
 #include "src/config/values.hpp"
@@ -165,6 +168,73 @@ bool boolean(const At& at) {
 std::string string(const At& at, std::string_view must) {
   if (!at.node.IsScalar()) fail(at, must);
   return at.node.Scalar();
+}
+
+namespace {
+
+constexpr int kMaxMsgpackDepth = 64;
+constexpr std::size_t kMaxMsgpackBytes = 1 << 20;
+
+using Packer = msgpack::packer<msgpack::sbuffer>;
+
+void pack_string(Packer& pk, const std::string& s) {
+  pk.pack_str(static_cast<std::uint32_t>(s.size()));
+  pk.pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
+}
+
+// Floats always as float 64 (msgpack-cxx would write 3.0 as the integer 3).
+void pack_float64(msgpack::sbuffer& out, double d) {
+  const auto bits = std::bit_cast<std::uint64_t>(d);
+  char bytes[9] = {static_cast<char>(0xcb)};
+  for (int i = 0; i < 8; ++i) bytes[1 + i] = static_cast<char>(bits >> (56 - 8 * i));
+  out.write(bytes, sizeof bytes);
+}
+
+void pack_scalar(Packer& pk, msgpack::sbuffer& out, const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  const bool plain = is_plain(node);
+  if (const auto b = plain ? to_bool(text) : std::nullopt) {
+    *b ? pk.pack_true() : pk.pack_false();
+  } else if (const auto i = plain ? parse_whole<long long>(text) : std::nullopt) {
+    pk.pack_int64(*i);
+  } else if (const auto u = plain ? parse_whole<unsigned long long>(text) : std::nullopt) {
+    pk.pack_uint64(*u);
+  } else if (const auto d = plain ? to_double(text) : std::nullopt) {
+    pack_float64(out, *d);
+  } else {
+    pack_string(pk, text);
+  }
+}
+
+void pack_node(Packer& pk, msgpack::sbuffer& out, const At& at, int depth) {
+  if (depth > kMaxMsgpackDepth) fail(at, "nests deeper than 64 levels");
+  if (out.size() > kMaxMsgpackBytes) fail(at, "is larger than 1 MiB");
+  const YAML::Node& node = at.node;
+  if (!node.IsDefined() || node.IsNull()) {
+    pk.pack_nil();
+  } else if (node.IsScalar()) {
+    pack_scalar(pk, out, node);
+  } else if (node.IsSequence()) {
+    const std::vector<At> list = items(at, "must be a list");
+    pk.pack_array(static_cast<std::uint32_t>(list.size()));
+    for (const At& item : list) pack_node(pk, out, item, depth + 1);
+  } else {
+    const auto map = entries(at, "must be a map");
+    pk.pack_map(static_cast<std::uint32_t>(map.size()));
+    for (const auto& [name, value] : map) {
+      pack_string(pk, name);
+      pack_node(pk, out, value, depth + 1);
+    }
+  }
+}
+
+}  // namespace
+
+std::string to_msgpack(const At& at) {
+  msgpack::sbuffer out;
+  Packer pk(out);
+  pack_node(pk, out, at, 1);
+  return std::string(out.data(), out.size());
 }
 
 }  // namespace jq::config::detail

@@ -46,4 +46,11 @@ double number(const At& at, bool (*in_range)(double), std::string_view must);
 bool boolean(const At& at);
 std::string string(const At& at, std::string_view must);  // any scalar, quoted or plain
 
+// The value as one MessagePack value, for sections that the API's own decoders check (a
+// constraint is decoded by api::decode_constraint): plain scalars are typed as above (null,
+// true/false, integers, finite numbers; anything else is a string), quoted ones are strings,
+// lists arrays and maps maps. Throws when it nests deeper than 64 levels or, through aliases,
+// grows beyond 1 MiB.
+std::string to_msgpack(const At& at);
+
 }  // namespace jq::config::detail

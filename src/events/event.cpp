@@ -51,6 +51,8 @@ std::optional<Event> parse_event(std::string_view payload) {
       return Event{EventKind::workers, {}};
     case 'q':
       return Event{EventKind::paused, {}};
+    case 'c':
+      return Event{EventKind::constraints, std::string(rest)};
     default:
       return std::nullopt;
   }
@@ -73,6 +75,9 @@ std::string format_event(const Event& event) {
       break;
     case EventKind::paused:
       tag = 'q';
+      break;
+    case EventKind::constraints:
+      tag = 'c';
       break;
   }
   std::string out(1, tag);

@@ -9,11 +9,12 @@
 namespace jq::events {
 
 enum class EventKind {
-  pushed,     // "p <name> [<shard> <priority> <member>]": jobs of a name became ready
-  result,     // "r <id>": a kept result was stored
-  scheduled,  // "s <due_ms>": a retry is due then
-  workers,    // "w": registrations changed
-  paused,     // "q": a queue was paused or resumed
+  pushed,       // "p <name> [<shard> <priority> <member>]": jobs of a name became ready
+  result,       // "r <id>": a kept result was stored
+  scheduled,    // "s <due_ms>": a retry is due then
+  workers,      // "w": registrations changed
+  paused,       // "q": a queue was paused or resumed
+  constraints,  // "c <version>": constraint definitions changed (version: the new one)
 };
 
 // The best job that became ready in one queue (lua/lib/preamble_1_announce_ready.lua).
@@ -26,7 +27,7 @@ struct ReadyHead {
 
 struct Event {
   EventKind kind;
-  std::string arg;                  // pushed: the name (empty: any name may have new jobs)
+  std::string arg;  // pushed: the name (empty: any name may have new jobs); constraints: version
   std::optional<ReadyHead> head{};  // pushed: where; absent: any shard of the name
 };
 

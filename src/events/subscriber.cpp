@@ -26,6 +26,7 @@ Subscriber::Subscriber(boost::asio::any_io_executor executor, redis::Address add
         local(Event{EventKind::paused, {}});
         local(Event{EventKind::scheduled, "0"});
         local(Event{EventKind::pushed, {}});
+        local(Event{EventKind::constraints, {}});
         co_return std::error_code{};
       },
       /*load_scripts=*/false);

@@ -22,6 +22,15 @@ std::string Keys::control_key(std::string_view suffix) const {
   return key;
 }
 
+std::string Keys::constraint_key(std::string_view suffix) const {
+  std::string key;
+  key.reserve(prefix_.size() + suffix.size() + 5);
+  key += prefix_;
+  key += ":{c}:";
+  key += suffix;
+  return key;
+}
+
 std::string Keys::meta() const {
   return prefix_ + ":meta";
 }
@@ -91,6 +100,37 @@ std::string Keys::worker_stats(std::string_view worker_id) const {
 }
 std::string Keys::paused() const {
   return control_key("paused");
+}
+
+std::string Keys::constraints() const {
+  return constraint_key("constraints");
+}
+std::string Keys::constraints_version() const {
+  return constraint_key("constraints_version");
+}
+std::string Keys::constraint_waiting(std::string_view name) const {
+  return constraint_key("waiting:").append(name);
+}
+std::string Keys::constraint_lease_keys(std::string_view name) const {
+  return constraint_key("lease_keys:").append(name);
+}
+std::string Keys::constraint_lease_prefix() const {
+  return constraint_key("lease:");
+}
+std::string Keys::constraint_leases(std::string_view name) const {
+  return constraint_lease_prefix().append(name).append("#");
+}
+std::string Keys::constraint_lease(std::string_view name, std::string_view key) const {
+  return constraint_leases(name).append(key);
+}
+std::string Keys::constraint_tat_prefix() const {
+  return constraint_key("tat:");
+}
+std::string Keys::constraint_tats(std::string_view name) const {
+  return constraint_tat_prefix().append(name).append("#");
+}
+std::string Keys::constraint_tat(std::string_view name, std::string_view key) const {
+  return constraint_tats(name).append(key);
 }
 
 std::string Keys::events_channel() const {

@@ -51,11 +51,30 @@ class Keys {
   std::string worker_stats(std::string_view worker_id) const;
   std::string paused() const;
 
+  // Constraints (hash tag {c}): the definitions, shared by every master, and the live state the
+  // dispatch side keeps per (constraint, key). A constraint's name cannot hold '#', so
+  // "<name>#<key>" names one key of one constraint without ambiguity, whatever the key holds.
+  std::string constraints() const;
+  std::string constraints_version() const;
+  std::string constraint_waiting(std::string_view name) const;
+  std::string constraint_lease_keys(std::string_view name) const;
+  // constraint_lease(n, k) == constraint_leases(n) + k; constraint_leases(n) ==
+  // constraint_lease_prefix() + n + "#".
+  std::string constraint_lease_prefix() const;
+  std::string constraint_leases(std::string_view name) const;
+  std::string constraint_lease(std::string_view name, std::string_view key) const;
+  // constraint_tat(n, k) == constraint_tats(n) + k; constraint_tats(n) ==
+  // constraint_tat_prefix() + n + "#".
+  std::string constraint_tat_prefix() const;
+  std::string constraint_tats(std::string_view name) const;
+  std::string constraint_tat(std::string_view name, std::string_view key) const;
+
   std::string events_channel() const;
 
  private:
   std::string shard_key(int shard, std::string_view suffix) const;
   std::string control_key(std::string_view suffix) const;
+  std::string constraint_key(std::string_view suffix) const;
 
   std::string prefix_;
 };

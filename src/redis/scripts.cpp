@@ -39,6 +39,10 @@ constexpr std::array kBindings = {
     Binding{ScriptId::queue_stats, "queueStats-3"},
     Binding{ScriptId::list_dead, "listDead-2"},
     Binding{ScriptId::pause_queue, "pauseQueue-1"},
+    Binding{ScriptId::create_constraint, "createConstraint-2"},
+    Binding{ScriptId::update_constraint, "updateConstraint-2"},
+    Binding{ScriptId::remove_constraint, "removeConstraint-2"},
+    Binding{ScriptId::constraint_state, "constraintState-4"},
 };
 
 std::string sha1_hex(std::string_view data) {

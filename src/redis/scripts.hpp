@@ -30,6 +30,10 @@ enum class ScriptId {
   queue_stats,
   list_dead,
   pause_queue,
+  create_constraint,
+  update_constraint,
+  remove_constraint,
+  constraint_state,
 };
 
 struct Script {

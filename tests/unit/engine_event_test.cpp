@@ -42,3 +42,13 @@ TEST_CASE("the other events keep their argument", "[unit]") {
   CHECK(parse_event("w")->kind == EventKind::workers);
   CHECK(parse_event("q")->kind == EventKind::paused);
 }
+
+TEST_CASE("a constraints event carries the new version, or none after a reconnect", "[unit]") {
+  auto e = parse_event("c 42");
+  REQUIRE(e);
+  CHECK(e->kind == EventKind::constraints);
+  CHECK(e->arg == "42");
+  CHECK(format_event(*e) == "c 42");
+  CHECK(parse_event("c")->arg.empty());
+  CHECK(format_event(Event{EventKind::constraints, {}}) == "c");
+}

@@ -128,3 +128,36 @@ TEST_CASE("the meta key is global and keys follow the prefix", "[unit]") {
   CHECK(Keys("other").jobs_prefix(0) != Keys("jq").jobs_prefix(0));
   CHECK(hash_tag(Keys("jq").meta()).empty());
 }
+
+TEST_CASE("constraint keys share the hash tag {c} under the prefix and all differ", "[unit]") {
+  const Keys keys("myapp");
+  const std::vector<std::string> all = {keys.constraints(),
+                                        keys.constraints_version(),
+                                        keys.constraint_waiting("mail"),
+                                        keys.constraint_lease_keys("mail"),
+                                        keys.constraint_lease("mail", "acme"),
+                                        keys.constraint_tat("mail", "acme")};
+  for (const std::string& key : all) {
+    INFO(key);
+    CHECK(key.starts_with("myapp:{c}:"));
+    CHECK(hash_tag(key) == "c");
+  }
+  CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
+  CHECK(keys.constraints() == "myapp:{c}:constraints");
+  CHECK(keys.constraints_version() == "myapp:{c}:constraints_version");
+  CHECK(keys.constraint_waiting("mail") == "myapp:{c}:waiting:mail");
+  CHECK(keys.constraint_lease_keys("mail") == "myapp:{c}:lease_keys:mail");
+}
+
+TEST_CASE("a constraint key's lease and tat keys are its name, '#' and the key", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.constraint_lease("mail", "acme") == "jq:{c}:lease:mail#acme");
+  CHECK(keys.constraint_lease("mail", "acme") == keys.constraint_leases("mail") + "acme");
+  CHECK(keys.constraint_leases("mail") == keys.constraint_lease_prefix() + "mail#");
+  CHECK(keys.constraint_tat("mail", "acme") == "jq:{c}:tat:mail#acme");
+  CHECK(keys.constraint_tat("mail", "acme") == keys.constraint_tats("mail") + "acme");
+  CHECK(keys.constraint_tats("mail") == keys.constraint_tat_prefix() + "mail#");
+  // Names never hold '#', so a ':' in a name or a key cannot make two pairs share a key.
+  CHECK(keys.constraint_lease("a:b", "c") != keys.constraint_lease("a", "b:c"));
+  CHECK(keys.constraint_lease("mail", "") == "jq:{c}:lease:mail#");
+}

@@ -4,6 +4,8 @@
 #include "src/redis/bindings/acquire_slots.hpp"
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/complete_jobs.hpp"
+#include "src/redis/bindings/constraint_state.hpp"
+#include "src/redis/bindings/constraint_writes.hpp"
 #include "src/redis/bindings/delete_dead_job.hpp"
 #include "src/redis/bindings/expire_workers.hpp"
 #include "src/redis/bindings/fail_job.hpp"
@@ -31,6 +33,7 @@ struct List {};
 using All =
     List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
-         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue>;
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
+         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState>;
 
 }  // namespace jq::redis::bindings

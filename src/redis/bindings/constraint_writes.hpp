@@ -1,0 +1,119 @@
+// lua/createConstraint-2.lua, lua/updateConstraint-2.lua and lua/removeConstraint-2.lua: the
+// changes of a constraint's definition. Each answers {status, version}: the constraints version
+// after the call (unchanged when nothing was written).
+#pragma once
+
+#include "src/redis/bindings/binding.hpp"
+#include "src/redis/keys.hpp"
+
+namespace jq::redis::bindings {
+
+// The constraints hash and its version counter: the two keys of every definition change.
+struct ConstraintKeys {
+  std::string constraints, version;
+};
+
+template <class Status>
+struct ConstraintWritten {
+  Status status;
+  std::int64_t version = 0;
+};
+
+// A {status, version} reply with a documented status.
+template <class Status, std::size_t N>
+Decoded<ConstraintWritten<Status>> decode_written(ScriptId id,
+                                                  const std::array<Status, N>& statuses,
+                                                  const Reply& reply) {
+  auto n = integers_reply(id, reply, 2);
+  if (!n) return unexpected(std::move(n.error()));
+  auto status = status_of(id, (*n)[0], statuses, reply);
+  if (!status) return unexpected(std::move(status.error()));
+  return ConstraintWritten<Status>{*status, (*n)[1]};
+}
+
+inline ConstraintKeys constraint_keys(const redis::Keys& k) {
+  return {k.constraints(), k.constraints_version()};
+}
+
+struct CreateConstraint {
+  static constexpr ScriptId id = ScriptId::create_constraint;
+  static constexpr std::array<std::string_view, 2> key_names = {"constraints", "version"};
+  static constexpr std::array<std::string_view, 3> arg_names = {"name", "definition", "channel"};
+  static constexpr std::size_t args_per_item = 0;
+
+  using Keys = ConstraintKeys;
+  struct Args {
+    std::string name;
+    std::string definition;  // MessagePack (api::encode_constraint)
+    std::string channel;
+  };
+  enum class Status : std::int64_t { created = 1, exists = -1 };
+  static constexpr std::array statuses = {Status::created, Status::exists};
+
+  static Keys keys(const redis::Keys& k) { return constraint_keys(k); }
+  static ScriptCall call(Keys k, Args a) {
+    return {id,
+            {std::move(k.constraints), std::move(k.version)},
+            {std::move(a.name), std::move(a.definition), std::move(a.channel)}};
+  }
+  static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
+    return decode_written(id, statuses, reply);
+  }
+};
+
+struct UpdateConstraint {
+  static constexpr ScriptId id = ScriptId::update_constraint;
+  static constexpr std::array<std::string_view, 2> key_names = {"constraints", "version"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"name", "definition", "expected",
+                                                                "channel"};
+  static constexpr std::size_t args_per_item = 0;
+
+  using Keys = ConstraintKeys;
+  struct Args {
+    std::string name;
+    std::string definition;
+    std::string expected;  // the definition read before the change; "": replace any
+    std::string channel;
+  };
+  enum class Status : std::int64_t { replaced = 1, unchanged = 0, not_found = -1, changed = -2 };
+  static constexpr std::array statuses = {Status::replaced, Status::unchanged, Status::not_found,
+                                          Status::changed};
+
+  static Keys keys(const redis::Keys& k) { return constraint_keys(k); }
+  static ScriptCall call(Keys k, Args a) {
+    return {
+        id,
+        {std::move(k.constraints), std::move(k.version)},
+        {std::move(a.name), std::move(a.definition), std::move(a.expected), std::move(a.channel)}};
+  }
+  static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
+    return decode_written(id, statuses, reply);
+  }
+};
+
+struct RemoveConstraint {
+  static constexpr ScriptId id = ScriptId::remove_constraint;
+  static constexpr std::array<std::string_view, 2> key_names = {"constraints", "version"};
+  static constexpr std::array<std::string_view, 2> arg_names = {"name", "channel"};
+  static constexpr std::size_t args_per_item = 0;
+
+  using Keys = ConstraintKeys;
+  struct Args {
+    std::string name;
+    std::string channel;
+  };
+  enum class Status : std::int64_t { removed = 1, not_found = -1 };
+  static constexpr std::array statuses = {Status::removed, Status::not_found};
+
+  static Keys keys(const redis::Keys& k) { return constraint_keys(k); }
+  static ScriptCall call(Keys k, Args a) {
+    return {id,
+            {std::move(k.constraints), std::move(k.version)},
+            {std::move(a.name), std::move(a.channel)}};
+  }
+  static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
+    return decode_written(id, statuses, reply);
+  }
+};
+
+}  // namespace jq::redis::bindings

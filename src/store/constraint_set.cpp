@@ -1,0 +1,75 @@
+#include "src/store/constraint_set.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include <spdlog/spdlog.h>
+
+#include "src/store/constraint_store.hpp"
+
+namespace jq::store {
+
+namespace {
+
+std::vector<api::Constraint> sorted(std::vector<api::Constraint> constraints) {
+  std::sort(constraints.begin(), constraints.end(),
+            [](const api::Constraint& a, const api::Constraint& b) { return a.name < b.name; });
+  return constraints;
+}
+
+}  // namespace
+
+ConstraintSet::ConstraintSet(std::int64_t version, std::vector<api::Constraint> constraints)
+    : version_(version), constraints_(sorted(std::move(constraints))), matcher_(constraints_) {}
+
+const api::Constraint* ConstraintSet::find(std::string_view name) const {
+  const auto it =
+      std::lower_bound(constraints_.begin(), constraints_.end(), name,
+                       [](const api::Constraint& c, std::string_view n) { return c.name < n; });
+  return it != constraints_.end() && it->name == name ? &*it : nullptr;
+}
+
+ConstraintCache::ConstraintCache(asio::any_io_executor executor, ConstraintStore& store)
+    : store_(store),
+      current_(std::make_shared<const ConstraintSet>()),
+      loop_(std::move(executor), "constraints", [this] { return step(); }) {}
+
+void ConstraintCache::start() {
+  loop_.start();
+}
+
+void ConstraintCache::stop() {
+  loop_.stop();
+}
+
+// "c <version>": nothing to do when this master has that version already (its own change, read
+// back by changed()); "c" alone (after a reconnect) always reloads.
+void ConstraintCache::on_event(const events::Event& event) {
+  if (event.kind != events::EventKind::constraints) return;
+  std::int64_t version = 0;
+  const char* end = event.arg.data() + event.arg.size();
+  const auto [at, ec] = std::from_chars(event.arg.data(), end, version);
+  if (ec == std::errc() && at == end && version <= current()->version() && loaded()) return;
+  loop_.poke();
+}
+
+void ConstraintCache::changed() {
+  loop_.poke();
+}
+
+asio::awaitable<Periodic::Duration> ConstraintCache::step() {
+  auto version = co_await store_.version();
+  if (!version) co_return kRetry;
+  if (loaded() && *version == current()->version()) co_return kRecheck;
+  auto set = co_await store_.load();
+  if (!set) {
+    spdlog::warn("constraints: cannot load them ({}); retrying", set.error().message);
+    co_return kRetry;
+  }
+  spdlog::info("constraints: {} loaded (version {})", set->constraints().size(), set->version());
+  current_.store(std::make_shared<const ConstraintSet>(std::move(*set)));
+  loaded_.store(true);
+  co_return kRecheck;
+}
+
+}  // namespace jq::store

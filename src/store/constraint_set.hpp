@@ -1,0 +1,79 @@
+// A master's view of the constraints: an immutable snapshot (ConstraintSet) with its compiled
+// matcher, and the cache that keeps the current snapshot in step with Redis (ConstraintCache).
+//
+// The push path reads `cache.current()->match(name, argument)`: one atomic load of a shared_ptr,
+// then matching without any lock; a reload builds a whole new snapshot aside and swaps it in, so
+// a push sees either the old constraints or the new ones, never a mix.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "api/constraint.hpp"
+#include "api/job_matcher.hpp"
+#include "src/events/event.hpp"
+#include "src/util/periodic.hpp"
+
+namespace jq::store {
+
+class ConstraintStore;
+
+class ConstraintSet {
+ public:
+  ConstraintSet() = default;  // no constraints, version 0 (nothing loaded yet)
+  // Sorted by name, so matches come out in name order.
+  ConstraintSet(std::int64_t version, std::vector<api::Constraint> constraints);
+
+  // The constraints_version the snapshot was read at.
+  std::int64_t version() const { return version_; }
+  const std::vector<api::Constraint>& constraints() const { return constraints_; }
+  const api::Constraint* find(std::string_view name) const;  // null when there is none
+
+  // The constraints a job matches and its key under each (api/job_matcher.hpp), in name order.
+  std::vector<api::MatchedConstraint> match(std::string_view name,
+                                            std::string_view argument) const {
+    return matcher_.match(name, argument);
+  }
+
+ private:
+  std::int64_t version_ = 0;
+  std::vector<api::Constraint> constraints_;
+  api::JobMatcher matcher_;
+};
+
+// Loads the constraints at start and again whenever they change: on a "c" event (any master's
+// change, and the subscriber's made-up one after it reconnects, when events may have been
+// missed), on changed() (this master's own change, without waiting for the event), and every
+// kRecheck as a safety net. A reload that finds the version it already has keeps the snapshot.
+class ConstraintCache {
+ public:
+  static constexpr std::chrono::seconds kRecheck{30};
+  static constexpr std::chrono::seconds kRetry{1};  // after Redis did not answer
+
+  ConstraintCache(asio::any_io_executor executor, ConstraintStore& store);
+
+  void start();
+  void stop();
+  void on_event(const events::Event& event);  // any thread
+  void changed();                             // any thread
+
+  // Never null; empty until the first load.
+  std::shared_ptr<const ConstraintSet> current() const { return current_.load(); }
+  bool loaded() const { return loaded_.load(); }
+
+ private:
+  asio::awaitable<Periodic::Duration> step();
+
+  ConstraintStore& store_;
+  std::atomic<std::shared_ptr<const ConstraintSet>> current_;
+  std::atomic<bool> loaded_{false};
+  Periodic loop_;
+};
+
+}  // namespace jq::store
