@@ -50,7 +50,9 @@ Expected<void, ApiError> decode_nested(std::string_view value,
   }
   const std::string prefix = field + ".";
   const FieldMapSpec spec{field, prefix, false};
-  return decode_field_map(value, rules, spec, target);
+  auto given = decode_field_map(value, rules, spec, target);
+  if (!given) return unexpected(std::move(given.error()));
+  return {};
 }
 
 Expected<std::string, ApiError> read_name(std::string_view value) {
