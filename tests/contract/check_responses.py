@@ -783,6 +783,7 @@ def check_jobs(m, ctx):
     if ctx["auth"]:
         m.call("with a push token", "POST", "/v1/jobs", "/v1/jobs", 201, value={"name": "held"},
                token="push")
+    check_job_options(m)
 
     bad = [
         ("misspelt field in a batch", [{"name": "a"}, {"name": "a", "max_retries": 2}],
@@ -795,6 +796,31 @@ def check_jobs(m, ctx):
         ("timeout 0", {"name": "a", "timeout": 0}, "invalid_job", "timeout", None),
         ("keep_result 1", {"name": "a", "keep_result": 1}, "invalid_job", "keep_result", None),
         ("no name", {"priority": 1}, "invalid_job", "name", None),
+        ("delay -1", {"name": "a", "delay": -1}, "invalid_job", "delay", None),
+        ("delay above a year", {"name": "a", "delay": 31536001}, "invalid_job", "delay", None),
+        ("run_at without an offset", {"name": "a", "run_at": "2026-12-01T09:00:00"},
+         "invalid_job", "run_at", None),
+        ("run_at not a time, in a batch", [{"name": "a"}, {"name": "a", "run_at": "tomorrow"}],
+         "invalid_job", "run_at", 1),
+        ("delay with run_at", {"name": "a", "delay": 5, "run_at": "2026-12-01T09:00:00Z"},
+         "invalid_job", "run_at", None),
+        ("unique_key empty", {"name": "a", "unique_key": ""}, "invalid_job", "unique_key", None),
+        ("unique_key of 257 bytes", {"name": "a", "unique_key": "k" * 257}, "invalid_job",
+         "unique_key", None),
+        ("unique_until soon", {"name": "a", "unique_key": "k", "unique_until": "soon"},
+         "invalid_job", "unique_until", None),
+        ("unique_until without unique_key", {"name": "a", "unique_until": "started"},
+         "invalid_job", "unique_until", None),
+        ("unique_for 0", {"name": "a", "unique_key": "k", "unique_for": 0}, "invalid_job",
+         "unique_for", None),
+        ("unique_for without unique_key", {"name": "a", "unique_for": 60}, "invalid_job",
+         "unique_for", None),
+        ("ordering_key of 257 bytes", {"name": "a", "ordering_key": "o" * 257}, "invalid_job",
+         "ordering_key", None),
+        ("ordering_key not a string", {"name": "a", "ordering_key": 7}, "invalid_job",
+         "ordering_key", None),
+        ("on_duplicate (not a field yet)", {"name": "a", "unique_key": "k", "on_duplicate": "keep"},
+         "invalid_job", "on_duplicate", None),
         ("empty batch", [], "bad_request", None, None),
         ("1001 jobs", [{"name": "a"}] * 1001, "bad_request", None, None),
         ("not a map or array", 42, "bad_request", None, None),
@@ -896,6 +922,54 @@ def check_jobs(m, ctx):
                else f"got {v}")
         m.call("cancel a running job", "DELETE", f"/v1/jobs/{sleepy}", "/v1/jobs/{id}", 409,
                encoding=enc, check=error_is("conflict"))
+
+
+def check_job_options(m):
+    """delay, run_at, unique_key/until/for and ordering_key: accepted, shown by GET /v1/jobs/{id},
+    and a unique job's duplicates answered 200 with the existing id (contract: "Unique jobs").
+    The jobs are `held` (a paused queue), so the unique one keeps its claim throughout."""
+    delayed = m.call("delay", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="json",
+                     value={"name": "held", "delay": 3600})
+    at = m.call("run_at", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="msgpack",
+                value={"name": "held", "run_at": "2099-12-01T09:00:00.250+01:00"})
+    m.call("ordering_key", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="msgpack",
+           value={"name": "held", "ordering_key": "contract-order"})
+    unique = {"name": "held", "argument": 1, "unique_key": "contract-unique",
+              "unique_until": "finished", "unique_for": 600, "ordering_key": "contract-order"}
+    first = m.call("unique job", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="json",
+                   value=unique)
+    first_id = first["id"] if first else UNKNOWN_JOB
+    for enc in ENCODINGS:
+        if delayed:
+            m.call("a delayed job", "GET", f"/v1/jobs/{delayed['id']}", "/v1/jobs/{id}", 200,
+                   encoding=enc, check=lambda v, h: None if v["state"] == "scheduled" and
+                   v.get("ready_at", "") > v["enqueued_at"] else f"got {v}")
+        if at:
+            m.call("a job with run_at", "GET", f"/v1/jobs/{at['id']}", "/v1/jobs/{id}", 200,
+                   encoding=enc, check=lambda v, h: None if v["state"] == "scheduled" and
+                   v.get("ready_at", "").startswith("2099-12-01T08:00:00.25") else f"got {v}")
+        m.call("a unique, ordered job", "GET", f"/v1/jobs/{first_id}", "/v1/jobs/{id}", 200,
+               encoding=enc, check=lambda v, h: None if v.get("unique_key") == "contract-unique"
+               and v.get("ordering_key") == "contract-order" else f"got {v}")
+        m.call("its duplicate", "POST", "/v1/jobs", "/v1/jobs", 200, encoding=enc,
+               value=dict(unique, argument=2),
+               check=lambda v, h: None if v == {"id": first_id, "duplicate": True}
+               else f"got {v}")
+    # A batch: a duplicate of the stored job, a new unique job, and a repeat of that one.
+    batch = [{"name": "held", "unique_key": "contract-unique"},
+             {"name": "held", "unique_key": "contract-unique-2"},
+             {"name": "held", "unique_key": "contract-unique-2"}]
+    mixed = m.call("a batch with duplicates", "POST", "/v1/jobs", "/v1/jobs", 201,
+                   encoding="msgpack", value=batch, links=False,
+                   check=lambda v, h: None if v.get("duplicates") == [0, 2] and
+                   v["ids"][0] == first_id and v["ids"][1] == v["ids"][2] != first_id
+                   else f"got {v}")
+    second_id = mixed["ids"][1] if mixed else UNKNOWN_JOB
+    for enc in ENCODINGS:
+        m.call("a batch of only duplicates", "POST", "/v1/jobs", "/v1/jobs", 200, encoding=enc,
+               value=batch[:2], links=False,
+               check=lambda v, h: None if v == {"ids": [first_id, second_id],
+                                                "duplicates": [0, 1]} else f"got {v}")
 
 
 def check_dead(m, ctx):

@@ -1,5 +1,7 @@
 // POST /v1/jobs bodies: one job or a batch, in MessagePack or JSON (the first byte chooses).
-// A refusal always names what is wrong; an accepted batch holds 1-1000 valid jobs.
+// A refusal always names what is wrong; an accepted batch holds 1-1000 valid jobs, whose delay,
+// unique_for and keys are within the contract's ranges and never delay with run_at.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,8 +19,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (pushed->jobs.empty() || pushed->jobs.size() > 1000) std::abort();
+  using std::chrono::milliseconds;
   for (const auto& job : pushed->jobs) {
     if (job.name.empty() || job.name.size() > 128 || job.argument.empty()) std::abort();
+    const auto delay = job.ready_at.delay;
+    if (delay < milliseconds(0) || delay > milliseconds(31'536'000'000)) std::abort();
+    if (delay > milliseconds(0) && job.ready_at.run_at_ms) std::abort();
+    if (job.unique_for <= milliseconds(0) || job.unique_for > milliseconds(31'536'000'000)) {
+      std::abort();
+    }
+    if (job.unique_key.size() > 256 || job.ordering_key.size() > 256) std::abort();
   }
   return 0;
 }
