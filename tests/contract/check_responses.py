@@ -955,8 +955,9 @@ def check_job_options(m):
                value=dict(unique, argument=2),
                check=lambda v, h: None if v == {"id": first_id, "duplicate": True}
                else f"got {v}")
-    # A batch: a duplicate of the stored job, a new unique job, and a repeat of that one.
-    batch = [{"name": "held", "unique_key": "contract-unique"},
+    # A batch: a duplicate of the stored job, a new unique job, and a repeat of that one. A
+    # unique key is unique among the jobs of one ordering key (README), so the duplicate has it.
+    batch = [{"name": "held", "unique_key": "contract-unique", "ordering_key": "contract-order"},
              {"name": "held", "unique_key": "contract-unique-2"},
              {"name": "held", "unique_key": "contract-unique-2"}]
     mixed = m.call("a batch with duplicates", "POST", "/v1/jobs", "/v1/jobs", 201,
