@@ -22,10 +22,11 @@
   ARGV[4] traceparent (W3C, validated by the master) kept in every job's R_TRACEPARENT; '' for
           none
   ARGV[5] the shard (its number, for the announcements)
-  ARGV[6..] eleven per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+  ARGV[6..] twelve per job: name, argument (MessagePack bytes), priority (int32), max_retry,
             keep_result (0|1), timeout (ms), ready_at (ms since the epoch; 0 or past = now),
             unique_key ('' none), unique_until (0 finished | 1 started), unique_for (ms),
-            ordering_key ('' none)
+            ordering_key ('' none), constraints (the ones it matched: a MessagePack array
+            [name1, key1, ...], kept as R_CONSTRAINTS; '' none)
   Returns: {fields, duplicates}: one 9-character field per job in the order given (a
            duplicate's is the field of the job holding the claim, possibly one earlier in the
            batch), and the 0-based positions of the duplicates. Nothing is stored for those.
@@ -37,7 +38,7 @@ local stamp = base62(tonumber(ARGV[2]), 9)
 local channel = ARGV[3]
 local traceparent = ARGV[4]
 local shard = ARGV[5]
-local first_job, per_job = 6, 11
+local first_job, per_job = 6, 12
 local count = (#ARGV - first_job + 1) / per_job
 
 -- First the claims: a duplicate (of a stored job, or of one earlier in the batch) gets no field.
@@ -94,7 +95,8 @@ for i = 0, count - 1 do
     local bucket, slot = record_at(jobs, field)
     records.add(bucket, slot, cmsgpack.pack({name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
       tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), state, 0, now, stamp, '', traceparent, '',
-      unique_key, tonumber(ARGV[a + 8]), ordering_key, ready_at, blocked_by}))
+      unique_key, tonumber(ARGV[a + 8]), ordering_key, ready_at, blocked_by,
+      ARGV[a + 11] ~= '' and cmsgpack.unpack(ARGV[a + 11]) or false}))
     local n = added[name]
     if not n then
       n = {ready = 0, scheduled = 0}

@@ -15,13 +15,17 @@
 local R_NAME, R_ARGUMENT, R_PRIORITY, R_MAX_RETRY, R_KEEP_RESULT, R_TIMEOUT_MS = 1, 2, 3, 4, 5, 6
 local R_STATE, R_ATTEMPTS, R_ENQUEUED_AT_MS, R_READY_STAMP, R_LAST_ERROR = 7, 8, 9, 10, 11
 local R_TRACEPARENT, R_RESULT = 12, 13
--- Slots 14-18 came with flow control; records stored before them have 13 slots, and load_record
+-- Slots 14-19 came with flow control; records stored before them have 13 slots, and load_record
 -- fills the missing ones with their "none" values (a table with holes would pack as a map).
 -- R_UNIQUE_UNTIL: 0 finished, 1 started. R_READY_AT_MS: when a delayed job (or a retry) is due,
--- 0 for at once. R_BLOCKED_BY: '' or 'ordering_key' for a queued job waiting behind another.
+-- 0 for at once. R_BLOCKED_BY: '' or, for a queued job held back, 'ordering_key' (waiting behind
+-- another job of its key) or the name of the constraint holding it.
+-- R_CONSTRAINTS: the constraints the job matched at its push, {name1, key1, name2, key2, ...}
+-- (lua/lib/preamble_3_admit.lua), or false for none.
 local R_UNIQUE_KEY, R_UNIQUE_UNTIL, R_ORDERING_KEY, R_READY_AT_MS, R_BLOCKED_BY = 14, 15, 16, 17, 18
-local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = ''}
-local R_SLOTS = 18
+local R_CONSTRAINTS = 19
+local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false}
+local R_SLOTS = 19
 -- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
 -- of its name and priority is that stamp followed by its field
 -- (lua/lib/preamble_1_ready_list.lua).

@@ -102,6 +102,9 @@ std::string Keys::paused() const {
   return control_key("paused");
 }
 
+std::string Keys::constraint_state_prefix() const {
+  return constraint_key("");
+}
 std::string Keys::constraints() const {
   return constraint_key("constraints");
 }

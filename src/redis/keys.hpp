@@ -55,6 +55,9 @@ class Keys {
   // dispatch side keeps per (constraint, key). A constraint's name cannot hold '#', so
   // "<name>#<key>" names one key of one constraint without ambiguity, whatever the key holds.
   std::string constraints() const;
+  // <p>:{c}: -- the scripts derive every per-key state key below it (the ones below, and
+  // held:<name>#<key>, rate_due, counters: lua/lib/preamble_1_constraint_context.lua).
+  std::string constraint_state_prefix() const;
   std::string constraints_version() const;
   std::string constraint_waiting(std::string_view name) const;
   std::string constraint_lease_keys(std::string_view name) const;

@@ -21,14 +21,14 @@ constexpr std::array kBindings = {
     Binding{ScriptId::init_store, "initStore-1"},
     Binding{ScriptId::push_jobs, "pushJobs-8"},
     Binding{ScriptId::get_job, "getJob-2"},
-    Binding{ScriptId::cancel_job, "cancelJob-7"},
+    Binding{ScriptId::cancel_job, "cancelJob-9"},
     Binding{ScriptId::fetch_result, "fetchResult-2"},
-    Binding{ScriptId::reserve_jobs, "reserveJobs-6"},
-    Binding{ScriptId::complete_jobs, "completeJobs-9"},
-    Binding{ScriptId::fail_job, "failJob-10"},
-    Binding{ScriptId::release_job, "releaseJob-4"},
+    Binding{ScriptId::reserve_jobs, "reserveJobs-8"},
+    Binding{ScriptId::complete_jobs, "completeJobs-11"},
+    Binding{ScriptId::fail_job, "failJob-12"},
+    Binding{ScriptId::release_job, "releaseJob-6"},
     Binding{ScriptId::promote_jobs, "promoteJobs-4"},
-    Binding{ScriptId::reap_jobs, "reapJobs-10"},
+    Binding{ScriptId::reap_jobs, "reapJobs-12"},
     Binding{ScriptId::retry_dead_job, "retryDeadJob-6"},
     Binding{ScriptId::delete_dead_job, "deleteDeadJob-3"},
     Binding{ScriptId::register_worker, "registerWorker-3"},
@@ -43,6 +43,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::update_constraint, "updateConstraint-2"},
     Binding{ScriptId::remove_constraint, "removeConstraint-2"},
     Binding{ScriptId::constraint_state, "constraintState-4"},
+    Binding{ScriptId::wake_constraints, "wakeConstraints-2"},
 };
 
 std::string sha1_hex(std::string_view data) {

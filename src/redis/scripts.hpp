@@ -34,6 +34,7 @@ enum class ScriptId {
   update_constraint,
   remove_constraint,
   constraint_state,
+  wake_constraints,
 };
 
 struct Script {

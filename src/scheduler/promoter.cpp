@@ -69,6 +69,19 @@ asio::awaitable<void> Promoter::promote_all() {
       }
     }
   }
+  // Jobs held back by a constraint's rate: their due times come through "s <due>" too.
+  for (;;) {
+    auto r = co_await store_.wake_due_constraints(kPromoteBatch);
+    if (!r) {
+      spdlog::warn("waking jobs held by constraint rates failed: {}", r.error().message);
+      all_read = false;
+      break;
+    }
+    if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
+    if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
+      break;
+    }
+  }
   const std::int64_t announced = next_due_ms_;  // the earliest "s <due>" heard meanwhile
   if (!all_read) {
     next_due_ms_ = 0;

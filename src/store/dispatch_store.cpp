@@ -6,6 +6,7 @@
 #include "src/redis/bindings/reap_jobs.hpp"
 #include "src/redis/bindings/release_job.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
+#include "src/redis/bindings/wake_constraints.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
@@ -18,6 +19,7 @@ using redis::bindings::ReapJobs;
 using redis::bindings::ReleaseJob;
 using redis::bindings::ReserveJobs;
 using redis::bindings::RetryArgs;
+using redis::bindings::WakeConstraints;
 
 constexpr std::string_view kReapMessage =
     "no answer before the deadline; the master that sent it may have stopped";
@@ -142,7 +144,8 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std::string name,
                                                                    int attempt) {
   redis::ScriptCall call = ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                                            {id.field, attempt, keys_.events_channel(), id.shard});
+                                            {id.field, attempt, keys_.events_channel(), id.shard,
+                                             now_ms()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);
@@ -158,6 +161,19 @@ asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int
   auto promoted = PromoteJobs::decode(*reply);
   if (!promoted) co_return unexpected(StoreError::bad_reply(promoted.error()));
   co_return PromoteOutcome{static_cast<int>(promoted->promoted), promoted->next_due_ms};
+}
+
+asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::wake_due_constraints(
+    int limit) {
+  redis::ScriptCall call =
+      WakeConstraints::call(WakeConstraints::keys(keys_), {now_ms(), std::string(), limit});
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  auto woken = WakeConstraints::decode(*reply);
+  if (!woken) co_return unexpected(StoreError::bad_reply(woken.error()));
+  PromoteOutcome out{static_cast<int>(woken->woken), std::nullopt};
+  if (woken->next >= 0) out.next_due_ms = woken->next;
+  co_return out;
 }
 
 asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,

@@ -86,6 +86,9 @@ class DispatchStore {
   // The attempt does not count: the job is ready again in its old place.
   asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt);
   asio::awaitable<Expected<PromoteOutcome, StoreError>> promote(int shard, int limit);
+  // Lets jobs held back by a constraint's rate try again once their due time came
+  // (wakeConstraints): how many woke, and the next due time left (nullopt: none).
+  asio::awaitable<Expected<PromoteOutcome, StoreError>> wake_due_constraints(int limit);
   // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts.
   asio::awaitable<Expected<int, StoreError>> reap(int shard, std::int64_t cutoff_ms, int limit);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <msgpack.hpp>
 #include <spdlog/spdlog.h>
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/fetch_result.hpp"
@@ -53,13 +54,18 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
                                       shard_run_ % static_cast<unsigned>(shards_));
   const std::int64_t now = now_ms();
   std::vector<ShardGroup> groups = group_by_shard(jobs, spread);
+  // One snapshot for the whole batch: every job is matched against the same constraints.
+  const std::shared_ptr<const ConstraintSet> constraints =
+      constraints_ ? constraints_->current() : nullptr;
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
     PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(),
                         traceparent, group.shard,           {}};
     args.jobs.reserve(group.positions.size());
-    for (std::size_t at : group.positions) args.jobs.push_back(push_args(std::move(jobs[at]), now));
+    for (std::size_t at : group.positions) {
+      args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
+    }
     redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
     auto reply = co_await redis_.eval(std::move(call));
     if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
@@ -89,7 +95,29 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
   return groups;
 }
 
-PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms) {
+namespace {
+
+// The constraints a job matched, as pushJobs keeps them (R_CONSTRAINTS): a MessagePack array of
+// name, key, name, key...; empty for none.
+std::string matched_constraints(const ConstraintSet* constraints, const api::NewJob& job) {
+  if (!constraints || constraints->constraints().empty()) return {};
+  const std::vector<api::MatchedConstraint> matched = constraints->match(job.name, job.argument);
+  if (matched.empty()) return {};
+  msgpack::sbuffer out;
+  msgpack::packer<msgpack::sbuffer> pk(out);
+  pk.pack_array(static_cast<std::uint32_t>(matched.size() * 2));
+  for (const api::MatchedConstraint& m : matched) {
+    pk.pack(m.constraint);
+    pk.pack(m.key);
+  }
+  return std::string(out.data(), out.size());
+}
+
+}  // namespace
+
+PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
+                                  const ConstraintSet* constraints) const {
+  std::string matched = matched_constraints(constraints, job);
   std::int64_t ready_at_ms = 0;
   if (job.ready_at.run_at_ms) {
     ready_at_ms = *job.ready_at.run_at_ms;
@@ -106,7 +134,8 @@ PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms) {
                        std::move(job.unique_key),
                        job.unique_until == api::UniqueUntil::started,
                        job.unique_for.count(),
-                       std::move(job.ordering_key)};
+                       std::move(job.ordering_key),
+                       std::move(matched)};
 }
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {

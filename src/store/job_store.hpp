@@ -14,6 +14,7 @@
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
+#include "src/store/constraint_set.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/store_error.hpp"
@@ -47,6 +48,10 @@ class JobStore {
 
   int shards() const { return shards_; }
 
+  // Where pushes find the constraints to match jobs against (contract: "Constraints"); none set,
+  // or none loaded yet: jobs match nothing. Set before the first push.
+  void use_constraints(const ConstraintCache* constraints) { constraints_ = constraints; }
+
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
   // W3C header, or empty for none) is kept with every job of the batch.
@@ -66,7 +71,8 @@ class JobStore {
     std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
   };
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
-  static redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms);
+  redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms,
+                                           const ConstraintSet* constraints) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
 
@@ -75,6 +81,7 @@ class JobStore {
   int shards_;
   unsigned shard_run_;
   Clock clock_;
+  const ConstraintCache* constraints_ = nullptr;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};
 };

@@ -1,4 +1,4 @@
-// reapJobs-10.lua: attempts past their deadline fail as timeouts, exactly as failJob would fail
+// reapJobs-12.lua: attempts past their deadline fail as timeouts, exactly as failJob would fail
 // them with should_retry.
 #include <catch2/catch.hpp>
 

@@ -38,6 +38,7 @@ struct PushArgs {
   bool unique_until_started = false;
   std::int64_t unique_for_ms = 86'400'000;
   std::string ordering_key{};
+  std::string constraints{};  // MessagePack [name, key, ...] of the constraints matched
 };
 
 inline constexpr std::int64_t kNowMs = 1700000000123;
@@ -53,7 +54,7 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
   for (const PushArgs& j : jobs) {
     args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
                          j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,
-                         j.ordering_key});
+                         j.ordering_key, j.constraints});
   }
   redis::Reply reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
   REQUIRE(PushJobs::decode(reply, jobs.size()));
@@ -260,7 +261,7 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
   return out;
 }
 
-// reserveJobs-6.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
+// reserveJobs-8.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
 // the reservation (member, priority), then field and record of each job taken.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,

@@ -24,6 +24,7 @@
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
+#include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::redis::bindings {
 
@@ -34,6 +35,6 @@ using All =
     List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
-         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState>;
+         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState, WakeConstraints>;
 
 }  // namespace jq::redis::bindings

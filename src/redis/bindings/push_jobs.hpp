@@ -14,7 +14,7 @@ struct PushJobs {
       "counts", "scheduled", "unique_prefix", "order_prefix"};
   static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "ready_stamp_us",
                                                                 "channel", "traceparent", "shard"};
-  static constexpr std::size_t args_per_item = 11;  // then eleven per job (Job)
+  static constexpr std::size_t args_per_item = 12;  // then twelve per job (Job)
 
   struct Keys {
     std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix;
@@ -31,6 +31,7 @@ struct PushJobs {
     bool unique_until_started = false;
     std::int64_t unique_for_ms = 0;
     std::string ordering_key;  // '' none
+    std::string constraints;   // MessagePack array [name1, key1, ...] of those matched; '' none
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -73,6 +74,7 @@ struct PushJobs {
       c.args.push_back(arg(j.unique_until_started));
       c.args.push_back(arg(j.unique_for_ms));
       c.args.push_back(std::move(j.ordering_key));
+      c.args.push_back(std::move(j.constraints));
     }
     return c;
   }

@@ -1,4 +1,4 @@
-// lua/reapJobs-10.lua: fails attempts whose deadline passed without an answer, as timeouts.
+// lua/reapJobs-12.lua: fails attempts whose deadline passed without an answer, as timeouts.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -10,9 +10,9 @@ namespace jq::redis::bindings {
 struct ReapJobs {
   static constexpr ScriptId id = ScriptId::reap_jobs;
   static constexpr auto key_names = FailKeys::names;
-  static constexpr std::array<std::string_view, 11> arg_names = {
+  static constexpr std::array<std::string_view, 12> arg_names = {
       "cutoff_ms",    "now_ms", "max",          "failure", "message", "retry_base_ms",
-      "retry_max_ms", "jitter", "result_ttl_s", "channel", "shard"};
+      "retry_max_ms", "jitter", "result_ttl_s", "channel", "shard",   "key_prefix"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = FailKeys;
@@ -29,12 +29,13 @@ struct ReapJobs {
 
   static Keys keys(const redis::Keys& k, int shard) { return FailKeys::of(k, shard); }
   static ScriptCall call(Keys k, Args a) {
+    std::string key_prefix = std::move(k.key_prefix);
     return {
         id,
         std::move(k).list(),
         {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure), std::move(a.message),
          arg(a.retry.base_ms), arg(a.retry.max_ms), jitter_arg(a.retry.jitter),
-         arg(a.retry.result_ttl_s), std::move(a.channel), arg(a.shard)}};
+         arg(a.retry.result_ttl_s), std::move(a.channel), arg(a.shard), std::move(key_prefix)}};
   }
   // The number of jobs reaped.
   static Decoded<std::int64_t> decode(const Reply& reply) { return integer_reply(id, reply); }

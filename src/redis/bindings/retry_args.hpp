@@ -21,24 +21,36 @@ struct RetryArgs {
 };
 
 struct FailKeys {
-  static constexpr std::array<std::string_view, 10> names = {
-      "jobs",   "inflight", "scheduled",    "dead",          "done_prefix",
-      "counts", "stats",    "ready_prefix", "unique_prefix", "order_prefix"};
+  static constexpr std::array<std::string_view, 12> names = {
+      "jobs",          "inflight",     "scheduled",       "dead",
+      "done_prefix",   "counts",       "stats",           "ready_prefix",
+      "unique_prefix", "order_prefix", "constraint_defs", "constraint_state"};
 
   std::string jobs, inflight, scheduled, dead, done_prefix, counts, stats, ready_prefix,
-      unique_prefix, order_prefix;
+      unique_prefix, order_prefix, constraint_defs, constraint_state;
+  std::string key_prefix;  // not a key: the scripts' last ARGV (shards' keys are built from it)
 
   static FailKeys of(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard),   k.inflight(shard),    k.scheduled(shard), k.dead(shard),
-            k.done_prefix(shard),   k.counts(shard),      k.stats(shard),     k.ready_prefix(shard),
-            k.unique_prefix(shard), k.order_prefix(shard)};
+    return {k.jobs_prefix(shard),
+            k.inflight(shard),
+            k.scheduled(shard),
+            k.dead(shard),
+            k.done_prefix(shard),
+            k.counts(shard),
+            k.stats(shard),
+            k.ready_prefix(shard),
+            k.unique_prefix(shard),
+            k.order_prefix(shard),
+            k.constraints(),
+            k.constraint_state_prefix(),
+            k.prefix()};
   }
   // In the scripts' KEYS order.
   std::vector<std::string> list() && {
-    return {std::move(jobs),        std::move(inflight),     std::move(scheduled),
-            std::move(dead),        std::move(done_prefix),  std::move(counts),
-            std::move(stats),       std::move(ready_prefix), std::move(unique_prefix),
-            std::move(order_prefix)};
+    return {std::move(jobs),         std::move(inflight),        std::move(scheduled),
+            std::move(dead),         std::move(done_prefix),     std::move(counts),
+            std::move(stats),        std::move(ready_prefix),    std::move(unique_prefix),
+            std::move(order_prefix), std::move(constraint_defs), std::move(constraint_state)};
   }
 };
 

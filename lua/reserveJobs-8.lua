@@ -4,6 +4,10 @@
   the next-best head elsewhere, so it does not take jobs that another queue should go first for.
   A queued job keeps its R_READY_STAMP: releaseJob puts it back at the front with it. With
   max 0 nothing is taken: the call only reads the queue's head (dropping stale members there).
+  A job that matched constraints starts only if all of them let it (lua/lib/preamble_3_admit.lua,
+  taking their leases and rate tokens); otherwise it leaves the queue to wait in the held set of
+  the constraint key that holds it (lua/lib/preamble_2_hold.lua), and the jobs behind it are
+  taken instead: a limited key never blocks the others.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)
   KEYS[3] the queue of the name (its priorities zset; lists at KEYS[3] .. '#' .. priority)
@@ -11,6 +15,8 @@
   KEYS[5] stats hash of the shard (dispatched += jobs taken)
   KEYS[6] unique prefix of the shard: a job with unique_until started gives up its claim
           (lua/lib/preamble_1_unique_claim.lua) when its first attempt is taken
+  KEYS[7] constraint defs: the definitions hash (name -> MessagePack)
+  KEYS[8] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
   ARGV[2] max: the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
@@ -18,6 +24,9 @@
           is not. Within a priority the list's order rules; the bound is compared with the
           members from the front, and taking stops at the first that is not before it.
   ARGV[5] the name (of KEYS[3])
+  ARGV[6] key prefix (the shards' keys are built from it)
+  ARGV[7] events channel: "s <due_ms>" when a job is held by a rate
+  ARGV[8] the shard (its number: a lease is named by the job's id, <shard>-<field>)
   Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
            head after the reservation ('' and '' when it is empty), which the scheduler keeps
            instead of reading it again, then the jobs taken in ready order, records
@@ -29,9 +38,12 @@ local unique_prefix = KEYS[6]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
 local name = ARGV[5]
--- Stale members dropped at the head per call at most, so one call stays short however many
--- cancelled jobs wait there; the rest go in later calls.
-local max_dropped = 1000
+local cx = constraint_context(KEYS[7], KEYS[8], ARGV[6], now, ARGV[7])
+local shard = ARGV[8]
+-- Stale members dropped at the head, and jobs held back, per call at most, so one call stays
+-- short however many wait there; the rest go in later calls.
+local max_dropped, max_held = 1000, 1000
+local held = 0
 
 -- The record of a member's job if it is queued with the member's stamp; nil for the stale
 -- member of a cancelled job.
@@ -52,7 +64,7 @@ end
 local out, taken, dropped = {'', ''}, 0, 0
 local records, deadlines, seen = batched('HSET'), batched('ZADD'), {}
 local max_score = bound_priority or '+inf'
-while taken < max do
+while taken < max and held < max_held do
   local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', 0, 1)
   if #best == 0 then break end
   local priority, list = best[1], ready_list(queue, best[1])
@@ -68,6 +80,20 @@ while taken < max do
     local field = string.sub(members[i], 10)
     local record = queued_record(members[i])
     -- Records are written after the loop: a job whose member came twice is taken once.
+    local blocked
+    if record and not seen[field] and record[R_CONSTRAINTS] then
+      local stamp = base62_decode(record[R_READY_STAMP])
+      blocked = admit(cx, record[R_CONSTRAINTS], shard .. '-' .. field, stamp,
+                      now + record[R_TIMEOUT_MS])
+      if blocked then
+        seen[field] = true
+        hold(cx, blocked, shard .. '-' .. field, stamp)
+        record[R_BLOCKED_BY] = blocked[1]
+        local bucket, slot = record_at(jobs, field)
+        records.add(bucket, slot, cmsgpack.pack(record))
+        held = held + 1
+      end
+    end
     if record and not seen[field] then
       seen[field] = true
       record[R_STATE] = S_RUNNING

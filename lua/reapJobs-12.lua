@@ -12,6 +12,8 @@
   KEYS[8] ready prefix of the shard (a dead job's ordering key's next job enters the queue)
   KEYS[9] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[10] order prefix of the shard (the line of ordering key K = KEYS[10] .. K)
+  KEYS[11] constraint defs: the definitions hash (name -> MessagePack)
+  KEYS[12] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] cutoff (ms since the epoch): attempts with a deadline before it are reaped (the
           caller leaves a grace after the deadline for answers already on their way)
   ARGV[2] now (ms since the epoch)
@@ -24,6 +26,7 @@
   ARGV[9] result_ttl (s)
   ARGV[10] events channel (as failJob publishes)
   ARGV[11] the shard's number (a job's id is "<shard>-<field>")
+  ARGV[12] key prefix (the shards' keys are built from it)
   Returns: the number of jobs reaped. An in-flight field without a running record is removed
            and not counted.
 ]]
@@ -34,6 +37,7 @@ local done_prefix, shard = KEYS[5], ARGV[11]
 local opts = {now_ms = tonumber(ARGV[2]), base_ms = tonumber(ARGV[6]),
               max_ms = tonumber(ARGV[7]), jitter = tonumber(ARGV[8]), ttl_s = ARGV[9],
               channel = ARGV[10], shard = ARGV[11]}
+opts.cx = constraint_context(KEYS[11], KEYS[12], ARGV[12], opts.now_ms, opts.channel)
 local failure = {bytes = ARGV[4], message = ARGV[5], retry = true}
 
 local expired = rcall('ZRANGEBYSCORE', k.inflight, '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[3])
