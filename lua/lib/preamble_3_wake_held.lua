@@ -6,8 +6,8 @@
 ]]
 local function wake_held(cx, name, key, n)
   local ck = name .. '#' .. key
-  local held, woken = cx.c .. 'held:' .. ck, 0
-  while woken < n do
+  local held, woken = cx.c .. 'held:' .. ck, {}
+  while #woken < n do
     local popped = rcall('ZPOPMIN', held)
     if #popped == 0 then break end
     if rcall('HINCRBY', cx.c .. 'waiting:' .. name, key, -1) <= 0 then
@@ -21,12 +21,18 @@ local function wake_held(cx, name, key, n)
     if record and record[R_STATE] == S_QUEUED and record[R_BLOCKED_BY] == name then
       record[R_BLOCKED_BY] = ''
       save_record(sk.jobs, field, record)
-      local member = record[R_READY_STAMP] .. field
-      make_ready(sk.ready_prefix .. record[R_NAME], record[R_PRIORITY], {member}, true)
-      announce_ready(cx.channel, shard, record[R_NAME], record[R_PRIORITY], member)
-      woken = woken + 1
+      woken[#woken + 1] = {shard = shard, queue = sk.ready_prefix .. record[R_NAME],
+                           name = record[R_NAME], priority = record[R_PRIORITY],
+                           member = record[R_READY_STAMP] .. field}
     end
   end
+  -- Each goes to the front of its list: the youngest first, so the oldest ends up in front.
+  for i = #woken, 1, -1 do
+    make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
+  end
+  for _, w in ipairs(woken) do
+    announce_ready(cx.channel, w.shard, w.name, w.priority, w.member)
+  end
   if rcall('EXISTS', held) == 0 then rcall('ZREM', cx.c .. 'rate_due', ck) end
-  return woken
+  return #woken
 end
