@@ -1,7 +1,8 @@
 #include "api/job_matcher.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <span>
 
 #include "api/body.hpp"
 #include "api/msgpack_reader.hpp"
@@ -233,13 +234,6 @@ std::string constraint_key(std::optional<std::string_view> value) {
                   kMaxConstraintKeyBytes);
 }
 
-JobMatcher::Path JobMatcher::compile(const JsonPointer& pointer) {
-  Path path;
-  path.reserve(pointer.tokens.size());
-  for (const std::string& t : pointer.tokens) path.push_back(Token{t, pointer_array_index(t)});
-  return path;
-}
-
 namespace {
 
 template <class Tokens>
@@ -273,20 +267,57 @@ std::optional<std::string_view> value_at(std::string_view value,
   return walk(value, path);
 }
 
+// Each path's value in one argument, found on first use and kept for the other constraints
+// (on the stack: no allocation per job).
+class JobMatcher::Lookups {
+ public:
+  Lookups(const std::vector<Path>& paths, std::string_view argument)
+      : paths_(paths), argument_(argument) {}
+
+  std::optional<std::string_view> operator()(PathId id) {
+    if (id >= kMaxCachedPaths) return walk(argument_, paths_[id]);
+    if (!found_[id]) {
+      values_[id] = walk(argument_, paths_[id]);
+      found_[id] = true;
+    }
+    return values_[id];
+  }
+
+ private:
+  const std::vector<Path>& paths_;
+  std::string_view argument_;
+  std::array<bool, kMaxCachedPaths> found_{};
+  std::array<std::optional<std::string_view>, kMaxCachedPaths> values_;
+};
+
+JobMatcher::PathId JobMatcher::path_id(const JsonPointer& pointer) {
+  Path path;
+  path.reserve(pointer.tokens.size());
+  for (const std::string& t : pointer.tokens) path.push_back(Token{t, pointer_array_index(t)});
+  const auto same = [&](const Path& p) {
+    return std::equal(p.begin(), p.end(), path.begin(), path.end(),
+                      [](const Token& a, const Token& b) { return a.key == b.key; });
+  };
+  const auto found = std::find_if(paths_.begin(), paths_.end(), same);
+  if (found != paths_.end()) return static_cast<PathId>(found - paths_.begin());
+  paths_.push_back(std::move(path));
+  return paths_.size() - 1;
+}
+
 JobMatcher::JobMatcher(const std::vector<Constraint>& constraints) {
   compiled_.reserve(constraints.size());
   for (const Constraint& c : constraints) {
     Compiled compiled{c.name, c.match.name_glob, {}, std::nullopt};
     for (const ArgumentCondition& a : c.match.argument) {
-      compiled.conditions.push_back(Condition{compile(a.path), a.kind, a.values, a.exists});
+      compiled.conditions.push_back(Condition{path_id(a.path), a.kind, a.values, a.exists});
     }
-    if (c.key) compiled.key = compile(*c.key);
+    if (c.key) compiled.key = path_id(*c.key);
     compiled_.push_back(std::move(compiled));
   }
 }
 
-bool JobMatcher::holds(const Condition& condition, std::string_view argument) {
-  const auto value = walk(argument, condition.path);
+bool JobMatcher::holds(const Condition& condition, Lookups& lookups) {
+  const auto value = lookups(condition.path);
   switch (condition.kind) {
     case ConditionKind::exists:
       return value.has_value() == condition.exists;
@@ -304,17 +335,14 @@ bool JobMatcher::holds(const Condition& condition, std::string_view argument) {
 std::vector<MatchedConstraint> JobMatcher::match(std::string_view name,
                                                  std::string_view argument) const {
   std::vector<MatchedConstraint> matched;
+  Lookups lookups(paths_, argument);
   for (const Compiled& c : compiled_) {
     if (c.glob != "*" && !glob_match(c.glob, name)) continue;
-    bool all = true;
-    for (const Condition& condition : c.conditions) {
-      if (!holds(condition, argument)) {
-        all = false;
-        break;
-      }
-    }
+    const bool all =
+        std::all_of(c.conditions.begin(), c.conditions.end(),
+                    [&](const Condition& condition) { return holds(condition, lookups); });
     if (!all) continue;
-    std::string key = c.key ? constraint_key(walk(argument, *c.key)) : std::string();
+    std::string key = c.key ? constraint_key(lookups(*c.key)) : std::string();
     matched.push_back(MatchedConstraint{c.name, std::move(key)});
   }
   return matched;

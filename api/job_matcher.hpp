@@ -1,9 +1,11 @@
 // The JobMatcher: which constraints a job falls under, and the key it counts in under each.
 //
 // It runs at every push, so the constraints are compiled once (pointer tokens with their array
-// indexes parsed, globs checked) and a job is matched on its MessagePack bytes as they are: the
-// argument is walked with MsgpackReader, token by token, without building any tree. A job that
-// matches nothing costs no allocation.
+// indexes parsed, one entry per distinct pointer) and a job is matched on its MessagePack bytes
+// as they are: the argument is walked with MsgpackReader, token by token, without building any
+// tree, and each distinct pointer at most once per job however many constraints use it (the
+// first kMaxCachedPaths of them; the others are walked each time). A job that matches nothing
+// costs no allocation.
 //
 // The rules (the contract's "Constraints"):
 // - `match.name` is a glob on the job's name: `*` any run of bytes (empty too), `?` one byte.
@@ -33,6 +35,7 @@
 namespace jq::api {
 
 inline constexpr std::size_t kMaxConstraintKeyBytes = 256;
+inline constexpr std::size_t kMaxCachedPaths = 16;
 
 // A constraint a job matched and the key it counts in.
 struct MatchedConstraint {
@@ -59,8 +62,9 @@ class JobMatcher {
     std::optional<std::uint32_t> index;  // for an array, when the token is one
   };
   using Path = std::vector<Token>;
+  using PathId = std::size_t;  // into paths_: each distinct pointer once
   struct Condition {
-    Path path;
+    PathId path;
     ConditionKind kind;
     std::vector<std::string> values;
     bool exists;
@@ -69,12 +73,14 @@ class JobMatcher {
     std::string name;
     std::string glob;
     std::vector<Condition> conditions;
-    std::optional<Path> key;
+    std::optional<PathId> key;
   };
+  class Lookups;  // the values of the paths in one argument, each found at most once
 
-  static Path compile(const JsonPointer& pointer);
-  static bool holds(const Condition& condition, std::string_view argument);
+  PathId path_id(const JsonPointer& pointer);
+  static bool holds(const Condition& condition, Lookups& lookups);
 
+  std::vector<Path> paths_;
   std::vector<Compiled> compiled_;
 };
 

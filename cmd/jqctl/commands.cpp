@@ -31,6 +31,13 @@ struct WorkerFlags {
   std::vector<std::string> headers;  // NAME=VALUE, one per --header
 };
 
+// The body of `constraints create|replace|patch`: one JSON object, from a file or the command
+// line.
+struct ObjectFlags {
+  std::string file;  // "-": stdin
+  std::optional<std::string> json_text;
+};
+
 }  // namespace
 
 struct Commands::State {
@@ -43,6 +50,7 @@ struct Commands::State {
   JobFlags job;
   std::string job_file;
   WorkerFlags worker;
+  ObjectFlags object;
   Build chosen;  // set by the chosen subcommand's callback
 };
 
@@ -274,6 +282,62 @@ void add_queues(Table& t, CLI::App& app) {
            "/v1/queues/{}/resume", "NAME");
 }
 
+// The --file or --json text when it is one JSON object, sent as written (the master checks
+// every field and names the one that is wrong).
+Expected<std::string, std::string> object_body(const ObjectFlags& f, const char* what_object) {
+  if (f.file.empty() && !f.json_text) {
+    return unexpected("give the " + std::string(what_object) +
+                      " with --file PATH (- for stdin) or --json TEXT");
+  }
+  const std::string what = f.json_text     ? std::string("--json")
+                           : f.file == "-" ? std::string("stdin")
+                                           : "--file " + f.file;
+  auto text = f.json_text ? Expected<std::string, std::string>(*f.json_text)
+                          : read_source(f.file, std::cin, what);
+  if (!text) return text;
+  auto value = parse_json(*text, what);
+  if (!value) return unexpected(std::move(value.error()));
+  if (!value->is_object()) {
+    return unexpected(what + " must hold one " + std::string(what_object) + " (a JSON object)");
+  }
+  return text;
+}
+
+// A verb that sends `method path` (the operand in place of "{}") with the object body.
+CLI::App* object_verb(Table& t, CLI::App& parent, State& s, const std::string& name,
+                      const std::string& help, Method method, std::string path,
+                      const char* operand) {
+  CLI::App* sub = t.verb(parent, name, help, [&s, method, path] {
+    auto body = object_body(s.object, "constraint");
+    if (!body) return Expected<HttpRequest, std::string>(unexpected(std::move(body.error())));
+    return Expected<HttpRequest, std::string>(
+        HttpRequest{method, fill(path, s.operand), std::move(*body)});
+  });
+  if (operand != nullptr) sub->add_option(operand, s.operand, operand)->required();
+  auto* file = sub->add_option("--file", s.object.file, "the constraint as JSON; - reads stdin")
+                   ->type_name("PATH");
+  sub->add_option("--json", s.object.json_text, "the constraint as JSON text")
+      ->type_name("JSON")
+      ->excludes(file);
+  return sub;
+}
+
+void add_constraints(Table& t, CLI::App& app, State& s) {
+  CLI::App* c = t.group(app, "constraints",
+                        "Constraints (flow control): list, get, create, replace, patch, delete");
+  t.simple(*c, "list", "List the constraints", Method::get, "/v1/constraints", nullptr);
+  t.simple(*c, "get", "Show a constraint with its live state: waiting, running, top keys",
+           Method::get, "/v1/constraints/{}", "NAME");
+  object_verb(t, *c, s, "create", "Create a constraint (409 if the name is taken); prints it",
+              Method::post, "/v1/constraints", nullptr);
+  object_verb(t, *c, s, "replace", "Replace a whole constraint; prints it", Method::put,
+              "/v1/constraints/{}", "NAME");
+  object_verb(t, *c, s, "patch",
+              "Change the fields given (null removes key, concurrency or rate); prints it",
+              Method::patch, "/v1/constraints/{}", "NAME");
+  t.simple(*c, "delete", "Delete a constraint", Method::del, "/v1/constraints/{}", "NAME");
+}
+
 void add_dead(Table& t, CLI::App& app, State& s) {
   CLI::App* dead = t.group(app, "dead", "Jobs that failed for good: list, retry, delete");
   CLI::App* list = t.verb(*dead, "list", "List dead jobs, newest first", [&s] {
@@ -302,6 +366,7 @@ Commands::Commands(CLI::App& app) : state_(std::make_unique<State>()) {
   add_workers(t, app, *state_);
   add_queues(t, app);
   add_dead(t, app, *state_);
+  add_constraints(t, app, *state_);
   t.simple(app, "stats", "Show the counters: pushed, succeeded, failed, ready, running, ...",
            Method::get, "/v1/stats", nullptr);
 }

@@ -64,6 +64,10 @@ bhttp::verb to_verb(Method m) {
   switch (m) {
     case Method::post:
       return bhttp::verb::post;
+    case Method::put:
+      return bhttp::verb::put;
+    case Method::patch:
+      return bhttp::verb::patch;
     case Method::del:
       return bhttp::verb::delete_;
     case Method::get:

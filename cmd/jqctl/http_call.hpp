@@ -24,7 +24,7 @@ struct BaseUrl {
 // The error completes "--url ..." ("must start with http://").
 Expected<BaseUrl, std::string> parse_base_url(std::string_view url);
 
-enum class Method { get, post, del };
+enum class Method { get, post, put, patch, del };
 
 struct HttpRequest {
   Method method = Method::get;

@@ -23,14 +23,6 @@ std::string parse_error_text(const json::exception& e) {
   return end == std::string::npos ? what : what.substr(end + 2);
 }
 
-Expected<json, std::string> parse_json(const std::string& text, const std::string& what) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    return unexpected(what + " is not valid JSON: " + parse_error_text(e));
-  }
-}
-
 Expected<std::string, std::string> read_all(std::istream& in, const std::string& what) {
   std::string text;
   char chunk[64 * 1024];
@@ -44,6 +36,16 @@ Expected<std::string, std::string> read_all(std::istream& in, const std::string&
   return text;
 }
 
+}  // namespace
+
+Expected<json, std::string> parse_json(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    return unexpected(what + " is not valid JSON: " + parse_error_text(e));
+  }
+}
+
 Expected<std::string, std::string> read_source(const std::string& path, std::istream& stdin_stream,
                                                const std::string& what) {
   if (path == "-") return read_all(stdin_stream, what);
@@ -51,8 +53,6 @@ Expected<std::string, std::string> read_source(const std::string& path, std::ist
   if (!file) return unexpected("cannot open " + what + ": " + std::strerror(errno));
   return read_all(file, what);
 }
-
-}  // namespace
 
 Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
   if (flags.name.empty()) return unexpected(std::string("push needs --name NAME or --file PATH"));

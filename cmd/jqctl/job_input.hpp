@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "common/expected.hpp"
 
 namespace jq::ctl {
@@ -26,6 +28,14 @@ struct JobFlags {
   std::optional<double> unique_for_s;
   std::optional<std::string> ordering_key;
 };
+
+// `text` as JSON, or "<what> is not valid JSON: <where and why>".
+Expected<nlohmann::json, std::string> parse_json(const std::string& text, const std::string& what);
+
+// The whole text of the file at `path` ("-": `stdin_stream`), at most 64 MiB; `what` names it
+// in errors ("--file x.json", "stdin").
+Expected<std::string, std::string> read_source(const std::string& path, std::istream& stdin_stream,
+                                               const std::string& what);
 
 // The JSON job object, or why it cannot be built (no --name, --argument that is not JSON).
 Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags);

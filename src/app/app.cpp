@@ -23,6 +23,7 @@
 #include "src/events/result_waiters.hpp"
 #include "src/events/subscriber.hpp"
 #include "src/http/auth.hpp"
+#include "src/http/handlers/constraints.hpp"
 #include "src/http/handlers/dashboard.hpp"
 #include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
@@ -36,6 +37,8 @@
 #include "src/scheduler/maintenance.hpp"
 #include "src/scheduler/promoter.hpp"
 #include "src/scheduler/scheduler.hpp"
+#include "src/store/constraint_set.hpp"
+#include "src/store/constraint_store.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/store/job_store.hpp"
 #include "src/store/queue_store.hpp"
@@ -106,6 +109,8 @@ struct RouteDeps {
   std::function<void()> on_paused_changed;
   std::function<void()> on_workers_changed;
   metrics::Metrics& metrics;
+  store::ConstraintStore& constraints;
+  std::function<void()> on_constraints_changed;
 };
 
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
@@ -115,6 +120,7 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
+  http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
   http::add_metrics_routes(router, d.metrics, d.queues, d.workers);
   http::add_dashboard_routes(router);
 }
@@ -133,6 +139,8 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
+        constraints_(redis_, keys_, system_now),
+        constraint_cache_(io_.get_executor(), constraints_),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
@@ -150,7 +158,7 @@ class Daemon {
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
-                  metrics_});
+                  metrics_, constraints_, [this] { constraint_cache_.changed(); }});
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =
@@ -162,6 +170,7 @@ class Daemon {
       if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
       scheduler_.on_event(e);
       promoter_.on_event(e);
+      constraint_cache_.on_event(e);
     });
   }
 
@@ -174,6 +183,7 @@ class Daemon {
     scheduler_.start();
     promoter_.start();
     maintenance_.start();
+    constraint_cache_.start();
     signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
       if (!ec) {
         spdlog::info("received {}; shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -204,7 +214,24 @@ class Daemon {
       co_return std::make_error_code(std::errc::operation_canceled);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
+    if (!config_constraints_applied_.exchange(true)) {
+      asio::co_spawn(io_, apply_config_constraints(), asio::detached);
+    }
     co_return std::error_code{};
+  }
+
+  // The config file's constraints, created or replaced once per start (not again after a Redis
+  // reconnect, which would undo changes made over the API since).
+  asio::awaitable<void> apply_config_constraints() {
+    for (const api::Constraint& c : config_.constraints) {
+      auto applied = co_await constraints_.apply(c);
+      if (!applied) {
+        spdlog::error("constraint {} from the config: {}; applying again at the next connection",
+                      c.name, applied.error().message);
+        config_constraints_applied_ = false;
+      }
+    }
+    if (!config_.constraints.empty()) constraint_cache_.changed();
   }
 
   // Workers listed in the config file behave like registered ones without a heartbeat.
@@ -248,6 +275,7 @@ class Daemon {
     scheduler_.stop();
     promoter_.stop();
     maintenance_.stop();
+    constraint_cache_.stop();
     co_await drain([this] { return dispatcher_.in_flight(); }, deadline);
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
       spdlog::warn(
@@ -274,6 +302,10 @@ class Daemon {
   store::QueueStore queues_;
   store::DispatchStore dispatch_store_;
   workers::WorkerStore workers_;
+  store::ConstraintStore constraints_;
+  // The constraints this master matches pushed jobs against (ConstraintCache::current()).
+  store::ConstraintCache constraint_cache_;
+  std::atomic<bool> config_constraints_applied_{false};
   dispatch::Dispatcher dispatcher_;
   scheduler::Scheduler scheduler_;
   scheduler::Promoter promoter_;
@@ -298,11 +330,12 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::JobStore jobs(redis, keys, 1, system_now);
     store::QueueStore queues(redis, keys, 1, system_now);
     workers::WorkerStore workers(redis, keys, system_now, "routes");
+    store::ConstraintStore constraints(redis, keys, system_now);
     metrics::Metrics metrics(1);
     http::Router router;
     add_routes(router,
                RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
-                         workers, queues, [] {}, [] {}, metrics});
+                         workers, queues, [] {}, [] {}, metrics, constraints, [] {}});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

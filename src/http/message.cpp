@@ -10,6 +10,8 @@ std::string_view to_string(Method method) {
       return "POST";
     case Method::put:
       return "PUT";
+    case Method::patch:
+      return "PATCH";
     case Method::del:
       return "DELETE";
     case Method::head:

@@ -10,7 +10,7 @@
 
 namespace jq::http {
 
-enum class Method { get, post, put, del, head, other };
+enum class Method { get, post, put, patch, del, head, other };
 
 std::string_view to_string(Method method);
 

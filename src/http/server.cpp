@@ -44,6 +44,8 @@ Method to_method(bhttp::verb verb) {
       return Method::post;
     case bhttp::verb::put:
       return Method::put;
+    case bhttp::verb::patch:
+      return Method::patch;
     case bhttp::verb::delete_:
       return Method::del;
     case bhttp::verb::head:

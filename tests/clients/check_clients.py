@@ -8,8 +8,9 @@ examples/node/pusher.mjs, examples/typescript/dist/pusher.js (compiled by run.sh
 examples/curl/quickstart.sh: so Python and Node meet in both directions, and JSON pushes meet
 MessagePack workers. For each run it checks the results the client printed (sum of [1, 2, 3] is 6,
 echo returns its argument exactly, bytes included where the client speaks MessagePack, a failing
-job's message comes from that worker, cancel, the 400s) and that the worker's counters at the master
-moved by the jobs the run pushed. First, without a master, it checks that
+job's message comes from that worker, cancel, the 400s, and for the Python and Node pushers the
+constraints API with an admin token) and that the worker's counters at the master moved by the
+jobs the run pushed. First, without a master, it checks that
 examples/typescript/src/schema.d.ts is what openapi/master.yaml generates now.
 
 Prints one line per check and a final "N passed, N failed" line; exits 1 when a check failed.
@@ -42,6 +43,8 @@ PUSHERS = {
 }
 # How each worker words its failure for `sum` of a string: proves which worker ran the job.
 SUM_FAILURE = {"python": "unsupported operand type", "node": "sum needs a list of numbers"}
+# The pushers that show the constraints API (with --constraints and an admin token).
+SHOWS_CONSTRAINTS = ("python", "node")
 # How each pusher prints the bytes 00 01 fe ff it sent and got back. The TypeScript pusher speaks
 # JSON, which has no binary type (like the curl quick start): it echoes JSON values only.
 BYTES_SHOWN = {"python": r"b'\x00\x01\xfe\xff'", "node": "Uint8Array(4) [ 0, 1, 254, 255 ]"}
@@ -76,7 +79,10 @@ def counters(cluster, worker_id):
 def check_pusher(t, cluster, pusher, worker, worker_id):
     tag = f"{pusher} pusher -> {worker} worker"
     before = counters(cluster, worker_id)
-    code, out, err = run(PUSHERS[pusher] + ["--master", cluster.url, "--token", TOKENS["push"]])
+    argv = PUSHERS[pusher] + ["--master", cluster.url, "--token", TOKENS["push"]]
+    if pusher in SHOWS_CONSTRAINTS:
+        argv += ["--constraints", "--admin-token", TOKENS["admin"]]
+    code, out, err = run(argv)
     if not t.check(code == 0, f"{tag}: exits 0", f"exit {code}\n" + "\n".join(out) + "\n" + err):
         return
     text = "\n".join(out)
@@ -104,10 +110,27 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
     line(r"refused: 400 invalid_job index=1 field=max_retries: job 1: unknown field .*",
          "a bad batch is refused: 400 invalid_job, index 1, field max_retries")
     line(r"refused: 400 invalid_job index=0 field=name: .*", "a bad name is refused: 400 invalid_job, field name")
+    if pusher in SHOWS_CONSTRAINTS:
+        check_constraint_lines(line)
     after = counters(cluster, worker_id)
     t.check(before[0] is not None and after == (before[0] + 4, before[1] + 1),
             f"{tag}: the {worker} worker ran the 5 jobs (4 succeeded, 1 failed)",
             f"succeeded/failed went from {before} to {after}")
+
+
+def check_constraint_lines(line):
+    """What a pusher prints of the constraints API (Python and JavaScript spell booleans and
+    null differently)."""
+    line(r"constraint created: demo-\w+-\d+ concurrency=5 rate=100/60s", "a constraint is created")
+    line(r"constraint created again: 409 conflict", "a taken constraint name is 409 conflict")
+    line(r"constraint demo-\w+-\d+: waiting=0 running=0 keys=0",
+         "a constraint is read with its live state")
+    line(r"constraint patched: paused=(True|true) rate=(None|null) concurrency=5",
+         "a patch changes only what it gives, null removes the rate")
+    line(r"constraint replaced: match=echo key=(None|null) concurrency=1",
+         "a put replaces the whole constraint")
+    line(r"constraints listed: (True|true)", "the constraint is listed")
+    line(r"constraint deleted: 404 not_found", "a deleted constraint is 404 not_found")
 
 
 def check_generated(t):

@@ -1043,6 +1043,126 @@ def check_queues(m, ctx):
                check=lambda v, h: None if v["pushed"] >= 1 and v["workers"] >= 2 else f"got {v}")
 
 
+def check_constraints(m, ctx):
+    """Every documented status of /v1/constraints but 500 and a PATCH's 409 (five lost
+    compare-and-sets in a row), and the request schemas agreeing with the server's rules."""
+    full = {"name": "c-full", "match": {"name": "mail.*", "argument": [
+        {"path": "/kind", "equals": "newsletter"}, {"path": "/tenant", "exists": True},
+        {"path": "/region", "in": ["eu", "us"]}, {"path": "/a~1b/0", "equals": {"k": [1, 2.5]}}]},
+        "key": "/tenant", "concurrency": 5, "rate": {"limit": 100, "period": 0.5, "burst": 10},
+        "paused": False}
+    same = lambda want: lambda v, h: None if v == want else f"got {v!r}"  # noqa: E731
+    for enc in ENCODINGS:
+        body = dict(full, name=f"c-{enc}")
+        m.call("create", "POST", "/v1/constraints", "/v1/constraints", 201, encoding=enc,
+               value=body, check=same(body))
+        minimal = {"name": f"c-min-{enc}", "match": {"name": "*"}}
+        m.call("create with the defaults", "POST", "/v1/constraints", "/v1/constraints", 201,
+               encoding=enc, value=minimal,
+               check=same({"name": f"c-min-{enc}", "match": {"name": "*", "argument": []},
+                           "key": None, "concurrency": None, "rate": None, "paused": False}))
+        m.call("a taken name", "POST", "/v1/constraints", "/v1/constraints", 409, encoding=enc,
+               value=body, agree=False, check=error_is("conflict"))
+    bad = [
+        ("no name", {"match": {"name": "*"}}, "invalid_job", "name"),
+        ("a name with a space", {"name": "a b", "match": {"name": "*"}}, "invalid_job", "name"),
+        ("a glob with a slash", {"name": "c", "match": {"name": "a/*"}}, "invalid_job",
+         "match.name"),
+        ("a path that is not a JSON Pointer",
+         {"name": "c", "match": {"name": "*", "argument": [
+             {"path": "/a", "exists": True}, {"path": "tenant", "exists": True}]}},
+         "invalid_job", "match.argument[1].path"),
+        ("a path with ~2", {"name": "c", "match": {"name": "*", "argument": [
+            {"path": "/a~2", "exists": True}]}}, "invalid_job", "match.argument[0].path"),
+        ("equals and in together", {"name": "c", "match": {"name": "*", "argument": [
+            {"path": "/a", "equals": 1, "in": [1]}]}}, "invalid_job", "match.argument[0].in"),
+        ("a condition without a test", {"name": "c", "match": {"name": "*", "argument": [
+            {"path": "/a"}]}}, "invalid_job", "match.argument[0]"),
+        ("an empty in", {"name": "c", "match": {"name": "*", "argument": [
+            {"path": "/a", "in": []}]}}, "invalid_job", "match.argument[0].in"),
+        ("a key that is not a JSON Pointer", {"name": "c", "match": {"name": "*"}, "key": "t"},
+         "invalid_job", "key"),
+        ("concurrency 0", {"name": "c", "match": {"name": "*"}, "concurrency": 0},
+         "invalid_job", "concurrency"),
+        ("period 0", {"name": "c", "match": {"name": "*"}, "rate": {"limit": 1, "period": 0}},
+         "invalid_job", "rate.period"),
+        ("burst -1", {"name": "c", "match": {"name": "*"},
+                      "rate": {"limit": 1, "period": 1, "burst": -1}}, "invalid_job", "rate.burst"),
+        ("an unknown field in rate", {"name": "c", "match": {"name": "*"},
+                                      "rate": {"limit": 1, "period": 1, "bursts": 1}},
+         "invalid_job", "rate.bursts"),
+        ("paused null", {"name": "c", "match": {"name": "*"}, "paused": None}, "invalid_job",
+         "paused"),
+        ("not a map", ["c"], "bad_request", None),
+    ]
+    for enc in ENCODINGS:
+        for what, value, code, field in bad:
+            m.call(what, "POST", "/v1/constraints", "/v1/constraints", 400, encoding=enc,
+                   value=value, check=error_is(code, field))
+        m.call("form-encoded body", "POST", "/v1/constraints", "/v1/constraints", 415,
+               encoding=enc, raw=b"name=c", content_type="application/x-www-form-urlencoded",
+               check=error_is("unsupported_media_type"))
+        m.call("body over max_body_bytes", "POST", "/v1/constraints", "/v1/constraints", 413,
+               encoding=enc, agree=False,
+               value={"name": "c", "match": {"name": "*", "argument": [
+                   {"path": "/a", "equals": "b" * MAX_BODY}]}},
+               check=error_is("payload_too_large"))
+        m.call("no token", "POST", "/v1/constraints", "/v1/constraints", 401, encoding=enc,
+               token=None, value=full, agree=False, check=error_is("unauthorized"),
+               skip_if={201: "auth is not enforced by this build"})
+        m.call("push token", "GET", "/v1/constraints", "/v1/constraints", 403, encoding=enc,
+               token="push", check=error_is("forbidden"))
+    for enc in ENCODINGS:
+        m.call("list", "GET", "/v1/constraints", "/v1/constraints", 200, encoding=enc,
+               check=lambda v, h: None if {"c-json", "c-msgpack"} <= {c["name"] for c in v}
+               else f"got {[c['name'] for c in v]}")
+    for enc in ENCODINGS:
+        name = f"c-{enc}"
+        m.call("one with its live state", "GET", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 200, encoding=enc,
+               check=lambda v, h: None if v["waiting"] == 0 and v["top_keys"] == [] else f"got {v}")
+        m.call("unknown", "GET", "/v1/constraints/nope", "/v1/constraints/{name}", 404,
+               encoding=enc, check=error_is("not_found"))
+        replacement = {"name": name, "match": {"name": "report.*"}, "concurrency": 2}
+        m.call("replace", "PUT", f"/v1/constraints/{name}", "/v1/constraints/{name}", 200,
+               encoding=enc, value=replacement,
+               check=lambda v, h: None if v["match"]["name"] == "report.*" and v["rate"] is None
+               else f"got {v}")
+        m.call("replace without the name", "PUT", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 200, encoding=enc, value={"match": {"name": "*"}})
+        m.call("replace under another name", "PUT", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 400, encoding=enc, agree=False,
+               value=dict(replacement, name="other"), check=error_is("invalid_job", "name"))
+        m.call("replace with a bad rate", "PUT", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 400, encoding=enc,
+               value={"match": {"name": "*"}, "rate": {"limit": 0, "period": 1}},
+               check=error_is("invalid_job", "rate.limit"))
+        m.call("replace an unknown name", "PUT", "/v1/constraints/nope", "/v1/constraints/{name}",
+               404, encoding=enc, value={"match": {"name": "*"}}, check=error_is("not_found"))
+        m.call("replace with a text body", "PUT", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 415, encoding=enc, raw=b"x", content_type="text/plain",
+               check=error_is("unsupported_media_type"))
+        m.call("patch", "PATCH", f"/v1/constraints/{name}", "/v1/constraints/{name}", 200,
+               encoding=enc, value={"paused": True, "rate": {"limit": 5, "period": 1}},
+               check=lambda v, h: None if v["paused"] is True and v["rate"]["burst"] == 0
+               else f"got {v}")
+        m.call("patch removing the rate", "PATCH", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 200, encoding=enc, value={"rate": None, "key": None},
+               check=lambda v, h: None if v["rate"] is None and v["key"] is None else f"got {v}")
+        m.call("patch with match null", "PATCH", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 400, encoding=enc, value={"match": None},
+               check=error_is("invalid_job", "match"))
+        m.call("patch an unknown name", "PATCH", "/v1/constraints/nope", "/v1/constraints/{name}",
+               404, encoding=enc, value={"paused": True}, check=error_is("not_found"))
+        m.call("patch with a text body", "PATCH", f"/v1/constraints/{name}",
+               "/v1/constraints/{name}", 415, encoding=enc, raw=b"x", content_type="text/plain",
+               check=error_is("unsupported_media_type"))
+        m.call("delete", "DELETE", f"/v1/constraints/{name}", "/v1/constraints/{name}", 204,
+               encoding=enc)
+        m.call("delete again", "DELETE", f"/v1/constraints/{name}", "/v1/constraints/{name}",
+               404, encoding=enc, check=error_is("not_found"))
+
+
 def check_auth(m, ctx):
     not_built = {200: "auth is not enforced by this build"}
     for enc in ENCODINGS:
@@ -1236,6 +1356,15 @@ def check_unavailable(m, ctx):
                encoding=enc, check=error_is("unavailable"))
         m.call("Redis is down", "POST", "/v1/jobs", "/v1/jobs", 503, encoding=enc,
                value={"name": "held"}, agree=False, check=error_is("unavailable"))
+        m.call("Redis is down", "GET", "/v1/constraints", "/v1/constraints", 503, encoding=enc,
+               check=error_is("unavailable"))
+        m.call("Redis is down", "POST", "/v1/constraints", "/v1/constraints", 503, encoding=enc,
+               value={"name": "held", "match": {"name": "*"}}, agree=False,
+               check=error_is("unavailable"))
+        for method, value in (("GET", NOTHING), ("PUT", {"match": {"name": "*"}}),
+                              ("PATCH", {"paused": True}), ("DELETE", NOTHING)):
+            m.call("Redis is down", method, "/v1/constraints/held", "/v1/constraints/{name}", 503,
+                   encoding=enc, value=value, agree=False, check=error_is("unavailable"))
 
 
 def main():
@@ -1264,6 +1393,7 @@ def main():
                 ("jobs", lambda: check_jobs(m, ctx)),
                 ("dead jobs", lambda: check_dead(m, ctx)),
                 ("queues", lambda: check_queues(m, ctx)),
+                ("constraints", lambda: check_constraints(m, ctx)),
                 ("auth", lambda: check_auth(m, ctx)),
                 ("roles", lambda: check_roles(m, ctx, tally)),
                 ("dispatch", lambda: check_dispatch(m, ctx, worker_spec, tally)),

@@ -53,6 +53,10 @@ json a_worker(int n) {
   return {{"url", "http://127.0.0.1:9/w" + std::to_string(n)}, {"names", {"no.such.jobs"}}};
 }
 
+json a_constraint() {
+  return {{"name", "c1"}, {"match", {{"name", "*"}}}, {"concurrency", 1}};
+}
+
 void check_error(const HttpResult& res, int status, const std::string& code) {
   CHECK(res.status == status);
   const json body = res.value();
@@ -140,6 +144,9 @@ TEST_CASE("a push token can push, read, cancel and fetch results, and nothing el
   check_error(call(f.http, "GET", "/v1/stats", kPushToken), 403, "forbidden");
   check_error(call(f.http, "GET", "/v1/workers", kPushToken), 403, "forbidden");
   check_error(call(f.http, "GET", "/v1/dead", kPushToken), 403, "forbidden");
+  check_error(call(f.http, "GET", "/v1/constraints", kPushToken), 403, "forbidden");
+  check_error(call(f.http, "POST", "/v1/constraints", kPushToken, a_constraint()), 403,
+              "forbidden");
 }
 
 TEST_CASE("a worker token can register and heartbeat workers, and nothing else", "[http]") {
@@ -158,6 +165,9 @@ TEST_CASE("a worker token can register and heartbeat workers, and nothing else",
   check_error(call(f.http, "GET", "/v1/workers", kWorkerToken), 403, "forbidden");
   check_error(call(f.http, "DELETE", "/v1/workers/" + worker_id, kWorkerToken), 403, "forbidden");
   check_error(call(f.http, "GET", "/v1/queues", kWorkerToken), 403, "forbidden");
+  check_error(call(f.http, "GET", "/v1/constraints", kWorkerToken), 403, "forbidden");
+  check_error(call(f.http, "PATCH", "/v1/constraints/c1", kWorkerToken, json{{"paused", true}}),
+              403, "forbidden");
 }
 
 TEST_CASE("an admin token can do everything", "[http]") {
@@ -177,6 +187,13 @@ TEST_CASE("an admin token can do everything", "[http]") {
   CHECK(call(f.http, "GET", "/v1/stats", kAdminToken).status == 200);
   CHECK(call(f.http, "DELETE", "/v1/jobs/" + id, kAdminToken).status == 204);
   CHECK(call(f.http, "DELETE", "/v1/workers/" + worker_id, kAdminToken).status == 204);
+  CHECK(call(f.http, "POST", "/v1/constraints", kAdminToken, a_constraint()).status == 201);
+  CHECK(call(f.http, "GET", "/v1/constraints", kAdminToken).status == 200);
+  CHECK(call(f.http, "GET", "/v1/constraints/c1", kAdminToken).status == 200);
+  CHECK(call(f.http, "PUT", "/v1/constraints/c1", kAdminToken, a_constraint()).status == 200);
+  CHECK(call(f.http, "PATCH", "/v1/constraints/c1", kAdminToken, json{{"paused", true}}).status ==
+        200);
+  CHECK(call(f.http, "DELETE", "/v1/constraints/c1", kAdminToken).status == 204);
 }
 
 TEST_CASE("with auth on, /healthz and /readyz stay open", "[http]") {

@@ -339,6 +339,70 @@ TEST_CASE("jqctl stats prints every counter", "[http]") {
   CHECK(stats["ready"] == 1);
 }
 
+TEST_CASE("jqctl creates, lists, shows, replaces, patches and deletes constraints", "[http]") {
+  Fixture f;
+  TempDir dir;
+  const std::string file = dir.file("constraint.json");
+  std::ofstream(file) << R"({"name": "mail", "match": {"name": "mail.*"}, "key": "/tenant",
+                             "concurrency": 5, "rate": {"limit": 10, "period": 60}})";
+  const json created = f.ok({"constraints", "create", "--file", file});
+  CHECK(created["name"] == "mail");
+  CHECK(created["rate"] == json{{"limit", 10}, {"period", 60}, {"burst", 0}});
+  CHECK(created["paused"] == false);
+
+  const ProgramResult again = f.ctl({"constraints", "create", "--file", file});
+  CHECK(again.exit_code == kExitConflict);
+  check_error_line(again, "constraint mail exists");
+
+  CHECK(f.ok({"constraints", "list"}) == json::array({created}));
+  const json shown = f.ok({"constraints", "get", "mail"});
+  CHECK(shown["concurrency"] == 5);
+  CHECK(shown["waiting"] == 0);
+  CHECK(shown["top_keys"] == json::array());
+
+  const json replaced = f.ok({"constraints", "replace", "mail", "--json",
+                              R"({"match": {"name": "mail.send"}, "paused": true})"});
+  CHECK(replaced["match"]["name"] == "mail.send");
+  CHECK(replaced["concurrency"].is_null());
+  CHECK(replaced["paused"] == true);
+
+  const json patched = f.ok({"constraints", "patch", "mail", "--file", "-"},
+                            R"({"paused": false, "concurrency": 2})");
+  CHECK(patched["paused"] == false);
+  CHECK(patched["concurrency"] == 2);
+  CHECK(patched["match"]["name"] == "mail.send");
+
+  const ProgramResult removed = f.ctl({"constraints", "delete", "mail"});
+  CHECK(removed.exit_code == 0);
+  CHECK(removed.out.empty());
+  const ProgramResult gone = f.ctl({"constraints", "get", "mail"});
+  CHECK(gone.exit_code == kExitNotFound);
+  check_error_line(gone, "no constraint mail");
+}
+
+TEST_CASE("jqctl constraints exits 4 for a missing or bad body and the master's 400", "[http]") {
+  Fixture f;
+  const ProgramResult no_body = f.ctl({"constraints", "create"});
+  CHECK(no_body.exit_code == kExitBadInput);
+  check_error_line(no_body, "--file PATH (- for stdin) or --json TEXT");
+  const ProgramResult not_object = f.ctl({"constraints", "create", "--json", "[1]"});
+  CHECK(not_object.exit_code == kExitBadInput);
+  check_error_line(not_object, "--json must hold one constraint (a JSON object)");
+  const ProgramResult not_json = f.ctl({"constraints", "create", "--json", "{"});
+  CHECK(not_json.exit_code == kExitBadInput);
+  check_error_line(not_json, "--json is not valid JSON");
+  const ProgramResult both = f.ctl({"constraints", "create", "--json", "{}", "--file", "-"});
+  CHECK(both.exit_code == kExitBadInput);
+  const ProgramResult invalid =
+      f.ctl({"constraints", "create", "--json",
+             R"({"name": "c", "match": {"name": "*"}, "rate": {"limit": 1, "period": 0}})"});
+  CHECK(invalid.exit_code == kExitBadInput);
+  check_error_line(invalid, "rate.period");
+  const ProgramResult unknown = f.ctl({"constraints", "patch", "nope", "--json", "{}"});
+  CHECK(unknown.exit_code == kExitNotFound);
+  CHECK(f.ok({"constraints", "list"}) == json::array());
+}
+
 TEST_CASE("jqctl exits 3 for an unknown id", "[http]") {
   Fixture f;
   const ProgramResult r = f.ctl({"job", "0-000000999"});

@@ -270,3 +270,34 @@ TEST_CASE("bytes that are not MessagePack match as far as they can be read", "[u
   CHECK_FALSE(msgpack_equal("", ""));
   CHECK_FALSE(msgpack_equal("\xc1", "\xc1"));
 }
+
+TEST_CASE("constraints sharing a path each judge its one value, beyond the cached paths too",
+          "[unit]") {
+  std::vector<Constraint> constraints;
+  // 20 constraints on 20 distinct paths (more than kMaxCachedPaths), then 3 on one shared path.
+  for (int i = 0; i < 20; ++i) {
+    constraints.push_back(constraint(R"({"name":"p)" + std::to_string(100 + i) +
+                                     R"(","match":{"name":"*","argument":[{"path":"/k)" +
+                                     std::to_string(i) + R"(","equals":)" + std::to_string(i) +
+                                     R"(}]},"key":"/k)" + std::to_string(i) + R"("})"));
+  }
+  constraints.push_back(
+      constraint(R"({"name":"s1","match":{"name":"*","argument":[{"path":"/t","equals":"a"}]}})"));
+  constraints.push_back(constraint(
+      R"({"name":"s2","match":{"name":"*","argument":[{"path":"/t","in":["b","a"]}]}})"));
+  constraints.push_back(constraint(
+      R"({"name":"s3","match":{"name":"*","argument":[{"path":"/t","exists":false}]},"key":"/t"})"));
+  const JobMatcher m(constraints);
+  std::string doc = R"({"t":"a")";
+  for (int i = 0; i < 20; i += 2) doc += ",\"k" + std::to_string(i) + "\":" + std::to_string(i);
+  const auto matched = m.match("job", arg(doc + "}"));
+  std::vector<MatchedConstraint> expected;
+  for (int i = 0; i < 20; i += 2) {
+    expected.push_back({"p" + std::to_string(100 + i), std::to_string(i)});
+  }
+  expected.push_back({"s1", ""});
+  expected.push_back({"s2", ""});
+  CHECK(matched == expected);
+  CHECK(m.match("job", arg(R"({"t":"b"})")) == std::vector<MatchedConstraint>{{"s2", ""}});
+  CHECK(m.match("job", arg("{}")) == std::vector<MatchedConstraint>{{"s3", "null"}});
+}

@@ -342,6 +342,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/constraints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the constraints
+         * @description Every constraint, sorted by name, without its live state.
+         */
+        get: operations["listConstraints"];
+        put?: never;
+        /**
+         * Create a constraint
+         * @description Stores a constraint under a new `name`; every master reloads its constraints at once.
+         *     **Holding jobs at dispatch (concurrency, rate, paused) is not built yet**: today a
+         *     constraint is stored, listed and shown, and its live state reads zero until the
+         *     dispatch side keeps it.
+         */
+        post: operations["createConstraint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/constraints/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A constraint's name.
+                 * @example mail-per-tenant
+                 */
+                name: components["parameters"]["ConstraintNamePath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a constraint with its live state
+         * @description The constraint plus what it holds now: jobs waiting, attempts running, the keys with
+         *     either, and the 20 keys with the most waiting. The numbers come from what the dispatch
+         *     side keeps in Redis; until holding jobs at dispatch is built they read zero.
+         */
+        get: operations["getConstraint"];
+        /**
+         * Replace a constraint
+         * @description Replaces the whole constraint: fields left out take their defaults. `name` may be left
+         *     out; when given it must be the one in the URL (`400`, `field: "name"`), which this schema
+         *     cannot say. Does not create: an unknown name is `404`.
+         */
+        put: operations["replaceConstraint"];
+        post?: never;
+        /** Delete a constraint */
+        delete: operations["deleteConstraint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a constraint
+         * @description Changes the fields given and keeps the others. `null` removes `key`, `concurrency` or
+         *     `rate`; `match` and `rate` are replaced whole (a `rate` without `burst` sets it to 0).
+         *     `name`, when given, must be the one in the URL. Concurrent changes of one constraint
+         *     are merged one after the other, never lost.
+         */
+        patch: operations["patchConstraint"];
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -794,6 +863,124 @@ export interface components {
             workers: components["schemas"]["Count"];
             uptime_seconds: number;
         };
+        /**
+         * @description A constraint name: 1-128 bytes of `A-Z a-z 0-9 _ . : -`; the id in URLs.
+         * @example mail-per-tenant
+         */
+        ConstraintName: string;
+        /**
+         * @description A JSON Pointer (RFC 6901) into the job's argument: `""` for the whole argument, or `/`
+         *     followed by reference tokens separated by `/`, with `~0` for `~` and `~1` for `/`; at
+         *     most 256 bytes and 64 tokens. A token indexes a map by its (string) key and an array by
+         *     a decimal index without leading zeros.
+         * @example /tenant
+         * @example /items/0/sku
+         */
+        JsonPointer: string;
+        /**
+         * @description One condition on the job's argument: a `path` and exactly one of `equals`, `in` and
+         *     `exists`. Values compare by meaning (numbers by value whatever their encoding, `5`
+         *     equals `5.0`; maps whatever the order of their keys). A path that is missing or runs
+         *     into something that is neither a map nor an array fails `equals`, `in` and
+         *     `exists: true`, and passes `exists: false`.
+         */
+        ArgumentCondition: {
+            path: components["schemas"]["JsonPointer"];
+            equals: components["schemas"]["AnyValue"];
+        } | {
+            path: components["schemas"]["JsonPointer"];
+            in: components["schemas"]["AnyValue"][];
+        } | {
+            path: components["schemas"]["JsonPointer"];
+            exists: boolean;
+        };
+        /** @description Which jobs the constraint limits. */
+        ConstraintMatch: {
+            /**
+             * @description A glob on the job name: `*` any run of characters, `?` one; `"*"` matches every name.
+             * @example mail.*
+             */
+            name: string;
+            /** @description Conditions that must all hold (none by default). */
+            argument?: components["schemas"]["ArgumentCondition"][];
+        };
+        /**
+         * @description At most `limit` starts per `period` seconds, spread evenly (generic cell rate); after a
+         *     quiet spell up to `1 + burst` start at once.
+         */
+        RateLimit: {
+            limit: number;
+            /** @description Seconds; fractions allowed (rounded up to the millisecond). */
+            period: number;
+            /** @default 0 */
+            burst?: number;
+        };
+        /**
+         * @description The fields of a constraint as a client sends them. Unknown keys are rejected
+         *     (`invalid_job`, `field` = the key's path, e.g. `rate.bursts`).
+         */
+        ConstraintFields: {
+            name?: components["schemas"]["ConstraintName"];
+            match?: components["schemas"]["ConstraintMatch"];
+            /**
+             * @description One separate limit per distinct value at this path (a job without it counts in the
+             *     key `null`); null or absent = one limit for all.
+             */
+            key?: components["schemas"]["JsonPointer"] | null;
+            /** @description At most this many running at once (per key); null or absent = no limit. */
+            concurrency?: number | null;
+            /** @description Null or absent = no limit. */
+            rate?: components["schemas"]["RateLimit"] | null;
+            /**
+             * @description true = nothing it matches starts.
+             * @default false
+             */
+            paused?: boolean;
+        };
+        /** @description A constraint to create (`POST`). */
+        NewConstraint: WithRequired<components["schemas"]["ConstraintFields"], "name" | "match">;
+        /** @description A whole constraint (`PUT`); `name` may be left out. */
+        ConstraintReplacement: WithRequired<components["schemas"]["ConstraintFields"], "match">;
+        /** @description Any of the fields (`PATCH`); `null` removes `key`, `concurrency` or `rate`. */
+        ConstraintPatch: components["schemas"]["ConstraintFields"];
+        /** @description A constraint as the master answers it; optional fields absent are null. */
+        Constraint: {
+            name: components["schemas"]["ConstraintName"];
+            match: WithRequired<components["schemas"]["ConstraintMatch"], "name" | "argument">;
+            key: components["schemas"]["JsonPointer"] | null;
+            concurrency: number | null;
+            rate: WithRequired<components["schemas"]["RateLimit"], "limit" | "period" | "burst"> | null;
+            paused: boolean;
+        };
+        ConstraintList: components["schemas"]["Constraint"][];
+        ConstraintKeyState: {
+            /**
+             * @description The key value as text (a string as itself, anything else as its JSON text, `null`
+             *     for none), at most 256 bytes; `""` for a constraint without `key`.
+             */
+            key: string;
+            waiting: components["schemas"]["Count"];
+            running: components["schemas"]["Count"];
+            /** @description When the rate lets this key start its next job; null when it may now (or there is no rate). */
+            next_start_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description A constraint with what it holds now. */
+        ConstraintState: {
+            name: components["schemas"]["Constraint"]["name"];
+            match: components["schemas"]["Constraint"]["match"];
+            key: components["schemas"]["Constraint"]["key"];
+            concurrency: components["schemas"]["Constraint"]["concurrency"];
+            rate: components["schemas"]["Constraint"]["rate"];
+            paused: boolean;
+            /** @description Jobs held by the constraint, over all keys. */
+            waiting: components["schemas"]["Count"];
+            /** @description Attempts running under it (live leases), over all keys. */
+            running: components["schemas"]["Count"];
+            /** @description Keys with waiting or running jobs. */
+            keys: components["schemas"]["Count"];
+            /** @description The keys with the most waiting jobs, most first. */
+            top_keys: components["schemas"]["ConstraintKeyState"][];
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -916,6 +1103,33 @@ export interface components {
          *     without `field`: the request is not valid HTTP.
          */
         BadQueueName: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/msgpack": components["schemas"]["BadRequestError"];
+                "application/json": components["schemas"]["BadRequestError"];
+            };
+        };
+        /** @description The constraint after the change (every field, absent ones null). */
+        ConstraintChanged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/msgpack": components["schemas"]["Constraint"];
+                "application/json": components["schemas"]["Constraint"];
+            };
+        };
+        /**
+         * @description `invalid_job` with `field` naming the field by its path in the object (`name`,
+         *     `match.name`, `match.argument[1].path`, `rate.period`, an unknown key such as
+         *     `rate.bursts`): a missing, unknown or wrong field, a condition without exactly one of
+         *     `equals`, `in` and `exists`, or a `PUT`/`PATCH` body whose `name` is not the URL's.
+         *     `bad_request` without `field`: the body is not valid MessagePack/JSON or not a map, or
+         *     the request is not valid HTTP.
+         */
+        BadConstraint: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1047,6 +1261,11 @@ export interface components {
          * @example email.send
          */
         QueueNamePath: components["schemas"]["JobName"];
+        /**
+         * @description A constraint's name.
+         * @example mail-per-tenant
+         */
+        ConstraintNamePath: components["schemas"]["ConstraintName"];
     };
     requestBodies: never;
     headers: {
@@ -1659,6 +1878,216 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listConstraints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The constraints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConstraintList"];
+                    "application/json": components["schemas"]["ConstraintList"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["NewConstraint"];
+                "application/x-msgpack": components["schemas"]["NewConstraint"];
+                "application/json": components["schemas"]["NewConstraint"];
+            };
+        };
+        responses: {
+            /** @description Created; the constraint as stored (every field, absent ones null). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["Constraint"];
+                    "application/json": components["schemas"]["Constraint"];
+                };
+            };
+            400: components["responses"]["BadConstraint"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a constraint of this `name` exists (`PUT` replaces it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A constraint's name.
+                 * @example mail-per-tenant
+                 */
+                name: components["parameters"]["ConstraintNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The constraint and its live state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConstraintState"];
+                    "application/json": components["schemas"]["ConstraintState"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A constraint's name.
+                 * @example mail-per-tenant
+                 */
+                name: components["parameters"]["ConstraintNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["ConstraintReplacement"];
+                "application/x-msgpack": components["schemas"]["ConstraintReplacement"];
+                "application/json": components["schemas"]["ConstraintReplacement"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ConstraintChanged"];
+            400: components["responses"]["BadConstraint"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A constraint's name.
+                 * @example mail-per-tenant
+                 */
+                name: components["parameters"]["ConstraintNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchConstraint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A constraint's name.
+                 * @example mail-per-tenant
+                 */
+                name: components["parameters"]["ConstraintNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["ConstraintPatch"];
+                "application/x-msgpack": components["schemas"]["ConstraintPatch"];
+                "application/json": components["schemas"]["ConstraintPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ConstraintChanged"];
+            400: components["responses"]["BadConstraint"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `conflict`: the constraint kept changing (other masters' changes) while this patch
+             *     was merged into it, five times in a row; send it again.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -1801,3 +2230,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -1,0 +1,16 @@
+// /v1/constraints: create, list, read (with the live state), replace, patch, delete. Admin only.
+#pragma once
+
+#include <functional>
+
+#include "src/http/router.hpp"
+#include "src/store/constraint_store.hpp"
+
+namespace jq::http {
+
+// `on_changed` runs after a definition changed, so this master reloads its constraints at once
+// (other masters hear it through Redis).
+void add_constraint_routes(Router& router, store::ConstraintStore& constraints,
+                           std::function<void()> on_changed);
+
+}  // namespace jq::http
