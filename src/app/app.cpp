@@ -159,6 +159,7 @@ class Daemon {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
                   metrics_, constraints_, [this] { constraint_cache_.changed(); }});
+    store_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =

@@ -6,6 +6,7 @@
 
 #include "src/redis/bindings/constraint_state.hpp"
 #include "src/redis/bindings/constraint_writes.hpp"
+#include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::store {
 namespace {
@@ -15,6 +16,7 @@ using redis::bindings::ConstraintState;
 using redis::bindings::CreateConstraint;
 using redis::bindings::RemoveConstraint;
 using redis::bindings::UpdateConstraint;
+using redis::bindings::WakeConstraints;
 
 StoreError no_constraint(const std::string& name) {
   return StoreError{StoreErrc::not_found, "no constraint " + name};
@@ -143,6 +145,7 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::replace(
     co_return unexpected(StoreError::bad_reply(redis::bindings::bad_reply(
         UpdateConstraint::id, "changed without an expected definition", *reply)));
   }
+  if (written->status == UpdateConstraint::Status::replaced) co_await wake_held(c.name);
   co_return std::move(c);
 }
 
@@ -165,6 +168,8 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     if (!written) co_return unexpected(StoreError::bad_reply(written.error()));
     switch (written->status) {
       case UpdateConstraint::Status::replaced:
+        co_await wake_held(name);
+        co_return std::move(changed);
       case UpdateConstraint::Status::unchanged:
         co_return std::move(changed);
       case UpdateConstraint::Status::not_found:  // removed since it was read
@@ -188,7 +193,31 @@ asio::awaitable<Expected<void, StoreError>> ConstraintStore::remove(std::string 
   if (written->status == RemoveConstraint::Status::not_found) {
     co_return unexpected(no_constraint(name));
   }
+  co_await wake_held(name);
   co_return Expected<void, StoreError>{};
+}
+
+// A failure here is logged, not answered: the change itself is stored. The jobs it leaves held
+// start when the key's next attempt ends or the constraint changes again.
+asio::awaitable<void> ConstraintStore::wake_held(const std::string& name) {
+  constexpr std::int64_t kRound = 1000;
+  for (;;) {
+    redis::ScriptCall call =
+        WakeConstraints::call(WakeConstraints::keys(keys_), {now_ms(), name, kRound});
+    auto reply = co_await eval(std::move(call));
+    if (!reply) {
+      spdlog::warn("constraint {} changed, but its held jobs could not be woken: {}", name,
+                   reply.error().message);
+      co_return;
+    }
+    auto woken = WakeConstraints::decode(*reply);
+    if (!woken) {
+      spdlog::warn("constraint {} changed, but waking its held jobs answered oddly: {}", name,
+                   StoreError::bad_reply(woken.error()).message);
+      co_return;
+    }
+    if (woken->woken == 0 || woken->next == 0) co_return;
+  }
 }
 
 // Replace first: the usual case at a restart is a constraint that is already there. A create

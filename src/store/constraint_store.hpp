@@ -72,6 +72,9 @@ class ConstraintStore {
   asio::awaitable<Expected<ConstraintLiveState, StoreError>> live_state(api::Constraint c);
 
  private:
+  // After a change or removal of `name`: its held jobs that may start now try again
+  // (wakeConstraints), in rounds until none is left or none could wake.
+  asio::awaitable<void> wake_held(const std::string& name);
   // The stored bytes of `name`; nullopt when there is none.
   asio::awaitable<Expected<std::optional<std::string>, StoreError>> read(std::string name);
   asio::awaitable<Expected<redis::Reply, StoreError>> eval(redis::ScriptCall call);
