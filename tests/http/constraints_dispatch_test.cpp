@@ -1,0 +1,134 @@
+// Constraints at dispatch end to end: real Redis, real jqworker servers, one or two masters
+// (contract: "Constraints").
+#include <catch2/catch.hpp>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::HttpClient;
+using jq::test::RedisServer;
+using jq::test::wait_until;
+using jq::test::Worker;
+using nlohmann::json;
+
+namespace {
+
+void register_worker(const HttpClient& http, const Worker& worker, json names, int concurrency) {
+  auto res =
+      http.post("/v1/workers",
+                {{"url", worker.url()}, {"names", std::move(names)}, {"concurrency", concurrency}});
+  REQUIRE((res.status == 201 || res.status == 200));
+}
+
+std::string push(const HttpClient& http, json job) {
+  auto res = http.post("/v1/jobs", job);
+  REQUIRE(res.status == 201);
+  return res.value()["id"];
+}
+
+void create(const HttpClient& http, json constraint) {
+  auto res = http.post("/v1/constraints", constraint);
+  INFO(res.body);
+  REQUIRE(res.status == 201);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a keyed concurrency limit holds a tenant's extra jobs while other tenants and names "
+    "run, and shows them waiting",
+    "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "mail-per-tenant"},
+                {"match", {{"name", "mail.*"}}},
+                {"key", "/tenant"},
+                {"concurrency", 2}});
+  std::vector<std::string> a;
+  for (int i = 0; i < 5; ++i) {
+    a.push_back(
+        push(http, {{"name", "mail.send"}, {"argument", {{"tenant", "a"}, {"sleep_ms", 300}}}}));
+  }
+  const std::string b = push(http, {{"name", "mail.send"}, {"argument", {{"tenant", "b"}}}});
+  const std::string other = push(http, {{"name", "report"}});
+
+  Worker mail, reports;
+  register_worker(http, mail, {"mail.send"}, 10);
+  register_worker(http, reports, {"report"}, 10);
+  REQUIRE(wait_until([&] { return reports.stats()["received"] == 1; }, 10s));
+  REQUIRE(wait_until([&] { return mail.stats()["received"] >= 3; }, 10s));  // a, a and b
+  const json state = http.get("/v1/constraints/mail-per-tenant").value();
+  INFO(state.dump());
+  CHECK(state["running"].get<int>() <= 2);
+  const json held = http.get("/v1/jobs/" + a[4]).value();
+  CHECK(held["state"] == "queued");
+  CHECK(held["blocked_by"] == "mail-per-tenant");
+
+  REQUIRE(wait_until([&] { return mail.stats()["received"] == 6; }, 20s));
+  CHECK(mail.stats()["max_in_flight"] == 3);  // two of tenant a, plus tenant b
+  CHECK(http.get("/v1/constraints/mail-per-tenant").value()["waiting"] == 0);
+}
+
+TEST_CASE("a concurrency limit is exact across two masters on one Redis", "[http]") {
+  RedisServer redis;
+  Daemon first({redis.url()});
+  Daemon second({redis.url()});
+  create(first.http(), {{"name", "one-at-a-time"}, {"match", {{"name", "*"}}}, {"concurrency", 1}});
+  // Wait until the second master has loaded it: its pushes must match it too.
+  REQUIRE(wait_until(
+      [&] { return second.http().get("/v1/constraints/one-at-a-time").status == 200; }, 10s));
+  for (int i = 0; i < 6; ++i) {
+    push((i % 2 ? first : second).http(), {{"name", "serial"}, {"argument", {{"sleep_ms", 100}}}});
+  }
+  Worker worker;
+  register_worker(first.http(), worker, {"serial"}, 10);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 6; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 1);
+}
+
+TEST_CASE("a rate limit spreads starts over its period", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "slowly"},
+                {"match", {{"name", "tick"}}},
+                {"rate", {{"limit", 4}, {"period", 1}, {"burst", 0}}}});
+  Worker worker;
+  register_worker(http, worker, {"tick"}, 10);
+  const auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i) push(http, {{"name", "tick"}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 5; }, 10s));
+  // Starts at 0, 0.25, 0.5, 0.75 and 1.0 s: the last cannot come before 1 s.
+  CHECK(std::chrono::steady_clock::now() - started >= 950ms);
+}
+
+TEST_CASE("pausing a constraint holds what it matches, and resuming or deleting it lets them run",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "gate"}, {"match", {{"name", "gated"}}}, {"paused", true}});
+  create(http, {{"name", "one"}, {"match", {{"name", "solo"}}}, {"concurrency", 1}});
+  const std::string gated = push(http, {{"name", "gated"}});
+  const std::string free = push(http, {{"name", "free"}});
+  push(http, {{"name", "solo"}, {"argument", {{"sleep_ms", 60000}}}});
+  const std::string second_solo = push(http, {{"name", "solo"}});
+  Worker worker;
+  register_worker(http, worker, {"gated", "free", "solo"}, 10);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));  // free, first solo
+  REQUIRE(wait_until(
+      [&] { return http.get("/v1/jobs/" + gated).value().value("blocked_by", "") == "gate"; },
+      10s));
+  CHECK(http.get("/v1/jobs/" + second_solo).value()["blocked_by"] == "one");
+
+  auto resumed = http.request("PATCH", "/v1/constraints/gate", json({{"paused", false}}).dump(),
+                              {{"Content-Type", "application/json"}});
+  REQUIRE(resumed.status == 200);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 3; }, 10s));
+  CHECK(http.del("/v1/constraints/one").status == 204);  // the long solo job still runs
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 10s));
+}
