@@ -42,6 +42,7 @@
 #include "src/store/dispatch_store.hpp"
 #include "src/store/job_store.hpp"
 #include "src/store/queue_store.hpp"
+#include "src/store/reclassifier.hpp"
 #include "src/workers/worker_store.hpp"
 
 namespace jq::app {
@@ -110,7 +111,7 @@ struct RouteDeps {
   std::function<void()> on_workers_changed;
   metrics::Metrics& metrics;
   store::ConstraintStore& constraints;
-  std::function<void()> on_constraints_changed;
+  std::function<asio::awaitable<void>()> on_constraints_changed;
 };
 
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
@@ -141,6 +142,7 @@ class Daemon {
         workers_(redis_, keys_, system_now, make_master_id()),
         constraints_(redis_, keys_, system_now),
         constraint_cache_(io_.get_executor(), constraints_),
+        reclassifier_(redis_, keys_, config.shards, system_now),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
         promoter_(io_, redis_, dispatch_store_),
@@ -158,7 +160,7 @@ class Daemon {
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
-                  metrics_, constraints_, [this] { constraint_cache_.changed(); }});
+                  metrics_, constraints_, [this] { return constraints_changed(); }});
     store_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
@@ -232,7 +234,41 @@ class Daemon {
         config_constraints_applied_ = false;
       }
     }
-    if (!config_.constraints.empty()) constraint_cache_.changed();
+    if (!config_.constraints.empty()) co_await constraints_changed();
+  }
+
+  // This master changed the constraints: its snapshot reloads before the change is answered (a
+  // push that follows the answer is matched against it), and the jobs already stored are
+  // matched again against it (one pass at a time; a change during a pass asks for another).
+  asio::awaitable<void> constraints_changed() {
+    co_await constraint_cache_.reload();
+    reclassify_again_ = true;
+    if (!reclassify_running_.exchange(true)) asio::co_spawn(io_, reclassify(), asio::detached);
+  }
+
+  asio::awaitable<void> reclassify() {
+    do {
+      reclassify_again_ = false;
+      // The pass must match against the changed definitions: wait (briefly) for the snapshot.
+      auto version = co_await constraints_.version();
+      asio::steady_timer timer(io_);
+      for (int i = 0; version && i < 250 && constraint_cache_.current()->version() < *version;
+           ++i) {
+        timer.expires_after(std::chrono::milliseconds(20));
+        co_await timer.async_wait(asio::use_awaitable);
+      }
+      const auto snapshot = constraint_cache_.current();
+      auto changed = co_await reclassifier_.run(*snapshot);
+      if (!changed) {
+        spdlog::warn(
+            "jobs already stored were not matched again against the changed "
+            "constraints: {}; the next change tries again",
+            changed.error().message);
+      } else if (*changed > 0) {
+        spdlog::info("{} stored jobs matched again against the changed constraints", *changed);
+      }
+      reclassify_running_ = false;
+    } while (reclassify_again_ && !reclassify_running_.exchange(true));
   }
 
   // Workers listed in the config file behave like registered ones without a heartbeat.
@@ -306,6 +342,9 @@ class Daemon {
   store::ConstraintStore constraints_;
   // The constraints this master matches pushed jobs against (ConstraintCache::current()).
   store::ConstraintCache constraint_cache_;
+  store::Reclassifier reclassifier_;
+  std::atomic<bool> reclassify_running_{false};
+  std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
   dispatch::Dispatcher dispatcher_;
   scheduler::Scheduler scheduler_;
@@ -334,9 +373,9 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::ConstraintStore constraints(redis, keys, system_now);
     metrics::Metrics metrics(1);
     http::Router router;
-    add_routes(router,
-               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
-                         workers, queues, [] {}, [] {}, metrics, constraints, [] {}});
+    add_routes(router, RouteDeps{stopping, jobs, api::JobDefaults{}, waiters,
+                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics,
+                                 constraints, []() -> asio::awaitable<void> { co_return; }});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -4,10 +4,23 @@
 #include <charconv>
 
 #include <spdlog/spdlog.h>
+#include <msgpack.hpp>
 
 #include "src/store/constraint_store.hpp"
 
 namespace jq::store {
+
+std::string encode_matched(const std::vector<api::MatchedConstraint>& matched) {
+  if (matched.empty()) return {};
+  msgpack::sbuffer out;
+  msgpack::packer<msgpack::sbuffer> pk(out);
+  pk.pack_array(static_cast<std::uint32_t>(matched.size() * 2));
+  for (const api::MatchedConstraint& m : matched) {
+    pk.pack(m.constraint);
+    pk.pack(m.key);
+  }
+  return std::string(out.data(), out.size());
+}
 
 namespace {
 
@@ -67,9 +80,26 @@ asio::awaitable<Periodic::Duration> ConstraintCache::step() {
     co_return kRetry;
   }
   spdlog::info("constraints: {} loaded (version {})", set->constraints().size(), set->version());
-  current_.store(std::make_shared<const ConstraintSet>(std::move(*set)));
-  loaded_.store(true);
+  install(std::move(*set));
   co_return kRecheck;
+}
+
+asio::awaitable<void> ConstraintCache::reload() {
+  auto set = co_await store_.load();
+  if (!set) {
+    loop_.poke();  // the loop retries
+    co_return;
+  }
+  install(std::move(*set));
+}
+
+void ConstraintCache::install(ConstraintSet set) {
+  auto next = std::make_shared<const ConstraintSet>(std::move(set));
+  std::shared_ptr<const ConstraintSet> now = current_.load();
+  do {
+    if (loaded_.load() && now->version() >= next->version()) return;
+  } while (!current_.compare_exchange_weak(now, next));
+  loaded_.store(true);
 }
 
 }  // namespace jq::store

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,10 @@
 namespace jq::store {
 
 class ConstraintStore;
+
+// The constraints a job matched, as the scripts keep them (R_CONSTRAINTS): a MessagePack array
+// name1, key1, ...; empty for none.
+std::string encode_matched(const std::vector<api::MatchedConstraint>& matched);
 
 class ConstraintSet {
  public:
@@ -62,6 +67,8 @@ class ConstraintCache {
   void stop();
   void on_event(const events::Event& event);  // any thread
   void changed();                             // any thread
+  // Loads the constraints now (this master just changed them): a push after it sees the change.
+  asio::awaitable<void> reload();
 
   // Never null; empty until the first load.
   std::shared_ptr<const ConstraintSet> current() const { return current_.load(); }
@@ -69,6 +76,8 @@ class ConstraintCache {
 
  private:
   asio::awaitable<Periodic::Duration> step();
+  // Makes `set` current unless a snapshot as new is there already (two loads may race).
+  void install(ConstraintSet set);
 
   ConstraintStore& store_;
   std::atomic<std::shared_ptr<const ConstraintSet>> current_;

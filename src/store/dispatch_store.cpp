@@ -143,9 +143,9 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
 
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std::string name,
                                                                    int attempt) {
-  redis::ScriptCall call = ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                                            {id.field, attempt, keys_.events_channel(), id.shard,
-                                             now_ms()});
+  redis::ScriptCall call =
+      ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
+                       {id.field, attempt, keys_.events_channel(), id.shard, now_ms()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);

@@ -26,6 +26,7 @@ enum Slot : std::size_t {
   kOrderingKey,
   kReadyAtMs,  // R_READY_AT_MS: when a scheduled job is due
   kBlockedBy,
+  kConstraints,  // R_CONSTRAINTS: [name1, key1, ...] or false
   kAllSlots
 };
 
@@ -72,7 +73,11 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
     r.last_error = as_string(s[kLastError]);
     r.traceparent = as_string(s[kTraceparent]);
     r.result = as_string(s[kResult]);
-    if (root.via.array.size >= kAllSlots) {
+    if (root.via.array.size > kConstraints && s[kConstraints].type == msgpack::type::ARRAY) {
+      const msgpack::object_array& list = s[kConstraints].via.array;
+      for (std::uint32_t i = 0; i < list.size; ++i) r.constraints.push_back(as_string(list.ptr[i]));
+    }
+    if (root.via.array.size >= kBlockedBy + 1) {
       r.unique_key = as_string(s[kUniqueKey]);
       r.ordering_key = as_string(s[kOrderingKey]);
       r.ready_at_ms = as_int(s[kReadyAtMs]);

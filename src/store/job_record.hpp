@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/store/job_state.hpp"
 
@@ -26,7 +27,8 @@ struct JobRecord {
   std::string unique_key;        // empty: none
   std::string ordering_key;      // empty: none
   std::int64_t ready_at_ms = 0;  // scheduled jobs: when they are due (0: unknown, or at once)
-  std::string blocked_by;        // queued jobs waiting: "ordering_key"; empty: not held
+  std::string blocked_by;  // queued jobs held back: "ordering_key" or a constraint; empty: not
+  std::vector<std::string> constraints;  // matched at push: name1, key1, name2, key2, ...
 };
 
 // nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.

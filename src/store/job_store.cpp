@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <msgpack.hpp>
 #include <spdlog/spdlog.h>
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/fetch_result.hpp"
@@ -95,29 +94,12 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
   return groups;
 }
 
-namespace {
-
-// The constraints a job matched, as pushJobs keeps them (R_CONSTRAINTS): a MessagePack array of
-// name, key, name, key...; empty for none.
-std::string matched_constraints(const ConstraintSet* constraints, const api::NewJob& job) {
-  if (!constraints || constraints->constraints().empty()) return {};
-  const std::vector<api::MatchedConstraint> matched = constraints->match(job.name, job.argument);
-  if (matched.empty()) return {};
-  msgpack::sbuffer out;
-  msgpack::packer<msgpack::sbuffer> pk(out);
-  pk.pack_array(static_cast<std::uint32_t>(matched.size() * 2));
-  for (const api::MatchedConstraint& m : matched) {
-    pk.pack(m.constraint);
-    pk.pack(m.key);
-  }
-  return std::string(out.data(), out.size());
-}
-
-}  // namespace
-
 PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
                                   const ConstraintSet* constraints) const {
-  std::string matched = matched_constraints(constraints, job);
+  std::string matched;
+  if (constraints && !constraints->constraints().empty()) {
+    matched = encode_matched(constraints->match(job.name, job.argument));
+  }
   std::int64_t ready_at_ms = 0;
   if (job.ready_at.run_at_ms) {
     ready_at_ms = *job.ready_at.run_at_ms;

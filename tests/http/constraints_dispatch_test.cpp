@@ -132,3 +132,38 @@ TEST_CASE("pausing a constraint holds what it matches, and resuming or deleting 
   CHECK(http.del("/v1/constraints/one").status == 204);  // the long solo job still runs
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 10s));
 }
+
+TEST_CASE("a new constraint also applies to the jobs already queued", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  for (int i = 0; i < 4; ++i) push(http, {{"name", "late"}, {"argument", {{"sleep_ms", 150}}}});
+  create(http, {{"name", "serial"}, {"match", {{"name", "late"}}}, {"concurrency", 1}});
+  REQUIRE(wait_until(
+      [&] {
+        return daemon.log().find("4 stored jobs matched again against the changed constraints") !=
+               std::string::npos;
+      },
+      5s));
+  Worker worker;
+  register_worker(http, worker, {"late"}, 10);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 1);
+}
+
+TEST_CASE("a changed match lets go of the held jobs it no longer selects", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "gate"}, {"match", {{"name", "held.*"}}}, {"paused", true}});
+  const std::string id = push(http, {{"name", "held.job"}});
+  Worker worker;
+  register_worker(http, worker, {"held.job"}, 10);
+  REQUIRE(wait_until(
+      [&] { return http.get("/v1/jobs/" + id).value().value("blocked_by", "") == "gate"; }, 10s));
+  auto patched =
+      http.request("PATCH", "/v1/constraints/gate", json({{"match", {{"name", "other.*"}}}}).dump(),
+                   {{"Content-Type", "application/json"}});
+  REQUIRE(patched.status == 200);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+}

@@ -10,7 +10,7 @@ namespace {
 
 using asio::awaitable;
 using nlohmann::json;
-using ChangedHook = std::function<void()>;
+using ChangedHook = std::function<awaitable<void>()>;
 
 json key_view(const store::ConstraintKeyState& k) {
   return {{"key", k.key},
@@ -49,7 +49,7 @@ awaitable<Response> create(store::ConstraintStore& store, const ChangedHook& cha
   if (!c) co_return respond_error(req, c.error());
   auto created = co_await store.create(std::move(*c));
   if (!created) co_return respond_error(req, to_api_error(created.error()));
-  changed();
+  co_await changed();
   co_return respond(req, 201, api::constraint_view(*created));
 }
 
@@ -77,7 +77,7 @@ awaitable<Response> replace(store::ConstraintStore& store, const ChangedHook& ch
   if (!c) co_return respond_error(req, c.error());
   auto replaced = co_await store.replace(std::move(*c));
   if (!replaced) co_return respond_error(req, to_api_error(replaced.error()));
-  changed();
+  co_await changed();
   co_return respond(req, 200, api::constraint_view(*replaced));
 }
 
@@ -88,7 +88,7 @@ awaitable<Response> patch(store::ConstraintStore& store, const ChangedHook& chan
   if (!p) co_return respond_error(req, p.error());
   auto patched = co_await store.patch(std::string(req.param("name")), std::move(*p));
   if (!patched) co_return respond_error(req, to_api_error(patched.error()));
-  changed();
+  co_await changed();
   co_return respond(req, 200, api::constraint_view(*patched));
 }
 
@@ -96,14 +96,14 @@ awaitable<Response> remove(store::ConstraintStore& store, const ChangedHook& cha
                            Request& req) {
   auto removed = co_await store.remove(std::string(req.param("name")));
   if (!removed) co_return respond_error(req, to_api_error(removed.error()));
-  changed();
+  co_await changed();
   co_return respond_no_content();
 }
 
 }  // namespace
 
 void add_constraint_routes(Router& router, store::ConstraintStore& constraints,
-                           std::function<void()> on_changed) {
+                           std::function<awaitable<void>()> on_changed) {
   const Roles admin_only = {Role::admin};
   auto& s = constraints;
   router.add(Method::post, "/v1/constraints", admin_only,

@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include <boost/asio/awaitable.hpp>
+
 #include "src/http/router.hpp"
 #include "src/store/constraint_store.hpp"
 
@@ -11,6 +13,6 @@ namespace jq::http {
 // `on_changed` runs after a definition changed, so this master reloads its constraints at once
 // (other masters hear it through Redis).
 void add_constraint_routes(Router& router, store::ConstraintStore& constraints,
-                           std::function<void()> on_changed);
+                           std::function<boost::asio::awaitable<void>()> on_changed);
 
 }  // namespace jq::http

@@ -18,6 +18,7 @@
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/bindings/queue_stats.hpp"
 #include "src/redis/bindings/reap_jobs.hpp"
+#include "src/redis/bindings/reclassify_jobs.hpp"
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_job.hpp"
 #include "src/redis/bindings/release_slots.hpp"
@@ -31,10 +32,10 @@ namespace jq::redis::bindings {
 template <class... B>
 struct List {};
 
-using All =
-    List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
-         ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
-         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
-         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState, WakeConstraints>;
+using All = List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs,
+                 FailJob, ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob,
+                 RegisterWorker, RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots,
+                 QueueStats, ListDead, PauseQueue, CreateConstraint, UpdateConstraint,
+                 RemoveConstraint, ConstraintState, WakeConstraints, ReclassifyJobs>;
 
 }  // namespace jq::redis::bindings
