@@ -238,3 +238,37 @@ TEST_CASE("held jobs never block the jobs behind them", "[redis]") {
   CHECK(hgetall(r, keys.constraint_waiting("one")) ==
         std::map<std::string, std::string>{{"k", "199"}});
 }
+
+TEST_CASE(
+    "reclassifyJobs gives a job its new constraints only if its record is as read, and "
+    "sends a held job back to its queue",
+    "[redis]") {
+  using jq::redis::bindings::ReclassifyJobs;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k"), {}}));
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[2]});  // f[1] held on the way
+  auto as_read = [&](const std::string& field) { return *raw_record(r, keys, 0, field); };
+  auto reclassify = [&](std::vector<ReclassifyJobs::Job> jobs) {
+    auto n = ReclassifyJobs::decode(
+        r.eval(ReclassifyJobs::call(ReclassifyJobs::keys(keys, 0), {kNowMs, 0, std::move(jobs)})));
+    REQUIRE(n);
+    return *n;
+  };
+
+  // A record that changed since it was read is left alone.
+  CHECK(reclassify({{f[1], "stale bytes", ""}}) == 0);
+  CHECK(read_record(r, keys, 0, f[1])->blocked_by == "one");
+
+  // The held job no longer matches anything: it leaves the held set for the front of its queue.
+  CHECK(reclassify({{f[1], as_read(f[1]), ""}}) == 1);
+  CHECK(read_record(r, keys, 0, f[1])->constraints.empty());
+  CHECK(read_record(r, keys, 0, f[1])->blocked_by.empty());
+  CHECK_FALSE(exists(r, state_key(keys, "held", "one", "k")));
+  CHECK(take(r, keys) == std::vector<std::string>{f[1]});
+
+  // A running job is not reclassified.
+  CHECK(reclassify({{f[0], as_read(f[0]), ""}}) == 0);
+}
