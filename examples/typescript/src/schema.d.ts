@@ -357,10 +357,9 @@ export interface paths {
         put?: never;
         /**
          * Create a constraint
-         * @description Stores a constraint under a new `name`; every master reloads its constraints at once.
-         *     **Holding jobs at dispatch (concurrency, rate, paused) is not built yet**: today a
-         *     constraint is stored, listed and shown, and its live state reads zero until the
-         *     dispatch side keeps it.
+         * @description Stores a constraint under a new `name`; every master reloads its constraints at once, and
+         *     this one before it answers, so a push that follows the answer is matched against it. Jobs
+         *     already queued or scheduled are matched again within seconds.
          */
         post: operations["createConstraint"];
         delete?: never;
