@@ -10,7 +10,7 @@ namespace jq::http {
 namespace {
 
 using metrics::Desc;
-using metrics::GaugeSample;
+using metrics::ScrapedSample;
 using metrics::Type;
 
 // One gauge per field of a queue's counts.
@@ -60,15 +60,15 @@ asio::awaitable<std::vector<store::QueueInfo>> read_queues(metrics::Metrics& met
 // jq_worker_healthy of every registered endpoint with its own label (1 or 0). Asking whether an
 // endpoint has its own label makes its in-flight and round-trip children, so an endpoint shows
 // zeros before its first attempt.
-asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& metrics,
-                                                             workers::WorkerStore& workers) {
-  std::vector<GaugeSample> samples;
+asio::awaitable<std::vector<ScrapedSample>> read_worker_health(metrics::Metrics& metrics,
+                                                               workers::WorkerStore& workers) {
+  std::vector<ScrapedSample> samples;
   auto views = co_await workers.load_with_stats();
   if (!views) co_return samples;
   for (const auto& v : *views) {
     const std::string& url = v.endpoint.url;
     if (!metrics.worker_has_own_label(url)) continue;
-    samples.push_back(GaugeSample{{url}, v.stats.healthy ? 1.0 : 0.0});
+    samples.push_back(ScrapedSample{{url}, v.stats.healthy ? 1.0 : 0.0});
   }
   co_return samples;
 }
@@ -76,23 +76,23 @@ asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& m
 asio::awaitable<Response> scrape(metrics::Metrics& metrics, store::QueueStore& queues,
                                  workers::WorkerStore& workers) {
   const std::vector<store::QueueInfo> counts = co_await read_queues(metrics, queues);
-  const std::vector<GaugeSample> health = co_await read_worker_health(metrics, workers);
+  const std::vector<ScrapedSample> health = co_await read_worker_health(metrics, workers);
   Response r;
   r.content_type = std::string(metrics::kContentType);
   metrics.expose(r.body);
   for (const QueueGauge& gauge : kQueueGauges) {
-    std::vector<GaugeSample> samples;
+    std::vector<ScrapedSample> samples;
     samples.reserve(counts.size());
     for (const store::QueueInfo& q : counts)
-      samples.push_back(GaugeSample{{q.name}, gauge.value(q)});
-    metrics::write_gauges(r.body, gauge_desc(gauge.name, gauge.help, "name"), samples);
+      samples.push_back(ScrapedSample{{q.name}, gauge.value(q)});
+    metrics::write_scraped(r.body, gauge_desc(gauge.name, gauge.help, "name"), samples);
   }
-  metrics::write_gauges(r.body,
-                        gauge_desc("jq_worker_healthy",
-                                   "1 when the worker endpoint is reachable, 0 while it is held "
-                                   "off after a connection failure.",
-                                   "worker"),
-                        health);
+  metrics::write_scraped(r.body,
+                         gauge_desc("jq_worker_healthy",
+                                    "1 when the worker endpoint is reachable, 0 while it is held "
+                                    "off after a connection failure.",
+                                    "worker"),
+                         health);
   co_return r;
 }
 
