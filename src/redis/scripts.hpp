@@ -35,6 +35,7 @@ enum class ScriptId {
   remove_constraint,
   constraint_state,
   wake_constraints,
+  constraint_stats,
 };
 
 struct Script {
