@@ -220,11 +220,14 @@ async function fill(api, workerUrl) {
 
 // A constraint of one job at a time per tenant, and three long jobs of one tenant on their own
 // worker: one runs, two wait.
-async function fillConstrained(api, workerUrl) {
+async function fillConstrained(api, master, workerUrl) {
   const created = await api('POST', '/v1/constraints', {
     name: CONSTRAINT, match: { name: LIMITED }, key: '/tenant', concurrency: 1,
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
+  // Pushes are matched against the master's snapshot of the constraints, reloaded just after a
+  // change: wait for it, so that no push races the reload.
+  await until('the master to load the constraint', () => master.child.output.includes('constraints: 1 loaded'));
   const registered = await api('POST', '/v1/workers', { url: workerUrl, names: [LIMITED], concurrency: 4 });
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
   const jobs = [0, 1, 2].map((n) => ({
@@ -259,7 +262,7 @@ async function run() {
   const slowWorker = await startWorker();
   const api = apiClient(master.base);
   const [retriedId, keptId] = await fill(api, worker.url);
-  await fillConstrained(api, slowWorker.url);
+  await fillConstrained(api, master, slowWorker.url);
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {

@@ -101,6 +101,13 @@ json named(const std::string& name) {
   return {{"name", name}};
 }
 
+// A push is matched against the master's own snapshot of the constraints, which it reloads just
+// after a change: wait until the snapshot holds `n`, so that no push races the reload.
+void wait_for_constraints(const Daemon& daemon, int n) {
+  const std::string loaded = "constraints: " + std::to_string(n) + " loaded";
+  REQUIRE(wait_until([&] { return daemon.log().find(loaded) != std::string::npos; }, 10s));
+}
+
 }  // namespace
 
 TEST_CASE("metrics count pushes, attempts and their outcomes by job name as jobs flow", "[http]") {
@@ -255,6 +262,7 @@ TEST_CASE(
                        {"match", {{"name", "c.never"}}},
                        {"rate", {{"limit", 30}, {"period", 60}, {"burst", 5}}}};
   REQUIRE(http.post("/v1/constraints", slowly).status == 201);
+  wait_for_constraints(daemon, 2);
   const json slow_job = {{"name", "c.slow"}, {"argument", {{"sleep_ms", 2000}}}};
   push(http, slow_job);
   push(http, slow_job);
