@@ -159,6 +159,19 @@ function badge(text, kind) {
   return el('span', { className: `badge ${kind}`, textContent: text });
 }
 
+// A row that can be paused: its next-to-last cell says whether it is, and the first button of
+// its last cell offers the other (labelled "Pause queue x", "Resume constraint y").
+function showPaused(row, paused, what) {
+  if (row.dataset.paused === String(paused)) return;
+  row.dataset.paused = String(paused);
+  row.classList.toggle('paused', paused);
+  const cells = row.cells;
+  cells[cells.length - 2].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
+  const button = cells[cells.length - 1].firstChild;
+  button.textContent = paused ? 'Resume' : 'Pause';
+  button.setAttribute('aria-label', `${button.textContent} ${what}`);
+}
+
 // --- actions -----------------------------------------------------------------------------------
 
 async function act(button, method, path, payload) {
@@ -219,15 +232,7 @@ function updateQueueRow(row, q) {
   setCell(row, 3, count(q.running));
   setCell(row, 4, count(q.dead));
   setCell(row, 5, duration(q.lag_seconds), 'age of the oldest ready job');
-  const paused = Boolean(q.paused);
-  if (row.dataset.paused !== String(paused)) {
-    row.dataset.paused = String(paused);
-    row.classList.toggle('paused', paused);
-    row.cells[6].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
-    const button = row.cells[7].firstChild;
-    button.textContent = paused ? 'Resume' : 'Pause';
-    button.setAttribute('aria-label', `${paused ? 'Resume' : 'Pause'} queue ${q.name}`);
-  }
+  showPaused(row, Boolean(q.paused), `queue ${q.name}`);
 }
 
 function renderQueues(queues) {
@@ -413,15 +418,7 @@ function updateConstraintRow(row, c) {
   setCell(row, 4, live ? count(c.waiting) : '–', live ? 'jobs it holds back now' : unread);
   setCell(row, 5, live ? count(c.running) : '–', live ? 'attempts running that count against it' : unread);
   renderTopKeys(row.cells[6], c);
-  const paused = Boolean(c.paused);
-  if (row.dataset.paused !== String(paused)) {
-    row.dataset.paused = String(paused);
-    row.classList.toggle('paused', paused);
-    row.cells[7].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
-    const button = row.cells[8].firstChild;
-    button.textContent = paused ? 'Resume' : 'Pause';
-    button.setAttribute('aria-label', `${paused ? 'Resume' : 'Pause'} constraint ${c.name}`);
-  }
+  showPaused(row, Boolean(c.paused), `constraint ${c.name}`);
 }
 
 function renderConstraints(constraints) {
