@@ -1,7 +1,8 @@
 // The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and renders the totals,
-// the queues, the worker endpoints, the dead jobs and a throughput chart. The chart has no
-// history of its own on the server: it is computed here from successive GET /v1/stats answers
-// (succeeded + failed deltas) kept in memory, so it starts empty when the page loads.
+// the queues, the constraints (each with its live state from GET /v1/constraints/{name}), the
+// worker endpoints, the dead jobs and a throughput chart. The chart has no history of its own on
+// the server: it is computed here from successive GET /v1/stats answers (succeeded + failed
+// deltas) kept in memory, so it starts empty when the page loads.
 //
 // With auth on, the first 401 shows a small form asking for a token; the token is kept in
 // sessionStorage (this tab only) and sent as Authorization: Bearer. No framework, no build step,
@@ -13,6 +14,8 @@ const REFRESH_MS = 2000;
 const HISTORY_MS = 10 * 60 * 1000; // the chart's widest window
 const MIN_SPAN_MS = 60 * 1000;      // its narrowest, while the page is young
 const DEAD_LIMIT = 100;
+// Constraints whose live state is read on each refresh (one GET each); later ones show '–'.
+const CONSTRAINT_STATE_LIMIT = 50;
 const TOKEN_KEY = 'jqmaster.token';
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -36,14 +39,21 @@ const state = {
   waitingForToken: false,
   defaultHint: null, // the form's first title and hint, put back after a refused token
   samples: [],      // {t: ms since epoch, done: succeeded + failed, failed}
+  constraints: new Map(), // name -> the constraint as last read, for the limits form
 };
 
 // --- the API -----------------------------------------------------------------------------------
 
-async function api(method, path) {
+// `payload`, when given, is sent as JSON.
+async function api(method, path, payload) {
   const headers = { Accept: 'application/json' };
   if (state.token) headers.Authorization = `Bearer ${state.token}`;
-  const res = await fetch(path, { method, headers, cache: 'no-store' });
+  const init = { method, headers, cache: 'no-store' };
+  if (payload !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(payload);
+  }
+  const res = await fetch(path, init);
   const text = await res.text();
   let body = null;
   if (text && (res.headers.get('Content-Type') || '').includes('json')) body = JSON.parse(text);
@@ -149,12 +159,25 @@ function badge(text, kind) {
   return el('span', { className: `badge ${kind}`, textContent: text });
 }
 
+// A row that can be paused: its next-to-last cell says whether it is, and the first button of
+// its last cell offers the other (labelled "Pause queue x", "Resume constraint y").
+function showPaused(row, paused, what) {
+  if (row.dataset.paused === String(paused)) return;
+  row.dataset.paused = String(paused);
+  row.classList.toggle('paused', paused);
+  const cells = row.cells;
+  cells[cells.length - 2].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
+  const button = cells[cells.length - 1].firstChild;
+  button.textContent = paused ? 'Resume' : 'Pause';
+  button.setAttribute('aria-label', `${button.textContent} ${what}`);
+}
+
 // --- actions -----------------------------------------------------------------------------------
 
-async function act(button, method, path) {
+async function act(button, method, path, payload) {
   button.disabled = true;
   try {
-    await api(method, path);
+    await api(method, path, payload);
   } catch (e) {
     if (e instanceof AuthNeeded) {
       askForToken(e);
@@ -209,15 +232,7 @@ function updateQueueRow(row, q) {
   setCell(row, 3, count(q.running));
   setCell(row, 4, count(q.dead));
   setCell(row, 5, duration(q.lag_seconds), 'age of the oldest ready job');
-  const paused = Boolean(q.paused);
-  if (row.dataset.paused !== String(paused)) {
-    row.dataset.paused = String(paused);
-    row.classList.toggle('paused', paused);
-    row.cells[6].replaceChildren(paused ? badge('paused', 'warn') : badge('active', 'ok'));
-    const button = row.cells[7].firstChild;
-    button.textContent = paused ? 'Resume' : 'Pause';
-    button.setAttribute('aria-label', `${paused ? 'Resume' : 'Pause'} queue ${q.name}`);
-  }
+  showPaused(row, Boolean(q.paused), `queue ${q.name}`);
 }
 
 function renderQueues(queues) {
@@ -289,6 +304,187 @@ function renderDead(dead, total) {
   syncRows($('dead'), dead, (d) => d.id, createDeadRow, updateDeadRow);
   showEmpty('dead-empty', dead.length === 0);
   $('dead-count').textContent = dead.length < total ? `newest ${dead.length} of ${count(total)}` : '';
+}
+
+// --- constraints -------------------------------------------------------------------------------
+
+// GET /v1/constraints, then the live state of each (up to CONSTRAINT_STATE_LIMIT): the object
+// with {waiting, running, keys, top_keys}, or the bare definition when its state could not be
+// read (it was deleted in between, say).
+async function loadConstraints() {
+  const list = await api('GET', '/v1/constraints');
+  return Promise.all(list.map(async (c, i) => {
+    if (i >= CONSTRAINT_STATE_LIMIT) return c;
+    try {
+      return await api('GET', constraintPath(c.name));
+    } catch (e) {
+      if (e instanceof AuthNeeded) throw e;
+      return c;
+    }
+  }));
+}
+
+function constraintPath(name) {
+  return `/v1/constraints/${encodeURIComponent(name)}`;
+}
+
+// "mail.* · /kind = "newsletter" · /region in ["eu","us"] · /tenant exists"
+function matchText(match) {
+  const parts = [match.name];
+  for (const c of match.argument || []) {
+    if ('equals' in c) parts.push(`${c.path} = ${JSON.stringify(c.equals)}`);
+    else if ('in' in c) parts.push(`${c.path} in ${JSON.stringify(c.in)}`);
+    else parts.push(`${c.path} ${c.exists ? 'exists' : 'absent'}`);
+  }
+  return parts.join(' · ');
+}
+
+// "5 at once · 100 per 60 s, burst 10 · per key"
+function limitsText(c) {
+  const parts = [];
+  if (c.concurrency) parts.push(`${count(c.concurrency)} at once`);
+  if (c.rate) {
+    const burst = c.rate.burst ? `, burst ${count(c.rate.burst)}` : '';
+    parts.push(`${count(c.rate.limit)} per ${c.rate.period} s${burst}`);
+  }
+  if (parts.length === 0) return c.paused ? 'paused only' : 'none';
+  if (c.key) parts.push('per key');
+  return parts.join(' · ');
+}
+
+function nextStart(iso) {
+  if (!iso) return 'now';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : timeFormat.format(t);
+}
+
+// The top keys as a small table inside a <details>, kept (and kept open) across refreshes.
+function renderTopKeys(cell, c) {
+  const details = cell.firstChild;
+  const keys = c.top_keys;
+  details.hidden = !keys || keys.length === 0;
+  cell.lastChild.hidden = !details.hidden;
+  if (details.hidden) return;
+  const shown = keys.length < c.keys
+    ? `top ${keys.length} of ${count(c.keys)} keys`
+    : `${count(c.keys)} key${c.keys === 1 ? '' : 's'}`;
+  const summary = details.firstChild;
+  if (summary.textContent !== shown) summary.textContent = shown;
+  const signature = JSON.stringify(keys);
+  if (details.dataset.signature === signature) return;
+  details.dataset.signature = signature;
+  const rows = keys.map((k) => el('tr', {}, [
+    el('th', { scope: 'row', textContent: k.key === '' ? '(no key)' : k.key }),
+    el('td', { className: 'num', textContent: count(k.waiting) }),
+    el('td', { className: 'num', textContent: count(k.running) }),
+    el('td', { textContent: nextStart(k.next_start_at), title: k.next_start_at || 'a start is allowed now' }),
+  ]));
+  details.lastChild.tBodies[0].replaceChildren(...rows);
+}
+
+function topKeysCell() {
+  const head = el('thead', {}, [el('tr', {}, [
+    el('th', { scope: 'col', textContent: 'Key' }), el('th', { scope: 'col', className: 'num', textContent: 'Waiting' }),
+    el('th', { scope: 'col', className: 'num', textContent: 'Running' }), el('th', { scope: 'col', textContent: 'Next start' }),
+  ])]);
+  const details = el('details', {}, [el('summary'), el('table', { className: 'keys' }, [head, el('tbody')])]);
+  return el('td', { className: 'top-keys' }, [details, el('span', { textContent: '–' })]);
+}
+
+function createConstraintRow(c) {
+  const toggle = el('button', { type: 'button' });
+  const edit = el('button', { type: 'button', textContent: 'Edit limits', className: 'secondary' });
+  edit.setAttribute('aria-label', `Edit limits of constraint ${c.name}`);
+  const row = el('tr', {}, [
+    el('th', { scope: 'row' }), el('td', { className: 'match' }), el('td'), el('td'),
+    el('td', { className: 'num' }), el('td', { className: 'num' }), topKeysCell(), el('td'),
+    el('td', { className: 'actions' }, [toggle, ' ', edit]),
+  ]);
+  toggle.addEventListener('click', () => {
+    act(toggle, 'PATCH', constraintPath(c.name), { paused: row.dataset.paused !== 'true' });
+  });
+  edit.addEventListener('click', () => openLimitsForm(state.constraints.get(c.name) || c));
+  return row;
+}
+
+function updateConstraintRow(row, c) {
+  setCell(row, 0, c.name);
+  const match = matchText(c.match);
+  setCell(row, 1, match, match);
+  setCell(row, 2, c.key || '–', c.key ? 'one limit per distinct value at this JSON Pointer' : 'one limit for all it matches');
+  setCell(row, 3, limitsText(c));
+  const live = 'waiting' in c;
+  const unread = 'live state not read';
+  setCell(row, 4, live ? count(c.waiting) : '–', live ? 'jobs it holds back now' : unread);
+  setCell(row, 5, live ? count(c.running) : '–', live ? 'attempts running that count against it' : unread);
+  renderTopKeys(row.cells[6], c);
+  showPaused(row, Boolean(c.paused), `constraint ${c.name}`);
+}
+
+function renderConstraints(constraints) {
+  state.constraints = new Map(constraints.map((c) => [c.name, c]));
+  syncRows($('constraints'), constraints, (c) => c.name, createConstraintRow, updateConstraintRow);
+  showEmpty('constraints-empty', constraints.length === 0);
+}
+
+// The limits form: one for the panel, filled from the constraint whose Edit was clicked. Saving
+// sends PATCH {concurrency, rate}: both as the form shows them, null where a field is empty.
+function openLimitsForm(c) {
+  const form = $('limits-form');
+  form.dataset.name = c.name;
+  $('limits-title').textContent = `Limits of ${c.name}`;
+  $('limits-concurrency').value = c.concurrency ?? '';
+  $('limits-rate-limit').value = c.rate ? c.rate.limit : '';
+  $('limits-rate-period').value = c.rate ? c.rate.period : '';
+  $('limits-rate-burst').value = c.rate && c.rate.burst ? c.rate.burst : '';
+  $('limits-error').textContent = '';
+  form.hidden = false;
+  $('limits-concurrency').focus();
+}
+
+function closeLimitsForm() {
+  $('limits-form').hidden = true;
+}
+
+function numberField(id) {
+  const text = $(id).value.trim();
+  return text === '' ? null : Number(text);
+}
+
+// The PATCH body, or a string saying what is missing.
+function limitsBody() {
+  const limit = numberField('limits-rate-limit');
+  const period = numberField('limits-rate-period');
+  const burst = numberField('limits-rate-burst');
+  if ((limit === null) !== (period === null)) return 'Give the rate\'s limit and its period, or neither.';
+  if (limit === null && burst !== null) return 'A burst needs a rate: give its limit and period.';
+  const rate = limit === null ? null : { limit, period, burst: burst ?? 0 };
+  return { concurrency: numberField('limits-concurrency'), rate };
+}
+
+async function saveLimits(event) {
+  event.preventDefault();
+  const form = $('limits-form');
+  const body = limitsBody();
+  if (typeof body === 'string') {
+    $('limits-error').textContent = body;
+    return;
+  }
+  const submit = form.querySelector('button[type="submit"]');
+  submit.disabled = true;
+  try {
+    await api('PATCH', constraintPath(form.dataset.name), body);
+    closeLimitsForm();
+  } catch (e) {
+    if (e instanceof AuthNeeded) {
+      askForToken(e);
+      return;
+    }
+    $('limits-error').textContent = `Not saved: ${e.message}`;
+  } finally {
+    submit.disabled = false;
+  }
+  refreshSoon();
 }
 
 // --- throughput ----------------------------------------------------------------------------------
@@ -365,14 +561,15 @@ function setStatus(text, isError = false) {
 async function refreshOnce() {
   clearTimeout(state.timer);
   try {
-    const [stats, queues, workers, dead] = await Promise.all([
+    const [stats, queues, workers, dead, constraints] = await Promise.all([
       api('GET', '/v1/stats'), api('GET', '/v1/queues'), api('GET', '/v1/workers'),
-      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`),
+      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(),
     ]);
     const now = Date.now();
     record(stats, now);
     renderTotals(stats);
     renderQueues(queues);
+    renderConstraints(constraints);
     renderWorkers(workers);
     renderDead(dead, queues.reduce((sum, q) => sum + (q.dead || 0), 0));
     renderChart(now);
@@ -450,6 +647,8 @@ function forgetToken() {
 function start() {
   $('token-form').addEventListener('submit', useToken);
   $('forget-token').addEventListener('click', forgetToken);
+  $('limits-form').addEventListener('submit', saveLimits);
+  $('limits-cancel').addEventListener('click', closeLimitsForm);
   $('forget-token').hidden = !state.token;
   refreshSoon();
 }

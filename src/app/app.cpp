@@ -122,7 +122,7 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
   http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
-  http::add_metrics_routes(router, d.metrics, d.queues, d.workers);
+  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints);
   http::add_dashboard_routes(router);
 }
 

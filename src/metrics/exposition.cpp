@@ -114,9 +114,9 @@ void write_sample(std::string& out, std::string_view name,
   out += '\n';
 }
 
-void write_gauges(std::string& out, const Desc& desc, std::span<const GaugeSample> samples) {
+void write_scraped(std::string& out, const Desc& desc, std::span<const ScrapedSample> samples) {
   write_header(out, desc);
-  for (const GaugeSample& s : samples) {
+  for (const ScrapedSample& s : samples) {
     write_sample(out, desc.name, desc.label_names, s.labels, s.value);
   }
 }

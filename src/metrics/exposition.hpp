@@ -46,12 +46,12 @@ void write_sample(std::string& out, std::string_view name,
                   const std::vector<std::string>& label_names, const LabelValues& values,
                   double value, std::pair<std::string_view, std::string_view> extra = {});
 
-// A gauge family whose values are read at scrape time (not kept in a registry): header and
-// samples, written once and forgotten.
-struct GaugeSample {
+// A family whose values are read at scrape time (not kept in a registry): gauges, or counters
+// kept elsewhere (in Redis). Header and samples, written once and forgotten.
+struct ScrapedSample {
   LabelValues labels;
   double value = 0;
 };
-void write_gauges(std::string& out, const Desc& desc, std::span<const GaugeSample> samples);
+void write_scraped(std::string& out, const Desc& desc, std::span<const ScrapedSample> samples);
 
 }  // namespace jq::metrics

@@ -111,11 +111,20 @@ std::string Keys::constraints() const {
 std::string Keys::constraints_version() const {
   return constraint_key("constraints_version");
 }
+std::string Keys::constraint_counters() const {
+  return constraint_key("counters");
+}
+std::string Keys::constraint_waiting_prefix() const {
+  return constraint_key("waiting:");
+}
 std::string Keys::constraint_waiting(std::string_view name) const {
-  return constraint_key("waiting:").append(name);
+  return constraint_waiting_prefix().append(name);
+}
+std::string Keys::constraint_lease_keys_prefix() const {
+  return constraint_key("lease_keys:");
 }
 std::string Keys::constraint_lease_keys(std::string_view name) const {
-  return constraint_key("lease_keys:").append(name);
+  return constraint_lease_keys_prefix().append(name);
 }
 std::string Keys::constraint_lease_prefix() const {
   return constraint_key("lease:");

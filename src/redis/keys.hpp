@@ -59,7 +59,14 @@ class Keys {
   // held:<name>#<key>, rate_due, counters: lua/lib/preamble_1_constraint_context.lua).
   std::string constraint_state_prefix() const;
   std::string constraints_version() const;
+  // The hash the dispatch scripts count in (started:<name>, deferred:<name>), read by /metrics;
+  // == constraint_state_prefix() + "counters", the name those scripts derive.
+  std::string constraint_counters() const;
+  // constraint_waiting(n) == constraint_waiting_prefix() + n
+  std::string constraint_waiting_prefix() const;
   std::string constraint_waiting(std::string_view name) const;
+  // constraint_lease_keys(n) == constraint_lease_keys_prefix() + n
+  std::string constraint_lease_keys_prefix() const;
   std::string constraint_lease_keys(std::string_view name) const;
   // constraint_lease(n, k) == constraint_leases(n) + k; constraint_leases(n) ==
   // constraint_lease_prefix() + n + "#".

@@ -45,6 +45,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::constraint_state, "constraintState-4"},
     Binding{ScriptId::wake_constraints, "wakeConstraints-2"},
     Binding{ScriptId::reclassify_jobs, "reclassifyJobs-4"},
+    Binding{ScriptId::constraint_stats, "constraintStats-5"},
 };
 
 std::string sha1_hex(std::string_view data) {

@@ -36,6 +36,7 @@ enum class ScriptId {
   constraint_state,
   wake_constraints,
   reclassify_jobs,
+  constraint_stats,
 };
 
 struct Script {

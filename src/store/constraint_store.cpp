@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/redis/bindings/constraint_state.hpp"
+#include "src/redis/bindings/constraint_stats.hpp"
 #include "src/redis/bindings/constraint_writes.hpp"
 #include "src/redis/bindings/wake_constraints.hpp"
 
@@ -13,6 +14,7 @@ namespace {
 
 using redis::Reply;
 using redis::bindings::ConstraintState;
+using redis::bindings::ConstraintStats;
 using redis::bindings::CreateConstraint;
 using redis::bindings::RemoveConstraint;
 using redis::bindings::UpdateConstraint;
@@ -249,6 +251,22 @@ asio::awaitable<Expected<ConstraintLiveState, StoreError>> ConstraintStore::live
   for (ConstraintState::Key& k : state->top) {
     out.top_keys.push_back(ConstraintKeyState{std::move(k.key), k.waiting, k.running,
                                               next_start_at_ms(c.rate, k.tat_ms, now)});
+  }
+  co_return out;
+}
+
+asio::awaitable<Expected<std::vector<ConstraintTotals>, StoreError>> ConstraintStore::totals() {
+  redis::ScriptCall call = ConstraintStats::call(ConstraintStats::keys(keys_), {now_ms()});
+  auto reply = co_await eval(std::move(call));
+  if (!reply) co_return unexpected(std::move(reply.error()));
+  auto stats = ConstraintStats::decode(*reply);
+  if (!stats) co_return unexpected(StoreError::bad_reply(stats.error()));
+  std::vector<ConstraintTotals> out;
+  out.reserve(stats->size());
+  for (const ConstraintStats::Constraint& s : *stats) {
+    auto c = decode_stored(s.name, s.definition);
+    if (!c) continue;
+    out.push_back(ConstraintTotals{std::move(*c), s.waiting, s.running, s.started, s.deferred});
   }
   co_return out;
 }

@@ -6,8 +6,8 @@
 // (updateConstraint-2), retried when another change came in between.
 //
 // live_state() reads what the dispatch side keeps per (constraint, key): waiting counts, lease
-// zsets scored by expiry and GCRA arrival times (docs/REDIS.md, "Constraints"). Until the
-// dispatch side writes those keys, every constraint reads as holding nothing.
+// zsets scored by expiry and GCRA arrival times (docs/REDIS.md, "Constraints"); totals() sums
+// them per constraint, with the starts and holds the dispatch scripts count, for /metrics.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +35,15 @@ struct ConstraintKeyState {
   // When the rate lets this key start its next job, if that is later than now; nullopt when a
   // start is allowed now as far as the rate goes, or the constraint has no rate.
   std::optional<std::int64_t> next_start_at_ms;
+};
+
+// One constraint with its totals over all keys, as /metrics exposes them (totals()).
+struct ConstraintTotals {
+  api::Constraint constraint;
+  std::int64_t waiting = 0;   // jobs it holds now
+  std::int64_t running = 0;   // live leases now
+  std::int64_t started = 0;   // starts it let through, since the store was created
+  std::int64_t deferred = 0;  // times it held a job back, since then (a job held twice: 2)
 };
 
 struct ConstraintLiveState {
@@ -70,6 +79,9 @@ class ConstraintStore {
 
   // The hook for the dispatch side's bookkeeping: waiting and running jobs of `c` per key.
   asio::awaitable<Expected<ConstraintLiveState, StoreError>> live_state(api::Constraint c);
+  // Every constraint with its totals, in one script call (constraintStats-5), by name. A stored
+  // definition that no longer decodes is logged and left out, as in load().
+  asio::awaitable<Expected<std::vector<ConstraintTotals>, StoreError>> totals();
 
  private:
   // After a change or removal of `name`: its held jobs that may start now try again

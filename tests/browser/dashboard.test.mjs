@@ -3,8 +3,9 @@
 // Starts a real redis-server, build/cmd/jqmaster (auth on, one admin token, a free loopback port)
 // and build/cmd/jqworker (registered through the API), fills the queues through the API, then
 // opens the page the way an operator would: it enters the token when the page asks, reads the
-// queue's ready count, clicks Resume and Pause (checked through the API), retries a dead job
-// (checked through the API), and saves a screenshot to build/dashboard.png.
+// queue's ready count, clicks Resume and Pause (checked through the API), reads a constraint's
+// numbers and top keys, pauses, resumes and edits its limits (checked through the API), retries a
+// dead job (checked through the API), and saves a screenshot to build/dashboard.png.
 //
 // Every process is started here and stopped by its PID, also when a step fails. Prints one line
 // per check and "N passed, N failed"; exits 1 when a check failed.
@@ -40,6 +41,8 @@ const CHROMIUM_ARGS = [
 const HELD = 'dash.held';       // filled while paused, so its jobs stay ready
 const ECHO = 'dash.echo';       // runs, for the throughput chart
 const DOOMED = 'dash.doomed';   // fails for good (status 500, max_retry 0)
+const LIMITED = 'dash.limited'; // long jobs under a constraint of one at a time per tenant
+const CONSTRAINT = 'dash-per-tenant';
 
 // --- processes ---------------------------------------------------------------------------------
 
@@ -215,6 +218,28 @@ async function fill(api, workerUrl) {
   return doomed.body.ids;
 }
 
+// A constraint of one job at a time per tenant, and three long jobs of one tenant on their own
+// worker: one runs, two wait.
+async function fillConstrained(api, master, workerUrl) {
+  const created = await api('POST', '/v1/constraints', {
+    name: CONSTRAINT, match: { name: LIMITED }, key: '/tenant', concurrency: 1,
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  // Pushes are matched against the master's snapshot of the constraints, reloaded just after a
+  // change: wait for it, so that no push races the reload.
+  await until('the master to load the constraint', () => master.child.output.includes('constraints: 1 loaded'));
+  const registered = await api('POST', '/v1/workers', { url: workerUrl, names: [LIMITED], concurrency: 4 });
+  assert.equal(registered.status, 201, JSON.stringify(registered.body));
+  const jobs = [0, 1, 2].map((n) => ({
+    name: LIMITED, timeout: 300, argument: { tenant: 'acme', n, sleep_ms: 120_000 },
+  }));
+  assert.equal((await api('POST', '/v1/jobs', jobs)).status, 201);
+  await until('one job of the tenant running and two waiting', async () => {
+    const c = (await api('GET', `/v1/constraints/${CONSTRAINT}`)).body;
+    return c.running === 1 && c.waiting === 2;
+  });
+}
+
 // Echo jobs finishing over a few seconds, so the chart has something to draw.
 async function pushEchoWaves(api, waves) {
   for (let w = 0; w < waves; w += 1) {
@@ -226,13 +251,18 @@ async function pushEchoWaves(api, waves) {
 
 const queueRow = (page, name) => page.locator(`#queues tr[data-key="${name}"]`);
 const deadRow = (page, id) => page.locator(`#dead tr[data-key="${id}"]`);
+const constraintRow = (page, name) => page.locator(`#constraints > tr[data-key="${name}"]`);
+const cellText = async (row, column) => (await row.locator(':scope > td').nth(column).textContent()).trim();
+const constraintNow = async (api) => (await api('GET', `/v1/constraints/${CONSTRAINT}`)).body;
 
 async function run() {
   const redis = await startRedis();
   const master = await startMaster(redis.port);
   const worker = await startWorker();
+  const slowWorker = await startWorker();
   const api = apiClient(master.base);
   const [retriedId, keptId] = await fill(api, worker.url);
+  await fillConstrained(api, master, slowWorker.url);
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
@@ -282,6 +312,71 @@ async function run() {
         await until('the page to show it paused', async () => /paused/.test(await queueRow(page, HELD).textContent()));
         // More jobs for the screenshot; the queue stays paused, so they stay ready.
         await api('POST', '/v1/jobs', Array.from({ length: 4 }, () => ({ name: HELD })));
+      });
+
+      // The row's cells after its name: match, key, limits, waiting, running, top keys, state.
+      await check('a constraint made through the API is listed with its match, key, limits, numbers and top keys', async () => {
+        const row = constraintRow(page, CONSTRAINT);
+        await row.waitFor({ timeout: 10_000 });
+        assert.equal(await cellText(row, 0), LIMITED);
+        assert.equal(await cellText(row, 1), '/tenant');
+        assert.equal(await cellText(row, 2), '1 at once · per key');
+        await until('waiting 2 and running 1 in the row', async () => (await cellText(row, 3)) === '2' && (await cellText(row, 4)) === '1');
+        assert.match(await cellText(row, 6), /active/);
+        await row.getByText('1 key', { exact: true }).click();
+        const acme = row.locator('table.keys tbody tr');
+        await until('the top key acme with 2 waiting and 1 running', async () => (await acme.count()) === 1
+          && (await acme.locator('th').textContent()) === 'acme'
+          && (await acme.locator('td').nth(0).textContent()) === '2'
+          && (await acme.locator('td').nth(1).textContent()) === '1');
+        await sleep(2200); // a refresh keeps the top keys open
+        assert.ok(await acme.isVisible(), 'the top keys closed on a refresh');
+      });
+
+      await check('Pause and Resume on the page patch the constraint (checked through the API)', async () => {
+        await page.getByRole('button', { name: `Pause constraint ${CONSTRAINT}` }).click();
+        await until('the API to say the constraint is paused', async () => (await constraintNow(api)).paused === true);
+        await until('the page to show it paused', async () => /paused/.test(await cellText(constraintRow(page, CONSTRAINT), 6)));
+        await page.getByRole('button', { name: `Resume constraint ${CONSTRAINT}` }).click({ timeout: 10_000 });
+        await until('the API to say the constraint is not paused', async () => (await constraintNow(api)).paused === false);
+        await until('the page to show it active', async () => /active/.test(await cellText(constraintRow(page, CONSTRAINT), 6)));
+      });
+
+      await check('the limits form edits the concurrency, and the held jobs start (checked through the API)', async () => {
+        await page.getByRole('button', { name: `Edit limits of constraint ${CONSTRAINT}` }).click();
+        const concurrency = page.getByLabel('Concurrency', { exact: true });
+        assert.equal(await concurrency.inputValue(), '1');
+        await concurrency.fill('3');
+        await page.getByRole('button', { name: 'Save limits' }).click();
+        await until('the API to say concurrency 3', async () => (await constraintNow(api)).concurrency === 3);
+        const after = await constraintNow(api);
+        assert.equal(after.rate, null);
+        assert.equal(after.paused, false);
+        await page.locator('#limits-form').waitFor({ state: 'hidden', timeout: 5000 }); // closed once saved
+        const row = constraintRow(page, CONSTRAINT);
+        await until('the row to show 3 at once, 0 waiting and 3 running', async () => (await cellText(row, 2)) === '3 at once · per key'
+          && (await cellText(row, 3)) === '0' && (await cellText(row, 4)) === '3');
+      });
+
+      await check('the limits form sets and clears a rate, and refuses a limit without a period (checked through the API)', async () => {
+        const edit = page.getByRole('button', { name: `Edit limits of constraint ${CONSTRAINT}` });
+        await edit.click();
+        await page.getByLabel('Limit', { exact: true }).fill('10');
+        await page.getByRole('button', { name: 'Save limits' }).click();
+        await until('the form to say what is missing', async () => /period/.test(await page.locator('#limits-error').textContent()));
+        assert.equal((await constraintNow(api)).rate, null, 'a refused form sent a PATCH');
+        await page.getByLabel('Period (s)', { exact: true }).fill('60');
+        await page.getByLabel('Burst', { exact: true }).fill('2');
+        await page.getByRole('button', { name: 'Save limits' }).click();
+        await until('the API to show the rate', async () => (await constraintNow(api)).rate !== null);
+        assert.deepEqual((await constraintNow(api)).rate, { limit: 10, period: 60, burst: 2 });
+        assert.equal((await constraintNow(api)).concurrency, 3);
+        await until('the row to show the rate', async () => (await cellText(constraintRow(page, CONSTRAINT), 2)) === '3 at once · 10 per 60 s, burst 2 · per key');
+        await edit.click();
+        assert.equal(await page.getByLabel('Period (s)', { exact: true }).inputValue(), '60');
+        for (const label of ['Limit', 'Period (s)', 'Burst']) await page.getByLabel(label, { exact: true }).fill('');
+        await page.getByRole('button', { name: 'Save limits' }).click();
+        await until('the API to show no rate', async () => (await constraintNow(api)).rate === null);
       });
 
       await check('a dead job shows its last failure, and Retry makes it ready again (checked through the API)', async () => {

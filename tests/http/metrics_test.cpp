@@ -101,6 +101,13 @@ json named(const std::string& name) {
   return {{"name", name}};
 }
 
+// A push is matched against the master's own snapshot of the constraints, which it reloads just
+// after a change: wait until the snapshot holds `n`, so that no push races the reload.
+void wait_for_constraints(const Daemon& daemon, int n) {
+  const std::string loaded = "constraints: " + std::to_string(n) + " loaded";
+  REQUIRE(wait_until([&] { return daemon.log().find(loaded) != std::string::npos; }, 10s));
+}
+
 }  // namespace
 
 TEST_CASE("metrics count pushes, attempts and their outcomes by job name as jobs flow", "[http]") {
@@ -222,16 +229,80 @@ TEST_CASE("job names past metrics.max_job_names are counted as _other", "[http]"
   }
 }
 
-TEST_CASE("with Redis down, /metrics still answers, without the gauges read from Redis", "[http]") {
+TEST_CASE("with Redis down, /metrics still answers, without the series read from Redis", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();
   push(http, named("down.q"));
-  REQUIRE(scrape(http).value("jq_queue_ready", named("down.q")) == 1);
+  REQUIRE(http.post("/v1/constraints", {{"name", "down.c"}, {"match", named("*")}}).status == 201);
+  const Scrape up = scrape(http);
+  REQUIRE(up.value("jq_queue_ready", named("down.q")) == 1);
+  REQUIRE(up.value("jq_constraint_waiting_jobs", {{"constraint", "down.c"}}) == 0);
   redis.stop();
   REQUIRE(wait_until([&] { return !daemon.ready(); }, 10s));
   const Scrape s = scrape(http);
   CHECK(s.value("jq_jobs_pushed_total", named("down.q")) == 1);
   CHECK(s.label_values("jq_queue_ready", "name").empty());
   CHECK(s.type("jq_queue_ready") == "gauge");
+  CHECK(s.label_values("jq_constraint_waiting_jobs", "constraint").empty());
+  CHECK(s.type("jq_constraint_waiting_jobs") == "gauge");
+}
+
+TEST_CASE(
+    "constraint series show a concurrency limit's running, waiting, started and held jobs, and "
+    "its limits",
+    "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  const json one_at_a_time = {
+      {"name", "one-at-a-time"}, {"match", {{"name", "c.slow"}}}, {"concurrency", 1}};
+  REQUIRE(http.post("/v1/constraints", one_at_a_time).status == 201);
+  const json slowly = {{"name", "slowly"},
+                       {"match", {{"name", "c.never"}}},
+                       {"rate", {{"limit", 30}, {"period", 60}, {"burst", 5}}}};
+  REQUIRE(http.post("/v1/constraints", slowly).status == 201);
+  wait_for_constraints(daemon, 2);
+  const json slow_job = {{"name", "c.slow"}, {"argument", {{"sleep_ms", 2000}}}};
+  push(http, slow_job);
+  push(http, slow_job);
+  Worker worker;
+  register_worker(http, worker.url(), {"c.slow"});  // 4 at once: the constraint is the limit
+
+  const json one = {{"constraint", "one-at-a-time"}};
+  REQUIRE(wait_until(
+      [&] {
+        const Scrape s = scrape(http);
+        return s.value("jq_constraint_running_jobs", one) == 1 &&
+               s.value("jq_constraint_waiting_jobs", one) == 1;
+      },
+      10s));
+  const Scrape held = scrape(http);
+  CHECK(held.value("jq_constraint_started_total", one) == 1);
+  CHECK(held.value("jq_constraint_deferred_total", one) >= 1);
+  CHECK(held.value("jq_constraint_limit",
+                   {{"constraint", "one-at-a-time"}, {"kind", "concurrency"}}) == 1);
+  CHECK_FALSE(
+      held.value("jq_constraint_limit", {{"constraint", "one-at-a-time"}, {"kind", "rate"}}));
+  // 30 starts per 60 s: 0.5 a second, whatever the burst.
+  CHECK(held.value("jq_constraint_limit", {{"constraint", "slowly"}, {"kind", "rate"}}) == 0.5);
+  CHECK(held.value("jq_constraint_started_total", {{"constraint", "slowly"}}) == 0);
+  CHECK(held.value("jq_constraint_waiting_jobs", {{"constraint", "slowly"}}) == 0);
+  CHECK(held.type("jq_constraint_started") == "counter");  // the parser drops a counter's _total
+  CHECK(held.type("jq_constraint_deferred") == "counter");
+  CHECK(held.type("jq_constraint_running_jobs") == "gauge");
+  CHECK(held.type("jq_constraint_limit") == "gauge");
+
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
+  REQUIRE(
+      wait_until([&] { return scrape(http).value("jq_constraint_running_jobs", one) == 0; }, 10s));
+  const Scrape done = scrape(http);
+  CHECK(done.value("jq_constraint_started_total", one) == 2);
+  CHECK(done.value("jq_constraint_waiting_jobs", one) == 0);
+  CHECK(worker.stats()["max_in_flight"] == 1);
+
+  // A removed constraint is no longer listed.
+  REQUIRE(http.del("/v1/constraints/slowly").status == 204);
+  CHECK(scrape(http).label_values("jq_constraint_limit", "constraint") ==
+        std::vector<std::string>{"one-at-a-time"});
 }

@@ -245,6 +245,36 @@ TEST_CASE("ConstraintStore: live state sums the dispatch side's keys per constra
   CHECK(nothing->top_keys.empty());
 }
 
+TEST_CASE("ConstraintStore: totals give every constraint with its sums and counters, by name",
+          "[redis]") {
+  Fixture f;
+  REQUIRE(f.h.run(f.store.create(mail())));
+  const Constraint idle = constraint(R"({"name":"idle","match":{"name":"*"},"paused":true})");
+  REQUIRE(f.h.run(f.store.create(idle)));
+  f.r.call({"HSET", f.keys.constraint_waiting("mail"), "acme", "4", "globex", "1"});
+  f.r.call({"SADD", f.keys.constraint_lease_keys("mail"), "acme"});
+  f.r.call({"ZADD", f.keys.constraint_lease("mail", "acme"), std::to_string(f.now_ms() + 60'000),
+            "lease-1"});
+  f.r.call({"HSET", f.keys.constraint_counters(), "started:mail", "12", "deferred:mail", "7"});
+  f.r.call({"HSET", f.keys.constraints(), "broken", "\xc1"});  // logged and left out
+
+  auto totals = f.h.run(f.store.totals());
+  REQUIRE(totals);
+  REQUIRE(totals->size() == 2);
+  const auto& idle_totals = (*totals)[0];
+  CHECK(idle_totals.constraint == idle);
+  CHECK(idle_totals.waiting == 0);
+  CHECK(idle_totals.running == 0);
+  CHECK(idle_totals.started == 0);
+  CHECK(idle_totals.deferred == 0);
+  const auto& mail_totals = (*totals)[1];
+  CHECK(mail_totals.constraint == mail());
+  CHECK(mail_totals.waiting == 5);
+  CHECK(mail_totals.running == 1);
+  CHECK(mail_totals.started == 12);
+  CHECK(mail_totals.deferred == 7);
+}
+
 TEST_CASE("the next start of a key comes from its tat less the rate's tolerance", "[unit]") {
   using jq::store::next_start_at_ms;
   const jq::api::RateLimit rate{10, 60'000ms, 2};  // a start every 6 s, 12 s of tolerance

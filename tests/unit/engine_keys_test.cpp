@@ -133,6 +133,7 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   const Keys keys("myapp");
   const std::vector<std::string> all = {keys.constraints(),
                                         keys.constraints_version(),
+                                        keys.constraint_counters(),
                                         keys.constraint_waiting("mail"),
                                         keys.constraint_lease_keys("mail"),
                                         keys.constraint_lease("mail", "acme"),
@@ -147,6 +148,10 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   CHECK(keys.constraints_version() == "myapp:{c}:constraints_version");
   CHECK(keys.constraint_waiting("mail") == "myapp:{c}:waiting:mail");
   CHECK(keys.constraint_lease_keys("mail") == "myapp:{c}:lease_keys:mail");
+  CHECK(keys.constraint_waiting("mail") == keys.constraint_waiting_prefix() + "mail");
+  CHECK(keys.constraint_lease_keys("mail") == keys.constraint_lease_keys_prefix() + "mail");
+  // The dispatch scripts name the counters hash from the state prefix themselves.
+  CHECK(keys.constraint_counters() == keys.constraint_state_prefix() + "counters");
 }
 
 TEST_CASE("a constraint key's lease and tat keys are its name, '#' and the key", "[unit]") {

@@ -195,9 +195,22 @@ TEST_CASE("HTTP requests are counted by route, method and status", "[unit]") {
 
 TEST_CASE("scrape-time gauges are written with their header and samples", "[unit]") {
   std::string out;
-  const std::vector<GaugeSample> samples = {{{"q1"}, 3}, {{"q2"}, 0.5}};
-  write_gauges(out, Desc{"jq_queue_ready", "Ready.", Type::gauge, {"name"}}, samples);
+  const std::vector<ScrapedSample> samples = {{{"q1"}, 3}, {{"q2"}, 0.5}};
+  write_scraped(out, Desc{"jq_queue_ready", "Ready.", Type::gauge, {"name"}}, samples);
   CHECK(out ==
         "# HELP jq_queue_ready Ready.\n# TYPE jq_queue_ready gauge\n"
         "jq_queue_ready{name=\"q1\"} 3\njq_queue_ready{name=\"q2\"} 0.5\n");
+}
+
+TEST_CASE("scrape-time counters keep their type, and a family with no samples its header",
+          "[unit]") {
+  std::string out;
+  const std::vector<ScrapedSample> samples = {{{"mail", "rate"}, 0.25}};
+  write_scraped(out, Desc{"jq_c_total", "Counted.", Type::counter, {"constraint", "kind"}},
+                samples);
+  write_scraped(out, Desc{"jq_none", "Nothing.", Type::gauge, {"name"}}, {});
+  CHECK(out ==
+        "# HELP jq_c_total Counted.\n# TYPE jq_c_total counter\n"
+        "jq_c_total{constraint=\"mail\",kind=\"rate\"} 0.25\n"
+        "# HELP jq_none Nothing.\n# TYPE jq_none gauge\n");
 }

@@ -1,6 +1,7 @@
 #include "src/http/handlers/metrics.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -10,7 +11,7 @@ namespace jq::http {
 namespace {
 
 using metrics::Desc;
-using metrics::GaugeSample;
+using metrics::ScrapedSample;
 using metrics::Type;
 
 // One gauge per field of a queue's counts.
@@ -32,6 +33,35 @@ constexpr QueueGauge kQueueGauges[] = {
     {"jq_queue_lag_seconds", "Age of the oldest ready job (0 when none is ready).",
      [](const store::QueueInfo& q) { return q.lag_seconds; }},
 };
+
+// One series per constraint total, labelled by `constraint`. The counters live in Redis, shared
+// by every master: each master shows the same value (do not sum them across masters).
+struct ConstraintSeries {
+  std::string_view name;
+  std::string_view help;
+  Type type;
+  std::int64_t store::ConstraintTotals::*value;
+};
+
+constexpr ConstraintSeries kConstraintSeries[] = {
+    {"jq_constraint_waiting_jobs", "Queued jobs the constraint holds back now, over all its keys.",
+     Type::gauge, &store::ConstraintTotals::waiting},
+    {"jq_constraint_running_jobs",
+     "Attempts running now that count against the constraint (any master's), over all its keys.",
+     Type::gauge, &store::ConstraintTotals::running},
+    {"jq_constraint_started_total",
+     "Jobs the constraint let start, since the data store was created (all masters).",
+     Type::counter, &store::ConstraintTotals::started},
+    {"jq_constraint_deferred_total",
+     "Times the constraint held a job back at dispatch, since the data store was created (all "
+     "masters); a job held again after it was woken counts again.",
+     Type::counter, &store::ConstraintTotals::deferred},
+};
+
+constexpr std::string_view kConstraintLimitHelp =
+    "The constraint's limit (per key when it has a key): kind=\"concurrency\" is how many of its "
+    "jobs may run at once; kind=\"rate\" is its rate in starts per second (limit / period, burst "
+    "not included).";
 
 Desc gauge_desc(std::string_view name, std::string_view help, std::string label) {
   return Desc{std::string(name), std::string(help), Type::gauge, {std::move(label)}};
@@ -60,48 +90,98 @@ asio::awaitable<std::vector<store::QueueInfo>> read_queues(metrics::Metrics& met
 // jq_worker_healthy of every registered endpoint with its own label (1 or 0). Asking whether an
 // endpoint has its own label makes its in-flight and round-trip children, so an endpoint shows
 // zeros before its first attempt.
-asio::awaitable<std::vector<GaugeSample>> read_worker_health(metrics::Metrics& metrics,
-                                                             workers::WorkerStore& workers) {
-  std::vector<GaugeSample> samples;
+asio::awaitable<std::vector<ScrapedSample>> read_worker_health(metrics::Metrics& metrics,
+                                                               workers::WorkerStore& workers) {
+  std::vector<ScrapedSample> samples;
   auto views = co_await workers.load_with_stats();
   if (!views) co_return samples;
   for (const auto& v : *views) {
     const std::string& url = v.endpoint.url;
     if (!metrics.worker_has_own_label(url)) continue;
-    samples.push_back(GaugeSample{{url}, v.stats.healthy ? 1.0 : 0.0});
+    samples.push_back(ScrapedSample{{url}, v.stats.healthy ? 1.0 : 0.0});
   }
   co_return samples;
 }
 
+// Every constraint's totals; empty when Redis does not answer. Constraints are made by admins,
+// not pushers, so their names are not capped as job names are.
+asio::awaitable<std::vector<store::ConstraintTotals>> read_constraints(
+    store::ConstraintStore& constraints) {
+  auto totals = co_await constraints.totals();
+  if (!totals) {
+    spdlog::debug("metrics: constraint totals not read: {}", totals.error().message);
+    co_return std::vector<store::ConstraintTotals>();
+  }
+  co_return std::move(*totals);
+}
+
+void write_queue_gauges(std::string& out, const std::vector<store::QueueInfo>& counts) {
+  for (const QueueGauge& gauge : kQueueGauges) {
+    std::vector<ScrapedSample> samples;
+    samples.reserve(counts.size());
+    for (const store::QueueInfo& q : counts)
+      samples.push_back(ScrapedSample{{q.name}, gauge.value(q)});
+    metrics::write_scraped(out, gauge_desc(gauge.name, gauge.help, "name"), samples);
+  }
+}
+
+void write_constraint_series(std::string& out, const std::vector<store::ConstraintTotals>& totals) {
+  for (const ConstraintSeries& series : kConstraintSeries) {
+    std::vector<ScrapedSample> samples;
+    samples.reserve(totals.size());
+    for (const store::ConstraintTotals& t : totals) {
+      samples.push_back(ScrapedSample{{t.constraint.name}, static_cast<double>(t.*series.value)});
+    }
+    metrics::write_scraped(
+        out, Desc{std::string(series.name), std::string(series.help), series.type, {"constraint"}},
+        samples);
+  }
+  std::vector<ScrapedSample> limits;
+  for (const store::ConstraintTotals& t : totals) {
+    const api::Constraint& c = t.constraint;
+    if (c.concurrency)
+      limits.push_back(ScrapedSample{{c.name, "concurrency"}, static_cast<double>(*c.concurrency)});
+    if (c.rate) {
+      const double period_s = std::chrono::duration<double>(c.rate->period).count();
+      limits.push_back(
+          ScrapedSample{{c.name, "rate"}, static_cast<double>(c.rate->limit) / period_s});
+    }
+  }
+  metrics::write_scraped(out,
+                         Desc{"jq_constraint_limit",
+                              std::string(kConstraintLimitHelp),
+                              Type::gauge,
+                              {"constraint", "kind"}},
+                         limits);
+}
+
 asio::awaitable<Response> scrape(metrics::Metrics& metrics, store::QueueStore& queues,
-                                 workers::WorkerStore& workers) {
+                                 workers::WorkerStore& workers,
+                                 store::ConstraintStore& constraints) {
   const std::vector<store::QueueInfo> counts = co_await read_queues(metrics, queues);
-  const std::vector<GaugeSample> health = co_await read_worker_health(metrics, workers);
+  const std::vector<ScrapedSample> health = co_await read_worker_health(metrics, workers);
+  const std::vector<store::ConstraintTotals> totals = co_await read_constraints(constraints);
   Response r;
   r.content_type = std::string(metrics::kContentType);
   metrics.expose(r.body);
-  for (const QueueGauge& gauge : kQueueGauges) {
-    std::vector<GaugeSample> samples;
-    samples.reserve(counts.size());
-    for (const store::QueueInfo& q : counts)
-      samples.push_back(GaugeSample{{q.name}, gauge.value(q)});
-    metrics::write_gauges(r.body, gauge_desc(gauge.name, gauge.help, "name"), samples);
-  }
-  metrics::write_gauges(r.body,
-                        gauge_desc("jq_worker_healthy",
-                                   "1 when the worker endpoint is reachable, 0 while it is held "
-                                   "off after a connection failure.",
-                                   "worker"),
-                        health);
+  write_queue_gauges(r.body, counts);
+  metrics::write_scraped(r.body,
+                         gauge_desc("jq_worker_healthy",
+                                    "1 when the worker endpoint is reachable, 0 while it is held "
+                                    "off after a connection failure.",
+                                    "worker"),
+                         health);
+  write_constraint_series(r.body, totals);
   co_return r;
 }
 
 }  // namespace
 
 void add_metrics_routes(Router& router, metrics::Metrics& metrics, store::QueueStore& queues,
-                        workers::WorkerStore& workers) {
-  router.add(Method::get, "/metrics",
-             [&metrics, &queues, &workers](Request&) { return scrape(metrics, queues, workers); });
+                        workers::WorkerStore& workers, store::ConstraintStore& constraints) {
+  router.add(Method::get, "/metrics", [&metrics, &queues, &workers, &constraints](Request&) {
+    return scrape(metrics, queues, workers, constraints);
+  });
 }
 
 }  // namespace jq::http

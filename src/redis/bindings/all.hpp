@@ -5,6 +5,7 @@
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/complete_jobs.hpp"
 #include "src/redis/bindings/constraint_state.hpp"
+#include "src/redis/bindings/constraint_stats.hpp"
 #include "src/redis/bindings/constraint_writes.hpp"
 #include "src/redis/bindings/delete_dead_job.hpp"
 #include "src/redis/bindings/expire_workers.hpp"
@@ -36,6 +37,7 @@ using All = List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJob
                  FailJob, ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob,
                  RegisterWorker, RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots,
                  QueueStats, ListDead, PauseQueue, CreateConstraint, UpdateConstraint,
-                 RemoveConstraint, ConstraintState, WakeConstraints, ReclassifyJobs>;
+                 RemoveConstraint, ConstraintState, WakeConstraints, ReclassifyJobs,
+                 ConstraintStats>;
 
 }  // namespace jq::redis::bindings
