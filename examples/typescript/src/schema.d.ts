@@ -463,9 +463,9 @@ export interface paths {
          *     (`Content-Type: text/plain; version=0.0.4; charset=utf-8`), for a Prometheus server to
          *     scrape. Open also when auth is on. The counters and histograms are this master's own
          *     events since it started (with several masters, sum them across masters); the queue
-         *     gauges and `jq_worker_healthy` are read from Redis at scrape time and say the same on
-         *     every master. When Redis does not answer, those gauges have no samples and the rest is
-         *     served as usual.
+         *     gauges, `jq_worker_healthy` and the `jq_constraint_*` series (counters included) are
+         *     read from Redis at scrape time and say the same on every master, so do not sum those.
+         *     When Redis does not answer, they have no samples and the rest is served as usual.
          *
          *     | metric | type | labels | meaning |
          *     | --- | --- | --- | --- |
@@ -487,13 +487,20 @@ export interface paths {
          *     | `jq_job_latency_seconds` | histogram | | push to done: `enqueued_at` to success or death |
          *     | `jq_redis_command_duration_seconds` | histogram | | one Redis command, script call or pipeline |
          *     | `jq_http_requests_total` | counter | `route`, `method`, `status` | requests answered |
+         *     | `jq_constraint_waiting_jobs` | gauge | `constraint` | queued jobs the constraint holds back now, over all its keys |
+         *     | `jq_constraint_running_jobs` | gauge | `constraint` | attempts running now that count against it (any master's), over all its keys |
+         *     | `jq_constraint_limit` | gauge | `constraint`, `kind` | `kind="concurrency"`: jobs it lets run at once; `kind="rate"`: its rate in starts per second (`limit / period`, burst not included); per key when it has a `key`; no sample for a limit it does not have |
+         *     | `jq_constraint_started_total` | counter | `constraint` | jobs it let start, since the data store was created |
+         *     | `jq_constraint_deferred_total` | counter | `constraint` | times it held a job back at dispatch, since the data store was created (a job held again after being woken counts again) |
          *
          *     `name` is a job name: the first `metrics.max_job_names` names seen (default 100) keep
          *     their own label; later ones are counted as `name="_other"` and have no queue gauges.
          *     `worker` is the endpoint's registered URL. `route` is the route's pattern, never the
          *     raw path (`/v1/jobs/{id}`), or `unmatched` for a path no route has; requests refused
          *     before routing (a body over `limits.max_body_bytes`, bytes that are not HTTP, one
-         *     connection too many) are not counted.
+         *     connection too many) are not counted. `constraint` is a constraint's name: every
+         *     constraint has its own (constraints are made by admins, so they are not capped), and a
+         *     deleted one drops out of these series.
          */
         get: operations["metrics"];
         put?: never;
@@ -2161,6 +2168,9 @@ export interface operations {
                      *     # HELP jq_queue_ready Jobs ready to run (never run, or due for retry), all shards.
                      *     # TYPE jq_queue_ready gauge
                      *     jq_queue_ready{name="send_email"} 3
+                     *     # HELP jq_constraint_waiting_jobs Queued jobs the constraint holds back now, over all its keys.
+                     *     # TYPE jq_constraint_waiting_jobs gauge
+                     *     jq_constraint_waiting_jobs{constraint="mail-per-tenant"} 12
                      *     # HELP jq_http_requests_total HTTP requests answered, by route pattern, method and status.
                      *     # TYPE jq_http_requests_total counter
                      *     jq_http_requests_total{route="/v1/jobs",method="POST",status="201"} 42
