@@ -73,9 +73,11 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", wport), Worker)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     tmp = tempfile.mkdtemp()
+    if not os.access(a.jqmaster, os.X_OK):
+        sys.exit(f"{a.jqmaster}: not an executable (build first: scripts/build.sh)")
     redis = subprocess.Popen(["redis-server", "--port", str(rport), "--save", "", "--appendonly",
                               "no"], stdout=subprocess.DEVNULL)
-    master = subprocess.Popen([a.jqmaster, "--listen", f"127.0.0.1:{mport}", "--redis-url",
+    master = subprocess.Popen([os.path.abspath(a.jqmaster), "--listen", f"127.0.0.1:{mport}", "--redis-url",
                                f"redis://127.0.0.1:{rport}/0", "--log-level", "warn"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
     try:
