@@ -50,4 +50,9 @@ class CpuMeter {
 // unix:///path).
 Expected<std::int64_t, std::string> redis_used_memory(const std::string& url);
 
+// HGET key field of the Redis at `url`, as an integer; 0 when the field is not there.
+Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
+                                                       const std::string& key,
+                                                       const std::string& field);
+
 }  // namespace jq::bench
