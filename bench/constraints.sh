@@ -14,15 +14,16 @@
 #               jqworker in its own process (external); 20 % unconstrained jobs (decode); and 20
 #               tenants, where the limit binds (decode)
 #   held        100,000 jobs held behind one running job of a concurrency-1 key: the master's
-#               idle CPU over 10 s, then unconstrained jobs pushed at 2,000/s for 3 s (dispatch
-#               latency); off: the same without the backlog
+#               idle CPU over 10 s, then unconstrained jobs pushed at 2,000/s for 10 s (dispatch
+#               latency); held_none: the same constraint and running job without the backlog;
+#               held_off: no constraint, no job running
 # Each run's JSON line goes to $OUT; bench/constraints_summary.py prints the medians, the ratios
 # on/off and the targets. docs/BENCHMARKS.md ("Constraints") says what each figure measures.
 #
-# Environment: REPS (3), OUT (bench/results/constraints-<date>.jsonl), SKIP_BUILD=1 (use the
+# Environment: REPS (3), WORKLOADS ("throughput held": either or both), OUT (bench/results/constraints-<date>.jsonl), SKIP_BUILD=1 (use the
 # binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY (50: worker
 # concurrency), CONNECTIONS (16: pushing connections), JOBS (50000), BACKLOG (100000), PYTHON
-# (/usr/bin/python3), IDLE_SECONDS (10), LATENCY_SECONDS (3).
+# (/usr/bin/python3), IDLE_SECONDS (10), LATENCY_SECONDS (10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -31,6 +32,7 @@ REPS=${REPS:-3}
 BUILD_DIR=${BUILD_DIR:-build-release}
 CONCURRENCY=${CONCURRENCY:-50}
 CONNECTIONS=${CONNECTIONS:-16}
+WORKLOADS=${WORKLOADS:-throughput held}
 JOBS=${JOBS:-50000}
 BACKLOG=${BACKLOG:-100000}
 BATCH=50
@@ -40,7 +42,7 @@ TENANT_CONCURRENCY=2
 MIXED_SHARE=0.2
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 LATENCY_RATE=2000
-LATENCY_SECONDS=${LATENCY_SECONDS:-3}
+LATENCY_SECONDS=${LATENCY_SECONDS:-10}
 mkdir -p bench/results
 OUT=${OUT:-bench/results/constraints-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 : >"$OUT"
@@ -170,13 +172,11 @@ throughput() {
   return 0
 }
 
+# held TEST CONSTRAINT BACKLOG: idle CPU, then dispatch latency of unconstrained jobs.
 held() {
-  local constraint
-  for constraint in on off; do
-    record held --parts idle,latency --constraint "$constraint" --worker decode \
-      --tenants "$TENANTS" --backlog "$BACKLOG" --idle-seconds "$IDLE_SECONDS" \
-      --rate "$LATENCY_RATE" --duration "$LATENCY_SECONDS"
-  done
+  record "$1" --parts idle,latency --constraint "$2" --backlog "$3" --worker decode \
+    --tenants "$TENANTS" --idle-seconds "$IDLE_SECONDS" --rate "$LATENCY_RATE" \
+    --duration "$LATENCY_SECONDS"
 }
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
@@ -186,12 +186,18 @@ log "redis $(redis-server --version | awk '{print $3}') on port $REDIS_PORT; $RE
 START=$(date +%s)
 for rep in $(seq "$REPS"); do
   log "repetition $rep of $REPS"
-  for worker in noop decode external; do
-    throughput all_constrained "$worker" --tenants "$TENANTS" --unconstrained-share 0
-  done
-  throughput mixed decode --tenants "$TENANTS" --unconstrained-share "$MIXED_SHARE"
-  throughput tight decode --tenants "$TIGHT_TENANTS" --unconstrained-share 0
-  held
+  if [[ " $WORKLOADS " == *" throughput "* ]]; then
+    for worker in noop decode external; do
+      throughput all_constrained "$worker" --tenants "$TENANTS" --unconstrained-share 0
+    done
+    throughput mixed decode --tenants "$TENANTS" --unconstrained-share "$MIXED_SHARE"
+    throughput tight decode --tenants "$TIGHT_TENANTS" --unconstrained-share 0
+  fi
+  if [[ " $WORKLOADS " == *" held "* ]]; then
+    held held on "$BACKLOG"
+    held held_none on 0
+    held held_off off 0
+  fi
 done
 log "done in $(($(date +%s) - START)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PYTHON" bench/constraints_summary.py "$OUT"

@@ -121,13 +121,15 @@ def throughput_table(groups):
 
 
 def held_table(groups):
-    on, off = groups.get(("held", "decode", "on"), []), groups.get(("held", "decode", "off"), [])
-    if not on and not off:
+    held = groups.get(("held", "decode", "on"), [])
+    none = groups.get(("held_none", "decode", "on"), [])
+    off = groups.get(("held_off", "decode", "off"), [])
+    if not held and not none and not off:
         return
     print()
-    print("| figure | backlog held (on) | no backlog (off) | on / off | spread on | spread off |"
-          " target | met |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    print("| figure | backlog held | no backlog | held / none | constraint off | held / off |"
+          " spread held | spread none | spread off | target | met |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     rows = [
         ("dispatch (push sent → worker read it) p99, ms", "latency_to_worker_p99_ms", True),
         ("dispatch p50, ms", "latency_to_worker_p50_ms", False),
@@ -137,17 +139,19 @@ def held_table(groups):
         ("rate sent, jobs/s", "latency_rate_sent_per_s", False),
     ]
     for label, path, target in rows:
-        a, b = median(on, path), median(off, path)
+        a, b, c = median(held, path), median(none, path), median(off, path)
         r = ratio(a, b)
-        print(f"| {label} | {show(a)} | {show(b)} | {show(r, 2)} | {show(spread(on, path), 2)} |"
-              f" {show(spread(off, path), 2)} | {'≤ 1.2×' if target else ''} |"
+        print(f"| {label} | {show(a)} | {show(b)} | {show(r, 2)} | {show(c)} |"
+              f" {show(ratio(a, c), 2)} | {show(spread(held, path), 2)} |"
+              f" {show(spread(none, path), 2)} | {show(spread(off, path), 2)} |"
+              f" {'≤ 1.2× (held / none)' if target else ''} |"
               f" {met(r <= LATENCY_TARGET) if target and r is not None else ''} |")
     for process in ("jqmaster", "redis", "jqbench"):
         path = f"idle_cpu_pct_by_process.{process}"
-        a, b = median(on, path), median(off, path)
+        a, b, c = median(held, path), median(none, path), median(off, path)
         target = process == "jqmaster"
-        print(f"| idle CPU of {process}, % of a core over 10 s | {show(a, 2)} | {show(b, 2)} | |"
-              f" | | {'< 2 %' if target else ''} |"
+        print(f"| idle CPU of {process}, % of a core | {show(a, 2)} | {show(b, 2)} | |"
+              f" {show(c, 2)} | | | | | {'< 2 % (held)' if target else ''} |"
               f" {met(a < IDLE_TARGET_PCT) if target and a is not None else ''} |")
     for label, path in (("backlog pushed, s", "backlog_push_s"),
                         ("backlog pushed and all held, s", "backlog_held_s"),
@@ -155,7 +159,23 @@ def held_table(groups):
                         ("DELETE of the constraint answered, s", "release_delete_s"),
                         ("backlog run after the DELETE, s", "release_s"),
                         ("backlog run after the DELETE, jobs/s", "release_jobs_per_s")):
-        print(f"| {label} | {show(median(on, path))} | | | {show(spread(on, path), 2)} | | | |")
+        print(f"| {label} | {show(median(held, path))} | | | | | {show(spread(held, path), 2)} |"
+              f" | | | |")
+    redis = ("held", held), ("none", none), ("off", off)
+    print()
+    print("Redis per latency job (median calls / µs, warm-up included):")
+    print()
+    commands = sorted({c for _, runs in redis for r in runs
+                       for c in r.get("latency_redis_by_command", {})})
+    for command in commands:
+        cells = []
+        for name, runs in redis:
+            v = [r["latency_redis_by_command"][command] for r in runs
+                 if command in r.get("latency_redis_by_command", {})]
+            if v:
+                cells.append(f"{name} {statistics.median(x[0] for x in v):.2f} /"
+                             f" {statistics.median(x[1] for x in v):.2f}")
+        print(f"- {command}: " + " · ".join(cells))
 
 
 def every_run(groups):
@@ -163,7 +183,7 @@ def every_run(groups):
     print("Every run:")
     print()
     for (test, worker, constraint), runs in sorted(groups.items()):
-        if test == "held":
+        if test.startswith("held"):
             cells = [f"p99 {show(r.get('latency_to_worker_p99_ms'))} ms, idle jqmaster"
                      f" {show(value(r, 'idle_cpu_pct_by_process.jqmaster'), 2)} %" for r in runs]
         else:

@@ -6,8 +6,8 @@
 //               so that nothing matches them, and runs them as e2e does; then deletes it.
 //   (backlog)   for idle and latency: creates jqbench-backlog (name <name>-held, key /tenant,
 //               concurrency 1), pushes one job of it that the built-in worker holds unanswered,
-//               then --backlog more of the same tenant, and waits until the constraint holds
-//               them all.
+//               then --backlog more of the same tenant (0: none, the baseline for a backlog),
+//               and waits until the constraint holds them all.
 //   idle        waits until jqmaster is idle, then samples every watched process's CPU for
 //               --idle-seconds while the backlog is held.
 //   latency     open-loop pushes of <name>-free jobs at --rate for --duration, as the latency
@@ -316,6 +316,31 @@ asio::awaitable<void> idle(const Options& o, Outcome& out) {
   out.fields["idle_cpu_pct_by_process"] = cpu_percent(meter, seconds);
 }
 
+// Redis's command counts, with --redis-url; empty without (or when they cannot be read).
+RedisCommandStats redis_stats(const Options& o) {
+  if (o.redis_url.empty()) return {};
+  auto stats = redis_command_stats(o.redis_url);
+  return stats ? std::move(*stats) : RedisCommandStats{};
+}
+
+// latency_redis_by_command: {command: [calls per job, µs per job]} over the latency part
+// (warm-up included, as the counts cannot tell them apart), the commands that ran at least once
+// per 100 jobs.
+void add_redis_per_job(Outcome& out, const RedisCommandStats& before,
+                       const RedisCommandStats& after, std::int64_t jobs) {
+  if (after.empty() || jobs <= 0) return;
+  Fields by_command = Fields::object();
+  const auto n = static_cast<double>(jobs);
+  for (const auto& [command, stat] : after) {
+    const auto it = before.find(command);
+    const RedisCommandStat start = it == before.end() ? RedisCommandStat{} : it->second;
+    const double calls = static_cast<double>(stat.calls - start.calls) / n;
+    if (calls < 0.01) continue;
+    by_command[command] = {figure(calls), figure(static_cast<double>(stat.usec - start.usec) / n)};
+  }
+  out.fields["latency_redis_by_command"] = by_command;
+}
+
 asio::awaitable<Expected<void, std::string>> latency(Bench& bench, WorkerEndpoint& worker,
                                                      Outcome& out) {
   const Options& o = bench.options();
@@ -327,11 +352,13 @@ asio::awaitable<Expected<void, std::string>> latency(Bench& bench, WorkerEndpoin
   plan.warmup_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.warmup.count()));
   plan.measured_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.duration.count()));
   CpuMeter meter(o.watched);
+  const auto redis_before = redis_stats(o);
   auto figures = co_await run_open_loop(bench, worker, plan, meter);
   if (!figures) co_return unexpected(figures.error());
   out.fields["latency_rate_offered_per_s"] = figure(o.rate);
   add_open_loop(out, *figures, "latency_");
   add_cpu(out, meter, figures->jobs, "latency_");
+  add_redis_per_job(out, redis_before, redis_stats(o), plan.warmup_jobs + plan.measured_jobs);
   co_return Expected<void, std::string>{};
 }
 

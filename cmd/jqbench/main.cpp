@@ -105,8 +105,9 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
   cli.add_option("--parts", f.parts, "constraints: any of throughput,idle,latency")
       ->capture_default_str();
   cli.add_option("--backlog", o.backlog,
-                 "constraints: jobs held behind one running job during idle and latency")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))
+                 "constraints: jobs held behind one running job during idle and latency (0: only "
+                 "that job)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}))
       ->capture_default_str();
   cli.add_option("--idle-seconds", f.idle_s, "constraints: seconds of the idle CPU sample")
       ->check(CLI::PositiveNumber)

@@ -162,6 +162,36 @@ Expected<std::int64_t, std::string> redis_used_memory(const std::string& url) {
   return bytes;
 }
 
+Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& url) {
+  auto context = redis_connect(url);
+  if (!context) return unexpected(context.error());
+  std::unique_ptr<redisReply, ReplyDeleter> reply(
+      static_cast<redisReply*>(redisCommand(context->get(), "INFO commandstats")));
+  if (!reply || reply->type != REDIS_REPLY_STRING) {
+    return unexpected("INFO commandstats failed on " + url);
+  }
+  // cmdstat_<name>:calls=<n>,usec=<n>,usec_per_call=...
+  RedisCommandStats out;
+  std::istringstream lines(std::string(reply->str, reply->len));
+  std::string line;
+  constexpr std::string_view kPrefix = "cmdstat_";
+  while (std::getline(lines, line)) {
+    const std::string_view l(line);
+    const auto colon = l.find(':');
+    const auto calls = l.find("calls=");
+    const auto usec = l.find(",usec=");
+    if (!l.starts_with(kPrefix) || colon == std::string_view::npos ||
+        calls == std::string_view::npos || usec == std::string_view::npos) {
+      continue;
+    }
+    RedisCommandStat stat;
+    std::from_chars(l.data() + calls + 6, l.data() + l.size(), stat.calls);
+    std::from_chars(l.data() + usec + 6, l.data() + l.size(), stat.usec);
+    out[std::string(l.substr(kPrefix.size(), colon - kPrefix.size()))] = stat;
+  }
+  return out;
+}
+
 Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
                                                        const std::string& key,
                                                        const std::string& field) {

@@ -84,7 +84,7 @@ struct Options {
   int tenant_concurrency = 2;
   double unconstrained_share = 0.2;  // of the throughput jobs, named <name>-free: no constraint
   ConstraintParts parts;
-  std::int64_t backlog = 100000;             // jobs held behind one running job
+  std::int64_t backlog = 100000;             // jobs held behind one running job (0: none)
   std::chrono::duration<double> idle{10.0};  // --idle-seconds: the idle CPU sample
 };
 

@@ -162,6 +162,8 @@ TEST_CASE("jqbench constraints holds a backlog behind a running job and reports 
   CHECK(line["latency_jobs"] == 100);
   CHECK(line["latency_to_worker_p99_ms"].get<double>() > 0);
   CHECK(line["latency_to_worker_p99_ms"] <= line["latency_done_p99_ms"]);
+  // push, reserve and complete: about three scripts a job
+  CHECK(line["latency_redis_by_command"]["evalsha"][0].get<double>() >= 1);
   CHECK(line["release_s"].get<double>() > 0);
   // The constraints, the backlog and the worker are gone: throughput, the held job and its
   // backlog, and the latency jobs with their warm-up all succeeded.
