@@ -32,6 +32,21 @@ std::string base_path(const api::HttpUrl& url) {
   return base;
 }
 
+// GET `path` as JSON, expecting a 200 and an object.
+asio::awaitable<Expected<nlohmann::json, std::string>> get_object(HttpConnection& master,
+                                                                  std::string path) {
+  const auto r = co_await master.request(Method::get, path, {}, true);
+  if (r.status != 200) co_return unexpected("GET /" + path + ": " + describe(r));
+  auto body = nlohmann::json::parse(r.body, nullptr, false);
+  if (!body.is_object()) co_return unexpected("GET /" + path + " answered no object: " + r.body);
+  co_return body;
+}
+
+std::int64_t integer_or_zero(const nlohmann::json& object, const char* key) {
+  return object.contains(key) && object[key].is_number_integer() ? object[key].get<std::int64_t>()
+                                                                 : 0;
+}
+
 }  // namespace
 
 std::string describe(const HttpResponse& r) {
@@ -52,7 +67,8 @@ std::unique_ptr<HttpConnection> Bench::connect() {
 
 WorkerEndpoint& Bench::worker() {
   if (!worker_) {
-    worker_ = std::make_unique<WorkerEndpoint>(io_, options_.worker_host, options_.worker_port);
+    worker_ = std::make_unique<WorkerEndpoint>(io_, options_.worker_host, options_.worker_port,
+                                               options_.worker_mode);
   }
   return *worker_;
 }
@@ -127,15 +143,10 @@ asio::awaitable<Expected<void, std::string>> wait_for(std::function<bool()> done
 }
 
 asio::awaitable<Expected<void, std::string>> expect_no_jobs(HttpConnection& master) {
-  const auto r = co_await master.request(Method::get, "v1/stats", {}, true);
-  if (r.status != 200) co_return unexpected("GET /v1/stats: " + describe(r));
-  const auto stats = nlohmann::json::parse(r.body, nullptr, false);
+  const auto stats = co_await get_object(master, "v1/stats");
+  if (!stats) co_return unexpected(stats.error());
   std::int64_t waiting = 0;
-  for (const char* key : {"ready", "scheduled", "running"}) {
-    if (stats.is_object() && stats.contains(key) && stats[key].is_number_integer()) {
-      waiting += stats[key].get<std::int64_t>();
-    }
-  }
+  for (const char* key : {"ready", "scheduled", "running"}) waiting += integer_or_zero(*stats, key);
   if (waiting > 0) {
     co_return unexpected("the master already holds " + std::to_string(waiting) +
                          " ready, scheduled or running jobs, which this scenario's worker would "
@@ -143,6 +154,37 @@ asio::awaitable<Expected<void, std::string>> expect_no_jobs(HttpConnection& mast
                          "instance, then restart the master)");
   }
   co_return Expected<void, std::string>{};
+}
+
+asio::awaitable<Expected<std::int64_t, std::string>> succeeded_jobs(HttpConnection& master) {
+  const auto stats = co_await get_object(master, "v1/stats");
+  if (!stats) co_return unexpected(stats.error());
+  co_return integer_or_zero(*stats, "succeeded");
+}
+
+asio::awaitable<Expected<void, std::string>> create_constraint(HttpConnection& master,
+                                                               std::string definition) {
+  const auto r =
+      co_await master.request(Method::post, "v1/constraints", std::move(definition), true);
+  if (r.status != 201) co_return unexpected("POST /v1/constraints: " + describe(r));
+  co_return Expected<void, std::string>{};
+}
+
+asio::awaitable<Expected<void, std::string>> delete_constraint(HttpConnection& master,
+                                                               std::string name) {
+  const auto r = co_await master.request(Method::del, "v1/constraints/" + name, {}, true);
+  if (r.status != 204 && r.status != 404) {
+    co_return unexpected("DELETE /v1/constraints/" + name + ": " + describe(r));
+  }
+  co_return Expected<void, std::string>{};
+}
+
+asio::awaitable<Expected<ConstraintCounts, std::string>> constraint_counts(HttpConnection& master,
+                                                                           std::string name) {
+  const auto state = co_await get_object(master, "v1/constraints/" + name);
+  if (!state) co_return unexpected(state.error());
+  co_return ConstraintCounts{integer_or_zero(*state, "waiting"),
+                             integer_or_zero(*state, "running")};
 }
 
 asio::awaitable<Expected<std::string, std::string>> register_worker(HttpConnection& master,

@@ -83,5 +83,20 @@ asio::awaitable<Expected<std::string, std::string>> register_worker(HttpConnecti
                                                                     std::string url,
                                                                     int concurrency);
 asio::awaitable<void> remove_worker(HttpConnection& master, std::string id);
+// `succeeded` of GET /v1/stats: jobs finished with a success, ever.
+asio::awaitable<Expected<std::int64_t, std::string>> succeeded_jobs(HttpConnection& master);
+// POST /v1/constraints {definition, as JSON}.
+asio::awaitable<Expected<void, std::string>> create_constraint(HttpConnection& master,
+                                                               std::string definition);
+// DELETE /v1/constraints/{name}, which frees what it holds; one that is not there is no error.
+asio::awaitable<Expected<void, std::string>> delete_constraint(HttpConnection& master,
+                                                               std::string name);
+// What constraint `name` holds back and lets run now (GET /v1/constraints/{name}).
+struct ConstraintCounts {
+  std::int64_t waiting = 0;
+  std::int64_t running = 0;
+};
+asio::awaitable<Expected<ConstraintCounts, std::string>> constraint_counts(HttpConnection& master,
+                                                                           std::string name);
 
 }  // namespace jq::bench

@@ -1,5 +1,6 @@
 #include "cmd/jqbench/job_codec.hpp"
 
+#include <cstdio>
 #include <ctime>
 
 #include <msgpack.hpp>
@@ -60,10 +61,18 @@ std::string_view as_view(const msgpack::object& o) {
 }  // namespace
 
 JobEncoder::JobEncoder(JobShape shape, std::uint64_t seed) : shape_(std::move(shape)), rng_(seed) {
-  put_str(fixed_, "name");
-  put_str(fixed_, shape_.name);
+  put_str(name_, "name");
+  put_str(name_, shape_.name);
+  put_str(other_name_, "name");
+  put_str(other_name_, shape_.other_name);
   fields_ = 1;
-  if (shape_.arg_bytes > 0) {
+  if (shape_.tenants > 0) {
+    ++fields_;  // the argument, written per job around its data
+    if (shape_.arg_bytes > 0) {
+      put_str(data_, "data");
+      put_str(data_, std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x'));
+    }
+  } else if (shape_.arg_bytes > 0) {
     put_str(fixed_, "argument");
     put_str(fixed_, std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x'));
     ++fields_;
@@ -73,11 +82,32 @@ JobEncoder::JobEncoder(JobShape shape, std::uint64_t seed) : shape_(std::move(sh
     put_byte(fixed_, 0xc3);  // true
     ++fields_;
   }
+  if (shape_.timeout_s > 0) {
+    put_str(fixed_, "timeout");
+    put_uint(fixed_, static_cast<std::uint32_t>(shape_.timeout_s));
+    ++fields_;
+  }
   if (shape_.priorities > 1) ++fields_;
+}
+
+void JobEncoder::append_tenant_argument(std::string& out) {
+  put_str(out, "argument");
+  put_byte(out, 0x80 | (data_.empty() ? 1u : 2u));  // fixmap
+  put_str(out, "tenant");
+  char tenant[24];
+  const int n = std::snprintf(
+      tenant, sizeof tenant, "t%llu",
+      static_cast<unsigned long long>(rng_() % static_cast<std::uint64_t>(shape_.tenants)));
+  put_str(out, std::string_view(tenant, static_cast<std::size_t>(n)));
+  out.append(data_);
 }
 
 void JobEncoder::append_job(std::string& out) {
   put_byte(out, 0x80 | fields_);  // fixmap
+  const bool other = shape_.other_share > 0 &&
+                     std::uniform_real_distribution<double>(0, 1)(rng_) < shape_.other_share;
+  out.append(other ? other_name_ : name_);
+  if (shape_.tenants > 0) append_tenant_argument(out);
   out.append(fixed_);
   if (shape_.priorities > 1) {
     put_str(out, "priority");
@@ -121,21 +151,67 @@ bool holds_result(std::string_view body) {
   return !body.empty() && static_cast<unsigned char>(body.front()) != 0xc0;
 }
 
-std::string encode_success(std::int64_t unix_seconds) {
+std::string iso8601_seconds(std::int64_t unix_seconds) {
   const std::time_t t = static_cast<std::time_t>(unix_seconds);
   std::tm utc{};
   gmtime_r(&t, &utc);
   char iso[32];
-  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  const std::size_t n = std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return std::string(iso, n);
+}
+
+std::string encode_success(std::string_view finished_at) {
   std::string out;
   put_byte(out, 0x83);
   put_str(out, "type");
   put_str(out, "success");
   put_str(out, "finished_at");
-  put_str(out, iso);
+  put_str(out, finished_at);
   put_str(out, "result");
   put_byte(out, 0xc0);
   return out;
+}
+
+Expected<std::string, std::string> answer_decoded(std::string_view body,
+                                                  std::string_view finished_at) {
+  msgpack::object_handle handle;
+  try {
+    handle = msgpack::unpack(body.data(), body.size());
+  } catch (const std::exception& e) {
+    return unexpected(std::string("the job request is not MessagePack: ") + e.what());
+  }
+  const msgpack::object& root = handle.get();
+  if (root.type != msgpack::type::MAP) return unexpected(std::string("the job is not a map"));
+  const msgpack::object* id = nullptr;
+  const msgpack::object* attempt = nullptr;
+  const msgpack::object* argument = nullptr;
+  for (std::uint32_t i = 0; i < root.via.map.size; ++i) {
+    const auto& kv = root.via.map.ptr[i];
+    const std::string_view key = as_view(kv.key);
+    if (key == "id") id = &kv.val;
+    if (key == "attempt") attempt = &kv.val;
+    if (key == "argument") argument = &kv.val;
+  }
+  if (id == nullptr || id->type != msgpack::type::STR || id->via.str.size == 0) {
+    return unexpected(std::string("the job has no string id"));
+  }
+  if (attempt == nullptr || attempt->type != msgpack::type::POSITIVE_INTEGER) {
+    return unexpected(std::string("the job has no attempt"));
+  }
+  msgpack::sbuffer buffer;
+  msgpack::packer<msgpack::sbuffer> pk(buffer);
+  pk.pack_map(3);
+  pk.pack("type").pack("success");
+  pk.pack("finished_at");
+  pk.pack_str(static_cast<std::uint32_t>(finished_at.size()));
+  pk.pack_str_body(finished_at.data(), static_cast<std::uint32_t>(finished_at.size()));
+  pk.pack("result");
+  if (argument != nullptr) {
+    pk.pack(*argument);
+  } else {
+    pk.pack_nil();
+  }
+  return std::string(buffer.data(), buffer.size());
 }
 
 }  // namespace jq::bench

@@ -1,6 +1,7 @@
 // The MessagePack jqbench sends and reads: push bodies (written by hand into a reused buffer, so
 // the load generator spends its time on the wire, not in an encoder), the ids a push answers
-// with, kept results, and the built-in worker's success answer.
+// with, kept results, and the built-in worker's success answers (the fixed one, and the one that
+// decodes the job and echoes its argument).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/expected.hpp"
+
 namespace jq::bench {
 
 struct JobShape {
@@ -16,6 +19,12 @@ struct JobShape {
   int arg_bytes = 0;   // argument: a string of this many 'x'; 0 = no argument (nil)
   int priorities = 1;  // > 1: priority drawn from 0..priorities-1
   bool keep_result = false;
+  // > 0: the argument is a map {tenant: "t<k>"} with k drawn from 0..tenants-1 at random, plus
+  // data: the string of arg_bytes when arg_bytes > 0.
+  int tenants = 0;
+  double other_share = 0;  // this share of the jobs, drawn at random, is named other_name
+  std::string other_name;
+  int timeout_s = 0;  // > 0: sent as the job's timeout
 };
 
 class JobEncoder {
@@ -28,10 +37,14 @@ class JobEncoder {
 
  private:
   void append_job(std::string& out);
+  void append_tenant_argument(std::string& out);
 
   JobShape shape_;
-  std::string fixed_;    // every key and value but the priority, already encoded
-  unsigned fields_ = 0;  // keys of one job
+  std::string name_;        // "name" and its value, encoded
+  std::string other_name_;  // "name" and other_name, encoded
+  std::string fixed_;       // every other key and value that is the same for every job
+  std::string data_;        // with tenants: "data" and its value in the argument, or nothing
+  unsigned fields_ = 0;     // keys of one job
   std::mt19937_64 rng_;
 };
 
@@ -41,7 +54,16 @@ std::vector<std::string> decode_ids(std::string_view body);
 // True when a GET /v1/jobs/{id}/result answer holds a result (not nil).
 bool holds_result(std::string_view body);
 
-// {type: "success", finished_at: ISO 8601 of `unix_seconds`, result: nil}.
-std::string encode_success(std::int64_t unix_seconds);
+// ISO 8601 UTC of `unix_seconds`, e.g. 2026-11-25T10:20:00Z.
+std::string iso8601_seconds(std::int64_t unix_seconds);
+
+// {type: "success", finished_at, result: nil}.
+std::string encode_success(std::string_view finished_at);
+
+// A worker's answer to the job request `body` (a map with a string `id`, an integer `attempt`
+// and maybe an `argument`), decoded in full: {type: "success", finished_at, result: the
+// argument, encoded again}. The error says what the request lacks.
+Expected<std::string, std::string> answer_decoded(std::string_view body,
+                                                  std::string_view finished_at);
 
 }  // namespace jq::bench

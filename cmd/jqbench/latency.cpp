@@ -1,151 +1,11 @@
-// latency: jobs pushed one at a time at a fixed rate, open loop: the next push leaves on schedule
-// whether or not earlier ones were answered (a send that finds no idle connection opens
-// another), so a slow answer cannot hold back the load that would expose it. Each job is timed
-// from the moment its push is sent to
-//   ack      its 201 being read,
-//   to_worker  the built-in worker having read the master's request for it,
-//   done     the worker having written its answer to the socket.
-// The time between a push's slot in the schedule and its send is reported as send_lag.
-#include <algorithm>
-#include <atomic>
+// latency: single jobs pushed at a fixed rate, open loop (open_loop.hpp): percentiles of ack, of
+// dispatch to the worker and of push-to-completion.
 #include <cmath>
-#include <mutex>
-#include <unordered_map>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
+#include "cmd/jqbench/open_loop.hpp"
 #include "cmd/jqbench/scenarios.hpp"
 
 namespace jq::bench {
-namespace {
-
-constexpr std::chrono::milliseconds kScheduleStart{10};
-
-struct Push {
-  Clock::time_point scheduled, sent, acked;
-  std::string id;
-};
-
-struct Sender {
-  std::unique_ptr<HttpConnection> master;
-  JobEncoder encoder;
-  std::string body;
-};
-
-// Connections for the scheduled sends, each with its own encoder; opened on demand.
-class SenderPool {
- public:
-  SenderPool(Bench& bench, JobShape shape) : bench_(bench), shape_(std::move(shape)) {}
-
-  std::unique_ptr<Sender> take() {
-    std::lock_guard lock(mutex_);
-    if (idle_.empty()) {
-      ++opened_;
-      return std::make_unique<Sender>(
-          Sender{bench_.connect(), JobEncoder(shape_, static_cast<std::uint64_t>(opened_)), {}});
-    }
-    auto sender = std::move(idle_.back());
-    idle_.pop_back();
-    return sender;
-  }
-
-  void give(std::unique_ptr<Sender> sender) {
-    std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(sender));
-  }
-
-  int opened() const {
-    std::lock_guard lock(mutex_);
-    return opened_;
-  }
-
- private:
-  Bench& bench_;
-  JobShape shape_;
-  mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<Sender>> idle_;
-  int opened_ = 0;
-};
-
-class Pushes {
- public:
-  void add(Push p) {
-    std::lock_guard lock(mutex_);
-    pushes_.push_back(std::move(p));
-  }
-  void fail(std::string message) {
-    std::lock_guard lock(mutex_);
-    if (errors_++ == 0) first_error_ = std::move(message);
-  }
-  std::int64_t errors() const {
-    std::lock_guard lock(mutex_);
-    return errors_;
-  }
-  std::string first_error() const {
-    std::lock_guard lock(mutex_);
-    return first_error_;
-  }
-  std::vector<Push> take() {
-    std::lock_guard lock(mutex_);
-    return std::exchange(pushes_, {});
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<Push> pushes_;
-  std::int64_t errors_ = 0;
-  std::string first_error_;
-};
-
-asio::awaitable<void> send_one(SenderPool& pool, Pushes& pushes, Clock::time_point scheduled,
-                               bool measured) {
-  auto sender = pool.take();
-  sender->encoder.encode(sender->body, 1, false);
-  const auto sent = Clock::now();
-  const auto r = co_await sender->master->request(Method::post, "v1/jobs", sender->body);
-  const auto acked = Clock::now();
-  pool.give(std::move(sender));
-  if (r.status != 201) {
-    pushes.fail("POST /v1/jobs: " +
-                (r.status == 0 ? "no answer: " + r.error : "HTTP " + std::to_string(r.status)));
-    co_return;
-  }
-  auto ids = decode_ids(r.body);
-  if (ids.size() != 1) {
-    pushes.fail("POST /v1/jobs answered 201 without an id");
-    co_return;
-  }
-  if (measured) pushes.add(Push{scheduled, sent, acked, std::move(ids.front())});
-}
-
-struct Samples {
-  std::vector<Clock::duration> ack, to_worker, done, lag;
-  Clock::time_point first_sent = Clock::time_point::max(), last_sent = Clock::time_point::min();
-};
-
-// Pairs each measured push with the worker's visit for the same job id.
-Samples join(const std::vector<Push>& pushes, const std::vector<JobVisit>& visits) {
-  std::unordered_map<std::string_view, const JobVisit*> by_id;
-  for (const auto& v : visits) by_id.emplace(v.id, &v);
-  Samples s;
-  for (const auto& p : pushes) {
-    s.ack.push_back(p.acked - p.sent);
-    s.lag.push_back(p.sent - p.scheduled);
-    s.first_sent = std::min(s.first_sent, p.sent);
-    s.last_sent = std::max(s.last_sent, p.sent);
-    const auto it = by_id.find(p.id);
-    if (it == by_id.end()) continue;
-    s.to_worker.push_back(it->second->received - p.sent);
-    s.done.push_back(it->second->answered - p.sent);
-  }
-  return s;
-}
-
-}  // namespace
 
 asio::awaitable<Outcome> run_latency(Bench& bench) {
   const Options& o = bench.options();
@@ -154,69 +14,27 @@ asio::awaitable<Outcome> run_latency(Bench& bench) {
   if (!idle) co_return failed("latency", idle.error());
   WorkerEndpoint& worker = bench.worker();
   worker.start();
-  worker.record_visits(true);
-  const std::int64_t answered_before = worker.answered();
   auto worker_id = co_await register_worker(*master, worker.url(), o.worker_concurrency);
   if (!worker_id) co_return failed("latency", worker_id.error());
 
-  const std::chrono::duration<double> period(1.0 / o.rate);
-  const auto warmup_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.warmup.count()));
-  const std::int64_t measured_jobs =
+  OpenLoopPlan plan;
+  plan.shape = job_shape(o);
+  plan.rate = o.rate;
+  plan.warmup_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.warmup.count()));
+  plan.measured_jobs =
       o.jobs ? *o.jobs : static_cast<std::int64_t>(std::llround(o.rate * o.duration.count()));
-  const std::int64_t total = warmup_jobs + measured_jobs;
-  SenderPool pool(bench, job_shape(o));
-  Pushes pushes;
-  std::atomic<std::int64_t> outstanding{0};
   CpuMeter meter(o.watched);
-  Progress progress(o.progress);
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto t0 = Clock::now() + kScheduleStart;
-  for (std::int64_t i = 0; i < total && pushes.errors() == 0; ++i) {
-    const auto due = t0 + std::chrono::duration_cast<Clock::duration>(period * i);
-    if (due > Clock::now()) {
-      timer.expires_at(due);
-      co_await timer.async_wait(asio::use_awaitable);
-    }
-    if (i == warmup_jobs) meter.start();
-    ++outstanding;
-    asio::co_spawn(asio::make_strand(bench.io()), send_one(pool, pushes, due, i >= warmup_jobs),
-                   [&outstanding, &pushes](std::exception_ptr e) {
-                     if (e) pushes.fail("a push failed with an exception");
-                     --outstanding;
-                   });
-    progress.tick("sent", i + 1);
-  }
-  auto acked_all =
-      co_await wait_for([&] { return outstanding.load() == 0; }, [&] { return outstanding.load(); },
-                        o.completion_timeout, progress, "awaiting ack");
-  auto finished = co_await wait_for(
-      [&] { return pushes.errors() > 0 || worker.answered() - answered_before >= total; },
-      [&] { return worker.answered() - answered_before; }, o.completion_timeout, progress, "done");
-  meter.stop();
+  auto figures = co_await run_open_loop(bench, worker, plan, meter);
   co_await remove_worker(*master, *worker_id);
-  if (pushes.errors() > 0) co_return failed("latency", pushes.first_error());
-  if (!acked_all) co_return failed("latency", acked_all.error());
-  if (!finished) co_return failed("latency", finished.error());
+  if (!figures) co_return failed("latency", figures.error());
 
-  const auto measured = pushes.take();
-  Samples s = join(measured, worker.take_visits());
-  const auto jobs = static_cast<std::int64_t>(measured.size());
-  const double span = std::chrono::duration<double>(s.last_sent - s.first_sent).count();
   Outcome out;
   out.fields["scenario"] = "latency";
-  out.fields["jobs"] = jobs;
   out.fields["rate_offered_per_s"] = figure(o.rate);
-  out.fields["rate_sent_per_s"] = figure(span > 0 ? static_cast<double>(jobs - 1) / span : 0);
-  out.fields["warmup_jobs"] = warmup_jobs;
-  out.fields["connections_opened"] = pool.opened();
+  out.fields["warmup_jobs"] = plan.warmup_jobs;
   out.fields["worker_concurrency"] = o.worker_concurrency;
-  add_percentiles(out, "ack", percentiles(std::move(s.ack)));
-  add_percentiles(out, "to_worker", percentiles(std::move(s.to_worker)));
-  add_percentiles(out, "done", percentiles(std::move(s.done)));
-  const Percentiles lag = percentiles(std::move(s.lag));
-  out.fields["send_lag_p99_ms"] = figure(lag.p99_ms);
-  out.fields["send_lag_max_ms"] = figure(lag.max_ms);
-  add_cpu(out, meter, jobs);
+  add_open_loop(out, *figures, "");
+  add_cpu(out, meter, figures->jobs);
   co_return out;
 }
 

@@ -20,16 +20,24 @@ struct Flags {
   double warmup_s = 0.5;
   std::string pids;
   std::string worker_listen = "127.0.0.1:0";
+  std::string worker_mode = "noop";
+  std::string constraint = "on";
+  std::string parts = "throughput,idle,latency";
+  double idle_s = 10;
   bool quiet = false;
 };
 
 void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
-  cli.add_option("--scenario", f.scenario, "push | e2e | drain | latency | memory")
+  cli.add_option("--scenario", f.scenario, "push | e2e | drain | latency | memory | constraints")
       ->capture_default_str();
   cli.add_option("--url", f.url, "the master's base URL")->capture_default_str();
-  cli.add_option("--jobs", f.jobs, "jobs in total (push, e2e, drain, latency, memory)")
+  cli.add_option("--jobs", f.jobs,
+                 "jobs in total (push, e2e, drain, latency, memory; constraints: of its "
+                 "throughput part, 50000 when not given)")
       ->check(CLI::PositiveNumber);
-  cli.add_option("--duration", f.duration_s, "seconds to push for when --jobs is not given (5)")
+  cli.add_option("--duration", f.duration_s,
+                 "seconds to push for when --jobs is not given (5); constraints: of its latency "
+                 "part")
       ->check(CLI::PositiveNumber);
   cli.add_option("--batch", o.batch, "jobs per POST; 1 pushes single jobs")
       ->check(CLI::Range(1, 1000))
@@ -68,6 +76,42 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
       ->capture_default_str();
   cli.add_option("--worker-listen", f.worker_listen, "HOST:PORT of the built-in worker")
       ->capture_default_str();
+  cli.add_option("--worker", f.worker_mode,
+                 "noop: the built-in worker answers without decoding the job; decode: it decodes "
+                 "the job and echoes its argument")
+      ->check(CLI::IsMember({"noop", "decode"}))
+      ->capture_default_str();
+  cli.add_option("--worker-url", o.worker_url,
+                 "constraints throughput: register this worker (e.g. jqworker) instead of the "
+                 "built-in one; jobs done are read from GET /v1/stats");
+  cli.add_option(
+         "--constraint", f.constraint,
+         "constraints: on creates the per-tenant constraint and holds the backlog; off runs "
+         "the same pushes without them")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  cli.add_option("--tenants", o.tenants, "constraints: distinct /tenant values")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cli.add_option("--tenant-concurrency", o.tenant_concurrency,
+                 "constraints: the constraint's concurrency per tenant")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cli.add_option("--unconstrained-share", o.unconstrained_share,
+                 "constraints: share of the throughput jobs named NAME-free, which no constraint "
+                 "matches")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cli.add_option("--parts", f.parts, "constraints: any of throughput,idle,latency")
+      ->capture_default_str();
+  cli.add_option("--backlog", o.backlog,
+                 "constraints: jobs held behind one running job during idle and latency (0: only "
+                 "that job)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}))
+      ->capture_default_str();
+  cli.add_option("--idle-seconds", f.idle_s, "constraints: seconds of the idle CPU sample")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cli.add_option("--label", o.label, "copied into the JSON line");
   cli.add_flag("--quiet", f.quiet, "no progress lines on stderr");
 }
@@ -98,6 +142,23 @@ jq::Expected<jq::bench::Options, std::string> to_options(const Flags& f, jq::ben
   if (o.scenario == jq::bench::Scenario::memory && o.redis_url.empty()) {
     return jq::unexpected(std::string("--scenario memory needs --redis-url"));
   }
+  o.worker_mode =
+      f.worker_mode == "decode" ? jq::bench::WorkerMode::decode : jq::bench::WorkerMode::noop;
+  o.constraint = f.constraint == "on";
+  o.idle = std::chrono::duration<double>(f.idle_s);
+  auto parts = jq::bench::parse_parts(f.parts);
+  if (!parts) return jq::unexpected(parts.error());
+  o.parts = *parts;
+  if (!o.worker_url.empty()) {
+    if (o.scenario != jq::bench::Scenario::constraints || o.parts.idle || o.parts.latency) {
+      return jq::unexpected(std::string(
+          "--worker-url works with --scenario constraints --parts throughput only (idle and "
+          "latency need the built-in worker: it holds a job and times each one)"));
+    }
+    if (auto worker = jq::api::parse_http_url(o.worker_url); !worker) {
+      return jq::unexpected("--worker-url " + worker.error());
+    }
+  }
   o.progress = !f.quiet;
   return o;
 }
@@ -115,6 +176,8 @@ boost::asio::awaitable<jq::bench::Outcome> run_scenario(jq::bench::Bench& bench)
       return jq::bench::run_latency(bench);
     case Scenario::memory:
       return jq::bench::run_memory(bench);
+    case Scenario::constraints:
+      return jq::bench::run_constraints(bench);
   }
   return jq::bench::run_push(bench);
 }

@@ -82,6 +82,22 @@ struct ReplyDeleter {
   void operator()(redisReply* r) const { freeReplyObject(r); }
 };
 
+using RedisContext = std::unique_ptr<redisContext, ContextDeleter>;
+
+Expected<RedisContext, std::string> redis_connect(const std::string& url) {
+  auto address = parse_redis_url(url);
+  if (!address) return unexpected(address.error());
+  RedisContext context(
+      address->host.empty()
+          ? redisConnectUnixWithTimeout(address->path.c_str(), kRedisTimeout)
+          : redisConnectWithTimeout(address->host.c_str(), address->port, kRedisTimeout));
+  if (!context || context->err) {
+    return unexpected("cannot connect to Redis at " + url + ": " +
+                      (context ? std::string(context->errstr) : std::string("out of memory")));
+  }
+  return context;
+}
+
 }  // namespace
 
 double percentile_ms(const std::vector<Clock::duration>& sorted, double q) {
@@ -129,18 +145,10 @@ double CpuMeter::total_seconds() const {
 }
 
 Expected<std::int64_t, std::string> redis_used_memory(const std::string& url) {
-  auto address = parse_redis_url(url);
-  if (!address) return unexpected(address.error());
-  std::unique_ptr<redisContext, ContextDeleter> context(
-      address->host.empty()
-          ? redisConnectUnixWithTimeout(address->path.c_str(), kRedisTimeout)
-          : redisConnectWithTimeout(address->host.c_str(), address->port, kRedisTimeout));
-  if (!context || context->err) {
-    return unexpected("cannot connect to Redis at " + url + ": " +
-                      (context ? std::string(context->errstr) : std::string("out of memory")));
-  }
+  auto context = redis_connect(url);
+  if (!context) return unexpected(context.error());
   std::unique_ptr<redisReply, ReplyDeleter> reply(
-      static_cast<redisReply*>(redisCommand(context.get(), "INFO memory")));
+      static_cast<redisReply*>(redisCommand(context->get(), "INFO memory")));
   if (!reply || reply->type != REDIS_REPLY_STRING) {
     return unexpected("INFO memory failed on " + url);
   }
@@ -152,6 +160,53 @@ Expected<std::int64_t, std::string> redis_used_memory(const std::string& url) {
   const char* begin = info.data() + at + kKey.size();
   std::from_chars(begin, info.data() + info.size(), bytes);
   return bytes;
+}
+
+Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& url) {
+  auto context = redis_connect(url);
+  if (!context) return unexpected(context.error());
+  std::unique_ptr<redisReply, ReplyDeleter> reply(
+      static_cast<redisReply*>(redisCommand(context->get(), "INFO commandstats")));
+  if (!reply || reply->type != REDIS_REPLY_STRING) {
+    return unexpected("INFO commandstats failed on " + url);
+  }
+  // cmdstat_<name>:calls=<n>,usec=<n>,usec_per_call=...
+  RedisCommandStats out;
+  std::istringstream lines(std::string(reply->str, reply->len));
+  std::string line;
+  constexpr std::string_view kPrefix = "cmdstat_";
+  while (std::getline(lines, line)) {
+    const std::string_view l(line);
+    const auto colon = l.find(':');
+    const auto calls = l.find("calls=");
+    const auto usec = l.find(",usec=");
+    if (!l.starts_with(kPrefix) || colon == std::string_view::npos ||
+        calls == std::string_view::npos || usec == std::string_view::npos) {
+      continue;
+    }
+    RedisCommandStat stat;
+    std::from_chars(l.data() + calls + 6, l.data() + l.size(), stat.calls);
+    std::from_chars(l.data() + usec + 6, l.data() + l.size(), stat.usec);
+    out[std::string(l.substr(kPrefix.size(), colon - kPrefix.size()))] = stat;
+  }
+  return out;
+}
+
+Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
+                                                       const std::string& key,
+                                                       const std::string& field) {
+  auto context = redis_connect(url);
+  if (!context) return unexpected(context.error());
+  std::unique_ptr<redisReply, ReplyDeleter> reply(static_cast<redisReply*>(redisCommand(
+      context->get(), "HGET %b %b", key.data(), key.size(), field.data(), field.size())));
+  if (!reply) return unexpected("HGET failed on " + url);
+  if (reply->type == REDIS_REPLY_NIL) return std::int64_t{0};
+  std::int64_t value = 0;
+  if (reply->type != REDIS_REPLY_STRING ||
+      std::from_chars(reply->str, reply->str + reply->len, value).ec != std::errc()) {
+    return unexpected("HGET " + key + " " + field + " is not an integer");
+  }
+  return value;
 }
 
 }  // namespace jq::bench

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,20 @@ class CpuMeter {
 // `used_memory` from INFO memory of the Redis at `url` (redis://host:port[/db] or
 // unix:///path).
 Expected<std::int64_t, std::string> redis_used_memory(const std::string& url);
+
+// INFO commandstats of the Redis at `url`: per command (lower case, "evalsha"), its calls and
+// the µs Redis spent in them. Commands a script runs count under their own names too, so the
+// µs of evalsha include those of the commands inside.
+struct RedisCommandStat {
+  std::int64_t calls = 0;
+  std::int64_t usec = 0;
+};
+using RedisCommandStats = std::map<std::string, RedisCommandStat>;
+Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& url);
+
+// HGET key field of the Redis at `url`, as an integer; 0 when the field is not there.
+Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
+                                                       const std::string& key,
+                                                       const std::string& field);
 
 }  // namespace jq::bench

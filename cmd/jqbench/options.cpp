@@ -7,12 +7,13 @@
 namespace jq::bench {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 5> kScenarios{{
+constexpr std::array<std::pair<Scenario, std::string_view>, 6> kScenarios{{
     {Scenario::push, "push"},
     {Scenario::e2e, "e2e"},
     {Scenario::drain, "drain"},
     {Scenario::latency, "latency"},
     {Scenario::memory, "memory"},
+    {Scenario::constraints, "constraints"},
 }};
 
 std::optional<pid_t> parse_pid(std::string_view text) {
@@ -49,6 +50,29 @@ Expected<std::vector<WatchedProcess>, std::string> parse_pids(std::string_view t
     out.push_back(WatchedProcess{std::string(label), *pid});
   }
   return out;
+}
+
+Expected<ConstraintParts, std::string> parse_parts(std::string_view text) {
+  ConstraintParts parts{false, false, false};
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (item == "throughput") {
+      parts.throughput = true;
+    } else if (item == "idle") {
+      parts.idle = true;
+    } else if (item == "latency") {
+      parts.latency = true;
+    } else {
+      return unexpected("--parts: \"" + std::string(item) +
+                        "\" is none of throughput, idle, latency");
+    }
+  }
+  if (!parts.throughput && !parts.idle && !parts.latency) {
+    return unexpected(std::string("--parts: name at least one of throughput, idle, latency"));
+  }
+  return parts;
 }
 
 }  // namespace jq::bench

@@ -21,6 +21,22 @@ enum class Scenario {
   drain,    // a backlog pushed first, then the worker: how fast the master empties it
   latency,  // a fixed offered rate, open loop: percentiles of ack and of push-to-completion
   memory,   // Redis bytes per queued job (INFO memory before and after)
+  // constraints: a keyed concurrency limit over many tenants, with the constraint on or off:
+  // throughput; dispatch latency of other jobs and the master's idle CPU while a backlog is held
+  constraints,
+};
+
+// How the built-in worker answers (worker_endpoint.hpp).
+enum class WorkerMode {
+  noop,    // a fixed success, the job not decoded
+  decode,  // the job decoded in full, its argument echoed back as the result
+};
+
+// The constraints scenario's parts (--parts), run in this order when asked for.
+struct ConstraintParts {
+  bool throughput = true;  // jobs/s over tenants with the constraint on (or off)
+  bool idle = true;        // the processes' CPU while the backlog is held (or none is)
+  bool latency = true;     // open-loop pushes of unconstrained jobs while it is held (or not)
 };
 
 std::optional<Scenario> parse_scenario(std::string_view text);
@@ -53,10 +69,25 @@ struct Options {
   std::vector<WatchedProcess> watched;  // --pids
   int worker_concurrency = 50;          // registered with the master
   std::string worker_host = "127.0.0.1";
-  std::uint16_t worker_port = 0;                // 0: any free port
+  std::uint16_t worker_port = 0;              // 0: any free port
+  WorkerMode worker_mode = WorkerMode::noop;  // --worker
+  // --worker-url: a worker of its own (e.g. jqworker) that jqbench registers instead of the
+  // built-in one; jobs done are then read from GET /v1/stats (constraints throughput only)
+  std::string worker_url;
   std::chrono::seconds completion_timeout{60};  // no completion for this long: the run failed
   bool progress = true;                         // one stderr line a second
   std::string label;                            // copied into the JSON line when set
+
+  // constraints
+  bool constraint = true;  // --constraint on|off: the same workload with no constraint created
+  int tenants = 1000;      // distinct /tenant values, drawn at random per job
+  int tenant_concurrency = 2;
+  double unconstrained_share = 0.2;  // of the throughput jobs, named <name>-free: no constraint
+  ConstraintParts parts;
+  std::int64_t backlog = 100000;             // jobs held behind one running job (0: none)
+  std::chrono::duration<double> idle{10.0};  // --idle-seconds: the idle CPU sample
 };
+
+Expected<ConstraintParts, std::string> parse_parts(std::string_view text);
 
 }  // namespace jq::bench

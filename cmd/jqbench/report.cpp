@@ -36,13 +36,15 @@ Outcome failed(std::string scenario, std::string error) {
   return o;
 }
 
-void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs) {
+void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
+             const std::string& prefix) {
   const double total = meter.total_seconds();
-  outcome.fields["cpu_s"] = figure(total);
-  outcome.fields["cpu_us_per_job"] = jobs > 0 ? figure(total * 1e6 / static_cast<double>(jobs)) : 0;
+  outcome.fields[prefix + "cpu_s"] = figure(total);
+  outcome.fields[prefix + "cpu_us_per_job"] =
+      jobs > 0 ? figure(total * 1e6 / static_cast<double>(jobs)) : 0;
   nlohmann::ordered_json by_process = nlohmann::ordered_json::object();
   for (const auto& share : meter.shares()) by_process[share.label] = figure(share.seconds);
-  outcome.fields["cpu_s_by_process"] = by_process;
+  outcome.fields[prefix + "cpu_s_by_process"] = by_process;
 }
 
 void add_percentiles(Outcome& outcome, const std::string& prefix, const Percentiles& p) {

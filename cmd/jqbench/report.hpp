@@ -22,8 +22,9 @@ Outcome failed(std::string scenario, std::string error);
 // up) or 6 decimals.
 double figure(double v);
 
-// cpu_s, cpu_us_per_job and cpu_s_by_process.
-void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs);
+// cpu_s, cpu_us_per_job and cpu_s_by_process, each name prefixed by `prefix`.
+void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
+             const std::string& prefix = "");
 // <prefix>_p50_ms ... <prefix>_max_ms.
 void add_percentiles(Outcome& outcome, const std::string& prefix, const Percentiles& p);
 

@@ -8,11 +8,12 @@
 
 namespace jq::bench {
 
-asio::awaitable<Outcome> run_push(Bench& bench);     // push.cpp
-asio::awaitable<Outcome> run_memory(Bench& bench);   // push.cpp
-asio::awaitable<Outcome> run_e2e(Bench& bench);      // e2e.cpp
-asio::awaitable<Outcome> run_drain(Bench& bench);    // e2e.cpp
-asio::awaitable<Outcome> run_latency(Bench& bench);  // latency.cpp
+asio::awaitable<Outcome> run_push(Bench& bench);         // push.cpp
+asio::awaitable<Outcome> run_memory(Bench& bench);       // push.cpp
+asio::awaitable<Outcome> run_e2e(Bench& bench);          // e2e.cpp
+asio::awaitable<Outcome> run_drain(Bench& bench);        // e2e.cpp
+asio::awaitable<Outcome> run_latency(Bench& bench);      // latency.cpp
+asio::awaitable<Outcome> run_constraints(Bench& bench);  // constraints.cpp
 
 // The job every scenario pushes, from the options.
 JobShape job_shape(const Options& o);

@@ -9,7 +9,9 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -26,7 +28,12 @@ using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 struct WorkerEndpoint::Tally {
+  explicit Tally(WorkerMode m) : mode(m) {}
+
+  const WorkerMode mode;
   std::atomic<std::int64_t> answered{0};
+  std::atomic<std::int64_t> malformed{0};
+  std::atomic<std::int64_t> holding{0};
   std::atomic<std::int64_t> last_answer_ticks{0};  // steady_clock, since its epoch
   std::atomic<bool> record{false};
   std::mutex visits_mutex;
@@ -43,6 +50,29 @@ struct WorkerEndpoint::Tally {
     std::lock_guard lock(visits_mutex);
     visits.push_back(JobVisit{std::string(job_id), received, answered_at});
   }
+
+  // A timer that expires when the request must go on: nullptr when it is not held.
+  std::shared_ptr<asio::steady_timer> hold(const asio::any_io_executor& executor) {
+    std::lock_guard lock(hold_mutex);
+    if (hold_next == 0) return nullptr;
+    --hold_next;
+    auto timer = std::make_shared<asio::steady_timer>(executor, Clock::time_point::max());
+    held.push_back(timer);
+    return timer;
+  }
+
+  void release() {
+    std::lock_guard lock(hold_mutex);
+    hold_next = 0;
+    for (auto& timer : held) {
+      asio::post(timer->get_executor(), [timer] { timer->cancel(); });
+    }
+    held.clear();
+  }
+
+  std::mutex hold_mutex;
+  int hold_next = 0;
+  std::vector<std::shared_ptr<asio::steady_timer>> held;
 };
 
 namespace {
@@ -53,18 +83,52 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 constexpr std::uint64_t kBodyLimit = 64 * 1024 * 1024;
 constexpr std::chrono::seconds kIdleTimeout{300};  // the master keeps idle connections pooled
 
-// The answer changes once a second (finished_at); each thread keeps its own copy.
-const std::string& success_body() {
-  thread_local std::int64_t second = -1;
-  thread_local std::string body;
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  if (now != second) {
-    second = now;
-    body = encode_success(now);
+// finished_at, and the fixed answer, change once a second; each thread keeps its own copies.
+struct Now {
+  std::int64_t second = -1;
+  std::string finished_at;
+  std::string success_body;
+};
+
+const Now& now() {
+  thread_local Now cached;
+  const auto second = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  if (second != cached.second) {
+    cached.second = second;
+    cached.finished_at = iso8601_seconds(second);
+    cached.success_body = encode_success(cached.finished_at);
   }
-  return body;
+  return cached;
+}
+
+// The answer to one job request, by the worker's mode.
+void answer(Tally& tally, const std::string& request, bhttp::response<bhttp::string_body>& res) {
+  if (tally.mode == WorkerMode::noop) {
+    res.result(bhttp::status::ok);
+    res.body() = now().success_body;
+    return;
+  }
+  auto decoded = answer_decoded(request, now().finished_at);
+  if (decoded) {
+    res.result(bhttp::status::ok);
+    res.body() = std::move(*decoded);
+    return;
+  }
+  tally.malformed.fetch_add(1, std::memory_order_relaxed);
+  res.result(bhttp::status::bad_request);
+  res.body() = std::move(decoded.error());
+}
+
+// Waits while the request is one of those the scenario holds.
+asio::awaitable<void> wait_if_held(Tally& tally, tcp::socket& socket) {
+  auto timer = tally.hold(socket.get_executor());
+  if (!timer) co_return;
+  tally.holding.fetch_add(1);
+  boost::system::error_code ec;
+  co_await timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  tally.holding.fetch_sub(1);
 }
 
 asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Tally> tally) {
@@ -83,7 +147,9 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Tally> tally) 
     if (ec) break;
     const auto received = Clock::now();
     const auto& req = parser.get();
-    res.body() = success_body();
+    co_await wait_if_held(*tally, stream.socket());
+    stream.expires_after(kIdleTimeout);  // a held request may have used up the read's time
+    answer(*tally, req.body(), res);
     res.keep_alive(req.keep_alive());
     res.prepare_payload();
     co_await bhttp::async_write(stream, res, on_error);
@@ -97,8 +163,8 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Tally> tally) 
 }  // namespace
 
 struct WorkerEndpoint::Impl {
-  explicit Impl(asio::io_context& context)
-      : io(context), acceptor(asio::make_strand(context)), tally(std::make_shared<Tally>()) {}
+  Impl(asio::io_context& context, WorkerMode mode)
+      : io(context), acceptor(asio::make_strand(context)), tally(std::make_shared<Tally>(mode)) {}
 
   asio::awaitable<void> accept_loop() {
     for (;;) {
@@ -120,8 +186,9 @@ struct WorkerEndpoint::Impl {
   bool started = false;
 };
 
-WorkerEndpoint::WorkerEndpoint(asio::io_context& io, const std::string& host, std::uint16_t port)
-    : impl_(std::make_unique<Impl>(io)) {
+WorkerEndpoint::WorkerEndpoint(asio::io_context& io, const std::string& host, std::uint16_t port,
+                               WorkerMode mode)
+    : impl_(std::make_unique<Impl>(io, mode)) {
   const tcp::endpoint at(asio::ip::make_address(host), port);
   impl_->acceptor.open(at.protocol());
   impl_->acceptor.set_option(asio::socket_base::reuse_address(true));
@@ -151,6 +218,23 @@ void WorkerEndpoint::record_visits(bool on) {
 std::vector<JobVisit> WorkerEndpoint::take_visits() {
   std::lock_guard lock(impl_->tally->visits_mutex);
   return std::exchange(impl_->tally->visits, {});
+}
+
+void WorkerEndpoint::hold_next(int n) {
+  std::lock_guard lock(impl_->tally->hold_mutex);
+  impl_->tally->hold_next += n;
+}
+
+void WorkerEndpoint::release_held() {
+  impl_->tally->release();
+}
+
+std::int64_t WorkerEndpoint::holding() const {
+  return impl_->tally->holding.load();
+}
+
+std::int64_t WorkerEndpoint::malformed() const {
+  return impl_->tally->malformed.load(std::memory_order_relaxed);
 }
 
 std::int64_t WorkerEndpoint::answered() const {

@@ -1,18 +1,20 @@
 // jqbench, the real binary, against the real daemon and Redis: every scenario runs, exits 0 and
 // prints a JSON line that reports its jobs. A smoke test only: CI machines are shared and noisy,
-// so no figure is checked beyond being present.
+// so no figure is checked beyond being present and sane.
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
 
 using jq::test::Daemon;
 using jq::test::DaemonOptions;
 using jq::test::ProgramResult;
 using jq::test::RedisServer;
 using jq::test::run_program;
+using jq::test::Worker;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -112,4 +114,100 @@ TEST_CASE("jqbench refuses to count jobs it did not push", "[http]") {
   const ProgramResult r = f.bench({"--scenario", "e2e", "--jobs", "10"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("already holds 10") != std::string::npos);
+}
+
+TEST_CASE("jqbench constraints holds a backlog behind a running job and reports every part",
+          "[http]") {
+  Fixture f;
+  // 10 tenants of 2 slots against a worker of 50: most jobs wait for their tenant at least once.
+  const json line = json_line(f.bench({"--scenario",
+                                       "constraints",
+                                       "--worker",
+                                       "decode",
+                                       "--jobs",
+                                       "300",
+                                       "--batch",
+                                       "10",
+                                       "--tenants",
+                                       "10",
+                                       "--unconstrained-share",
+                                       "0",
+                                       "--backlog",
+                                       "200",
+                                       "--idle-seconds",
+                                       "0.2",
+                                       "--rate",
+                                       "400",
+                                       "--duration",
+                                       "0.25",
+                                       "--warmup",
+                                       "0.05",
+                                       "--pids",
+                                       f.pids(),
+                                       "--redis-url",
+                                       f.redis.url()}));
+  CHECK(line["scenario"] == "constraints");
+  CHECK(line["constraint"] == "on");
+  CHECK(line["worker"] == "decode");
+  CHECK(line["throughput_jobs"] == 300);
+  CHECK(line["throughput_jobs_per_s"].get<double>() > 0);
+  CHECK(line["throughput_cpu_s_by_process"].contains("jqmaster"));
+  // Every job went through the constraint.
+  CHECK(line["throughput_started"] == 300);
+  CHECK(line["backlog_jobs"] == 200);
+  CHECK(line["backlog_held_s"].get<double>() > 0);
+  CHECK(line["idle_s"].get<double>() >= 0.2);
+  CHECK(line["idle_cpu_pct_by_process"]["jqmaster"].get<double>() >= 0);
+  CHECK(line["idle_cpu_pct_by_process"]["jqmaster"].get<double>() <= 200);
+  CHECK(line["latency_jobs"] == 100);
+  CHECK(line["latency_to_worker_p99_ms"].get<double>() > 0);
+  CHECK(line["latency_to_worker_p99_ms"] <= line["latency_done_p99_ms"]);
+  // push, reserve and complete: about three scripts a job
+  CHECK(line["latency_redis_by_command"]["evalsha"][0].get<double>() >= 1);
+  CHECK(line["release_s"].get<double>() > 0);
+  // The constraints, the backlog and the worker are gone: throughput, the held job and its
+  // backlog, and the latency jobs with their warm-up all succeeded.
+  CHECK(f.daemon.http().get("/v1/constraints").value().empty());
+  CHECK(f.daemon.http().get("/v1/workers").value().empty());
+  const json stats = f.daemon.http().get("/v1/stats").value();
+  CHECK(stats["succeeded"] == 300 + 1 + 200 + 120);
+  CHECK(stats["ready"] == 0);
+  CHECK(stats["running"] == 0);
+}
+
+TEST_CASE("jqbench constraints off runs the same pushes with no constraint and no backlog",
+          "[http]") {
+  Fixture f;
+  const json line = json_line(f.bench(
+      {"--scenario", "constraints", "--constraint", "off", "--parts", "throughput,latency",
+       "--jobs", "200", "--batch", "20", "--rate", "400", "--duration", "0.1", "--warmup", "0"}));
+  CHECK(line["constraint"] == "off");
+  CHECK(line["worker"] == "noop");
+  CHECK(line["throughput_jobs"] == 200);
+  CHECK(line["latency_jobs"] == 40);
+  CHECK_FALSE(line.contains("backlog_jobs"));
+  CHECK_FALSE(line.contains("idle_s"));
+  CHECK(f.daemon.http().get("/v1/stats").value()["succeeded"] == 240);
+}
+
+TEST_CASE("jqbench constraints runs its throughput on an external worker", "[http]") {
+  Fixture f;
+  Worker worker;
+  const json line =
+      json_line(f.bench({"--scenario", "constraints", "--parts", "throughput", "--worker-url",
+                         worker.url(), "--jobs", "200", "--batch", "20"}));
+  CHECK(line["worker"] == "external");
+  CHECK(line["throughput_jobs"] == 200);
+  CHECK(line["throughput_jobs_per_s"].get<double>() > 0);
+  CHECK(worker.stats()["received"] == 200);
+  CHECK(f.daemon.http().get("/v1/workers").value().empty());
+}
+
+TEST_CASE("jqbench constraints refuses an external worker for the parts that need its own",
+          "[http]") {
+  Fixture f;
+  const ProgramResult r =
+      f.bench({"--scenario", "constraints", "--worker-url", "http://127.0.0.1:9/"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--parts throughput only") != std::string::npos);
 }

@@ -1,0 +1,460 @@
+// constraints: what a keyed concurrency limit costs (docs/BENCHMARKS.md, "Constraints"). With
+// --constraint on, in the parts asked for (--parts):
+//   throughput  creates jqbench-tenants (name <name>, /tenant exists, key /tenant, concurrency
+//               --tenant-concurrency), pushes --jobs jobs whose argument is {tenant: t<k>} with k
+//               drawn from --tenants, a share of them (--unconstrained-share) named <name>-free
+//               so that nothing matches them, and runs them as e2e does; then deletes it.
+//   (backlog)   for idle and latency: creates jqbench-backlog (name <name>-held, key /tenant,
+//               concurrency 1), pushes one job of it that the built-in worker holds unanswered,
+//               then --backlog more of the same tenant (0: none, the baseline for a backlog),
+//               and waits until the constraint holds them all.
+//   idle        waits until jqmaster is idle, then samples every watched process's CPU for
+//               --idle-seconds while the backlog is held.
+//   latency     open-loop pushes of <name>-free jobs at --rate for --duration, as the latency
+//               scenario does, while the backlog is held.
+//   (release)   deletes jqbench-backlog (which frees the backlog), answers the held job and
+//               times the backlog's drain.
+// With --constraint off the same pushes run with no constraint and no backlog: the figures to
+// compare with.
+#include <cmath>
+#include <string>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/strand.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cmd/jqbench/open_loop.hpp"
+#include "cmd/jqbench/push_load.hpp"
+#include "cmd/jqbench/scenarios.hpp"
+
+namespace jq::bench {
+namespace {
+
+constexpr const char* kScenario = "constraints";
+constexpr const char* kTenantConstraint = "jqbench-tenants";
+constexpr const char* kBacklogConstraint = "jqbench-backlog";
+constexpr std::int64_t kThroughputJobs = 50000;
+constexpr int kBacklogBatch = 1000;
+constexpr int kHeldJobTimeoutS = 3600;  // the job that keeps the backlog's key full
+constexpr std::chrono::milliseconds kStatsPoll{10};
+constexpr std::chrono::milliseconds kHeldPoll{50};
+// A master matches pushes against its snapshot of the constraints, which it reloads after its
+// own POST /v1/constraints has answered: pushes wait this long after a constraint is created.
+constexpr std::chrono::milliseconds kConstraintSettle{200};
+// Idle means a whole window in which jqmaster used less than this share of a core; after
+// kMaxSettleWindows windows the sample is taken anyway.
+constexpr std::chrono::seconds kSettleWindow{1};
+constexpr double kSettledShare = 0.05;
+constexpr int kMaxSettleWindows = 30;
+// The master's counters of a constraint (lua/lib/preamble_3_admit.lua, preamble_2_hold.lua).
+constexpr const char* kConstraintCounters = "jq:{c}:counters";
+
+using json = nlohmann::json;
+using Fields = nlohmann::ordered_json;
+
+std::string free_name(const Options& o) {
+  return o.job_name + "-free";
+}
+std::string held_name(const Options& o) {
+  return o.job_name + "-held";
+}
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+std::string tenant_constraint(const Options& o) {
+  const json exists = {{"path", "/tenant"}, {"exists", true}};
+  return json{{"name", kTenantConstraint},
+              {"match", {{"name", o.job_name}, {"argument", json::array({exists})}}},
+              {"key", "/tenant"},
+              {"concurrency", o.tenant_concurrency}}
+      .dump();
+}
+
+std::string backlog_constraint(const Options& o) {
+  return json{{"name", kBacklogConstraint},
+              {"match", {{"name", held_name(o)}}},
+              {"key", "/tenant"},
+              {"concurrency", 1}}
+      .dump();
+}
+
+// Jobs an external worker finished, as the master counts them (GET /v1/stats `succeeded`), read
+// every kStatsPoll on a connection of its own until stop(). Shared with its polling coroutine.
+class SucceededPoller {
+ public:
+  SucceededPoller(std::unique_ptr<HttpConnection> master, std::int64_t base)
+      : master_(std::move(master)), base_(base) {}
+
+  static void start(std::shared_ptr<SucceededPoller> self, asio::io_context& io) {
+    asio::co_spawn(asio::make_strand(io), loop(self), asio::detached);
+  }
+  void stop() { stopped_ = true; }
+  std::int64_t done() const { return done_.load(); }
+  Clock::time_point last_change() const {
+    return Clock::time_point(Clock::duration(last_change_ticks_.load()));
+  }
+
+ private:
+  // `self` keeps the poller alive until the loop has seen stop().
+  static asio::awaitable<void> loop(std::shared_ptr<SucceededPoller> self) {
+    while (!self->stopped_) {
+      const auto succeeded = co_await succeeded_jobs(*self->master_);
+      if (succeeded && *succeeded - self->base_ != self->done_.load()) {
+        self->done_ = *succeeded - self->base_;
+        self->last_change_ticks_ = Clock::now().time_since_epoch().count();
+      }
+      co_await sleep_for(kStatsPoll);
+    }
+  }
+
+  std::unique_ptr<HttpConnection> master_;
+  std::int64_t base_;
+  std::atomic<std::int64_t> done_{0};
+  std::atomic<std::int64_t> last_change_ticks_{0};
+  std::atomic<bool> stopped_{false};
+};
+
+// Who runs the jobs: the built-in worker, or the --worker-url one, registered with the master.
+struct Runner {
+  WorkerEndpoint* endpoint = nullptr;       // the built-in worker; nullptr with --worker-url
+  std::shared_ptr<SucceededPoller> poller;  // with --worker-url
+  std::string id;                           // the registration
+  std::string kind;                         // noop | decode | external
+
+  std::int64_t done() const { return endpoint ? endpoint->answered() : poller->done(); }
+  Clock::time_point last_done() const {
+    return endpoint ? endpoint->last_answer() : poller->last_change();
+  }
+};
+
+asio::awaitable<Expected<Runner, std::string>> start_runner(Bench& bench, HttpConnection& master) {
+  const Options& o = bench.options();
+  Runner runner;
+  std::string url = o.worker_url;
+  if (url.empty()) {
+    runner.endpoint = &bench.worker();
+    runner.endpoint->start();
+    url = runner.endpoint->url();
+    runner.kind = o.worker_mode == WorkerMode::decode ? "decode" : "noop";
+  } else {
+    const auto base = co_await succeeded_jobs(master);
+    if (!base) co_return unexpected(base.error());
+    runner.poller = std::make_shared<SucceededPoller>(bench.connect(), *base);
+    SucceededPoller::start(runner.poller, bench.io());
+    runner.kind = "external";
+  }
+  auto id = co_await register_worker(master, url, o.worker_concurrency);
+  if (!id) co_return unexpected(id.error());
+  runner.id = std::move(*id);
+  co_return runner;
+}
+
+// HGET of the constraint's counter `what` (deferred, started) when --redis-url is given.
+void add_counter(Fields& out, const Options& o, const std::string& what, const char* name) {
+  if (o.redis_url.empty()) return;
+  const auto value = redis_hget_integer(o.redis_url, kConstraintCounters, what + ":" + name);
+  if (value) out["throughput_" + what] = *value;
+}
+
+asio::awaitable<Expected<void, std::string>> throughput(Bench& bench, HttpConnection& master,
+                                                        Runner& runner, Outcome& out) {
+  const Options& o = bench.options();
+  if (o.constraint) {
+    auto created = co_await create_constraint(master, tenant_constraint(o));
+    if (!created) co_return unexpected(created.error());
+    co_await sleep_for(kConstraintSettle);
+  }
+  JobShape shape = job_shape(o);
+  shape.tenants = o.tenants;
+  shape.other_share = o.unconstrained_share;
+  shape.other_name = free_name(o);
+  PushPlan plan;
+  plan.batch = o.batch;
+  plan.connections = o.connections;
+  plan.jobs = o.jobs.value_or(kThroughputJobs);
+  plan.window = o.window;
+  const std::int64_t done_before = runner.done();
+  plan.done = [&runner, done_before] { return runner.done() - done_before; };
+  CpuMeter meter(o.watched);
+  meter.start();
+  const auto start = Clock::now();
+  PushLoad load(bench, std::move(plan), std::move(shape));
+  Progress progress(o.progress);
+  co_await load.run(progress);
+  const std::int64_t pushed = load.acked();
+  auto finished = co_await wait_for(
+      [&] { return load.errors() > 0 || runner.done() - done_before >= pushed; },
+      [&] { return runner.done() - done_before; }, o.completion_timeout, progress, "done");
+  const auto end = runner.last_done();
+  meter.stop();
+  if (load.errors() > 0) co_return unexpected(load.first_error());
+  if (!finished) co_return unexpected(finished.error());
+  if (o.constraint) {
+    add_counter(out.fields, o, "deferred", kTenantConstraint);
+    add_counter(out.fields, o, "started", kTenantConstraint);
+    auto deleted = co_await delete_constraint(master, kTenantConstraint);
+    if (!deleted) co_return unexpected(deleted.error());
+  }
+  const double seconds = seconds_between(start, end);
+  out.fields["throughput_jobs"] = pushed;
+  out.fields["throughput_s"] = figure(seconds);
+  out.fields["throughput_jobs_per_s"] = figure(static_cast<double>(pushed) / seconds);
+  add_cpu(out, meter, pushed, "throughput_");
+  co_return Expected<void, std::string>{};
+}
+
+// Waits until jqbench-backlog holds `jobs` jobs.
+asio::awaitable<Expected<void, std::string>> wait_held(HttpConnection& master, std::int64_t jobs,
+                                                       std::chrono::seconds stall,
+                                                       Progress& progress) {
+  std::int64_t last = -1;
+  auto last_change = Clock::now();
+  for (;;) {
+    const auto counts = co_await constraint_counts(master, kBacklogConstraint);
+    if (!counts) co_return unexpected(counts.error());
+    if (counts->waiting >= jobs) co_return Expected<void, std::string>{};
+    progress.tick("held", counts->waiting);
+    if (counts->waiting != last) {
+      last = counts->waiting;
+      last_change = Clock::now();
+    } else if (Clock::now() - last_change > stall) {
+      co_return unexpected("the backlog stopped at " + std::to_string(last) + " held jobs of " +
+                           std::to_string(jobs));
+    }
+    co_await sleep_for(kHeldPoll);
+  }
+}
+
+// One job of <name>-held that the worker keeps unanswered, then the backlog behind it, held.
+asio::awaitable<Expected<void, std::string>> hold_backlog(Bench& bench, HttpConnection& master,
+                                                          WorkerEndpoint& worker, Outcome& out) {
+  const Options& o = bench.options();
+  auto created = co_await create_constraint(master, backlog_constraint(o));
+  if (!created) co_return unexpected(created.error());
+  co_await sleep_for(kConstraintSettle);
+  JobShape shape;
+  shape.name = held_name(o);
+  shape.tenants = 1;  // every job of the key t0
+  shape.timeout_s = kHeldJobTimeoutS;
+  worker.hold_next(1);
+  std::string body;
+  JobEncoder(shape, 1).encode(body, 1, false);
+  const auto pushed = co_await master.request(Method::post, "v1/jobs", std::move(body));
+  if (pushed.status != 201) co_return unexpected("POST /v1/jobs: " + describe(pushed));
+  Progress progress(o.progress);
+  auto running =
+      co_await wait_for([&] { return worker.holding() > 0; }, [&] { return worker.holding(); },
+                        o.completion_timeout, progress, "held by the worker");
+  if (!running) co_return unexpected(running.error());
+  const auto counts = co_await constraint_counts(master, kBacklogConstraint);
+  if (!counts) co_return unexpected(counts.error());
+  if (counts->running != 1) {
+    co_return unexpected("the held job runs outside " + std::string(kBacklogConstraint) +
+                         " (it counts " + std::to_string(counts->running) +
+                         " running): the master did not match it yet");
+  }
+
+  const auto start = Clock::now();
+  PushPlan fill;
+  fill.batch = kBacklogBatch;
+  fill.connections = o.connections;
+  fill.jobs = o.backlog;
+  PushLoad load(bench, std::move(fill), shape);
+  co_await load.run(progress);
+  if (load.errors() > 0) co_return unexpected(load.first_error());
+  const auto all_pushed = Clock::now();
+  auto held = co_await wait_held(master, o.backlog, o.completion_timeout, progress);
+  if (!held) co_return unexpected(held.error());
+  out.fields["backlog_jobs"] = o.backlog;
+  out.fields["backlog_push_s"] = figure(seconds_between(start, all_pushed));
+  out.fields["backlog_held_s"] = figure(seconds_between(start, Clock::now()));
+  co_return Expected<void, std::string>{};
+}
+
+// CPU of `meter`'s processes as a share of one core over `seconds`, in percent.
+Fields cpu_percent(const CpuMeter& meter, double seconds) {
+  Fields by_process = Fields::object();
+  for (const auto& share : meter.shares()) {
+    by_process[share.label] = figure(100.0 * share.seconds / seconds);
+  }
+  return by_process;
+}
+
+// The process the idle part waits for: jqmaster when --pids names it.
+std::vector<WatchedProcess> master_process(const Options& o) {
+  for (const auto& w : o.watched) {
+    if (w.label == "jqmaster") return {w};
+  }
+  return {};
+}
+
+asio::awaitable<void> idle(const Options& o, Outcome& out) {
+  const auto settle_start = Clock::now();
+  const auto master = master_process(o);
+  for (int window = 0; window < kMaxSettleWindows; ++window) {
+    CpuMeter meter(master);
+    meter.start();
+    co_await sleep_for(kSettleWindow);
+    meter.stop();
+    if (master.empty() ||
+        meter.shares().front().seconds <
+            kSettledShare * std::chrono::duration<double>(kSettleWindow).count()) {
+      break;
+    }
+  }
+  out.fields["idle_settle_s"] = figure(seconds_between(settle_start, Clock::now()));
+  CpuMeter meter(o.watched);
+  meter.start();
+  const auto start = Clock::now();
+  co_await sleep_for(std::chrono::duration_cast<Clock::duration>(o.idle));
+  meter.stop();
+  const double seconds = seconds_between(start, Clock::now());
+  out.fields["idle_s"] = figure(seconds);
+  out.fields["idle_cpu_pct_by_process"] = cpu_percent(meter, seconds);
+}
+
+// Redis's command counts, with --redis-url; empty without (or when they cannot be read).
+RedisCommandStats redis_stats(const Options& o) {
+  if (o.redis_url.empty()) return {};
+  auto stats = redis_command_stats(o.redis_url);
+  return stats ? std::move(*stats) : RedisCommandStats{};
+}
+
+// latency_redis_by_command: {command: [calls per job, µs per job]} over the latency part
+// (warm-up included, as the counts cannot tell them apart), the commands that ran at least once
+// per 100 jobs.
+void add_redis_per_job(Outcome& out, const RedisCommandStats& before,
+                       const RedisCommandStats& after, std::int64_t jobs) {
+  if (after.empty() || jobs <= 0) return;
+  Fields by_command = Fields::object();
+  const auto n = static_cast<double>(jobs);
+  for (const auto& [command, stat] : after) {
+    const auto it = before.find(command);
+    const RedisCommandStat start = it == before.end() ? RedisCommandStat{} : it->second;
+    const double calls = static_cast<double>(stat.calls - start.calls) / n;
+    if (calls < 0.01) continue;
+    by_command[command] = {figure(calls), figure(static_cast<double>(stat.usec - start.usec) / n)};
+  }
+  out.fields["latency_redis_by_command"] = by_command;
+}
+
+asio::awaitable<Expected<void, std::string>> latency(Bench& bench, WorkerEndpoint& worker,
+                                                     Outcome& out) {
+  const Options& o = bench.options();
+  OpenLoopPlan plan;
+  plan.shape = job_shape(o);
+  plan.shape.name = free_name(o);
+  plan.shape.tenants = o.tenants;
+  plan.rate = o.rate;
+  plan.warmup_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.warmup.count()));
+  plan.measured_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.duration.count()));
+  CpuMeter meter(o.watched);
+  const auto redis_before = redis_stats(o);
+  auto figures = co_await run_open_loop(bench, worker, plan, meter);
+  if (!figures) co_return unexpected(figures.error());
+  out.fields["latency_rate_offered_per_s"] = figure(o.rate);
+  add_open_loop(out, *figures, "latency_");
+  add_cpu(out, meter, figures->jobs, "latency_");
+  add_redis_per_job(out, redis_before, redis_stats(o), plan.warmup_jobs + plan.measured_jobs);
+  co_return Expected<void, std::string>{};
+}
+
+// Deletes jqbench-backlog, which frees the backlog, answers the held job, and waits until the
+// worker has answered them all.
+asio::awaitable<Expected<void, std::string>> release(Bench& bench, HttpConnection& master,
+                                                     WorkerEndpoint& worker, Outcome& out) {
+  const Options& o = bench.options();
+  const std::int64_t answered_before = worker.answered();
+  const std::int64_t jobs = o.backlog + 1;
+  const auto start = Clock::now();
+  auto deleted = co_await delete_constraint(master, kBacklogConstraint);
+  const auto deleted_at = Clock::now();
+  worker.release_held();
+  if (!deleted) co_return unexpected(deleted.error());
+  Progress progress(o.progress);
+  auto finished = co_await wait_for([&] { return worker.answered() - answered_before >= jobs; },
+                                    [&] { return worker.answered() - answered_before; },
+                                    o.completion_timeout, progress, "done");
+  if (!finished) co_return unexpected(finished.error());
+  const double seconds = seconds_between(start, worker.last_answer());
+  out.fields["release_delete_s"] = figure(seconds_between(start, deleted_at));
+  out.fields["release_s"] = figure(seconds);
+  out.fields["release_jobs_per_s"] = figure(static_cast<double>(jobs) / seconds);
+  co_return Expected<void, std::string>{};
+}
+
+// The parts after throughput, on the built-in worker.
+asio::awaitable<Expected<void, std::string>> held_parts(Bench& bench, HttpConnection& master,
+                                                        WorkerEndpoint& worker, Outcome& out) {
+  const Options& o = bench.options();
+  if (o.constraint) {
+    auto held = co_await hold_backlog(bench, master, worker, out);
+    if (!held) co_return unexpected(held.error());
+  }
+  if (o.parts.idle) co_await idle(o, out);
+  if (o.parts.latency) {
+    auto timed = co_await latency(bench, worker, out);
+    if (!timed) co_return unexpected(timed.error());
+  }
+  if (!o.constraint) co_return Expected<void, std::string>{};
+  auto released = co_await release(bench, master, worker, out);
+  co_return released;
+}
+
+asio::awaitable<Expected<void, std::string>> run_parts(Bench& bench, HttpConnection& master,
+                                                       Runner& runner, Outcome& out) {
+  const Options& o = bench.options();
+  if (o.parts.throughput) {
+    auto done = co_await throughput(bench, master, runner, out);
+    if (!done) co_return unexpected(done.error());
+  }
+  if (runner.endpoint == nullptr || (!o.parts.idle && !o.parts.latency)) {
+    co_return Expected<void, std::string>{};
+  }
+  auto held = co_await held_parts(bench, master, *runner.endpoint, out);
+  co_return held;
+}
+
+// Leaves the master as the scenario found it, whatever failed.
+asio::awaitable<void> clean_up(HttpConnection& master, Runner& runner) {
+  if (runner.endpoint) runner.endpoint->release_held();
+  if (runner.poller) runner.poller->stop();
+  co_await delete_constraint(master, kTenantConstraint);
+  co_await delete_constraint(master, kBacklogConstraint);
+  if (!runner.id.empty()) co_await remove_worker(master, runner.id);
+}
+
+}  // namespace
+
+asio::awaitable<Outcome> run_constraints(Bench& bench) {
+  const Options& o = bench.options();
+  auto master = bench.connect();
+  auto idle_master = co_await expect_no_jobs(*master);
+  if (!idle_master) co_return failed(kScenario, idle_master.error());
+  auto runner = co_await start_runner(bench, *master);
+  if (!runner) co_return failed(kScenario, runner.error());
+
+  Outcome out;
+  out.fields["scenario"] = kScenario;
+  out.fields["constraint"] = o.constraint ? "on" : "off";
+  out.fields["worker"] = runner->kind;
+  out.fields["worker_concurrency"] = o.worker_concurrency;
+  out.fields["tenants"] = o.tenants;
+  out.fields["tenant_concurrency"] = o.tenant_concurrency;
+  out.fields["unconstrained_share"] = o.unconstrained_share;
+  out.fields["batch"] = o.batch;
+  out.fields["connections"] = o.connections;
+  auto ran = co_await run_parts(bench, *master, *runner, out);
+  if (runner->endpoint && runner->endpoint->malformed() > 0) {
+    ran = unexpected("the worker could not decode " +
+                     std::to_string(runner->endpoint->malformed()) + " job requests");
+  }
+  co_await clean_up(*master, *runner);
+  if (!ran) co_return failed(kScenario, ran.error());
+  co_return out;
+}
+
+}  // namespace jq::bench
