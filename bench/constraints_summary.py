@@ -89,6 +89,8 @@ def met(ok):
 
 
 def throughput_table(groups):
+    if not any(key[0] in ("all_constrained", "mixed", "tight") for key in groups):
+        return
     print("| workload | worker | on (jobs/s) | off (jobs/s) | on / off | spread on | spread off |"
           " CPU µs/job on | off | jqmaster µs/job on | off | Redis µs/job on | off |"
           " held once (on) | target | met |")
