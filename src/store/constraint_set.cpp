@@ -79,7 +79,6 @@ asio::awaitable<Periodic::Duration> ConstraintCache::step() {
     spdlog::warn("constraints: cannot load them ({}); retrying", set.error().message);
     co_return kRetry;
   }
-  spdlog::info("constraints: {} loaded (version {})", set->constraints().size(), set->version());
   install(std::move(*set));
   co_return kRecheck;
 }
@@ -100,6 +99,7 @@ void ConstraintCache::install(ConstraintSet set) {
     if (loaded_.load() && now->version() >= next->version()) return;
   } while (!current_.compare_exchange_weak(now, next));
   loaded_.store(true);
+  spdlog::info("constraints: {} loaded (version {})", next->constraints().size(), next->version());
 }
 
 }  // namespace jq::store
