@@ -27,7 +27,6 @@ enum Slot : std::size_t {
   kReadyAtMs,  // R_READY_AT_MS: when a scheduled job is due
   kBlockedBy,
   kConstraints,  // R_CONSTRAINTS: [name1, key1, ...] or false
-  kAllSlots
 };
 
 std::string as_string(const msgpack::object& o) {

@@ -1,7 +1,5 @@
 #include "src/store/reclassifier.hpp"
 
-#include <msgpack.hpp>
-
 #include "src/redis/bindings/reclassify_jobs.hpp"
 #include "src/store/job_record.hpp"
 
@@ -12,14 +10,16 @@ using redis::bindings::ReclassifyJobs;
 
 constexpr const char* kScanPage = "200";  // record buckets per SCAN page (62 jobs each at most)
 
-// The stored list in the same encoding, to compare with a new match.
-std::string encode_stored(const std::vector<std::string>& flat) {
-  if (flat.empty()) return {};
-  msgpack::sbuffer out;
-  msgpack::packer<msgpack::sbuffer> pk(out);
-  pk.pack_array(static_cast<std::uint32_t>(flat.size()));
-  for (const std::string& s : flat) pk.pack(s);
-  return std::string(out.data(), out.size());
+// Whether a job's stored constraints (name1, key1, ...) are the ones it matches now.
+bool same_constraints(const std::vector<api::MatchedConstraint>& matched,
+                      const std::vector<std::string>& stored) {
+  if (stored.size() != matched.size() * 2) return false;
+  for (std::size_t i = 0; i < matched.size(); ++i) {
+    if (matched[i].constraint != stored[2 * i] || matched[i].key != stored[2 * i + 1]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -69,10 +69,10 @@ asio::awaitable<Expected<std::int64_t, StoreError>> Reclassifier::run_shard(
             (record->state != JobState::queued && record->state != JobState::scheduled)) {
           continue;
         }
-        std::string now_matched = encode_matched(set.match(record->name, record->argument));
-        if (now_matched == encode_stored(record->constraints)) continue;
+        const auto matched = set.match(record->name, record->argument);
+        if (same_constraints(matched, record->constraints)) continue;
         args.jobs.push_back(
-            ReclassifyJobs::Job{bucket_id + flat[i].str, flat[i + 1].str, std::move(now_matched)});
+            ReclassifyJobs::Job{bucket_id + flat[i].str, flat[i + 1].str, encode_matched(matched)});
       }
     }
     if (args.jobs.empty()) continue;

@@ -3,31 +3,21 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/daemon.hpp"
+#include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker.hpp"
 
 using namespace std::chrono_literals;
 using jq::test::Daemon;
 using jq::test::HttpClient;
+using jq::test::push;
 using jq::test::RedisServer;
+using jq::test::register_worker;
 using jq::test::wait_until;
 using jq::test::Worker;
 using nlohmann::json;
 
 namespace {
-
-void register_worker(const HttpClient& http, const Worker& worker, json names, int concurrency) {
-  auto res =
-      http.post("/v1/workers",
-                {{"url", worker.url()}, {"names", std::move(names)}, {"concurrency", concurrency}});
-  REQUIRE((res.status == 201 || res.status == 200));
-}
-
-std::string push(const HttpClient& http, json job) {
-  auto res = http.post("/v1/jobs", job);
-  REQUIRE(res.status == 201);
-  return res.value()["id"];
-}
 
 void create(const HttpClient& http, json constraint) {
   auto res = http.post("/v1/constraints", constraint);

@@ -3,19 +3,22 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <set>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "src/util/time.hpp"
 #include "tests/support/daemon.hpp"
+#include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker.hpp"
 
 using namespace std::chrono_literals;
 using jq::test::Daemon;
 using jq::test::HttpClient;
+using jq::test::push;
 using jq::test::RedisServer;
+using jq::test::register_worker;
 using jq::test::wait_until;
 using jq::test::Worker;
 using nlohmann::json;
@@ -23,19 +26,6 @@ using nlohmann::json;
 namespace {
 
 const std::string kFastRetry = "retry:\n  base: 0.05\n  max: 0.2\n  jitter: 0\n";
-
-void register_worker(const HttpClient& http, const Worker& worker, json names, int concurrency) {
-  auto res =
-      http.post("/v1/workers",
-                {{"url", worker.url()}, {"names", std::move(names)}, {"concurrency", concurrency}});
-  REQUIRE((res.status == 201 || res.status == 200));
-}
-
-std::string push(const HttpClient& http, json job) {
-  auto res = http.post("/v1/jobs", job);
-  REQUIRE(res.status == 201);
-  return res.value()["id"];
-}
 
 json job_of(const HttpClient& http, const std::string& id) {
   auto res = http.get("/v1/jobs/" + id);

@@ -193,8 +193,8 @@ TEST_CASE("jqctl push of a delayed, unique and ordered job, then its duplicate",
   CHECK(job.value("ordering_key", "") == "reports");
 
   // A unique key is unique among the jobs of one ordering key (they share a shard).
-  const ProgramResult again = f.ctl({"push", "--name", "report", "--unique-key", "report:2099",
-                                     "--ordering-key", "reports"});
+  const ProgramResult again = f.ctl(
+      {"push", "--name", "report", "--unique-key", "report:2099", "--ordering-key", "reports"});
   CHECK(again.exit_code == 0);
   CHECK(again.err.empty());
   CHECK(parsed(again) == json({{"id", id}, {"duplicate", true}}));

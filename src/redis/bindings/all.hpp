@@ -33,11 +33,11 @@ namespace jq::redis::bindings {
 template <class... B>
 struct List {};
 
-using All = List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs,
-                 FailJob, ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob,
-                 RegisterWorker, RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots,
-                 QueueStats, ListDead, PauseQueue, CreateConstraint, UpdateConstraint,
-                 RemoveConstraint, ConstraintState, WakeConstraints, ReclassifyJobs,
-                 ConstraintStats>;
+using All =
+    List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
+         ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
+         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState, WakeConstraints,
+         ReclassifyJobs, ConstraintStats>;
 
 }  // namespace jq::redis::bindings
