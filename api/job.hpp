@@ -59,6 +59,8 @@ struct PushRequest {
 
 // 1-128 bytes of A-Z a-z 0-9 _ . : -, not starting with '.', ':' or '-'.
 bool is_valid_job_name(std::string_view name);
+inline constexpr std::string_view kJobNameRule =
+    "1-128 bytes of A-Z a-z 0-9 _ . : -, not starting with '.', ':' or '-'";
 
 // Decodes and validates a POST /v1/jobs body. A batch is validated whole: the first bad job
 // yields an error with `index`. Errors: bad_request (not MessagePack/JSON, not a map or array,

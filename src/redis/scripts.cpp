@@ -38,6 +38,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::release_slots, "releaseSlots-1"},
     Binding{ScriptId::queue_stats, "queueStats-3"},
     Binding{ScriptId::list_dead, "listDead-2"},
+    Binding{ScriptId::browse_jobs, "browseJobs-6"},
     Binding{ScriptId::pause_queue, "pauseQueue-1"},
     Binding{ScriptId::create_constraint, "createConstraint-2"},
     Binding{ScriptId::update_constraint, "updateConstraint-2"},

@@ -29,6 +29,7 @@ enum class ScriptId {
   release_slots,
   queue_stats,
   list_dead,
+  browse_jobs,
   pause_queue,
   create_constraint,
   update_constraint,

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
 
+#include "api/job_browse.hpp"
 #include "common/expected.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
@@ -40,6 +42,16 @@ struct DeadJob {
   int attempts = 0;
   std::int64_t failed_at_ms = 0;
   std::string result;  // the failure object (MessagePack); empty when none was kept
+};
+
+struct BrowsedJob {
+  JobId id;
+  JobRecord record;
+};
+
+struct BrowsePage {
+  std::vector<BrowsedJob> jobs;
+  std::optional<api::BrowseCursor> next;  // none: this was the last page
 };
 
 // Counters since the store was created (pushed .. dead) and what is there now (ready .. workers).
@@ -87,6 +99,10 @@ class QueueStore {
   asio::awaitable<Expected<void, StoreError>> delete_dead(JobId id);
 
   asio::awaitable<Expected<StoreStats, StoreError>> stats();
+
+  // One page of GET /v1/jobs: each shard's page after the cursor, in one pipelined round trip,
+  // merged into the listing's order (src/store/job_browse.cpp).
+  asio::awaitable<Expected<BrowsePage, StoreError>> browse(api::JobBrowse query);
 
   // Whether Redis answers commands now (/readyz): unavailable with the reason when it does not.
   asio::awaitable<Expected<void, StoreError>> ping();

@@ -1000,6 +1000,24 @@ def check_dead(m, ctx):
         for limit in ("2.5", "nan", "inf", "abc", "-1", "99999999999999999999", "%zz"):
             m.call(f"limit {limit!r}", "GET", f"/v1/dead?limit={limit}", "/v1/dead", 400,
                    encoding=enc, check=error_is("bad_request", "limit"))
+        # The same jobs through the job browser: dead, newest first, page by page.
+        first = m.call("browse dead", "GET", "/v1/jobs?state=dead&name=doomed&limit=3",
+                       "/v1/jobs", 200, encoding=enc,
+                       check=lambda v, h: None if len(v["jobs"]) == 3 and v["next_cursor"]
+                       and all(j["state"] == "dead" and "argument" in j for j in v["jobs"])
+                       else f"got {v}")
+        if first and first.get("next_cursor"):
+            m.call("browse dead, next page", "GET",
+                   "/v1/jobs?state=dead&name=doomed&limit=3&cursor=" + first["next_cursor"],
+                   "/v1/jobs", 200, encoding=enc,
+                   check=lambda v, h: None if len(v["jobs"]) == 1 and v["next_cursor"] is None
+                   else f"got {v}")
+        m.call("browse queued", "GET", "/v1/jobs", "/v1/jobs", 200, encoding=enc)
+        for query, field in (("state=done", "state"), ("limit=0", "limit"), ("name=-x", "name"),
+                             ("cursor=nope", "cursor"),
+                             ("state=queued&cursor=d.1.0.000000001", "cursor")):
+            m.call(f"browse {query}", "GET", f"/v1/jobs?{query}", "/v1/jobs", 400, encoding=enc,
+                   check=error_is("bad_request", field))
     for enc, job in zip(ENCODINGS, ids[2:4]):
         m.call("kept failure", "GET", f"/v1/jobs/{job}/result", "/v1/jobs/{id}/result", 200,
                encoding=enc, check=lambda v, h: None if v and v["type"] == "failure" and

@@ -174,7 +174,7 @@ TEST_CASE("HTTP requests are counted by route pattern, never by raw path", "[htt
   REQUIRE(http.get("/v1/jobs/" + id).status == 200);
   REQUIRE(http.get("/v1/jobs/0-nosuchjob").status == 404);
   REQUIRE(http.get("/no/such/path/" + id).status == 404);
-  REQUIRE(http.get("/v1/jobs").status == 405);
+  REQUIRE(http.request("PUT", "/v1/jobs", "", {}).status == 405);
 
   const Scrape s = scrape(http);
   auto requests = [&s](const std::string& route, const std::string& method, int status) {
@@ -185,7 +185,7 @@ TEST_CASE("HTTP requests are counted by route pattern, never by raw path", "[htt
   CHECK(requests("/v1/jobs/{id}", "GET", 200) == 2);
   CHECK(requests("/v1/jobs/{id}", "GET", 404) == 1);
   CHECK(requests("unmatched", "GET", 404) == 1);
-  CHECK(requests("/v1/jobs", "GET", 405) == 1);
+  CHECK(requests("/v1/jobs", "PUT", 405) == 1);
   for (const std::string& route : s.label_values("jq_http_requests_total", "route")) {
     INFO(route);
     CHECK(route.find(id) == std::string::npos);

@@ -11,7 +11,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Browse jobs by state, page by page
+         * @description The jobs in one state, each with its `argument`, a page at a time in one order across
+         *     every shard: `queued` in the order they would be chosen (smallest `priority` first, then
+         *     the moment they became ready), `scheduled` by `ready_at`, `running` by the attempt's
+         *     deadline, `dead` newest first. `next_cursor` is `null` on the last page; pass it as
+         *     `cursor` to get the next one. A cursor stays usable while jobs come and go (a job that
+         *     moved between pages may then be on neither or on both).
+         *
+         *     `queued` lists the jobs that can be chosen now: those held by a constraint or waiting
+         *     behind their `ordering_key` are queued too (their `GET /v1/jobs/{id}` shows
+         *     `blocked_by`) but are not listed; `GET /v1/constraints/{name}` shows what a constraint
+         *     holds. A page reads at most 10,000 entries per shard, so with `name` a page may come
+         *     back short where many jobs of other names share the state. Needs the `admin` role.
+         */
+        get: operations["browseJobs"];
         put?: never;
         /**
          * Push one job or a batch of 1-1000 jobs
@@ -741,6 +756,18 @@ export interface components {
             unique_key?: string;
             /** @description The job's `ordering_key`, when it was pushed with one. */
             ordering_key?: string;
+            /** @description The job's argument, in `GET /v1/jobs` listings only. */
+            argument?: unknown;
+        };
+        /** @description A job as `GET /v1/jobs` lists it, with its argument. */
+        ListedJob: components["schemas"]["Job"] & {
+            /** @description The job's argument, any value. */
+            argument: unknown;
+        };
+        JobPage: {
+            jobs: components["schemas"]["ListedJob"][];
+            /** @description Pass as `cursor` for the next page; `null` on the last page. */
+            next_cursor: string | null;
         };
         /** @description The job has no final result yet. */
         JobPending: {
@@ -1287,6 +1314,60 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    browseJobs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `queued` (default), `scheduled`, `running` or `dead`; anything else: `400` with
+                 *     `field: state`.
+                 */
+                state?: "queued" | "scheduled" | "running" | "dead";
+                /** @description Only jobs of this job name; a name that is not valid gets `400` with `field: name`. */
+                name?: components["schemas"]["JobName"];
+                /** @description At most this many jobs, an integer from 1 to 1000; else `400` with `field: limit`. */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page, as it is, with the same `state`. Anything
+                 *     else: `400` with `field: cursor`.
+                 * @example q.5.3.0003kT9bQ000000042
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["JobPage"];
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /**
+             * @description `bad_request` with `field` (`state`, `name`, `limit` or `cursor`): that parameter is
+             *     wrong; or `bad_request` without `field`: the request is not valid HTTP.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["BadRequestError"];
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     pushJobs: {
         parameters: {
             query?: never;

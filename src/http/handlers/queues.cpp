@@ -4,7 +4,9 @@
 
 #include "api/body.hpp"
 #include "api/job.hpp"
+#include "api/job_browse.hpp"
 #include "api/query.hpp"
+#include "src/http/handlers/job_view.hpp"
 #include "src/http/handlers/store_errors.hpp"
 #include "src/http/respond.hpp"
 #include "src/util/time.hpp"
@@ -48,10 +50,9 @@ awaitable<Response> get(store::QueueStore& queues, Request& req) {
 }
 
 api::ApiError invalid_name(const std::string& name) {
-  auto e = api::ApiError::make(api::ErrorCode::invalid_job,
-                               "name must be 1-128 bytes of A-Z a-z 0-9 _ . : -, not starting "
-                               "with '.', ':' or '-', got \"" +
-                                   name + "\"");
+  auto e = api::ApiError::make(
+      api::ErrorCode::invalid_job,
+      "name must be " + std::string(api::kJobNameRule) + ", got \"" + name + "\"");
   e.field = "name";
   return e;
 }
@@ -93,6 +94,23 @@ awaitable<Response> dead(store::QueueStore& queues, Request& req) {
   if (!jobs) co_return respond_error(req, to_api_error(jobs.error()));
   json out = json::array();
   for (auto& d : *jobs) out.push_back(dead_view(d));
+  co_return respond(req, 200, out);
+}
+
+// GET /v1/jobs: a page of the jobs in one state, each with its argument.
+awaitable<Response> browse(store::QueueStore& queues, Request& req) {
+  auto query = api::parse_job_browse(req.query);
+  if (!query) co_return respond_error(req, query.error());
+  auto page = co_await queues.browse(std::move(*query));
+  if (!page) co_return respond_error(req, to_api_error(page.error()));
+  json jobs = json::array();
+  for (store::BrowsedJob& j : page->jobs) {
+    json view = job_view(j.id.str(), j.record);
+    view["argument"] = api::raw_msgpack(std::move(j.record.argument));
+    jobs.push_back(std::move(view));
+  }
+  json out = {{"jobs", std::move(jobs)},
+              {"next_cursor", page->next ? json(api::format_cursor(*page->next)) : json(nullptr)}};
   co_return respond(req, 200, out);
 }
 
@@ -155,6 +173,8 @@ void add_queue_routes(Router& router, store::QueueStore& queues,
              [&queues, on_paused_changed](Request& r) {
                return set_paused(queues, on_paused_changed, r, false);
              });
+  router.add(Method::get, "/v1/jobs", admin_only,
+             [&queues](Request& r) { return browse(queues, r); });
   router.add(Method::get, "/v1/dead", admin_only,
              [&queues](Request& r) { return dead(queues, r); });
   router.add(Method::post, "/v1/dead/{id}/retry", admin_only,

@@ -1,4 +1,5 @@
-// /v1/queues (counts, lag, pause and resume), /v1/dead (list, retry, delete) and /v1/stats.
+// /v1/queues (counts, lag, pause and resume), GET /v1/jobs (browse jobs by state), /v1/dead
+// (list, retry, delete) and /v1/stats.
 #pragma once
 
 #include <functional>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/browse_jobs.hpp"
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/complete_jobs.hpp"
 #include "src/redis/bindings/constraint_state.hpp"
@@ -36,8 +37,8 @@ struct List {};
 using All =
     List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
-         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
-         CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState, WakeConstraints,
-         ReclassifyJobs, ConstraintStats>;
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, BrowseJobs,
+         PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
+         WakeConstraints, ReclassifyJobs, ConstraintStats>;
 
 }  // namespace jq::redis::bindings
