@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "src/dispatch/dispatcher.hpp"
+#include "src/dispatch/tls_contexts.hpp"
 #include "src/events/event.hpp"
 #include "src/redis/client.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
@@ -39,6 +41,7 @@ class Scheduler {
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
+      std::shared_ptr<dispatch::TlsContexts> tls,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
   void start() { loop_.start(); }
@@ -68,6 +71,7 @@ class Scheduler {
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   dispatch::Dispatcher& dispatcher_;
+  std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
   SteadyClock clock_;
   QueueHeads heads_;
   EndpointSlots slots_;
