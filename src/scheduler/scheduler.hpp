@@ -22,7 +22,6 @@
 #include <boost/asio/strand.hpp>
 
 #include "src/dispatch/dispatcher.hpp"
-#include "src/dispatch/tls_contexts.hpp"
 #include "src/events/event.hpp"
 #include "src/redis/client.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
@@ -31,6 +30,10 @@
 #include "src/store/queue_store.hpp"
 #include "src/util/periodic.hpp"
 #include "src/workers/worker_store.hpp"
+
+namespace jq::dispatch {
+class TlsContexts;
+}
 
 namespace jq::scheduler {
 
