@@ -79,14 +79,22 @@ bool is_target_char(char c) {
 
 }  // namespace
 
-Expected<HttpUrl, std::string> parse_http_url(std::string_view text) {
+Expected<HttpUrl, std::string> parse_http_url(std::string_view text, UrlSchemes schemes) {
+  HttpUrl url;
   if (starts_with_nocase(text, "https://")) {
-    return unexpected(std::string("must start with http://: only http:// is supported for now"));
+    if (schemes != UrlSchemes::http_or_https) {
+      return unexpected(std::string("must start with http://: only http:// is supported for now"));
+    }
+    url.https = true;
+    url.port = 443;
+    text.remove_prefix(8);
+  } else if (starts_with_nocase(text, "http://")) {
+    text.remove_prefix(7);
+  } else {
+    return unexpected(std::string(schemes == UrlSchemes::http_or_https
+                                      ? "must be an absolute URL starting with http:// or https://"
+                                      : "must be an absolute URL starting with http://"));
   }
-  if (!starts_with_nocase(text, "http://")) {
-    return unexpected(std::string("must be an absolute URL starting with http://"));
-  }
-  text.remove_prefix(7);
   const std::size_t end = text.find_first_of("/?#");
   const std::string_view authority = text.substr(0, end);
   const std::string_view target = end == std::string_view::npos ? "" : text.substr(end);
@@ -96,7 +104,6 @@ Expected<HttpUrl, std::string> parse_http_url(std::string_view text) {
   if (!all_of(target, is_target_char)) {
     return unexpected(std::string("must not contain spaces, control characters or a #fragment"));
   }
-  HttpUrl url;
   std::string_view port_text;
   if (auto split = split_authority(authority, url, port_text); !split) {
     return unexpected(split.error());

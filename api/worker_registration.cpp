@@ -1,6 +1,7 @@
 // POST /v1/workers: a table of field rules (field_map.hpp), one per registration field.
 #include "api/worker_registration.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <set>
@@ -146,12 +147,20 @@ Expected<void, ApiError> apply_ttl(WorkerRegistration& reg, std::string_view val
   return {};
 }
 
-constexpr std::array<FieldRule<WorkerRegistration>, 5> kRegistrationRules{{
+Expected<void, ApiError> apply_ca_file(WorkerRegistration& reg, std::string_view value) {
+  const auto path = read_string_field("ca_file", value);
+  if (!path) return unexpected(path.error());
+  reg.ca_file = std::string(*path);
+  return {};
+}
+
+constexpr std::array<FieldRule<WorkerRegistration>, 6> kRegistrationRules{{
     {"url", true, apply_url},
     {"names", true, apply_names},
     {"concurrency", false, apply_concurrency},
     {"headers", false, apply_headers},
     {"ttl", false, apply_ttl},
+    {"ca_file", false, apply_ca_file},
 }};
 
 constexpr FieldMapSpec kRegistrationSpec{"a worker registration", "", false};
@@ -163,7 +172,25 @@ Expected<void, std::string> check_worker_url(std::string_view url) {
     return unexpected("must be at most " + std::to_string(kMaxWorkerUrlBytes) +
                       " bytes (this one has " + std::to_string(url.size()) + ")");
   }
-  if (auto parsed = parse_http_url(url); !parsed) return unexpected(parsed.error());
+  if (auto parsed = parse_http_url(url, UrlSchemes::http_or_https); !parsed) {
+    return unexpected(parsed.error());
+  }
+  return {};
+}
+
+Expected<void, std::string> check_worker_ca_file(std::string_view ca_file, std::string_view url) {
+  const bool printable = std::all_of(ca_file.begin(), ca_file.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u != 0x7f;
+  });
+  if (ca_file.empty() || ca_file.size() > kMaxCaFileBytes || !printable) {
+    return unexpected("must be the path of a PEM file on the master, 1-" +
+                      std::to_string(kMaxCaFileBytes) + " bytes without control characters");
+  }
+  const auto parsed = parse_http_url(url, UrlSchemes::http_or_https);
+  if (parsed && !parsed->https) {
+    return unexpected(std::string("applies to https:// workers only; this url is http://"));
+  }
   return {};
 }
 
@@ -202,9 +229,12 @@ Expected<WorkerRegistration, ApiError> decode_worker_registration(std::string_vi
   const auto bytes = request_msgpack(body, type);
   if (!bytes) return unexpected(bytes.error());
   WorkerRegistration reg;
-  if (auto decoded = decode_field_map(*bytes, kRegistrationRules, kRegistrationSpec, reg);
-      !decoded) {
-    return unexpected(decoded.error());
+  const auto decoded = decode_field_map(*bytes, kRegistrationRules, kRegistrationSpec, reg);
+  if (!decoded) return unexpected(decoded.error());
+  if (was_given(*decoded, kRegistrationRules, "ca_file")) {
+    if (auto checked = check_worker_ca_file(reg.ca_file, reg.url); !checked) {
+      return unexpected(field_error("ca_file", "ca_file " + checked.error()));
+    }
   }
   return reg;
 }

@@ -21,19 +21,25 @@ inline constexpr std::size_t kMaxWorkerUrlBytes = 2048;
 inline constexpr std::size_t kMaxWorkerHeaders = 64;
 inline constexpr std::size_t kMaxWorkerHeaderValueBytes = 8192;
 inline constexpr double kMaxWorkerTtlSeconds = 86400.0 * 365;
+inline constexpr std::size_t kMaxCaFileBytes = 4096;  // the path's length
 
 struct WorkerRegistration {
-  std::string url;                              // absolute http:// URL
+  std::string url;                              // absolute http:// or https:// URL
   std::vector<std::string> names;               // job names, or exactly {"*"} for every name
   int concurrency = kDefaultWorkerConcurrency;  // 1-10000
   std::vector<std::pair<std::string, std::string>> headers;  // sent with every dispatch
   std::optional<std::chrono::milliseconds> ttl;              // heartbeat period; absent = forever
+  // https only: a PEM file of the CAs its certificate must chain to, read by the master; empty:
+  // the system store and tls.ca_file. Whether the file can be loaded is checked by the handler.
+  std::string ca_file;
 };
 
 // The rules of the fields above on values already read, shared by the decoder below and the
 // static workers of the config file so that both refuse the same things. An error is a phrase
 // whose subject is the field or the header: "must not contain user:password@; ...".
 Expected<void, std::string> check_worker_url(std::string_view url);
+// The ca_file path's shape (1-4096 bytes, no control characters), for an https:// `url` only.
+Expected<void, std::string> check_worker_ca_file(std::string_view ca_file, std::string_view url);
 inline constexpr std::string_view kWorkerNameRule =
     "must be a job name (1-128 bytes of A-Z a-z 0-9 _ . : -, not starting with '.', ':' or '-') "
     "or \"*\"";

@@ -249,7 +249,8 @@ function createWorkerRow() {
 }
 
 function updateWorkerRow(row, w) {
-  setCell(row, 0, w.url, `worker ${w.id}`);
+  // An https worker registered with its own CAs says which file its certificate is checked with.
+  setCell(row, 0, w.url, w.ca_file ? `worker ${w.id}, CAs from ${w.ca_file}` : `worker ${w.id}`);
   const names = (w.names || []).join(', ');
   setCell(row, 1, names, names);
   // Unreachable outranks busy (a 429/503 with Retry-After holds it back until busy_until).

@@ -29,6 +29,7 @@ struct WorkerFlags {
   std::optional<int> concurrency;
   std::optional<double> ttl_s;
   std::vector<std::string> headers;  // NAME=VALUE, one per --header
+  std::string ca_file;               // a path on the master's machine; empty: not sent
 };
 
 // The body of `constraints create|replace|patch`: one JSON object, from a file or the command
@@ -234,6 +235,7 @@ Expected<HttpRequest, std::string> register_request(const WorkerFlags& w) {
   json body = {{"url", w.url}, {"names", w.names}};
   if (w.concurrency) body["concurrency"] = *w.concurrency;
   if (w.ttl_s) body["ttl"] = *w.ttl_s;
+  if (!w.ca_file.empty()) body["ca_file"] = w.ca_file;
   if (!w.headers.empty()) {
     json headers = json::object();
     for (const std::string& h : w.headers) {
@@ -266,6 +268,10 @@ void add_workers(Table& t, CLI::App& app, State& s) {
   reg->add_option("--header", s.worker.headers, "sent with every job; repeatable")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
+  reg->add_option("--ca-file", s.worker.ca_file,
+                  "https workers: PEM file of the CAs its certificate must chain to, a path on "
+                  "the master's machine")
+      ->type_name("PATH");
   t.simple(*workers, "get", "Show one worker", Method::get, "/v1/workers/{}", "ID");
   t.simple(*workers, "delete", "Stop sending jobs to a worker", Method::del, "/v1/workers/{}",
            "ID");

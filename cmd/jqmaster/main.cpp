@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "src/app/app.hpp"
+#include "src/app/ca_files.hpp"
 #include "src/config/config.hpp"
 #include "src/log/log.hpp"
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   jq::config::Config config;
   try {
     config = jq::config::load(flags, [](const char* name) { return std::getenv(name); });
+    jq::app::check_ca_files(config);
   } catch (const jq::config::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return jq::app::kExitBadConfig;

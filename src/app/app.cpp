@@ -20,6 +20,7 @@
 #include <random>
 
 #include "src/dispatch/dispatcher.hpp"
+#include "src/dispatch/tls_contexts.hpp"
 #include "src/events/result_waiters.hpp"
 #include "src/events/subscriber.hpp"
 #include "src/http/auth.hpp"
@@ -144,7 +145,8 @@ class Daemon {
         constraint_cache_(io_.get_executor(), constraints_),
         reclassifier_(redis_, keys_, config.shards, system_now),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
-        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_),
+        tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
+        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, tls_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),
         server_(io_, server_options(config),
@@ -279,6 +281,7 @@ class Daemon {
       r.names = w.names;
       r.concurrency = w.concurrency;
       for (const auto& [k, v] : w.headers) r.headers.emplace_back(k, v);
+      r.ca_file = w.ca_file;
       auto added = co_await workers_.add(std::move(r));
       if (!added) spdlog::error("static worker {}: {}", w.url, added.error().message);
     }
@@ -347,6 +350,7 @@ class Daemon {
   std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
   dispatch::Dispatcher dispatcher_;
+  std::shared_ptr<dispatch::TlsContexts> tls_;  // one client context per CA file
   scheduler::Scheduler scheduler_;
   scheduler::Promoter promoter_;
   scheduler::Maintenance maintenance_;

@@ -57,6 +57,11 @@ struct Dispatch {
   bool operator==(const Dispatch&) const = default;
 };
 
+struct Tls {
+  std::string ca_file{};  // PEM CAs trusted for https workers besides the system store; "": none
+  bool operator==(const Tls&) const = default;
+};
+
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;    // >= 1024, <= 1 GiB
   int max_connections = 10'000;            // open HTTP connections at once, 1-1000000
@@ -102,6 +107,7 @@ struct StaticWorker {
   std::vector<std::string> names;  // job names, or exactly {"*"}
   int concurrency = api::kDefaultWorkerConcurrency;
   std::map<std::string, std::string> headers;
+  std::string ca_file{};  // https only; empty: the system store and tls.ca_file
   bool operator==(const StaticWorker&) const = default;
 };
 
@@ -116,6 +122,7 @@ struct Config {
   Retry retry;
   Dispatch dispatch;
   Limits limits;
+  Tls tls;
   double shutdown_grace_s = 10;
   Log log;
   Metrics metrics;

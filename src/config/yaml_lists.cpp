@@ -60,7 +60,8 @@ std::vector<Token> parse_tokens(const At& at) {
 }
 
 std::string worker_url(const At& at) {
-  std::string url = string(at, "must be an absolute http:// URL, e.g. http://10.0.0.5:9000/run");
+  std::string url =
+      string(at, "must be an absolute http:// or https:// URL, e.g. http://10.0.0.5:9000/run");
   if (auto checked = api::check_worker_url(url); !checked) fail(at, checked.error());
   return url;
 }
@@ -108,9 +109,9 @@ std::map<std::string, std::string> worker_headers(const At& at) {
 
 StaticWorker parse_worker(const At& at) {
   constexpr std::string_view kShape =
-      "must be a map {url: http://..., names: [...], concurrency: 8, headers: {}}";
+      "must be a map {url: http://..., names: [...], concurrency: 8, headers: {}, ca_file: ...}";
   if (!at.node.IsMap()) fail(at, kShape);
-  expect_keys(at, {"url", "names", "concurrency", "headers"});
+  expect_keys(at, {"url", "names", "concurrency", "headers", "ca_file"});
   StaticWorker worker;
   worker.url = worker_url(required(at, "url", "every worker needs url: http://host:port/path"));
   worker.names = worker_names(
@@ -121,6 +122,12 @@ StaticWorker parse_worker(const At& at) {
                 "must be an integer between 1 and " + std::to_string(api::kMaxWorkerConcurrency)));
   }
   if (auto v = field(at, "headers")) worker.headers = worker_headers(*v);
+  if (auto v = field(at, "ca_file")) {
+    worker.ca_file = string(*v, "must be a string: the path of a PEM file");
+    if (auto checked = api::check_worker_ca_file(worker.ca_file, worker.url); !checked) {
+      fail(*v, checked.error());
+    }
+  }
   return worker;
 }
 

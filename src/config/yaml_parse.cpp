@@ -127,6 +127,13 @@ Limits parse_limits(const At& at) {
   return limits;
 }
 
+Tls parse_tls(const At& at) {
+  expect_keys(at, {"ca_file"});
+  Tls tls;
+  if (auto v = field(at, "ca_file")) tls.ca_file = string(*v, kString);
+  return tls;
+}
+
 Log parse_log(const At& at) {
   expect_keys(at, {"level", "format", "access"});
   Log log;
@@ -177,8 +184,8 @@ void parse_top_scalars(const At& root, Config& config) {
 
 Config parse_document(const At& root) {
   expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
-                     "retry", "dispatch", "limits", "shutdown_grace", "log", "metrics", "auth",
-                     "workers", "constraints"});
+                     "retry", "dispatch", "limits", "tls", "shutdown_grace", "log", "metrics",
+                     "auth", "workers", "constraints"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
@@ -186,6 +193,7 @@ Config parse_document(const At& root) {
   if (auto v = field(root, "retry")) config.retry = parse_retry(*v);
   if (auto v = field(root, "dispatch")) config.dispatch = parse_dispatch(*v);
   if (auto v = field(root, "limits")) config.limits = parse_limits(*v);
+  if (auto v = field(root, "tls")) config.tls = parse_tls(*v);
   if (auto v = field(root, "log")) config.log = parse_log(*v);
   if (auto v = field(root, "metrics")) config.metrics = parse_metrics(*v);
   if (auto v = field(root, "auth")) config.auth = parse_auth(*v);

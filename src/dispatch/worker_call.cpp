@@ -1,9 +1,16 @@
 #include "src/dispatch/worker_call.hpp"
 
 #include <mutex>
+#include <variant>
 
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -11,12 +18,14 @@
 #include <boost/beast/http.hpp>
 
 #include "api/retry_after.hpp"
+#include "src/dispatch/tls_contexts.hpp"
 
 namespace jq::dispatch {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using asio::use_awaitable;
 using asio::ip::tcp;
 
@@ -66,32 +75,189 @@ std::string encode_request(const std::string& host_port, const WorkerCall& call)
   return out;
 }
 
+using TlsStream = ssl::stream<beast::tcp_stream>;
+
+// A TLS connection closed politely (close_notify) gets this long for the worker's reply.
+constexpr std::chrono::seconds kTlsShutdownTimeout{1};
+
+// One connection to the worker: plain TCP, or TLS over it.
+struct Connection {
+  explicit Connection(const asio::any_io_executor& executor)
+      : stream(std::in_place_type<beast::tcp_stream>, executor) {}
+  Connection(const asio::any_io_executor& executor, std::shared_ptr<ssl::context> tls)
+      : context(std::move(tls)), stream(std::in_place_type<TlsStream>, executor, *context) {}
+
+  beast::tcp_stream& tcp() {
+    if (auto* tls = std::get_if<TlsStream>(&stream)) return tls->next_layer();
+    return std::get<beast::tcp_stream>(stream);
+  }
+
+  std::shared_ptr<ssl::context> context;  // outlives the stream that uses it
+  std::variant<beast::tcp_stream, TlsStream> stream;
+};
+
+// The certificate must be for the URL's host: an IP address is matched against the
+// certificate's IP entries, a name against its DNS names (and sent as SNI, which takes no IP).
+std::string expect_peer(SSL* ssl, const std::string& host) {
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+  boost::system::error_code not_ip;
+  asio::ip::make_address(host, not_ip);
+  if (!not_ip) {
+    if (X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) != 1) return "bad IP address";
+    return {};
+  }
+  X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  if (X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) != 1 ||
+      SSL_set_tlsext_host_name(ssl, host.c_str()) != 1) {
+    return "bad host name";
+  }
+  return {};
+}
+
+// Why a handshake failed, in words for last_error: OpenSSL's own reason for a certificate
+// that did not verify, else the handshake's error.
+std::string handshake_error(SSL* ssl, const boost::system::error_code& ec,
+                            const std::string& origin) {
+  const long verify = SSL_get_verify_result(ssl);
+  if (verify != X509_V_OK) {
+    return "TLS: certificate verify failed (" + std::string(X509_verify_cert_error_string(verify)) +
+           ") for " + origin;
+  }
+  return "TLS: handshake with " + origin + " failed: " + ec.message();
+}
+
+// A worker closed a kept-alive connection before our request arrived: the request was not read.
+bool closed_before_request(const boost::system::error_code& ec) {
+  return ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset ||
+         ec == asio::error::eof || ec == ssl::error::stream_truncated;
+}
+
+// What one request on one connection came to.
+struct Exchange {
+  WorkerAnswer answer;
+  bool retry = false;  // a reused connection had been closed by the worker: nothing was delivered
+  bool keep = false;   // the connection may serve the next call
+};
+
+template <class Stream>
+asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
+                                   const WorkerCall& call, bool reused) {
+  Exchange out;
+  WorkerAnswer& answer = out.answer;
+  boost::system::error_code ec;
+  co_await asio::async_write(stream, asio::buffer(request),
+                             asio::redirect_error(use_awaitable, ec));
+  if (ec) {
+    // A pooled connection may have been closed by the worker while idle: if writing to it
+    // fails, nothing was delivered.
+    out.retry = reused && ec != beast::error::timeout;
+    answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
+                                              : WorkerAnswer::Kind::unreachable;
+    answer.error = "sending the job failed: " + ec.message();
+    co_return out;
+  }
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.body_limit(call.max_answer_bytes);
+  // The header first, so a body declared larger than the limit is refused unread (Beast
+  // 1.74's response parser was seen to read a Content-Length body past its body_limit).
+  co_await bhttp::async_read_header(stream, buffer, parser,
+                                    asio::redirect_error(use_awaitable, ec));
+  if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
+    ec = bhttp::error::body_limit;
+  }
+  if (!ec && !parse_buffered(buffer, parser, ec) && !ec) {
+    co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+  }
+  if (!ec && parser.get().body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
+  if (ec) {
+    // A reused connection the worker closed just before our request: nothing was read, so
+    // the worker never saw the job.
+    out.retry = reused && closed_before_request(ec) && !parser.got_some();
+    // The deadline timer closing the socket may surface as operation_aborted, not timeout.
+    const bool late =
+        ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
+    answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
+    answer.error = late ? "no answer before the deadline"
+                        : "the connection failed before the answer: " + ec.message();
+    if (ec == bhttp::error::body_limit) {
+      answer.error = "the worker's answer is larger than limits.max_result_bytes (" +
+                     std::to_string(call.max_answer_bytes) + " bytes); nothing of it was stored";
+    }
+    co_return out;
+  }
+  auto& res = parser.get();
+  answer.kind = WorkerAnswer::Kind::answered;
+  answer.status = static_cast<int>(res.result_int());
+  answer.content_type = std::string(res[bhttp::field::content_type]);
+  answer.retry_after =
+      api::parse_retry_after(res[bhttp::field::retry_after], std::chrono::system_clock::now());
+  out.keep = res.keep_alive();
+  answer.body = std::move(res.body());
+  co_return out;
+}
+
+asio::awaitable<void> shut_down(std::unique_ptr<Connection> conn) {
+  boost::system::error_code ignored;
+  co_await std::get<TlsStream>(conn->stream)
+      .async_shutdown(asio::redirect_error(use_awaitable, ignored));
+}
+
+// Sends close_notify on a TLS connection that is no longer wanted, so the worker sees a clean
+// end rather than a truncated stream; a plain one is just closed.
+void close_politely(std::unique_ptr<Connection> conn) {
+  auto* tls = std::get_if<TlsStream>(&conn->stream);
+  if (tls == nullptr) return;
+  tls->next_layer().expires_after(kTlsShutdownTimeout);
+  auto executor = tls->get_executor();
+  asio::co_spawn(executor, shut_down(std::move(conn)), asio::detached);
+}
+
 }  // namespace
 
 struct ConnectionPool::Impl {
   asio::any_io_executor executor;
   std::string host;
   std::string port;
-  std::string host_port;  // the Host header
+  std::string host_port;             // the Host header
+  std::string origin;                // scheme://host:port, in error messages
+  std::shared_ptr<TlsContexts> tls;  // null: plain http
+  std::string ca_file;
   std::size_t max_idle;
   std::mutex mutex;
-  std::vector<std::unique_ptr<beast::tcp_stream>> idle;
+  std::vector<std::unique_ptr<Connection>> idle;
 
-  std::unique_ptr<beast::tcp_stream> take_idle() {
+  std::unique_ptr<Connection> take_idle() {
     std::lock_guard lock(mutex);
     if (idle.empty()) return nullptr;
-    auto s = std::move(idle.back());
+    auto c = std::move(idle.back());
     idle.pop_back();
-    return s;
+    return c;
   }
 
-  void give_back(std::unique_ptr<beast::tcp_stream> s) {
-    std::lock_guard lock(mutex);
-    if (idle.size() < max_idle) idle.push_back(std::move(s));
+  void give_back(std::unique_ptr<Connection> c) {
+    {
+      std::lock_guard lock(mutex);
+      if (idle.size() < max_idle) {
+        idle.push_back(std::move(c));
+        return;
+      }
+    }
+    close_politely(std::move(c));
   }
 
-  asio::awaitable<std::unique_ptr<beast::tcp_stream>> connect(
+  // A new connection, its TLS handshake done for https; null with `error` set when none.
+  asio::awaitable<std::unique_ptr<Connection>> connect(
       std::chrono::steady_clock::time_point deadline, std::string& error) {
+    std::shared_ptr<ssl::context> context;
+    if (tls) {
+      auto got = tls->get(ca_file);
+      if (!got) {
+        error = "TLS: " + got.error() + " (for " + origin + ")";
+        co_return nullptr;
+      }
+      context = std::move(*got);
+    }
     boost::system::error_code ec;
     tcp::resolver resolver(executor);
     auto endpoints =
@@ -100,49 +266,72 @@ struct ConnectionPool::Impl {
       error = "cannot resolve " + host + ": " + ec.message();
       co_return nullptr;
     }
-    auto stream = std::make_unique<beast::tcp_stream>(asio::make_strand(executor));
-    stream->expires_at(deadline);
-    co_await stream->async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
+    auto strand = asio::make_strand(executor);
+    auto conn = context ? std::make_unique<Connection>(strand, std::move(context))
+                        : std::make_unique<Connection>(strand);
+    conn->tcp().expires_at(deadline);
+    co_await conn->tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
     if (ec) {
-      error = "cannot connect to " + host + ":" + port + ": " + ec.message();
+      error = "cannot connect to " + host_port + ": " + ec.message();
       co_return nullptr;
     }
-    stream->socket().set_option(tcp::no_delay(true), ec);
-    co_return stream;
+    conn->tcp().socket().set_option(tcp::no_delay(true), ec);
+    auto* stream = std::get_if<TlsStream>(&conn->stream);
+    if (stream == nullptr) co_return conn;
+    if (std::string bad = expect_peer(stream->native_handle(), host); !bad.empty()) {
+      error = "TLS: " + bad + " for " + origin;
+      co_return nullptr;
+    }
+    co_await stream->async_handshake(ssl::stream_base::client,
+                                     asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      error = handshake_error(stream->native_handle(), ec, origin);
+      co_return nullptr;
+    }
+    co_return conn;
   }
 };
 
-ConnectionPool::ConnectionPool(asio::any_io_executor executor, std::string host, std::uint16_t port,
+ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUrl& address,
+                               std::shared_ptr<TlsContexts> tls, std::string ca_file,
                                std::size_t max_idle)
     : impl_(std::make_shared<Impl>()) {
   impl_->executor = std::move(executor);
-  impl_->host = std::move(host);
-  impl_->port = std::to_string(port);
-  impl_->host_port = impl_->host + ":" + impl_->port;
+  impl_->host = address.host;
+  impl_->port = std::to_string(address.port);
+  // An IPv6 address goes in brackets in the Host header.
+  const bool ipv6 = address.host.find(':') != std::string::npos;
+  impl_->host_port = (ipv6 ? "[" + address.host + "]" : address.host) + ":" + impl_->port;
+  impl_->origin = (address.https ? "https://" : "http://") + impl_->host_port;
+  if (address.https) impl_->tls = std::move(tls);
+  impl_->ca_file = std::move(ca_file);
   impl_->max_idle = max_idle;
 }
 
 ConnectionPool::~ConnectionPool() = default;
 
 void ConnectionPool::clear() {
-  std::lock_guard lock(impl_->mutex);
-  impl_->idle.clear();
+  std::vector<std::unique_ptr<Connection>> dropped;
+  {
+    std::lock_guard lock(impl_->mutex);
+    dropped.swap(impl_->idle);
+  }
+  for (auto& c : dropped) close_politely(std::move(c));
 }
 
 asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
   auto impl = impl_;
   const std::string request = encode_request(impl->host_port, call);
 
-  WorkerAnswer answer;
-  // A pooled connection may have been closed by the worker while idle: if writing to it fails,
-  // nothing was delivered, so try once more on a fresh connection.
+  // A pooled connection the worker closed while it was idle is retried once on a fresh one.
   for (int round = 0; round < 2; ++round) {
-    auto stream = round == 0 ? impl->take_idle() : nullptr;
-    const bool reused = stream != nullptr;
-    if (!stream) {
+    auto conn = round == 0 ? impl->take_idle() : nullptr;
+    const bool reused = conn != nullptr;
+    if (!conn) {
       std::string error;
-      stream = co_await impl->connect(call.deadline, error);
-      if (!stream) {
+      conn = co_await impl->connect(call.deadline, error);
+      if (!conn) {
+        WorkerAnswer answer;
         answer.kind = std::chrono::steady_clock::now() >= call.deadline
                           ? WorkerAnswer::Kind::timed_out
                           : WorkerAnswer::Kind::unreachable;
@@ -150,64 +339,19 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
         co_return answer;
       }
     }
-    stream->expires_at(call.deadline);
-    boost::system::error_code ec;
-    co_await asio::async_write(*stream, asio::buffer(request),
-                               asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      if (reused && ec != beast::error::timeout) continue;
-      answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
-                                                : WorkerAnswer::Kind::unreachable;
-      answer.error = "sending the job failed: " + ec.message();
-      co_return answer;
+    conn->tcp().expires_at(call.deadline);
+    Exchange done = co_await std::visit(
+        [&](auto& stream) { return exchange(stream, request, call, reused); }, conn->stream);
+    if (done.retry) continue;
+    if (done.keep) {
+      conn->tcp().expires_never();
+      impl->give_back(std::move(conn));
+    } else if (done.answer.kind == WorkerAnswer::Kind::answered) {
+      close_politely(std::move(conn));
     }
-    beast::flat_buffer buffer;
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(call.max_answer_bytes);
-    // The header first, so a body declared larger than the limit is refused unread (Beast
-    // 1.74's response parser was seen to read a Content-Length body past its body_limit).
-    co_await bhttp::async_read_header(*stream, buffer, parser,
-                                      asio::redirect_error(use_awaitable, ec));
-    if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
-      ec = bhttp::error::body_limit;
-    }
-    if (!ec && !parse_buffered(buffer, parser, ec) && !ec) {
-      co_await bhttp::async_read(*stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-    }
-    if (!ec && parser.get().body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
-    if (ec) {
-      // A reused connection the worker closed just before our request: nothing was read, so
-      // the worker never saw the job.
-      if (reused && (ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset) &&
-          !parser.got_some()) {
-        continue;
-      }
-      // The deadline timer closing the socket may surface as operation_aborted, not timeout.
-      const bool late =
-          ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
-      answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
-      answer.error = late ? "no answer before the deadline"
-                          : "the connection failed before the answer: " + ec.message();
-      if (ec == bhttp::error::body_limit) {
-        answer.error = "the worker's answer is larger than limits.max_result_bytes (" +
-                       std::to_string(call.max_answer_bytes) + " bytes); nothing of it was stored";
-      }
-      co_return answer;
-    }
-    auto& res = parser.get();
-    answer.kind = WorkerAnswer::Kind::answered;
-    answer.status = static_cast<int>(res.result_int());
-    answer.content_type = std::string(res[bhttp::field::content_type]);
-    answer.retry_after =
-        api::parse_retry_after(res[bhttp::field::retry_after], std::chrono::system_clock::now());
-    const bool keep = res.keep_alive();
-    answer.body = std::move(res.body());
-    if (keep) {
-      stream->expires_never();
-      impl->give_back(std::move(stream));
-    }
-    co_return answer;
+    co_return std::move(done.answer);
   }
+  WorkerAnswer answer;
   answer.kind = WorkerAnswer::Kind::unreachable;
   answer.error = "the worker closed the connection";
   co_return answer;

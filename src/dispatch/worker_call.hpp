@@ -12,7 +12,11 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include "api/http_url.hpp"
+
 namespace jq::dispatch {
+
+class TlsContexts;
 
 struct WorkerCall {
   std::string target;  // path and query
@@ -25,8 +29,8 @@ struct WorkerCall {
 struct WorkerAnswer {
   enum class Kind {
     answered,     // a whole HTTP response arrived
-    unreachable,  // no connection, or it broke before the request was sent: the attempt
-                  // does not count
+    unreachable,  // no connection (a certificate that does not verify included), or it broke
+                  // before the request was sent: the attempt does not count
     timed_out,    // no whole answer before the deadline
     broken,       // the connection failed after the request was sent
   };
@@ -38,12 +42,14 @@ struct WorkerAnswer {
   std::string error;                                     // what went wrong, for last_error and logs
 };
 
-// Keep-alive connections to one endpoint (host:port), reused by successive calls; one call
-// uses one connection at a time (HTTP/1.1 without pipelining).
+// Keep-alive connections to one endpoint (scheme, host, port and, for https, CA file), reused by
+// successive calls; one call uses one connection at a time (HTTP/1.1 without pipelining).
 class ConnectionPool {
  public:
-  ConnectionPool(boost::asio::any_io_executor executor, std::string host, std::uint16_t port,
-                 std::size_t max_idle);
+  // For an https `address`, each new connection verifies the worker's certificate with the
+  // context of `ca_file` (empty: the defaults) from `tls`; for http:// both are unused.
+  ConnectionPool(boost::asio::any_io_executor executor, const api::HttpUrl& address,
+                 std::shared_ptr<TlsContexts> tls, std::string ca_file, std::size_t max_idle);
   ~ConnectionPool();
 
   boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);

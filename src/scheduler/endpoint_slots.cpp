@@ -28,7 +28,9 @@ std::vector<std::pair<std::string, int>> EndpointSlots::update(
       state = std::move(it->second);
       state.removed = false;
     }
-    if (!state.pool || state.endpoint->url != e.url) state.pool = make_pool(e);
+    if (!state.pool || state.endpoint->url != e.url || state.endpoint->ca_file != e.ca_file) {
+      state.pool = make_pool(e);
+    }
     std::string id = e.id;
     state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));
     next.emplace(std::move(id), std::move(state));

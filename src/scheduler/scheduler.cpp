@@ -21,13 +21,15 @@ bool same(const store::QueueHead& a, const store::QueueHead& b) {
 
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
                      store::DispatchStore& store, workers::WorkerStore& workers,
-                     dispatch::Dispatcher& dispatcher, SteadyClock clock)
+                     dispatch::Dispatcher& dispatcher, std::shared_ptr<dispatch::TlsContexts> tls,
+                     SteadyClock clock)
     : io_(io),
       redis_(redis),
       queues_(queues),
       store_(store),
       workers_(workers),
       dispatcher_(dispatcher),
+      tls_(std::move(tls)),
       clock_(std::move(clock)),
       heads_(store.shards()),
       loop_(
@@ -134,8 +136,8 @@ asio::awaitable<void> Scheduler::reload_workers() {
   if (!loaded) co_return;
   reload_workers_ = false;
   auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
-    return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address.host,
-                                                      e.address.port, kMaxIdleConnections);
+    return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
+                                                      e.ca_file, kMaxIdleConnections);
   });
   for (auto& [id, held] : gone) co_await workers_.release(id, held);
 }

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@
 #include "src/util/periodic.hpp"
 #include "src/workers/worker_store.hpp"
 
+namespace jq::dispatch {
+class TlsContexts;
+}
+
 namespace jq::scheduler {
 
 using SteadyClock = std::function<SteadyTime()>;
@@ -39,6 +44,7 @@ class Scheduler {
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
+      std::shared_ptr<dispatch::TlsContexts> tls,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
   void start() { loop_.start(); }
@@ -68,6 +74,7 @@ class Scheduler {
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   dispatch::Dispatcher& dispatcher_;
+  std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
   SteadyClock clock_;
   QueueHeads heads_;
   EndpointSlots slots_;

@@ -18,6 +18,7 @@ struct Endpoint {
   bool all_names = false;          // registered for "*"
   int concurrency = 8;
   std::vector<std::pair<std::string, std::string>> headers;
+  std::string ca_file;      // https: the CAs its certificate must chain to; empty: the defaults
   std::int64_t ttl_ms = 0;  // 0: no heartbeat needed
   std::int64_t registered_at_ms = 0;
   std::int64_t expires_at_ms = 0;  // 0: never

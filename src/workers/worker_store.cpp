@@ -25,7 +25,7 @@ std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string
     Endpoint e;
     e.id = id;
     e.url = j.at("url").get<std::string>();
-    auto address = api::parse_http_url(e.url);
+    auto address = api::parse_http_url(e.url, api::UrlSchemes::http_or_https);
     if (!address) return std::nullopt;
     e.address = *address;
     for (const auto& n : j.at("names")) {
@@ -37,6 +37,7 @@ std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string
     e.concurrency = j.at("concurrency").get<int>();
     for (const auto& [k, v] : j.at("headers").items())
       e.headers.emplace_back(k, v.get<std::string>());
+    e.ca_file = j.value("ca_file", std::string());
     e.ttl_ms = j.value("ttl_ms", std::int64_t{0});
     e.registered_at_ms = j.value("registered_at_ms", std::int64_t{0});
     e.expires_at_ms = j.value("expires_at_ms", std::int64_t{0});
@@ -80,6 +81,7 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
               {"ttl_ms", ttl_ms},
               {"registered_at_ms", now},
               {"expires_at_ms", ttl_ms > 0 ? now + ttl_ms : 0}};
+  if (!registration.ca_file.empty()) doc["ca_file"] = registration.ca_file;
   redis::ScriptCall call = RegisterWorker::call(
       RegisterWorker::keys(keys_), {registration.url, doc.dump(), keys_.events_channel()});
   auto reply = co_await redis_.eval(std::move(call));

@@ -68,6 +68,8 @@ TOKENS = {
 }
 MAX_BODY = 65536
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+# A PEM file of CAs on every Debian machine (ca-certificates): a ca_file the master can read.
+SYSTEM_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
 UNKNOWN_JOB = "0-zzzzzzzzz"  # the shape of a job id, never issued
 NOTHING = object()
 
@@ -676,6 +678,9 @@ def check_workers(m, ctx):
                 ("port 65535, underscore in the host", f"http://my_host.local:65535/{enc}", {})):
             m.call(what, "POST", "/v1/workers", "/v1/workers", 201, encoding=enc,
                    value={"url": url, "names": ["never.used"], "headers": headers})
+        m.call("https url with a ca_file", "POST", "/v1/workers", "/v1/workers", 201,
+               encoding=enc, value={"url": f"HTTPS://127.0.0.1:9/tls-{enc}",
+                                    "names": ["never.used"], "ca_file": SYSTEM_CA_FILE})
     bad = [
         ("not an http:// url", {"url": "ftp://example.org/", "names": ["a"]}, "invalid_job", "url"),
         ("url with user:password", {"url": "http://user:pw@127.0.0.1:9/", "names": ["a"]},
@@ -715,6 +720,8 @@ def check_workers(m, ctx):
         ("no names", {"url": "http://127.0.0.1:9/"}, "invalid_job", "names"),
         ("concurrency 0", {"url": "http://127.0.0.1:9/", "names": ["a"], "concurrency": 0},
          "invalid_job", "concurrency"),
+        ("empty ca_file", {"url": "https://127.0.0.1:9/", "names": ["a"], "ca_file": ""},
+         "invalid_job", "ca_file"),
         ("not a map", ["http://127.0.0.1:9/"], "bad_request", None),
     ]
     for enc in ENCODINGS:
@@ -728,6 +735,14 @@ def check_workers(m, ctx):
                value={"url": "http://127.0.0.1:9/", "names": ["a"],
                       "headers": {"X-A": "1", "x-a": "2"}},
                check=error_is("invalid_job", "headers"))
+        # What the master finds on its disk, and a ca_file beside an http:// url, are beyond
+        # the schema (its description says so).
+        for what, url, ca_file in (
+                ("ca_file the master cannot read", "https://127.0.0.1:9/", "/nonexistent/ca.pem"),
+                ("ca_file for an http url", "http://127.0.0.1:9/", SYSTEM_CA_FILE)):
+            m.call(what, "POST", "/v1/workers", "/v1/workers", 400, encoding=enc, agree=False,
+                   value={"url": url, "names": ["a"], "ca_file": ca_file},
+                   check=error_is("invalid_job", "ca_file"))
         m.call("form-encoded body", "POST", "/v1/workers", "/v1/workers", 415, encoding=enc,
                raw=b"url=x", content_type="application/x-www-form-urlencoded",
                check=error_is("unsupported_media_type"))

@@ -1,5 +1,6 @@
-// POST /v1/workers bodies (URL, names, headers, ttl) in MessagePack or JSON (the first byte
-// chooses). An accepted registration has a parseable http URL and no reserved header.
+// POST /v1/workers bodies (URL, names, headers, ttl, ca_file) in MessagePack or JSON (the first
+// byte chooses). An accepted registration has a parseable http(s) URL, a ca_file only with an
+// https one, and no reserved header.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,11 +14,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto type = data[0] % 2 ? jq::api::MediaType::json : jq::api::MediaType::msgpack;
   const std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   const auto registration = jq::api::decode_worker_registration(body, type);
-  (void)jq::api::parse_http_url(body);  // the URL parser on raw bytes, too
+  using jq::api::UrlSchemes;
+  (void)jq::api::parse_http_url(body, UrlSchemes::http_or_https);  // on raw bytes, too
   if (!registration) {
     if (registration.error().message.empty()) std::abort();
     return 0;
   }
-  if (!jq::api::parse_http_url(registration->url) || registration->names.empty()) std::abort();
+  const auto url = jq::api::parse_http_url(registration->url, UrlSchemes::http_or_https);
+  if (!url || registration->names.empty()) std::abort();
+  if (!registration->ca_file.empty() && !url->https) std::abort();
   return 0;
 }

@@ -32,10 +32,23 @@ TEST_CASE("IPv6 addresses are written in brackets", "[unit]") {
   CHECK_FALSE(parse_http_url("http://[::1]x/"));
 }
 
-TEST_CASE("https is refused with a message saying only http is supported", "[unit]") {
+TEST_CASE("https is refused unless the caller allows it", "[unit]") {
   auto url = parse_http_url("https://worker.example/");
   REQUIRE_FALSE(url);
   CHECK_THAT(url.error(), Catch::Contains("only http:// is supported for now"));
+}
+
+TEST_CASE("an allowed https URL defaults to port 443", "[unit]") {
+  using jq::api::UrlSchemes;
+  auto url = parse_http_url("HTTPS://worker.example/run", UrlSchemes::http_or_https);
+  REQUIRE(url);
+  CHECK(url->https);
+  CHECK(url->host == "worker.example");
+  CHECK(url->port == 443);
+  CHECK(url->target == "/run");
+  CHECK(parse_http_url("https://[::1]:8443", UrlSchemes::http_or_https)->port == 8443);
+  CHECK_FALSE(parse_http_url("http://h/", UrlSchemes::http_or_https)->https);
+  CHECK_FALSE(parse_http_url("ftp://h/", UrlSchemes::http_or_https));
 }
 
 TEST_CASE("URLs that are not absolute http URLs are refused", "[unit]") {

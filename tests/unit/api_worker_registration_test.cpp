@@ -77,11 +77,10 @@ TEST_CASE("url and names are required", "[unit]") {
   check_error(register_json(R"({"url":"http://w/"})"), "names", "names is required");
 }
 
-TEST_CASE("a url must be an absolute http URL of at most 2048 bytes", "[unit]") {
-  check_error(register_json(R"({"url":"https://w/","names":["a"]})"), "url",
-              "only http:// is supported for now");
+TEST_CASE("a url must be an absolute http or https URL of at most 2048 bytes", "[unit]") {
+  CHECK(register_json(R"({"url":"https://w/","names":["a"]})"));
   check_error(register_json(R"({"url":"w:80/run","names":["a"]})"), "url",
-              "url must be an absolute URL starting with http://, got \"w:80/run\"");
+              "url must be an absolute URL starting with http:// or https://, got \"w:80/run\"");
   check_error(register_json(R"({"url":"http://w:99999/","names":["a"]})"), "url", "invalid port");
   check_error(register_json(R"({"url":"http:///x","names":["a"]})"), "url", "must name a host");
   check_error(register_json(R"({"url":5,"names":["a"]})"), "url", "url must be a string, got 5");
@@ -168,9 +167,27 @@ TEST_CASE("ttl is a number of seconds up to a year, kept in milliseconds", "[uni
   check_error(register_with("ttl", "\"1m\""), "ttl", "got \"1m\"");
 }
 
+TEST_CASE("ca_file is a path kept for https urls only", "[unit]") {
+  const auto https = register_json(R"({"url":"https://w/","names":["a"],"ca_file":"/ca.pem"})");
+  REQUIRE(https);
+  CHECK(https->ca_file == "/ca.pem");
+  CHECK(register_json(R"({"url":"https://w/","names":["a"]})")->ca_file.empty());
+  check_error(register_with("ca_file", R"("/ca.pem")"), "ca_file",
+              "ca_file applies to https:// workers only; this url is http://");
+  for (const char* bad : {R"("")", R"("a\nb")"}) {
+    INFO(bad);
+    check_error(
+        register_json(R"({"url":"https://w/","names":["a"],"ca_file":)" + std::string(bad) + "}"),
+        "ca_file", "ca_file must be the path of a PEM file on the master");
+  }
+  check_error(register_json(R"({"url":"https://w/","names":["a"],"ca_file":1})"), "ca_file",
+              "ca_file must be a string");
+}
+
 TEST_CASE("unknown registration fields are rejected and named", "[unit]") {
   check_error(register_with("name", "[\"a\"]"), "name",
-              "unknown field \"name\": allowed fields are url, names, concurrency, headers, ttl");
+              "unknown field \"name\": allowed fields are url, names, concurrency, headers, ttl, "
+              "ca_file");
 }
 
 TEST_CASE("a registration body that is not a map is a bad request", "[unit]") {

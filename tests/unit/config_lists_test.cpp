@@ -96,7 +96,7 @@ workers:
         std::map<std::string, std::string>{{"Authorization", "Bearer abc"}, {"X-Team", "media"}});
 }
 
-TEST_CASE("a worker url that is not http:// names workers[1].url", "[unit]") {
+TEST_CASE("a worker url that is not http:// or https:// names workers[1].url", "[unit]") {
   const auto error = yaml_error(R"(
 workers:
   - {url: "http://a:1/", names: [x]}
@@ -104,7 +104,7 @@ workers:
 )");
   CHECK(error.key == "workers[1].url");
   CHECK(error.message ==
-        "config: workers[1].url: must be an absolute URL starting with http://, got "
+        "config: workers[1].url: must be an absolute URL starting with http:// or https://, got "
         "\"ftp://b:1/\"");
 }
 
@@ -121,9 +121,9 @@ TEST_CASE("a worker url is refused by the API's rules, naming workers[1].url", "
       {"http://:9000/run",
        "config: workers[1].url: must name a host: http://HOST[:PORT]/path, got "
        "\"http://:9000/run\""},
-      {"https://10.0.0.5/run",
-       "config: workers[1].url: must start with http://: only http:// is supported for now, got "
-       "\"https://10.0.0.5/run\""},
+      {"https://10.0.0.5:99999/run",
+       "config: workers[1].url: has an invalid port \"99999\": use 1-65535, got "
+       "\"https://10.0.0.5:99999/run\""},
       {"http://10.0.0.5:70000/",
        "config: workers[1].url: has an invalid port \"70000\": use "
        "1-65535, got \"http://10.0.0.5:70000/\""},
@@ -135,6 +135,27 @@ TEST_CASE("a worker url is refused by the API's rules, naming workers[1].url", "
     CHECK(error.key == "workers[1].url");
     CHECK(error.message == c.message);
   }
+}
+
+TEST_CASE("an https worker may name its ca_file, an http one may not", "[unit]") {
+  const auto workers = parse_yaml(R"(
+workers:
+  - {url: "https://10.0.0.5/run", names: [x], ca_file: /etc/jq/workers-ca.pem}
+  - {url: "https://10.0.0.6/run", names: [x]}
+)")
+                           .workers;
+  REQUIRE(workers.size() == 2);
+  CHECK(workers[0].ca_file == "/etc/jq/workers-ca.pem");
+  CHECK(workers[1].ca_file.empty());
+  const auto http = yaml_error(
+      "workers:\n  - {url: 'http://a:1/', names: [x]}\n"
+      "  - {url: 'http://b:1/', names: [x], ca_file: /ca.pem}\n");
+  CHECK(http.key == "workers[1].ca_file");
+  CHECK(http.message ==
+        "config: workers[1].ca_file: applies to https:// workers only; this url is http://, got "
+        "\"/ca.pem\"");
+  CHECK(yaml_error("workers: [{url: 'https://b:1/', names: [x], ca_file: ''}]").key ==
+        "workers[0].ca_file");
 }
 
 TEST_CASE("a worker url longer than the API allows is refused", "[unit]") {

@@ -67,6 +67,8 @@ limits:
   max_connections: 50
   read_timeout: 2.5
   idle_timeout: 5
+tls:
+  ca_file: /etc/jq/workers-ca.pem
 shutdown_grace: 0
 log:
   level: debug
@@ -91,6 +93,7 @@ workers:
   CHECK(config.defaults == Defaults{0, 2.5, 60, 600});
   CHECK(config.retry == Retry{0.5, 60, 0});
   CHECK(config.limits == Limits{4096, 50, 2.5, 5});
+  CHECK(config.tls == Tls{"/etc/jq/workers-ca.pem"});
   CHECK(config.shutdown_grace_s == 0);
   CHECK(config.log == Log{LogLevel::debug, LogFormat::json, true});
   CHECK(config.auth == Auth{true, {Token{"0123456789abcdef", Role::admin}}, true});
@@ -301,6 +304,13 @@ TEST_CASE("limits.max_result_bytes is 1 MiB by default, 1024 B to 1 GiB", "[unit
   CHECK(parse_yaml("").limits.max_result_bytes == 1048576);
   CHECK(parse_yaml("limits: {max_result_bytes: 4096}").limits.max_result_bytes == 4096);
   CHECK(yaml_error("limits: {max_result_bytes: 10}").key == "limits.max_result_bytes");
+}
+
+TEST_CASE("tls.ca_file is empty by default and must be a string", "[unit]") {
+  CHECK(parse_yaml("").tls.ca_file.empty());
+  CHECK(parse_yaml("tls: {ca_file: ''}").tls.ca_file.empty());
+  CHECK(yaml_error("tls: {ca_file: [a]}").key == "tls.ca_file");
+  CHECK(yaml_error("tls: {ca_files: a}").key == "tls.ca_files");
 }
 
 TEST_CASE("dispatch.max_busy_pause caps a worker's Retry-After, 300 s by default", "[unit]") {

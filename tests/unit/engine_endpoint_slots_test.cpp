@@ -1,6 +1,9 @@
 // EndpointSlots: in-flight jobs, held slots and hold-offs per endpoint, on an injected clock.
 #include <catch2/catch.hpp>
 
+#include <boost/asio/io_context.hpp>
+
+#include "src/dispatch/worker_call.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
 
 using jq::dispatch::AttemptEnd;
@@ -193,4 +196,25 @@ TEST_CASE("while stopping, a finished attempt's slot goes back at once", "[unit]
   start(slots, *slots.find("a"), 1);
   CHECK(slots.finished("a", answered(), t0, true)->release_slot);
   CHECK(slots.find("a")->held == 0);
+}
+
+TEST_CASE("an endpoint keeps its connection pool until its url or ca_file changes", "[unit]") {
+  boost::asio::io_context io;
+  int made = 0;
+  auto make_pool = [&](const Endpoint& e) {
+    ++made;
+    return std::make_shared<jq::dispatch::ConnectionPool>(io.get_executor(), e.address, nullptr,
+                                                          e.ca_file, 1);
+  };
+  EndpointSlots slots;
+  Endpoint e = endpoint("a", 1);
+  slots.update({e}, make_pool);
+  slots.update({e}, make_pool);
+  CHECK(made == 1);
+  e.ca_file = "/ca.pem";
+  slots.update({e}, make_pool);
+  CHECK(made == 2);
+  e.url = "https://127.0.0.1:2/a";
+  slots.update({e}, make_pool);
+  CHECK(made == 3);
 }

@@ -138,7 +138,11 @@ export interface paths {
          *     already registered updates it and keeps its `id` (`200`); a new one is created (`201`).
          *     With `ttl`, the registration lapses unless it is POSTed again within `ttl` seconds (a
          *     heartbeat). Workers may also be listed statically in the master's config file; they
-         *     behave the same.
+         *     behave the same. An `https://` worker's certificate is verified (chain and host name,
+         *     SNI sent) against the system CA store plus the config's `tls.ca_file`, or against its
+         *     own `ca_file`; one that does not verify makes the endpoint unreachable: its jobs are not
+         *     sent and use no attempt, and the worker shows `healthy: false` with a `last_error` that
+         *     says why.
          */
         post: operations["registerWorker"];
         delete?: never;
@@ -787,13 +791,17 @@ export interface components {
          */
         WorkerRegistration: {
             /**
-             * @description Absolute `http://host[:port][/path][?query]` URL the master POSTs jobs to, at most
-             *     2048 bytes: the scheme `http://` (in any case; `https://` is not supported yet), a
-             *     host of `A-Z a-z 0-9 . _ -` or an IPv6 address in brackets (`[::1]`), an optional
-             *     port 1-65535, and an optional path and query without spaces, control characters or
-             *     `#`. No user info (`user:password@`: send credentials in `headers`), no fragment.
+             * @description Absolute `http[s]://host[:port][/path][?query]` URL the master POSTs jobs to, at most
+             *     2048 bytes: the scheme `http://` or `https://` (in any case), a host of
+             *     `A-Z a-z 0-9 . _ -` or an IPv6 address in brackets (`[::1]`), an optional port
+             *     1-65535 (default 80, or 443 for `https://`), and an optional path and query without
+             *     spaces, control characters or `#`. No user info (`user:password@`: send credentials
+             *     in `headers`), no fragment. For `https://` the worker's certificate must verify: its
+             *     chain (see `ca_file`) and the URL's host (a DNS name, also sent as SNI, or an IP
+             *     address matched against the certificate's IP entries).
              * @example http://10.0.0.5:9000/run
              * @example http://[::1]:9000/run?pool=a
+             * @example https://worker.internal:9443/run
              */
             url: string;
             /** @description 1-1000 job names (duplicates are dropped), or `["*"]` for every name. */
@@ -820,6 +828,15 @@ export interface components {
              *     (a heartbeat); absent = until deleted.
              */
             ttl?: number;
+            /**
+             * @description `https://` workers only: the path, on the master's machine, of a PEM file holding the
+             *     CAs this worker's certificate must chain to, used instead of the system store and
+             *     `tls.ca_file`. The master reads it when the worker registers (`400` naming
+             *     `ca_file` when it cannot read a certificate from it) and keeps one TLS context per
+             *     file.
+             * @example /etc/jqmaster/workers-ca.pem
+             */
+            ca_file?: string;
         };
         WorkerIdResponse: {
             id: components["schemas"]["WorkerId"];
@@ -835,6 +852,8 @@ export interface components {
             headers: {
                 [key: string]: string;
             };
+            /** @description The registered `ca_file` of an `https://` worker; null when none. */
+            ca_file: string | null;
             /** @description Heartbeat period in seconds; null when the registration does not lapse. */
             ttl: number | null;
             registered_at: components["schemas"]["Timestamp"];
@@ -1636,10 +1655,11 @@ export interface operations {
              * @description `bad_request`: the body is not valid MessagePack/JSON or not a map, it holds a JSON
              *     integer outside the 64-bit range (`field` names the key), or the request is not
              *     valid HTTP. `invalid_job` with `field`: an unknown key, a missing `url` or `names`,
-             *     or a wrong value: a `url` that is not an absolute `http://` URL with a host (user
-             *     info, a fragment, a bad host or port), or a `headers` entry with a name that is not
-             *     an HTTP token, one the master sets itself, or repeats another in a different case,
-             *     or a value with CR, LF or NUL.
+             *     or a wrong value: a `url` that is not an absolute `http://` or `https://` URL with a
+             *     host (user info, a fragment, a bad host or port), a `headers` entry with a name that
+             *     is not an HTTP token, one the master sets itself, or repeats another in a different
+             *     case, or a value with CR, LF or NUL, or a `ca_file` given for an `http://` url or
+             *     that the master cannot read as a PEM file of certificates.
              */
             400: {
                 headers: {

@@ -1,6 +1,8 @@
 #include "src/http/handlers/workers.hpp"
 
+#include "api/field_values.hpp"
 #include "api/worker_registration.hpp"
+#include "src/dispatch/tls_contexts.hpp"
 #include "src/http/handlers/store_errors.hpp"
 #include "src/http/respond.hpp"
 #include "src/util/time.hpp"
@@ -21,6 +23,7 @@ json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s) {
           {"names", names},
           {"concurrency", e.concurrency},
           {"headers", headers},
+          {"ca_file", e.ca_file.empty() ? json(nullptr) : json(e.ca_file)},
           {"ttl", e.ttl_ms > 0 ? json(static_cast<double>(e.ttl_ms) / 1000.0) : json(nullptr)},
           {"registered_at", iso8601_utc(e.registered_at_ms)},
           {"expires_at", e.expires_at_ms > 0 ? json(iso8601_utc(e.expires_at_ms)) : json(nullptr)},
@@ -42,6 +45,13 @@ asio::awaitable<Response> add(workers::WorkerStore& store, const std::function<v
   }
   auto registration = api::decode_worker_registration(req.body, *type);
   if (!registration) co_return respond_error(req, registration.error());
+  // Read now, so that a path the master cannot use is refused rather than making the endpoint
+  // unreachable later.
+  if (!registration->ca_file.empty()) {
+    if (auto loaded = dispatch::check_ca_file(registration->ca_file); !loaded) {
+      co_return respond_error(req, api::field_error("ca_file", "ca_file " + loaded.error()));
+    }
+  }
   auto added = co_await store.add(std::move(*registration));
   if (!added) co_return respond_error(req, to_api_error(added.error()));
   changed();
