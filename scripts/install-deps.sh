@@ -8,7 +8,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config ccache clang-14 libfuzzer-14-dev
   libboost-dev libboost-system-dev libhiredis-dev libmsgpack-cxx-dev nlohmann-json3-dev
-  libjemalloc-dev
+  libjemalloc-dev libssl-dev openssl
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   redis-server redis-tools
   python3 python3-msgpack curl ca-certificates
@@ -16,8 +16,8 @@ BUILD_PACKAGES=(
   chromium
 )
 RUNTIME_PACKAGES=(
-  libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 libjemalloc2 redis-server ca-certificates
-  curl
+  libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 libjemalloc2 libssl3 redis-server
+  ca-certificates curl
 )
 
 packages=("${BUILD_PACKAGES[@]}")

@@ -101,8 +101,8 @@ Dispatch parse_dispatch(const At& at) {
 }
 
 Limits parse_limits(const At& at) {
-  expect_keys(at, {"max_body_bytes", "max_result_bytes", "max_connections", "read_timeout",
-                   "idle_timeout"});
+  expect_keys(at, {"max_body_bytes", "max_result_bytes", "max_connections", "header_timeout",
+                   "read_timeout", "idle_timeout"});
   Limits limits;
   if (auto v = field(at, "max_body_bytes")) {
     limits.max_body_bytes = static_cast<std::size_t>(
@@ -118,6 +118,9 @@ Limits parse_limits(const At& at) {
     limits.max_connections = static_cast<int>(
         integer(*v, 1, kMaxConnections, "must be an integer between 1 and 1000000"));
   }
+  if (auto v = field(at, "header_timeout")) {
+    limits.header_timeout_s = number(*v, positive, kPositiveSeconds);
+  }
   if (auto v = field(at, "read_timeout")) {
     limits.read_timeout_s = number(*v, positive, kPositiveSeconds);
   }
@@ -125,6 +128,25 @@ Limits parse_limits(const At& at) {
     limits.idle_timeout_s = number(*v, positive, kPositiveSeconds);
   }
   return limits;
+}
+
+// Only the paths: whether the files hold a matching certificate and key is checked at start.
+// Empty paths (as in the example config) mean plain HTTP.
+TlsConfig parse_tls(const At& at) {
+  expect_keys(at, {"cert", "key", "ca_file"});
+  TlsConfig tls;
+  if (auto v = field(at, "cert")) tls.cert = string(*v, "must be the path of a PEM certificate");
+  if (auto v = field(at, "key")) tls.key = string(*v, "must be the path of a PEM private key");
+  if (auto v = field(at, "ca_file")) tls.ca_file = string(*v, "must be the path of a PEM file");
+  if (!tls.cert.empty() && tls.key.empty()) {
+    throw ConfigError("tls.key", "must name the private key of tls.cert to serve HTTPS");
+  }
+  if (tls.cert.empty() && !tls.key.empty()) {
+    throw ConfigError("tls.cert",
+                      "must name the certificate that goes with tls.key to serve HTTPS (or leave "
+                      "out both for plain HTTP)");
+  }
+  return tls;
 }
 
 Log parse_log(const At& at) {
@@ -177,8 +199,8 @@ void parse_top_scalars(const At& root, Config& config) {
 
 Config parse_document(const At& root) {
   expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
-                     "retry", "dispatch", "limits", "shutdown_grace", "log", "metrics", "auth",
-                     "workers", "constraints"});
+                     "retry", "dispatch", "limits", "tls", "shutdown_grace", "log", "metrics",
+                     "auth", "workers", "constraints"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
@@ -186,6 +208,7 @@ Config parse_document(const At& root) {
   if (auto v = field(root, "retry")) config.retry = parse_retry(*v);
   if (auto v = field(root, "dispatch")) config.dispatch = parse_dispatch(*v);
   if (auto v = field(root, "limits")) config.limits = parse_limits(*v);
+  if (auto v = field(root, "tls")) config.tls = parse_tls(*v);
   if (auto v = field(root, "log")) config.log = parse_log(*v);
   if (auto v = field(root, "metrics")) config.metrics = parse_metrics(*v);
   if (auto v = field(root, "auth")) config.auth = parse_auth(*v);
