@@ -60,10 +60,10 @@ struct Dispatch {
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;    // >= 1024, <= 1 GiB
   int max_connections = 10'000;            // open HTTP connections at once, 1-1000000
-  double header_timeout_s = 10;            // to read a request's headers once it began, > 0
   double read_timeout_s = 30;              // to read one request once it began, > 0
   double idle_timeout_s = 60;              // a kept-alive connection may wait for its next request
   std::size_t max_result_bytes = 1 << 20;  // a worker's answer body, >= 1024, <= 1 GiB
+  double header_timeout_s = 10;            // to read a request's header once it began, > 0
   bool operator==(const Limits&) const = default;
 };
 

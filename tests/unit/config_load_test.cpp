@@ -172,6 +172,7 @@ TEST_CASE("the documented example config/jqmaster.yaml gives exactly the default
   CHECK(config.defaults == defaults.defaults);
   CHECK(config.retry == defaults.retry);
   CHECK(config.limits == defaults.limits);
+  CHECK(config.tls == defaults.tls);
   CHECK(config.shutdown_grace_s == defaults.shutdown_grace_s);
   CHECK(config.log == defaults.log);
   CHECK(config.auth == defaults.auth);
