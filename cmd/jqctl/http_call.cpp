@@ -164,7 +164,11 @@ Expected<void, std::string> prepare_tls(ssl::context& context, ssl::stream<tcp::
   } else {
     context.load_verify_file(options.ca_file, ec);
   }
-  if (ec) return unexpected("--cacert " + options.ca_file + ": cannot load: " + ec.message());
+  if (ec) {
+    return unexpected((options.ca_file.empty() ? std::string("the system's CA certificates")
+                                               : "--cacert " + options.ca_file) +
+                      ": cannot load: " + ec.message());
+  }
   stream.set_verify_mode(ssl::verify_peer);
   SSL* ssl = stream.native_handle();
   const std::string& host = options.base.host;

@@ -339,7 +339,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
 }
 
 // The TLS handshake, within the header timeout. A client that sends plain HTTP to this port
-// gets a plain-text 400 that says to use https://, rather than a connection closed unexplained.
+// gets a 400 in plain HTTP that says to use https://, rather than a connection closed unexplained.
 asio::awaitable<bool> Server::Impl::handshake(std::shared_ptr<Connection<TlsStream>> c,
                                               beast::flat_buffer& buffer) {
   beast::tcp_stream& tcp = c->tcp();

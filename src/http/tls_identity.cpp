@@ -98,7 +98,12 @@ Expected<std::shared_ptr<ssl::context>, std::string> make_context(const TlsFiles
   if (!cert) return unexpected(cert.error());
   auto key = read_pem("tls.key", files.key);
   if (!key) return unexpected(key.error());
-  auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
+  std::shared_ptr<ssl::context> context;
+  try {  // throws only when OpenSSL cannot allocate; a SIGHUP must not end the daemon for it
+    context = std::make_shared<ssl::context>(ssl::context::tls_server);
+  } catch (const std::exception& e) {
+    return unexpected(std::string("tls: cannot set up an OpenSSL context: ") + e.what());
+  }
   SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
   boost::system::error_code ec;
   context->use_certificate_chain(boost::asio::buffer(*cert), ec);
