@@ -137,10 +137,14 @@ class Table {
 };
 
 void add_global_flags(CLI::App& app, GlobalFlags& g) {
-  app.add_option("--url", g.url, "the master, http://HOST[:PORT][/BASE]")
+  app.add_option("--url", g.url, "the master, http[s]://HOST[:PORT][/BASE]")
       ->envname("JQ_URL")
       ->capture_default_str();
   app.add_option("--token", g.token, "sent as Authorization: Bearer TOKEN")->envname("JQ_TOKEN");
+  app.add_option("--cacert", g.ca_file,
+                 "PEM file of the CA certificates that an https:// master's certificate is "
+                 "verified against (default: the system's)")
+      ->envname("JQ_CACERT");
   app.add_option("--timeout", g.timeout_s, "seconds the whole HTTP request may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

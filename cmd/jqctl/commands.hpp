@@ -23,6 +23,7 @@ namespace jq::ctl {
 struct GlobalFlags {
   std::string url = "http://127.0.0.1:8080";  // or $JQ_URL
   std::string token;                          // or $JQ_TOKEN
+  std::string ca_file;                        // or $JQ_CACERT: CAs for an https:// master
   double timeout_s = 70;                      // the whole HTTP exchange; covers `result --wait 60`
 };
 

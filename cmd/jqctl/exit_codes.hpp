@@ -8,8 +8,8 @@ enum class Exit : int {
   ok = 0,           // 2xx, including 202 "still pending" and 200 null from `result`
   other = 1,        // anything else (500, an unexpected status)
   not_found = 3,    // 404
-  bad_input = 4,    // 400, 413, 415; bad flags, a bad --url, an unreadable or non-JSON --file
-  unavailable = 5,  // 503; connection refused, DNS failure, timeout, connection dropped
+  bad_input = 4,    // 400, 413, 415; bad flags, a bad --url or --cacert, a bad --file
+  unavailable = 5,  // 503; refused, DNS failure, timeout, dropped, certificate not verified
   conflict = 6,     // 409 (cancelling a running job)
   auth = 7,         // 401, 403
 };
@@ -45,7 +45,7 @@ inline constexpr const char* kExitCodesHelp =
     "  1  any other failure (e.g. 500)\n"
     "  3  not found (404)\n"
     "  4  bad input (400, 413, 415; bad flags, bad --url, bad --file)\n"
-    "  5  server unavailable (503, connection refused, timeout)\n"
+    "  5  server unavailable (503, connection refused, timeout, unverified certificate)\n"
     "  6  conflict (409, e.g. cancelling a running job)\n"
     "  7  not allowed (401, 403)\n"
     "Errors go to stderr as one line: \"jqctl: MESSAGE\".";

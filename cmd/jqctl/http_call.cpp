@@ -1,10 +1,14 @@
 #include "cmd/jqctl/http_call.hpp"
 
+#include <cctype>
 #include <sstream>
 
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -16,6 +20,7 @@ namespace jq::ctl {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using asio::ip::tcp;
 using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
@@ -113,15 +118,99 @@ std::string describe(const char* doing, const std::string& where, error_code ec,
   return std::string(doing) + " " + where + ": " + ec.message();
 }
 
+bool has_scheme(std::string_view url, std::string_view scheme) {
+  if (url.size() < scheme.size()) return false;
+  for (std::size_t i = 0; i < scheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(url[i])) != scheme[i]) return false;
+  }
+  return true;
+}
+
+// Whether the authority ("host:port", "[::1]:port") names a port.
+bool has_port(std::string_view after_scheme) {
+  const std::string_view authority = after_scheme.substr(0, after_scheme.find_first_of("/?#"));
+  const std::size_t bracket = authority.rfind(']');
+  return authority.find(':', bracket == std::string_view::npos ? 0 : bracket) !=
+         std::string_view::npos;
+}
+
+// The request and its answer over a connected stream: the socket itself, or TLS over it.
+template <class Stream>
+Expected<HttpResponse, std::string> exchange(Exchange& x, Stream& stream,
+                                             const CallOptions& options, const HttpRequest& request,
+                                             const std::string& where) {
+  auto req = make_request(options, request);
+  error_code ec = x.step([&](auto done) {
+    bhttp::async_write(stream, req, [done](error_code e, std::size_t) { done(e); });
+  });
+  if (ec) return unexpected(describe("cannot send the request to", where, ec, options));
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.header_limit(kMaxResponseHeaderBytes);
+  parser.body_limit(kMaxResponseBytes);
+  ec = x.step([&](auto done) {
+    bhttp::async_read(stream, buffer, parser, [done](error_code e, std::size_t) { done(e); });
+  });
+  if (ec) return unexpected(describe("no answer from", where, ec, options));
+  return HttpResponse{static_cast<int>(parser.get().result_int()), parser.get().body()};
+}
+
+// The CAs to verify the master with, and the name its certificate must carry (SNI sent too).
+Expected<void, std::string> prepare_tls(ssl::context& context, ssl::stream<tcp::socket&>& stream,
+                                        const CallOptions& options) {
+  error_code ec;
+  if (options.ca_file.empty()) {
+    context.set_default_verify_paths(ec);
+  } else {
+    context.load_verify_file(options.ca_file, ec);
+  }
+  if (ec) {
+    return unexpected((options.ca_file.empty() ? std::string("the system's CA certificates")
+                                               : "--cacert " + options.ca_file) +
+                      ": cannot load: " + ec.message());
+  }
+  stream.set_verify_mode(ssl::verify_peer);
+  SSL* ssl = stream.native_handle();
+  const std::string& host = options.base.host;
+  if (asio::ip::make_address(host, ec); !ec) {
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
+  } else {
+    SSL_set_tlsext_host_name(ssl, host.c_str());
+    SSL_set1_host(ssl, host.c_str());
+  }
+  return {};
+}
+
+std::string describe_handshake(error_code ec, SSL* ssl, const std::string& where,
+                               const CallOptions& options) {
+  const long verified = SSL_get_verify_result(ssl);
+  if (ec == beast::error::timeout || verified == X509_V_OK) {
+    return describe("no TLS connection with", where, ec, options);
+  }
+  return "the certificate of " + where +
+         " does not verify: " + X509_verify_cert_error_string(verified) +
+         (options.ca_file.empty()
+              ? "; give the CA that signed it with --cacert FILE (or $JQ_CACERT)"
+              : "; is --cacert " + options.ca_file + " the CA that signed it?");
+}
+
 }  // namespace
 
 Expected<BaseUrl, std::string> parse_base_url(std::string_view url) {
-  auto parsed = api::parse_http_url(url);
+  // The API's parser takes http:// URLs (what workers register); an https:// master has the
+  // same shape, with port 443 by default.
+  const bool tls = has_scheme(url, "https://");
+  if (!tls && !has_scheme(url, "http://")) {
+    return unexpected(std::string("must start with http:// or https://"));
+  }
+  const std::string after_scheme(url.substr(tls ? 8 : 7));
+  auto parsed = api::parse_http_url("http://" + after_scheme);
   if (!parsed) return unexpected(std::string(parsed.error()));
   if (parsed->target.find('?') != std::string::npos) {
-    return unexpected(std::string("must not have a query: http://HOST[:PORT][/BASE]"));
+    return unexpected(std::string("must not have a query: http[s]://HOST[:PORT][/BASE]"));
   }
-  BaseUrl base{parsed->host, parsed->port, parsed->target};
+  BaseUrl base{parsed->host, parsed->port, parsed->target, tls};
+  if (tls && !has_port(after_scheme)) base.port = 443;
   while (!base.base_path.empty() && base.base_path.back() == '/') base.base_path.pop_back();
   return base;
 }
@@ -144,20 +233,17 @@ Expected<HttpResponse, std::string> http_call(const CallOptions& options,
                         [done](error_code e, const tcp::endpoint&) { done(e); });
   });
   if (ec) return unexpected(describe("cannot connect to", where, ec, options));
-  auto req = make_request(options, request);
+  if (!options.base.tls) return exchange(x, x.socket(), options, request, where);
+  ssl::context context(ssl::context::tls_client);
+  ssl::stream<tcp::socket&> stream(x.socket(), context);
+  if (auto prepared = prepare_tls(context, stream, options); !prepared) {
+    return unexpected(prepared.error());
+  }
   ec = x.step([&](auto done) {
-    bhttp::async_write(x.socket(), req, [done](error_code e, std::size_t) { done(e); });
+    stream.async_handshake(ssl::stream_base::client, [done](error_code e) { done(e); });
   });
-  if (ec) return unexpected(describe("cannot send the request to", where, ec, options));
-  beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::string_body> parser;
-  parser.header_limit(kMaxResponseHeaderBytes);
-  parser.body_limit(kMaxResponseBytes);
-  ec = x.step([&](auto done) {
-    bhttp::async_read(x.socket(), buffer, parser, [done](error_code e, std::size_t) { done(e); });
-  });
-  if (ec) return unexpected(describe("no answer from", where, ec, options));
-  return HttpResponse{static_cast<int>(parser.get().result_int()), parser.get().body()};
+  if (ec) return unexpected(describe_handshake(ec, stream.native_handle(), where, options));
+  return exchange(x, stream, options, request, where);
 }
 
 }  // namespace jq::ctl

@@ -1,6 +1,7 @@
-// jqctl's HTTP client: one JSON request to the master over a fresh connection, with one deadline
-// for the whole exchange (name resolution, connect, write, read). Beast and Asio stay inside
-// http_call.cpp so the rest of jqctl compiles quickly and knows nothing of sockets.
+// jqctl's HTTP client: one JSON request to the master over a fresh connection (TLS for an
+// https:// master), with one deadline for the whole exchange (name resolution, connect,
+// handshake, write, read). Beast, Asio and OpenSSL stay inside http_call.cpp so the rest of jqctl
+// compiles quickly and knows nothing of sockets.
 #pragma once
 
 #include <chrono>
@@ -13,15 +14,16 @@
 
 namespace jq::ctl {
 
-// The master's address from --url: http://host[:port][/base]. `base_path` prefixes every
+// The master's address from --url: http[s]://host[:port][/base]. `base_path` prefixes every
 // request target ("/v1/...") and has no trailing slash; it is empty for the root.
 struct BaseUrl {
-  std::string host;  // IPv6 addresses without brackets
-  std::uint16_t port = 80;
+  std::string host;         // IPv6 addresses without brackets
+  std::uint16_t port = 80;  // 443 for https:// without a port
   std::string base_path;
+  bool tls = false;  // https://
 };
 
-// The error completes "--url ..." ("must start with http://").
+// The error completes "--url ..." ("must start with http:// or https://").
 Expected<BaseUrl, std::string> parse_base_url(std::string_view url);
 
 enum class Method { get, post, put, patch, del };
@@ -41,11 +43,14 @@ struct CallOptions {
   BaseUrl base;
   std::string token;  // sent as Authorization: Bearer TOKEN when not empty
   std::chrono::milliseconds timeout{70'000};
+  std::string
+      ca_file;  // https: PEM CAs the master's certificate must chain to; empty: the system's
 };
 
 // Sends `request` with Accept: application/json and returns the master's answer, whatever its
-// status. The error (no answer at all: refused, unresolvable, timed out, dropped) is a sentence
-// for people, e.g. "cannot connect to 127.0.0.1:8080: Connection refused".
+// status. The error (no answer at all: refused, unresolvable, timed out, dropped, a certificate
+// that does not verify) is a sentence for people, e.g. "cannot connect to 127.0.0.1:8080:
+// Connection refused".
 Expected<HttpResponse, std::string> http_call(const CallOptions& options,
                                               const HttpRequest& request);
 

@@ -2,6 +2,9 @@
 // code. The subcommands are in commands.cpp, the exit codes in exit_codes.hpp.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <CLI/CLI.hpp>
 
 #include "cmd/jqctl/commands.hpp"
@@ -21,7 +24,12 @@ Exit run(const jq::ctl::Commands& commands) {
   if (!request) return jq::ctl::fail(Exit::bad_input, request.error());
   auto base = jq::ctl::parse_base_url(commands.globals().url);
   if (!base) return jq::ctl::fail(Exit::bad_input, "--url " + base.error());
-  const jq::ctl::CallOptions options{*base, commands.globals().token, commands.timeout()};
+  const std::string& ca_file = commands.globals().ca_file;
+  if (!ca_file.empty() && access(ca_file.c_str(), R_OK) != 0) {
+    return jq::ctl::fail(Exit::bad_input, "--cacert " + ca_file + ": " + std::strerror(errno));
+  }
+  const jq::ctl::CallOptions options{*base, commands.globals().token, commands.timeout(),
+                                     commands.globals().ca_file};
   auto response = jq::ctl::http_call(options, *request);
   if (!response) return jq::ctl::fail(Exit::unavailable, response.error());
   return jq::ctl::report(*response, isatty(STDOUT_FILENO) == 1);

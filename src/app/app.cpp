@@ -62,15 +62,18 @@ dispatch::DispatchOptions dispatch_options(const config::Config& c) {
       c.limits.max_result_bytes};
 }
 
-http::ServerOptions server_options(const config::Config& c) {
+http::ServerOptions server_options(const config::Config& c,
+                                   std::shared_ptr<http::TlsIdentity> tls) {
   http::ServerOptions o;
   o.host = c.listen.host;
   o.port = c.listen.port;
   o.max_body_bytes = c.limits.max_body_bytes;
   o.access_log = c.log.access;
   o.max_connections = static_cast<std::size_t>(c.limits.max_connections);
+  o.header_timeout = milliseconds(static_cast<std::int64_t>(c.limits.header_timeout_s * 1000));
   o.read_timeout = milliseconds(static_cast<std::int64_t>(c.limits.read_timeout_s * 1000));
   o.idle_timeout = milliseconds(static_cast<std::int64_t>(c.limits.idle_timeout_s * 1000));
+  o.tls = std::move(tls);
   return o;
 }
 
@@ -130,8 +133,10 @@ void add_routes(http::Router& router, const RouteDeps& d) {
 // Everything that lives while the io_context runs.
 class Daemon {
  public:
-  Daemon(const config::Config& config, redis::Address address)
+  Daemon(const config::Config& config, redis::Address address,
+         std::shared_ptr<http::TlsIdentity> tls)
       : config_(config),
+        tls_(tls),
         io_(static_cast<int>(io_thread_count(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
         redis_(io_.get_executor(), redis::ConnectionOptions{address},
@@ -145,13 +150,14 @@ class Daemon {
         constraint_cache_(io_.get_executor(), constraints_),
         reclassifier_(redis_, keys_, config.shards, system_now),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
-        tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
-        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, tls_),
+        worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
+        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_),
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, dispatch_store_, workers_),
-        server_(io_, server_options(config),
+        server_(io_, server_options(config, std::move(tls)),
                 [this](http::Request& r) { return router_.handle(r); }),
-        signals_(io_, SIGINT, SIGTERM) {
+        signals_(io_, SIGINT, SIGTERM),
+        hangups_(io_, SIGHUP) {
     add_routes(
         router_,
         RouteDeps{stopping_, store_, job_defaults(config), waiters_,
@@ -181,8 +187,9 @@ class Daemon {
 
   int run() {
     server_.start();  // throws when the address is taken: nothing else has started yet
-    spdlog::info("jqmaster listening on {}:{} with {} io threads", config_.listen.host,
-                 server_.port(), io_thread_count(config_));
+    spdlog::info("jqmaster listening on {}:{} ({}) with {} io threads", config_.listen.host,
+                 server_.port(), tls_ ? "https" : "http", io_thread_count(config_));
+    if (tls_) spdlog::info("tls: serving the certificate {}", tls_->describe());
     redis_.start();
     subscriber_.start();
     scheduler_.start();
@@ -195,6 +202,7 @@ class Daemon {
         begin_shutdown(kExitOk);
       }
     });
+    await_hangup();
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < io_thread_count(config_); ++i)
       threads.emplace_back([this] { io_.run(); });
@@ -287,6 +295,31 @@ class Daemon {
     }
   }
 
+  // SIGHUP reloads tls.cert and tls.key, for new connections; open ones keep theirs.
+  void await_hangup() {
+    hangups_.async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec) return;  // cancelled at shutdown
+      reload_tls();
+      await_hangup();
+    });
+  }
+
+  void reload_tls() {
+    if (!tls_) {
+      spdlog::info("received SIGHUP: nothing to reload (no tls.cert configured)");
+      return;
+    }
+    if (auto reloaded = tls_->reload(); !reloaded) {
+      spdlog::error(
+          "received SIGHUP: tls not reloaded, still serving the previous certificate: {}; fix "
+          "the file and send SIGHUP again",
+          reloaded.error());
+      return;
+    }
+    spdlog::info("received SIGHUP: tls reloaded; new connections get the certificate {}",
+                 tls_->describe());
+  }
+
   void begin_shutdown(int exit_code) {
     if (stopping_.exchange(true)) return;
     exit_code_ = exit_code;
@@ -309,6 +342,7 @@ class Daemon {
     server_.stop_accepting();
     server_.close_connections();
     signals_.cancel();
+    hangups_.cancel();
     const auto deadline = std::chrono::steady_clock::now() +
                           milliseconds(static_cast<std::int64_t>(config_.shutdown_grace_s * 1000));
     co_await drain([this] { return server_.open_connections(); }, deadline);
@@ -330,6 +364,7 @@ class Daemon {
   }
 
   const config::Config& config_;
+  std::shared_ptr<http::TlsIdentity> tls_;  // the listener's certificate; null: plain HTTP
   asio::io_context io_;
   std::atomic<bool> stopping_{false};
   int exit_code_ = kExitOk;
@@ -350,13 +385,14 @@ class Daemon {
   std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
   dispatch::Dispatcher dispatcher_;
-  std::shared_ptr<dispatch::TlsContexts> tls_;  // one client context per CA file
+  std::shared_ptr<dispatch::TlsContexts> worker_tls_;  // one client context per CA file
   scheduler::Scheduler scheduler_;
   scheduler::Promoter promoter_;
   scheduler::Maintenance maintenance_;
   http::Router router_;
   http::Server server_;
   asio::signal_set signals_;
+  asio::signal_set hangups_;
 };
 
 }  // namespace
@@ -395,6 +431,15 @@ int run(const config::Config& config) {
                      ? "no auth configured: listening on loopback only"
                      : "no auth configured and auth.allow_open is true: serving without auth");
   }
+  std::shared_ptr<http::TlsIdentity> tls;
+  if (config.tls.serves_https()) {
+    auto loaded = http::TlsIdentity::load(http::TlsFiles{config.tls.cert, config.tls.key});
+    if (!loaded) {
+      spdlog::critical("config: {}", loaded.error());
+      return kExitBadConfig;
+    }
+    tls = std::move(*loaded);
+  }
   try {
     std::optional<redis::EmbeddedServer> embedded;
     std::string url = config.redis.url;
@@ -407,7 +452,7 @@ int run(const config::Config& config) {
       spdlog::critical("{}", address.error());
       return kExitBadConfig;
     }
-    int code = Daemon(config, std::move(*address)).run();
+    int code = Daemon(config, std::move(*address), std::move(tls)).run();
     if (embedded) embedded->stop();
     spdlog::info("jqmaster stopped");
     return code;

@@ -14,7 +14,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadConfig = 2;
 
-// Runs the daemon until SIGINT/SIGTERM; returns the process exit code.
+// Runs the daemon until SIGINT/SIGTERM (SIGHUP reloads tls.cert and tls.key); returns the
+// process exit code.
 int run(const config::Config& config);
 
 // Every route the daemon serves as (method, pattern), e.g. ("GET", "/v1/jobs/{id}"), from a

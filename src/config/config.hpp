@@ -57,18 +57,24 @@ struct Dispatch {
   bool operator==(const Dispatch&) const = default;
 };
 
-struct Tls {
-  std::string ca_file{};  // PEM CAs trusted for https workers besides the system store; "": none
-  bool operator==(const Tls&) const = default;
-};
-
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;    // >= 1024, <= 1 GiB
   int max_connections = 10'000;            // open HTTP connections at once, 1-1000000
   double read_timeout_s = 30;              // to read one request once it began, > 0
   double idle_timeout_s = 60;              // a kept-alive connection may wait for its next request
   std::size_t max_result_bytes = 1 << 20;  // a worker's answer body, >= 1024, <= 1 GiB
+  double header_timeout_s = 10;            // to read a request's header once it began, > 0
   bool operator==(const Limits&) const = default;
+};
+
+// PEM files. The listener serves HTTPS when `cert` is set (then `key` is required too); the files
+// themselves are read and checked when the daemon starts (src/http/tls_identity.hpp).
+struct TlsConfig {
+  std::string cert;     // the listener's certificate, its chain after it
+  std::string key;      // the certificate's private key, unencrypted
+  std::string ca_file;  // extra CAs for https workers (empty: the system store)
+  bool serves_https() const { return !cert.empty(); }
+  bool operator==(const TlsConfig&) const = default;
 };
 
 enum class LogLevel { trace, debug, info, warn, error };
@@ -122,7 +128,7 @@ struct Config {
   Retry retry;
   Dispatch dispatch;
   Limits limits;
-  Tls tls;
+  TlsConfig tls;
   double shutdown_grace_s = 10;
   Log log;
   Metrics metrics;

@@ -101,8 +101,8 @@ Dispatch parse_dispatch(const At& at) {
 }
 
 Limits parse_limits(const At& at) {
-  expect_keys(at, {"max_body_bytes", "max_result_bytes", "max_connections", "read_timeout",
-                   "idle_timeout"});
+  expect_keys(at, {"max_body_bytes", "max_result_bytes", "max_connections", "header_timeout",
+                   "read_timeout", "idle_timeout"});
   Limits limits;
   if (auto v = field(at, "max_body_bytes")) {
     limits.max_body_bytes = static_cast<std::size_t>(
@@ -118,6 +118,9 @@ Limits parse_limits(const At& at) {
     limits.max_connections = static_cast<int>(
         integer(*v, 1, kMaxConnections, "must be an integer between 1 and 1000000"));
   }
+  if (auto v = field(at, "header_timeout")) {
+    limits.header_timeout_s = number(*v, positive, kPositiveSeconds);
+  }
   if (auto v = field(at, "read_timeout")) {
     limits.read_timeout_s = number(*v, positive, kPositiveSeconds);
   }
@@ -127,10 +130,22 @@ Limits parse_limits(const At& at) {
   return limits;
 }
 
-Tls parse_tls(const At& at) {
-  expect_keys(at, {"ca_file"});
-  Tls tls;
-  if (auto v = field(at, "ca_file")) tls.ca_file = string(*v, kString);
+// Only the paths: whether the files hold a matching certificate and key is checked at start.
+// Empty paths (as in the example config) mean plain HTTP.
+TlsConfig parse_tls(const At& at) {
+  expect_keys(at, {"cert", "key", "ca_file"});
+  TlsConfig tls;
+  if (auto v = field(at, "cert")) tls.cert = string(*v, "must be the path of a PEM certificate");
+  if (auto v = field(at, "key")) tls.key = string(*v, "must be the path of a PEM private key");
+  if (auto v = field(at, "ca_file")) tls.ca_file = string(*v, "must be the path of a PEM file");
+  if (!tls.cert.empty() && tls.key.empty()) {
+    throw ConfigError("tls.key", "must name the private key of tls.cert to serve HTTPS");
+  }
+  if (tls.cert.empty() && !tls.key.empty()) {
+    throw ConfigError("tls.cert",
+                      "must name the certificate that goes with tls.key to serve HTTPS (or leave "
+                      "out both for plain HTTP)");
+  }
   return tls;
 }
 

@@ -1,21 +1,30 @@
+// One coroutine per connection, a template over its stream: beast::tcp_stream for plain HTTP,
+// beast::ssl_stream over it for HTTPS. Both compile from the same session code, so the plain
+// path is what it was before TLS existed (no virtual call or branch per read); only shutdown
+// reaches connections through a small base class.
 #include "src/http/server.hpp"
 
 #include <atomic>
 #include <mutex>
 #include <set>
 #include <system_error>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
-#include "api/query.hpp"
+#include "src/http/beast_message.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 
@@ -24,70 +33,29 @@ namespace jq::http {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
 using asio::use_awaitable;
 using asio::ip::tcp;
 using Parser = bhttp::request_parser<bhttp::string_body>;
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+template <class Stream>
+constexpr bool kIsTls = std::is_same_v<Stream, TlsStream>;
 
 namespace {
 
 constexpr std::uint32_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kReadSize = 64 * 1024;  // the most one read takes, as Beast's own reads
 // After refusing a request whose body we will not read, keep reading (and discarding) for a
 // while so the client gets to read our answer instead of a connection reset.
 constexpr std::size_t kDrainLimit = 8 * 1024 * 1024;
 constexpr std::chrono::seconds kDrainTimeout{2};
 
-Method to_method(bhttp::verb verb) {
-  switch (verb) {
-    case bhttp::verb::get:
-      return Method::get;
-    case bhttp::verb::post:
-      return Method::post;
-    case bhttp::verb::put:
-      return Method::put;
-    case bhttp::verb::patch:
-      return Method::patch;
-    case bhttp::verb::delete_:
-      return Method::del;
-    case bhttp::verb::head:
-      return Method::head;
-    default:
-      return Method::other;
-  }
-}
-
-// Fills everything but the body from a parsed header.
-bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
-  out.method = to_method(header.method());
-  std::string_view target = header.target();
-  auto q = target.find('?');
-  out.query = q == std::string_view::npos ? std::string() : std::string(target.substr(q + 1));
-  auto path = api::percent_decode(target.substr(0, q), false);
-  out.content_type = std::string(header[bhttp::field::content_type]);
-  out.accept = std::string(header[bhttp::field::accept]);
-  out.authorization = std::string(header[bhttp::field::authorization]);
-  out.traceparent = std::string(header["traceparent"]);
-  if (!path) return false;
-  out.path = std::move(*path);
-  return true;
-}
-
-bhttp::response<bhttp::string_body> to_beast(Response&& r, unsigned version, bool keep_alive,
-                                             bool head) {
-  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
-  res.set(bhttp::field::server, "jqmaster");
-  if (!r.content_type.empty()) res.set(bhttp::field::content_type, r.content_type);
-  for (auto& [name, value] : r.headers) res.set(name, value);
-  if (!head) res.body() = std::move(r.body);
-  res.keep_alive(keep_alive);
-  res.prepare_payload();
-  if (head) res.content_length(r.body.size());
-  return res;
-}
-
 bool is_quiet_end(const boost::system::error_code& ec) {
   return ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted ||
          ec == beast::error::timeout || ec == asio::error::connection_reset ||
-         ec == asio::error::eof || ec == asio::error::bad_descriptor;
+         ec == asio::error::eof || ec == asio::error::bad_descriptor ||
+         ec == ssl::error::stream_truncated;  // a TLS client that left without close_notify
 }
 
 // "Expect: 100-continue" with a body we are willing to read: the client waits for our go-ahead.
@@ -106,15 +74,41 @@ void log_access(const Request& req, int status, std::chrono::steady_clock::time_
                    .count()}});
 }
 
+std::string too_many_connections(std::size_t limit) {
+  return "too many open connections (limit " + std::to_string(limit) +
+         "); reuse keep-alive connections or retry later";
+}
+
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  // What shutdown needs to reach a connection: its strand, its socket and whether it is between
-  // requests. `idle` and the socket are only touched on the connection's strand.
-  struct Connection {
-    explicit Connection(tcp::socket s) : stream(std::move(s)) {}
-    beast::tcp_stream stream;
+  // What shutdown needs to reach a connection, whatever its stream: its lowest layer (strand,
+  // socket) and whether it is between requests. Both are only touched on the connection's strand.
+  struct ConnectionBase {
+    virtual ~ConnectionBase() = default;
+    virtual beast::tcp_stream& tcp() = 0;
     bool idle = true;
+  };
+
+  template <class Stream>
+  struct Connection final : ConnectionBase {
+    Connection(tcp::socket socket, std::shared_ptr<ssl::context> tls)
+        : context(std::move(tls)), stream(make_stream(std::move(socket), context.get())) {}
+    beast::tcp_stream& tcp() override { return beast::get_lowest_layer(stream); }
+
+    // TLS: the certificate this connection was accepted with, kept while it lives (a reload
+    // swaps in a new context for later connections). Declared before `stream`, which uses it.
+    std::shared_ptr<ssl::context> context;
+    Stream stream;
+
+   private:
+    static Stream make_stream(tcp::socket socket, ssl::context* tls) {
+      if constexpr (kIsTls<Stream>) {
+        return Stream(std::move(socket), *tls);
+      } else {
+        return Stream(std::move(socket));
+      }
+    }
   };
 
   Impl(asio::io_context& io, ServerOptions o, RequestHandler h)
@@ -127,7 +121,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   std::atomic<bool> closing{false};
   std::atomic<std::size_t> open{0};
   std::mutex mutex;
-  std::set<std::shared_ptr<Connection>> connections;
+  std::set<std::shared_ptr<ConnectionBase>> connections;
 
   // What reading one request came to: a request to handle, a refusal (answer an error, then
   // close), or a quiet end (the client left, or the connection timed out).
@@ -139,19 +133,34 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   };
 
   asio::awaitable<void> accept_loop();
-  asio::awaitable<void> serve(std::shared_ptr<Connection> c);
-  asio::awaitable<ReadOutcome> read_request(Connection& c, beast::flat_buffer& buffer,
+  template <class Stream>
+  void start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls);
+  template <class Stream>
+  asio::awaitable<void> serve(std::shared_ptr<Connection<Stream>> c);
+  asio::awaitable<bool> handshake(std::shared_ptr<Connection<TlsStream>> c,
+                                  beast::flat_buffer& buffer);
+  template <class Stream>
+  asio::awaitable<ReadOutcome> read_request(Connection<Stream>& c, beast::flat_buffer& buffer,
                                             Parser& parser, Request& req);
-  asio::awaitable<boost::system::error_code> read_body(Connection& c, beast::flat_buffer& buffer,
-                                                       Parser& parser);
+  template <class Stream>
+  asio::awaitable<boost::system::error_code> read_header(
+      Connection<Stream>& c, beast::flat_buffer& buffer, Parser& parser,
+      std::chrono::steady_clock::time_point began);
+  template <class Stream>
+  asio::awaitable<boost::system::error_code> read_body(Connection<Stream>& c,
+                                                       beast::flat_buffer& buffer, Parser& parser,
+                                                       std::chrono::steady_clock::time_point began);
   ReadOutcome outcome_of(const boost::system::error_code& ec) const;
-  asio::awaitable<bool> answer(Connection& c, Parser::value_type& msg, Request& req);
+  template <class Stream>
+  asio::awaitable<bool> answer(Connection<Stream>& c, Parser::value_type& msg, Request& req);
   asio::awaitable<Response> handle(Request& req);
-  asio::awaitable<void> refuse(std::shared_ptr<Connection> c, Request req, api::ErrorCode code,
-                               std::string message);
-  asio::awaitable<bool> write(Connection& c, Response r, unsigned version, bool keep_alive,
+  template <class Stream, class AsyncStream>
+  asio::awaitable<void> refuse(std::shared_ptr<Connection<Stream>> c, AsyncStream& stream,
+                               Request req, api::ErrorCode code, std::string message);
+  template <class AsyncStream>
+  asio::awaitable<bool> write(AsyncStream& stream, Response r, unsigned version, bool keep_alive,
                               bool head);
-  void forget(const std::shared_ptr<Connection>& c);
+  void forget(const std::shared_ptr<ConnectionBase>& c);
 };
 
 Server::Server(asio::io_context& io, ServerOptions options, RequestHandler handler)
@@ -198,8 +207,8 @@ void Server::close_connections() {
   impl_->closing = true;
   std::lock_guard lock(impl_->mutex);
   for (const auto& c : impl_->connections) {
-    asio::post(c->stream.get_executor(), [c] {
-      if (c->idle) c->stream.socket().cancel();
+    asio::post(c->tcp().get_executor(), [c] {
+      if (c->idle) c->tcp().socket().cancel();
     });
   }
 }
@@ -220,66 +229,86 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
-    auto c = std::make_shared<Connection>(std::move(socket));
-    const std::size_t now_open = ++open;
-    {
-      std::lock_guard lock(mutex);
-      connections.insert(c);
-    }
-    auto exec = c->stream.get_executor();
-    if (now_open > options.max_connections) {
-      asio::co_spawn(
-          exec,
-          refuse(c, Request{}, api::ErrorCode::unavailable,
-                 "too many open connections (limit " + std::to_string(options.max_connections) +
-                     "); reuse keep-alive connections or retry later"),
-          asio::detached);
+    if (options.tls) {
+      start_session<TlsStream>(std::move(socket), options.tls->current());
     } else {
-      asio::co_spawn(exec, serve(c), asio::detached);
+      start_session<PlainStream>(std::move(socket), nullptr);
     }
   }
 }
 
-asio::awaitable<bool> Server::Impl::write(Connection& c, Response r, unsigned version,
+template <class Stream>
+void Server::Impl::start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls) {
+  auto c = std::make_shared<Connection<Stream>>(std::move(socket), std::move(tls));
+  const std::size_t now_open = ++open;
+  {
+    std::lock_guard lock(mutex);
+    connections.insert(c);
+  }
+  auto exec = c->stream.get_executor();
+  if (now_open <= options.max_connections) {
+    asio::co_spawn(exec, serve(c), asio::detached);
+  } else if constexpr (kIsTls<Stream>) {
+    // An answer would need a handshake first: work an overloaded master should not take on.
+    asio::post(exec, [self = shared_from_this(), c] { self->forget(c); });
+  } else {
+    asio::co_spawn(exec,
+                   refuse(c, c->stream, Request{}, api::ErrorCode::unavailable,
+                          too_many_connections(options.max_connections)),
+                   asio::detached);
+  }
+}
+
+template <class AsyncStream>
+asio::awaitable<bool> Server::Impl::write(AsyncStream& stream, Response r, unsigned version,
                                           bool keep_alive, bool head) {
   auto res = to_beast(std::move(r), version, keep_alive, head);
-  c.stream.expires_after(options.read_timeout);
+  beast::get_lowest_layer(stream).expires_after(options.read_timeout);
   boost::system::error_code ec;
-  co_await bhttp::async_write(c.stream, res, asio::redirect_error(use_awaitable, ec));
+  co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
   co_return !ec;
 }
 
-// Answers an error and closes, after draining what the client may still be sending.
-asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection> c, Request req,
-                                           api::ErrorCode code, std::string message) {
+// Answers an error on `stream` (the connection's, or its TCP layer when it never got to TLS) and
+// closes, after draining what the client may still be sending. (`c` is not a pointer to the base
+// class: g++ 12 destroys the temporary of such a conversion in a co_await expression twice.)
+template <class Stream, class AsyncStream>
+asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c,
+                                           AsyncStream& stream, Request req, api::ErrorCode code,
+                                           std::string message) {
   c->idle = false;
-  if (co_await write(*c, respond_error(req, code, std::move(message)), 11, false, false)) {
+  if (co_await write(stream, respond_error(req, code, std::move(message)), 11, false, false)) {
     boost::system::error_code ec;
-    c->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-    c->stream.expires_after(kDrainTimeout);
+    c->tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+    c->tcp().expires_after(kDrainTimeout);
     std::array<char, 16 * 1024> sink;
     std::size_t drained = 0;
     while (!ec && drained < kDrainLimit) {
-      drained += co_await c->stream.async_read_some(asio::buffer(sink),
-                                                    asio::redirect_error(use_awaitable, ec));
+      drained += co_await stream.async_read_some(asio::buffer(sink),
+                                                 asio::redirect_error(use_awaitable, ec));
     }
   }
   forget(c);
 }
 
 // Closes the socket and drops the connection from the ones shutdown must reach.
-void Server::Impl::forget(const std::shared_ptr<Connection>& c) {
+void Server::Impl::forget(const std::shared_ptr<ConnectionBase>& c) {
   boost::system::error_code ignored;
-  c->stream.socket().close(ignored);
+  c->tcp().socket().close(ignored);
   std::lock_guard lock(mutex);
   connections.erase(c);
   --open;
 }
 
 // One connection: requests one after another while the client keeps it alive.
-asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
+template <class Stream>
+asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c) {
   auto self = shared_from_this();
   beast::flat_buffer buffer;  // kept across requests: it may hold the start of the next one
+  if constexpr (kIsTls<Stream>) {
+    if (!co_await handshake(c, buffer)) co_return;
+  }
+  bool answered_last = false;  // the loop ended after an answer that closes the connection
   for (;;) {
     c->idle = true;
     if (closing) break;
@@ -289,29 +318,73 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection> c) {
     Request req;
     ReadOutcome read = co_await read_request(*c, buffer, parser, req);
     if (read.kind == ReadOutcome::Kind::refuse) {
-      co_await refuse(c, std::move(req), read.code, std::move(read.message));
+      co_await refuse(c, c->stream, std::move(req), read.code, std::move(read.message));
       co_return;
     }
     if (read.kind == ReadOutcome::Kind::end) break;
-    const bool go_on = co_await answer(*c, parser.get(), req);
-    if (!go_on) break;
+    answered_last = !co_await answer(*c, parser.get(), req);
+    if (answered_last) break;
   }
-  boost::system::error_code ignored;
-  c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  boost::system::error_code ec;
+  if constexpr (kIsTls<Stream>) {
+    // A close_notify tells the client the answer is whole; a client that reads to the end
+    // answers with its own or closes, which ends the wait at once.
+    if (answered_last) {
+      c->tcp().expires_after(kDrainTimeout);
+      co_await c->stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
+    }
+  }
+  c->tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
   forget(c);
 }
 
-// The header within the idle timeout, then the body within the read timeout. `req` gets the
-// header's fields even when the read fails, so that a refusal honours the request's Accept.
-asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection& c,
+// The TLS handshake, within the header timeout. A client that sends plain HTTP to this port
+// gets a 400 in plain HTTP that says to use https://, rather than a connection closed unexplained.
+asio::awaitable<bool> Server::Impl::handshake(std::shared_ptr<Connection<TlsStream>> c,
+                                              beast::flat_buffer& buffer) {
+  beast::tcp_stream& tcp = c->tcp();
+  tcp.expires_after(options.header_timeout);
+  boost::system::error_code ec;
+  const bool is_tls =
+      co_await beast::async_detect_ssl(tcp, buffer, asio::redirect_error(use_awaitable, ec));
+  if (!ec && !is_tls) {
+    Request plain;
+    std::string message = "this port serves HTTPS (tls.cert is set); use an https:// URL";
+    co_await refuse(c, tcp, std::move(plain), api::ErrorCode::bad_request, std::move(message));
+    co_return false;
+  }
+  if (!ec) {
+    const std::size_t used = co_await c->stream.async_handshake(
+        ssl::stream_base::server, buffer.data(), asio::redirect_error(use_awaitable, ec));
+    buffer.consume(used);
+  }
+  if (ec) {
+    if (!is_quiet_end(ec)) spdlog::debug("TLS handshake failed: {}", ec.message());
+    forget(c);
+    co_return false;
+  }
+  co_return true;
+}
+
+// The request's first bytes within the idle timeout, then from those its header within the
+// header timeout and the whole of it within the read timeout. `req` gets the header's fields
+// even when the read fails, so that a refusal honours the request's Accept.
+template <class Stream>
+asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection<Stream>& c,
                                                                       beast::flat_buffer& buffer,
                                                                       Parser& parser,
                                                                       Request& req) {
   boost::system::error_code ec;
-  c.stream.expires_after(options.idle_timeout);
-  co_await bhttp::async_read_header(c.stream, buffer, parser,
-                                    asio::redirect_error(use_awaitable, ec));
+  if (buffer.size() == 0) {
+    c.tcp().expires_after(options.idle_timeout);
+    const std::size_t n =
+        co_await c.stream.async_read_some(buffer.prepare(beast::read_size(buffer, kReadSize)),
+                                          asio::redirect_error(use_awaitable, ec));
+    buffer.commit(n);
+  }
   c.idle = false;
+  const auto began = std::chrono::steady_clock::now();
+  if (!ec) ec = co_await read_header(c, buffer, parser, began);
   // Also when the header announced a body over the limit: Beast fills the fields before it
   // checks Content-Length against the limit.
   const bool header_ok = fill_request_header(parser.get(), req);
@@ -319,20 +392,37 @@ asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection
     co_return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::bad_request,
                           "the request path is badly encoded"};
   }
-  if (!ec) ec = co_await read_body(c, buffer, parser);
+  if (!ec) ec = co_await read_body(c, buffer, parser, began);
   co_return outcome_of(ec);
 }
 
+// Parses what the buffer holds, and reads more only when the header is not whole yet: usually
+// it came whole with the first bytes, and no second read (nor timer change) is needed.
+template <class Stream>
+asio::awaitable<boost::system::error_code> Server::Impl::read_header(
+    Connection<Stream>& c, beast::flat_buffer& buffer, Parser& parser,
+    std::chrono::steady_clock::time_point began) {
+  boost::system::error_code ec;
+  buffer.consume(parser.put(buffer.data(), ec));
+  if (ec != bhttp::error::need_more) co_return ec;
+  ec = {};
+  c.tcp().expires_at(began + options.header_timeout);
+  co_await bhttp::async_read_header(c.stream, buffer, parser,
+                                    asio::redirect_error(use_awaitable, ec));
+  co_return ec;
+}
+
 // Says "100 Continue" first when the client waits for it.
-asio::awaitable<boost::system::error_code> Server::Impl::read_body(Connection& c,
-                                                                   beast::flat_buffer& buffer,
-                                                                   Parser& parser) {
+template <class Stream>
+asio::awaitable<boost::system::error_code> Server::Impl::read_body(
+    Connection<Stream>& c, beast::flat_buffer& buffer, Parser& parser,
+    std::chrono::steady_clock::time_point began) {
   boost::system::error_code ec;
   if (wants_continue(parser, options.max_body_bytes)) {
     bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
     co_await bhttp::async_write(c.stream, cont, asio::redirect_error(use_awaitable, ec));
   }
-  c.stream.expires_after(options.read_timeout);
+  c.tcp().expires_at(began + options.read_timeout);
   if (!ec) {
     co_await bhttp::async_read(c.stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
   }
@@ -355,14 +445,16 @@ Server::Impl::ReadOutcome Server::Impl::outcome_of(const boost::system::error_co
 }
 
 // Handles a request that was read whole and writes the answer; false when the connection ends.
-asio::awaitable<bool> Server::Impl::answer(Connection& c, Parser::value_type& msg, Request& req) {
+template <class Stream>
+asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_type& msg,
+                                           Request& req) {
   req.body = std::move(msg.body());
   const bool head = req.method == Method::head;
   const bool keep_alive = msg.keep_alive() && !closing;
   const auto started = std::chrono::steady_clock::now();
   Response res = co_await handle(req);
   const int status = res.status;
-  const bool written = co_await write(c, std::move(res), msg.version(), keep_alive, head);
+  const bool written = co_await write(c.stream, std::move(res), msg.version(), keep_alive, head);
   if (options.access_log) log_access(req, status, started);
   const bool go_on = written && keep_alive;
   co_return go_on;

@@ -1,6 +1,6 @@
-// The HTTP/1.1 server: a listener, one coroutine per connection (keep-alive, a read timeout and
-// a body limit on every request, a connection limit), and a handler that turns a Request into a
-// Response. Beast stays inside server.cpp.
+// The HTTP/1.1 server, over plain TCP or TLS: a listener, one coroutine per connection
+// (keep-alive, timeouts and a body limit on every request, a connection limit), and a handler
+// that turns a Request into a Response. Beast and OpenSSL stay inside the .cpp files.
 #pragma once
 
 #include <chrono>
@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "src/http/message.hpp"
+#include "src/http/tls_identity.hpp"
 
 namespace jq::http {
 
@@ -21,9 +22,14 @@ struct ServerOptions {
   std::uint16_t port = 8080;
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_connections = 10'000;
-  std::chrono::milliseconds idle_timeout{60'000};  // between requests on a kept-alive connection
-  std::chrono::milliseconds read_timeout{30'000};  // to read one whole request once it began
-  bool access_log = false;                         // one line per request (path, never the query)
+  // A connection waits idle_timeout for a request's first bytes (keep-alive); from those, the
+  // header must be in within header_timeout and the whole request within read_timeout. A TLS
+  // handshake gets header_timeout.
+  std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds header_timeout{10'000};
+  std::chrono::milliseconds read_timeout{30'000};
+  std::shared_ptr<TlsIdentity> tls;  // null: plain HTTP
+  bool access_log = false;           // one line per request (path, never the query)
 };
 
 using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;

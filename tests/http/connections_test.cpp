@@ -53,6 +53,39 @@ TEST_CASE("an idle or slow client cannot hold a connection", "[http]") {
   CHECK(daemon.http().get("/healthz").status == 200);
 }
 
+TEST_CASE("a request whose header stops half way is closed after limits.header_timeout", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  header_timeout: 1\n"});  // idle and read: 60, 30
+  RawConnection c(daemon.port());
+  const auto started = std::chrono::steady_clock::now();
+  REQUIRE(c.send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+  bool closed = false;
+  c.read_until_closed(10s, &closed);
+  const auto took = std::chrono::steady_clock::now() - started;
+  CHECK(closed);
+  CHECK(took >= 900ms);
+  CHECK(took < 5s);
+}
+
+TEST_CASE("a connection waiting for its next request is not closed by limits.header_timeout",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  header_timeout: 0.3\n"});
+  RawConnection kept_alive(daemon.port());
+  RawConnection fresh(daemon.port());
+  REQUIRE(kept_alive.send(kHealth));
+  bool closed = false;
+  // Well past the header timeout, and both still open: the idle timeout (60 s) applies.
+  CHECK(count(kept_alive.read_until_closed(1s, &closed), "HTTP/1.1 200 OK") == 1);
+  CHECK_FALSE(closed);
+  REQUIRE(kept_alive.send(kHealth));
+  REQUIRE(fresh.send(kHealth));
+  CHECK(count(kept_alive.read_until_closed(1s, &closed), "HTTP/1.1 200 OK") == 1);
+  CHECK_FALSE(closed);
+  CHECK(count(fresh.read_until_closed(1s, &closed), "HTTP/1.1 200 OK") == 1);
+  CHECK_FALSE(closed);
+}
+
 TEST_CASE("bytes that are not HTTP get 400 and the connection closes", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});

@@ -17,7 +17,8 @@ std::string ctl_binary() {
 
 Daemon::Daemon(DaemonOptions options)
     : port_(free_port()),
-      data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir) {
+      data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir),
+      ca_file_(options.tls_ca_file) {
   const std::string config = dir_.file("jqmaster.yaml");
   {
     std::ofstream out(config);
@@ -29,7 +30,7 @@ Daemon::Daemon(DaemonOptions options)
         << options.extra_yaml << "\n";
   }
   process_ = ChildProcess({master_binary(), "--config", config}, dir_.file("jqmaster.log"));
-  HttpClient client(port_);
+  const HttpClient client = http();
   const bool up = wait_until(
       [&] {
         if (!process_.running()) return false;

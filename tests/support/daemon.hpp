@@ -17,6 +17,9 @@ struct DaemonOptions {
   std::string data_dir{};    // empty: a fresh one in the test's temp dir
   // Round robin by default, so every test that pushes several jobs also crosses shards.
   int shard_run = 1;
+  // Set when extra_yaml has a tls section: the daemon is then reached over HTTPS, its
+  // certificate verified against this CA (tests/support/tls.hpp).
+  std::string tls_ca_file{};
 };
 
 class Daemon {
@@ -25,7 +28,7 @@ class Daemon {
   ~Daemon();
 
   std::uint16_t port() const { return port_; }
-  HttpClient http() const { return HttpClient(port_); }
+  HttpClient http() const { return HttpClient(port_, ca_file_); }
   const std::string& data_dir() const { return data_dir_; }
   pid_t pid() const { return process_.pid(); }
   std::string log() const;
@@ -39,6 +42,7 @@ class Daemon {
   TempDir dir_;
   std::uint16_t port_;
   std::string data_dir_;
+  std::string ca_file_;
   ChildProcess process_;
 };
 

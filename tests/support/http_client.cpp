@@ -8,15 +8,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+
+#include "tests/support/http_exchange.hpp"
+#include "tests/support/tls_client.hpp"
 
 namespace jq::test {
 
 namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using boost::asio::ip::tcp;
 
 std::string HttpResult::header(const std::string& lower_name) const {
@@ -32,30 +32,12 @@ nlohmann::json HttpResult::value() const {
 
 HttpResult HttpClient::request(const std::string& method, const std::string& target,
                                const std::string& body, const Headers& headers) const {
+  if (!ca_file_.empty())
+    return TlsConnection(port_, ca_file_).request(method, target, body, headers);
   boost::asio::io_context io;
   beast::tcp_stream stream(io);
   stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port_));
-  stream.expires_after(std::chrono::seconds(70));
-  bhttp::request<bhttp::string_body> req{bhttp::string_to_verb(method), target, 11};
-  req.set(bhttp::field::host, "127.0.0.1");
-  for (const auto& [name, value] : headers) req.set(name, value);
-  req.body() = body;
-  if (!body.empty() || method == "POST") req.prepare_payload();
-  bhttp::write(stream, req);
-  beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::string_body> parser;
-  parser.body_limit(64 * 1024 * 1024);
-  if (method == "HEAD") parser.skip(true);
-  bhttp::read(stream, buffer, parser);
-  HttpResult result;
-  auto& res = parser.get();
-  result.status = static_cast<int>(res.result_int());
-  for (const auto& field : res) {
-    std::string name(field.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    result.headers[name] = std::string(field.value());
-  }
-  result.body = std::move(res.body());
+  HttpResult result = detail::exchange(stream, method, target, body, headers);
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
   return result;

@@ -1,5 +1,5 @@
-// A blocking HTTP/1.1 client for tests (one connection per request), and a raw socket for
-// sending bytes that are not HTTP at all.
+// A blocking HTTP/1.1 client for tests (one connection per request; HTTPS when given a CA file),
+// and a raw socket for sending bytes that are not HTTP at all.
 #pragma once
 
 #include <chrono>
@@ -27,7 +27,9 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 class HttpClient {
  public:
-  explicit HttpClient(std::uint16_t port) : port_(port) {}
+  // `ca_file` set: HTTPS, the server's certificate verified against it (tls_client.hpp).
+  explicit HttpClient(std::uint16_t port, std::string ca_file = {})
+      : port_(port), ca_file_(std::move(ca_file)) {}
 
   HttpResult request(const std::string& method, const std::string& target,
                      const std::string& body = "", const Headers& headers = {}) const;
@@ -42,6 +44,7 @@ class HttpClient {
 
  private:
   std::uint16_t port_;
+  std::string ca_file_;
 };
 
 // A plain TCP connection: write anything, read what comes back.

@@ -36,19 +36,30 @@ TestCa::TestCa() : ca_file_(dir_.file("ca.pem")) {
 }
 
 ServerCert TestCa::issue(const std::string& alt_names) {
-  const std::string base = dir_.file("server" + std::to_string(++issued_));
+  const std::string base = dir_.file("server" + std::to_string(issued_ + 1));
   ServerCert out{base + ".pem", base + ".key"};
+  sign("jqmaster test worker", alt_names, out.cert, out.key);
+  return out;
+}
+
+void TestCa::issue(const std::string& common_name, const std::string& cert_file,
+                   const std::string& key_file) {
+  sign(common_name, "DNS:localhost,IP:127.0.0.1", cert_file, key_file);
+}
+
+void TestCa::sign(const std::string& common_name, const std::string& alt_names,
+                  const std::string& cert_file, const std::string& key_file) {
+  const std::string base = dir_.file("request" + std::to_string(++issued_));
   std::vector<std::string> request = {"req"};
   request.insert(request.end(), kNewKey.begin(), kNewKey.end());
   request.insert(request.end(),
-                 {"-keyout", out.key, "-out", base + ".csr", "-subj", "/CN=jqmaster test worker"});
+                 {"-keyout", key_file, "-out", base + ".csr", "-subj", "/CN=" + common_name});
   openssl(request);
   std::ofstream(base + ".ext") << "subjectAltName=" << alt_names
                                << "\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n";
   openssl({"x509", "-req", "-in", base + ".csr", "-CA", ca_file_, "-CAkey", dir_.file("ca.key"),
-           "-set_serial", std::to_string(issued_ + 1), "-days", "2", "-out", out.cert, "-extfile",
+           "-set_serial", std::to_string(issued_ + 1), "-days", "2", "-out", cert_file, "-extfile",
            base + ".ext"});
-  return out;
 }
 
 TlsWorker::TlsWorker(const ServerCert& cert) : log_file_(dir_.file("tls_worker.log")) {

@@ -1,5 +1,6 @@
 // TLS for tests: a throwaway CA that issues server certificates (the openssl command in a temp
-// dir), and TlsWorker, an HTTPS worker (tests/support/tls_worker.py) serving one of them.
+// dir) for HTTPS workers and the master's listener, and TlsWorker, an HTTPS worker
+// (tests/support/tls_worker.py) serving one of them.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,15 @@ class TestCa {
   const std::string& ca_file() const { return ca_file_; }
   // A certificate for the subjectAltName entries `alt_names` ("IP:127.0.0.1,DNS:localhost").
   ServerCert issue(const std::string& alt_names);
+  // A new key and a certificate for localhost and 127.0.0.1 with CN = `common_name` and a fresh
+  // serial, written over what the two paths held (a renewal, for the listener's reload).
+  void issue(const std::string& common_name, const std::string& cert_file,
+             const std::string& key_file);
 
  private:
+  void sign(const std::string& common_name, const std::string& alt_names,
+            const std::string& cert_file, const std::string& key_file);
+
   TempDir dir_;
   std::string ca_file_;
   int issued_ = 0;

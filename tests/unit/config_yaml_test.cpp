@@ -67,8 +67,11 @@ limits:
   max_connections: 50
   read_timeout: 2.5
   idle_timeout: 5
+  header_timeout: 1.5
 tls:
-  ca_file: /etc/jq/workers-ca.pem
+  cert: /etc/jq/cert.pem
+  key: /etc/jq/key.pem
+  ca_file: /etc/jq/ca.pem
 shutdown_grace: 0
 log:
   level: debug
@@ -92,8 +95,8 @@ workers:
   CHECK(config.shard_run == 1);
   CHECK(config.defaults == Defaults{0, 2.5, 60, 600});
   CHECK(config.retry == Retry{0.5, 60, 0});
-  CHECK(config.limits == Limits{4096, 50, 2.5, 5});
-  CHECK(config.tls == Tls{"/etc/jq/workers-ca.pem"});
+  CHECK(config.limits == Limits{4096, 50, 2.5, 5, 1 << 20, 1.5});
+  CHECK(config.tls == TlsConfig{"/etc/jq/cert.pem", "/etc/jq/key.pem", "/etc/jq/ca.pem"});
   CHECK(config.shutdown_grace_s == 0);
   CHECK(config.log == Log{LogLevel::debug, LogFormat::json, true});
   CHECK(config.auth == Auth{true, {Token{"0123456789abcdef", Role::admin}}, true});
@@ -183,6 +186,7 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"limits: {max_connections: 0}", "limits.max_connections"},
       {"limits: {read_timeout: 0}", "limits.read_timeout"},
       {"limits: {idle_timeout: -1}", "limits.idle_timeout"},
+      {"limits: {header_timeout: 0}", "limits.header_timeout"},
       {"shutdown_grace: -1", "shutdown_grace"},
       {"log: {level: verbose}", "log.level"},
       {"log: {format: xml}", "log.format"},
@@ -318,4 +322,22 @@ TEST_CASE("dispatch.max_busy_pause caps a worker's Retry-After, 300 s by default
   CHECK(parse_yaml("dispatch: {max_busy_pause: 2.5}").dispatch.max_busy_pause_s == 2.5);
   CHECK(yaml_error("dispatch: {max_busy_pause: 0}").key == "dispatch.max_busy_pause");
   CHECK(yaml_error("dispatch: {max_pause: 1}").key == "dispatch.max_pause");
+}
+
+TEST_CASE("tls serves HTTPS only with both cert and key, and names the one missing", "[unit]") {
+  CHECK_FALSE(parse_yaml("").tls.serves_https());
+  CHECK_FALSE(parse_yaml("tls: {cert: '', key: '', ca_file: ''}").tls.serves_https());
+  CHECK(parse_yaml("tls: {cert: c.pem, key: k.pem}").tls.serves_https());
+  // ca_file alone is for https workers: the listener stays plain HTTP.
+  CHECK_FALSE(parse_yaml("tls: {ca_file: ca.pem}").tls.serves_https());
+  CHECK(yaml_error("tls: {cert: c.pem}").key == "tls.key");
+  CHECK(yaml_error("tls: {key: k.pem}").key == "tls.cert");
+  CHECK(yaml_error("tls: {cert: [a]}").key == "tls.cert");
+  CHECK(yaml_error("tls: {certificate: c.pem}").key == "tls.certificate");
+}
+
+TEST_CASE("limits.header_timeout is 10 s by default and must be positive", "[unit]") {
+  CHECK(parse_yaml("").limits.header_timeout_s == 10);
+  CHECK(parse_yaml("limits: {header_timeout: 0.5}").limits.header_timeout_s == 0.5);
+  CHECK(yaml_error("limits: {header_timeout: -1}").key == "limits.header_timeout");
 }
