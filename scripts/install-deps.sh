@@ -9,6 +9,7 @@ BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config ccache clang-14 libfuzzer-14-dev
   libboost-dev libboost-system-dev libhiredis-dev libmsgpack-cxx-dev nlohmann-json3-dev
   libjemalloc-dev
+  libssl-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev catch2
   redis-server redis-tools
   python3 python3-msgpack curl ca-certificates
@@ -18,6 +19,7 @@ BUILD_PACKAGES=(
 RUNTIME_PACKAGES=(
   libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 libjemalloc2 redis-server ca-certificates
   curl
+  libssl3
 )
 
 packages=("${BUILD_PACKAGES[@]}")

@@ -102,6 +102,7 @@ struct StaticWorker {
   std::vector<std::string> names;  // job names, or exactly {"*"}
   int concurrency = api::kDefaultWorkerConcurrency;
   std::map<std::string, std::string> headers;
+  std::string secret{};  // signs its dispatches; empty: unsigned
   bool operator==(const StaticWorker&) const = default;
 };
 
