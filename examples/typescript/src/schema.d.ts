@@ -122,8 +122,11 @@ export interface paths {
          * @description Registers the endpoint at `url` for the job names in `names`. Registering a `url` that is
          *     already registered updates it and keeps its `id` (`200`); a new one is created (`201`).
          *     With `ttl`, the registration lapses unless it is POSTed again within `ttl` seconds (a
-         *     heartbeat). Workers may also be listed statically in the master's config file; they
-         *     behave the same.
+         *     heartbeat). A registration is the whole description of the endpoint: fields left out
+         *     take their defaults again, so a heartbeat without `secret` makes the endpoint unsigned.
+         *     With `secret`, every dispatch to the endpoint is signed (`X-Jq-Timestamp`,
+         *     `X-Jq-Signature`: see worker.yaml); the secret is never shown back. Workers may also be
+         *     listed statically in the master's config file; they behave the same.
          */
         post: operations["registerWorker"];
         delete?: never;
@@ -782,8 +785,9 @@ export interface components {
              * @description Header name to value, sent with every dispatch (e.g. a token for the worker). At most
              *     64 entries; names are HTTP tokens, case-insensitively unique (`{"X-A": "1", "x-a":
              *     "2"}` is refused, which this schema cannot say), and not one the master sets itself
-             *     (`Host`, `Content-Type`, `Content-Length`, `X-Jq-Job-Id`, `X-Jq-Attempt`, in any
-             *     case); values at most 8192 bytes without CR, LF or NUL.
+             *     (`Host`, `Content-Type`, `Content-Length`, `X-Jq-Job-Id`, `X-Jq-Attempt`,
+             *     `X-Jq-Timestamp`, `X-Jq-Signature`, in any case); values at most 8192 bytes without
+             *     CR, LF or NUL.
              */
             headers?: {
                 [key: string]: string;
@@ -793,6 +797,14 @@ export interface components {
              *     (a heartbeat); absent = until deleted.
              */
             ttl?: number;
+            /**
+             * @description 16-256 bytes (this schema counts characters, the master counts UTF-8 bytes). Every
+             *     dispatch to the endpoint is then signed with it: `X-Jq-Timestamp` and
+             *     `X-Jq-Signature: v1=<hex HMAC-SHA256 over timestamp "." body>` (worker.yaml). Kept
+             *     by the master (in Redis, so every master signs), never shown back: the worker object
+             *     says `signed: true`. Absent: dispatches are not signed.
+             */
+            secret?: string;
         };
         WorkerIdResponse: {
             id: components["schemas"]["WorkerId"];
@@ -827,6 +839,11 @@ export interface components {
              *     held back.
              */
             busy_until: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description Whether dispatches to this endpoint are signed (it was registered with a `secret`).
+             *     The secret itself is never shown.
+             */
+            signed: boolean;
         };
         WorkerList: components["schemas"]["Worker"][];
         Queue: {
@@ -1558,7 +1575,8 @@ export interface operations {
              *     or a wrong value: a `url` that is not an absolute `http://` URL with a host (user
              *     info, a fragment, a bad host or port), or a `headers` entry with a name that is not
              *     an HTTP token, one the master sets itself, or repeats another in a different case,
-             *     or a value with CR, LF or NUL.
+             *     or a value with CR, LF or NUL, or a `secret` that is not a string of 16-256 bytes
+             *     (the message gives its length, never the secret).
              */
             400: {
                 headers: {
