@@ -16,9 +16,11 @@ namespace jq::api {
 
 namespace {
 
-// Headers the master sets on every dispatch; a registration may not override them.
-constexpr std::array<std::string_view, 5> kReservedHeaders{"Host", "Content-Type", "Content-Length",
-                                                           "X-Jq-Job-Id", "X-Jq-Attempt"};
+// Headers the master sets on every dispatch (the last two on signed ones); a registration may not
+// override them.
+constexpr std::array<std::string_view, 7> kReservedHeaders{
+    "Host",         "Content-Type",   "Content-Length", "X-Jq-Job-Id",
+    "X-Jq-Attempt", "X-Jq-Timestamp", "X-Jq-Signature"};
 
 bool is_reserved_header(std::string_view name) {
   const std::string key = worker_header_key(name);
@@ -154,13 +156,30 @@ Expected<void, ApiError> apply_ca_file(WorkerRegistration& reg, std::string_view
   return {};
 }
 
-constexpr std::array<FieldRule<WorkerRegistration>, 6> kRegistrationRules{{
+// The message names the value's type or length only: even a mistyped secret is not echoed.
+Expected<void, ApiError> apply_secret(WorkerRegistration& reg, std::string_view value) {
+  const auto secret = MsgpackReader(value).read_str();
+  if (!secret) {
+    return unexpected(field_error("secret", "secret must be a string of " +
+                                                std::to_string(kMinWorkerSecretBytes) + " to " +
+                                                std::to_string(kMaxWorkerSecretBytes) +
+                                                " bytes, got a value of another type"));
+  }
+  if (auto checked = check_worker_secret(*secret); !checked) {
+    return unexpected(field_error("secret", "secret " + checked.error()));
+  }
+  reg.secret = std::string(*secret);
+  return {};
+}
+
+constexpr std::array<FieldRule<WorkerRegistration>, 7> kRegistrationRules{{
     {"url", true, apply_url},
     {"names", true, apply_names},
     {"concurrency", false, apply_concurrency},
     {"headers", false, apply_headers},
     {"ttl", false, apply_ttl},
     {"ca_file", false, apply_ca_file},
+    {"secret", false, apply_secret},
 }};
 
 constexpr FieldMapSpec kRegistrationSpec{"a worker registration", "", false};
@@ -214,6 +233,15 @@ Expected<void, std::string> check_worker_header_value(std::string_view value) {
   if (!safe || value.size() > kMaxWorkerHeaderValueBytes) {
     return unexpected("must be at most " + std::to_string(kMaxWorkerHeaderValueBytes) +
                       " bytes without CR, LF or NUL");
+  }
+  return {};
+}
+
+Expected<void, std::string> check_worker_secret(std::string_view secret) {
+  if (secret.size() < kMinWorkerSecretBytes || secret.size() > kMaxWorkerSecretBytes) {
+    return unexpected("must be " + std::to_string(kMinWorkerSecretBytes) + " to " +
+                      std::to_string(kMaxWorkerSecretBytes) + " bytes, got " +
+                      std::to_string(secret.size()) + " bytes");
   }
   return {};
 }

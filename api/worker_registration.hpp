@@ -22,6 +22,8 @@ inline constexpr std::size_t kMaxWorkerHeaders = 64;
 inline constexpr std::size_t kMaxWorkerHeaderValueBytes = 8192;
 inline constexpr double kMaxWorkerTtlSeconds = 86400.0 * 365;
 inline constexpr std::size_t kMaxCaFileBytes = 4096;  // the path's length
+inline constexpr std::size_t kMinWorkerSecretBytes = 16;
+inline constexpr std::size_t kMaxWorkerSecretBytes = 256;
 
 struct WorkerRegistration {
   std::string url;                              // absolute http:// or https:// URL
@@ -32,6 +34,7 @@ struct WorkerRegistration {
   // https only: a PEM file of the CAs its certificate must chain to, read by the master; empty:
   // the system store and tls.ca_file. Whether the file can be loaded is checked by the handler.
   std::string ca_file;
+  std::string secret;  // signs every dispatch (HMAC-SHA256); empty = unsigned. Never shown back.
 };
 
 // The rules of the fields above on values already read, shared by the decoder below and the
@@ -46,12 +49,15 @@ inline constexpr std::string_view kWorkerNameRule =
 bool is_worker_name(std::string_view name);  // a job name, or "*" for every name
 Expected<void, std::string> check_worker_header_name(std::string_view name);
 Expected<void, std::string> check_worker_header_value(std::string_view value);
+// A secret is a key, never shown: an error gives its length, not its text.
+Expected<void, std::string> check_worker_secret(std::string_view secret);
 // Header names are case-insensitive: two names repeat when their keys are equal.
 std::string worker_header_key(std::string_view name);
 
 // Errors: bad_request (not a map), invalid_job with `field` (unknown key, bad url, bad name...).
 // Duplicate names are dropped (first occurrence kept). Header names may not be ones the master
-// sets itself (Host, Content-Type, Content-Length, X-Jq-Job-Id, X-Jq-Attempt), nor repeat.
+// sets itself (Host, Content-Type, Content-Length, X-Jq-Job-Id, X-Jq-Attempt, X-Jq-Timestamp,
+// X-Jq-Signature), nor repeat.
 Expected<WorkerRegistration, ApiError> decode_worker_registration(std::string_view body,
                                                                   MediaType type);
 

@@ -243,8 +243,8 @@ function renderQueues(queues) {
 function createWorkerRow() {
   return el('tr', {}, [
     el('th', { scope: 'row', className: 'url' }), el('td', { className: 'names' }), el('td'),
-    el('td', { className: 'num' }), el('td', { className: 'num' }), el('td', { className: 'num' }),
-    el('td', { className: 'num' }), el('td', { className: 'error-text' }),
+    el('td'), el('td', { className: 'num' }), el('td', { className: 'num' }),
+    el('td', { className: 'num' }), el('td', { className: 'num' }), el('td', { className: 'error-text' }),
   ]);
 }
 
@@ -263,11 +263,14 @@ function updateWorkerRow(row, w) {
       : badge(health, kind);
     row.cells[2].replaceChildren(shown);
   }
-  setCell(row, 3, `${count(w.inflight)} / ${count(w.concurrency)}`);
-  setCell(row, 4, count(w.dispatched));
-  setCell(row, 5, count(w.succeeded));
-  setCell(row, 6, count(w.failed));
-  setCell(row, 7, w.last_error || '–', w.last_error || '');
+  // Whether, never with what: the API does not show the secret.
+  setCell(row, 3, w.signed ? 'signed' : 'unsigned',
+    w.signed ? 'Every job sent to it carries X-Jq-Timestamp and X-Jq-Signature' : 'Registered without a secret');
+  setCell(row, 4, `${count(w.inflight)} / ${count(w.concurrency)}`);
+  setCell(row, 5, count(w.dispatched));
+  setCell(row, 6, count(w.succeeded));
+  setCell(row, 7, count(w.failed));
+  setCell(row, 8, w.last_error || '–', w.last_error || '');
 }
 
 function renderWorkers(workers) {

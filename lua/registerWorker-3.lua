@@ -5,7 +5,8 @@
   KEYS[3] worker_seq counter
   ARGV[1] the url
   ARGV[2] the registration JSON: {url, names, concurrency, headers, ttl_ms, registered_at_ms,
-          expires_at_ms}
+          expires_at_ms, secret_hex?} (secret_hex: the dispatch-signing secret, hex; replaced
+          with the rest, so an update without it makes the worker unsigned)
   ARGV[3] events channel: gets "w" (masters reload the worker list)
   Returns: {id, created}: created is 1 for a new url, 0 for an update.
 ]]

@@ -20,6 +20,7 @@ RUNTIME_PACKAGES=(
   redis-server
   ca-certificates
   curl
+  libssl3
 )
 
 packages=("${BUILD_PACKAGES[@]}")

@@ -28,8 +28,9 @@ struct WorkerFlags {
   std::vector<std::string> names;
   std::optional<int> concurrency;
   std::optional<double> ttl_s;
-  std::vector<std::string> headers;  // NAME=VALUE, one per --header
-  std::string ca_file;               // a path on the master's machine; empty: not sent
+  std::vector<std::string> headers;   // NAME=VALUE, one per --header
+  std::string ca_file;                // a path on the master's machine; empty: not sent
+  std::optional<std::string> secret;  // signs the dispatches; never printed
 };
 
 // The body of `constraints create|replace|patch`: one JSON object, from a file or the command
@@ -240,6 +241,7 @@ Expected<HttpRequest, std::string> register_request(const WorkerFlags& w) {
   if (w.concurrency) body["concurrency"] = *w.concurrency;
   if (w.ttl_s) body["ttl"] = *w.ttl_s;
   if (!w.ca_file.empty()) body["ca_file"] = w.ca_file;
+  if (w.secret) body["secret"] = *w.secret;  // the master checks its length
   if (!w.headers.empty()) {
     json headers = json::object();
     for (const std::string& h : w.headers) {
@@ -276,6 +278,12 @@ void add_workers(Table& t, CLI::App& app, State& s) {
                   "https workers: PEM file of the CAs its certificate must chain to, a path on "
                   "the master's machine")
       ->type_name("PATH");
+  // The environment keeps the secret out of `ps` and the shell history.
+  reg->add_option("--secret", s.worker.secret,
+                  "sign every job sent to it with this secret (16-256 bytes); re-registering "
+                  "without one makes it unsigned. Prefer $JQ_WORKER_SECRET")
+      ->type_name("SECRET")
+      ->envname("JQ_WORKER_SECRET");
   t.simple(*workers, "get", "Show one worker", Method::get, "/v1/workers/{}", "ID");
   t.simple(*workers, "delete", "Stop sending jobs to a worker", Method::del, "/v1/workers/{}",
            "ID");

@@ -9,12 +9,16 @@
 //     failure: {type: "failure", reason: "other", finished_at, should_retry, error, message}
 // Answering 429 or 503 instead means "busy, try another worker": the attempt does not count.
 //
+// With JQ_WORKER_SECRET set (16-256 bytes), the worker registers with that secret and refuses
+// (401) any request whose X-Jq-Signature does not verify (signature.mjs, next to this file).
+//
 //     cd examples/node && npm ci
 //     node worker.mjs --listen 127.0.0.1:9002 --master http://127.0.0.1:8080 --names sum,echo
 
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { decode, encode } from "@msgpack/msgpack";
+import { verify } from "./signature.mjs";
 
 const MSGPACK = "application/msgpack";
 const MAX_BODY_BYTES = 16 * 1024 * 1024; // refuse anything bigger than this
@@ -62,7 +66,11 @@ async function handle(request, response) {
   if (request.method !== "POST") return send(response, 405, "text/plain", "POST a job\n");
   let job;
   try {
-    job = decode(await readBody(request));
+    const body = await readBody(request);
+    if (secret && !verify(secret, request.headers, body)) {
+      return send(response, 401, "text/plain", "X-Jq-Signature does not verify\n");
+    }
+    job = decode(body);
     if (typeof job?.name !== "string") throw new TypeError("no job name");
   } catch (e) { // not our kind of request: say so, there is no job to fail
     const status = e instanceof TooLarge ? 413 : 400;
@@ -80,12 +88,14 @@ async function handle(request, response) {
 
 // POST /v1/workers: tells the master where we are and which job names we run.
 async function register(master, url, names, concurrency, token) {
+  const registration = { url, names, concurrency };
+  if (secret) registration.secret = secret; // the master signs every job with it (never shown back)
   const headers = { "Content-Type": MSGPACK, Accept: MSGPACK };
   if (token) headers.Authorization = `Bearer ${token}`; // with auth: a token with the worker role
   const response = await fetch(`${master.replace(/\/+$/, "")}/v1/workers`, {
     method: "POST",
     headers,
-    body: encode({ url, names, concurrency }),
+    body: encode(registration),
     signal: AbortSignal.timeout(5000),
   });
   const raw = new Uint8Array(await response.arrayBuffer());
@@ -117,6 +127,8 @@ const args = {
   concurrency: Number(opts.concurrency ?? 4), // jobs at once
   token: opts.token ?? process.env.JQ_TOKEN, // bearer token (worker role) when the master has auth
 };
+// From the environment only: a command-line argument would show in `ps`.
+const secret = process.env.JQ_WORKER_SECRET || undefined;
 const at = args.listen.lastIndexOf(":");
 const host = args.listen.slice(0, at);
 

@@ -12,6 +12,9 @@ and reads the result from the response, a MessagePack map too:
 
 Answering 429 or 503 instead means "busy, try another worker": the attempt does not count.
 
+With JQ_WORKER_SECRET set (16-256 bytes), the worker registers with that secret and refuses (401)
+any request whose X-Jq-Signature does not verify (jq_signature.py, next to this file).
+
 Needs only the standard library and msgpack (Debian: python3-msgpack). Run it with
 
     /usr/bin/python3 examples/python/worker.py --listen 127.0.0.1:9001 \
@@ -30,6 +33,8 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import msgpack
+
+from jq_signature import verify
 
 MSGPACK = "application/msgpack"
 MAX_BODY_BYTES = 16 * 1024 * 1024  # refuse anything bigger than this
@@ -68,14 +73,19 @@ def failure(error, message, should_retry=True):
 
 class JobHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the master reuses its connections
+    secret = None  # JQ_WORKER_SECRET: when set, only requests the master signed with it are run
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
         if length > MAX_BODY_BYTES:
             self.send_text(413, "body too large\n")
             return
+        body = self.rfile.read(length)
+        if self.secret and not verify(self.secret, self.headers, body):
+            self.send_text(401, "X-Jq-Signature does not verify\n")
+            return
         try:
-            job = msgpack.unpackb(self.rfile.read(length), raw=False)
+            job = msgpack.unpackb(body, raw=False)
             name, argument = job["name"], job.get("argument")
         except Exception as e:  # not our kind of request: say so, there is no job to fail
             self.send_text(400, f"expected a MessagePack job map: {e}\n")
@@ -100,9 +110,12 @@ class JobHandler(BaseHTTPRequestHandler):
         sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
 
 
-def register(master, own_url, names, concurrency, token=None):
+def register(master, own_url, names, concurrency, token=None, secret=None):
     """POST /v1/workers: tells the master where we are and which job names we run."""
-    body = msgpack.packb({"url": own_url, "names": names, "concurrency": concurrency})
+    registration = {"url": own_url, "names": names, "concurrency": concurrency}
+    if secret:  # the master signs every job it sends us with it (never shown back)
+        registration["secret"] = secret
+    body = msgpack.packb(registration)
     headers = {"Content-Type": MSGPACK, "Accept": MSGPACK}
     if token:  # with auth configured: a token with the worker role
         headers["Authorization"] = "Bearer " + token
@@ -111,11 +124,11 @@ def register(master, own_url, names, concurrency, token=None):
         return msgpack.unpackb(response.read(), raw=False)["id"]
 
 
-def register_until_done(master, own_url, names, concurrency, token=None):
+def register_until_done(master, own_url, names, concurrency, token=None, secret=None):
     """The master may not be up yet: keep trying every second."""
     while True:
         try:
-            worker_id = register(master, own_url, names, concurrency, token)
+            worker_id = register(master, own_url, names, concurrency, token, secret)
             print(f"registered with {master} as worker {worker_id}", file=sys.stderr, flush=True)
             return
         except (OSError, urllib.error.URLError, KeyError, ValueError) as e:
@@ -133,6 +146,9 @@ def main():
                         help="bearer token (worker role) when the master has auth; env JQ_TOKEN")
     args = parser.parse_args()
 
+    # From the environment only: a command-line argument would show in `ps`.
+    JobHandler.secret = os.environ.get("JQ_WORKER_SECRET") or None
+
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stop cleanly, as on Ctrl-C
     host, port = args.listen.rsplit(":", 1)
     server = ThreadingHTTPServer((host, int(port)), JobHandler)  # one thread per connection
@@ -144,7 +160,8 @@ def main():
         names = args.names.split(",")
         threading.Thread(
             target=register_until_done,
-            args=(args.master, f"http://{own}/", names, args.concurrency, args.token),
+            args=(args.master, f"http://{own}/", names, args.concurrency, args.token,
+                  JobHandler.secret),
             daemon=True,
         ).start()
     try:

@@ -290,6 +290,7 @@ class Daemon {
       r.concurrency = w.concurrency;
       for (const auto& [k, v] : w.headers) r.headers.emplace_back(k, v);
       r.ca_file = w.ca_file;
+      r.secret = w.secret;
       auto added = co_await workers_.add(std::move(r));
       if (!added) spdlog::error("static worker {}: {}", w.url, added.error().message);
     }

@@ -114,6 +114,7 @@ struct StaticWorker {
   int concurrency = api::kDefaultWorkerConcurrency;
   std::map<std::string, std::string> headers;
   std::string ca_file{};  // https only; empty: the system store and tls.ca_file
+  std::string secret{};   // signs its dispatches; empty: unsigned
   bool operator==(const StaticWorker&) const = default;
 };
 

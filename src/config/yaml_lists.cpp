@@ -1,7 +1,8 @@
 // The list sections: auth tokens and static workers. Tokens are secrets, so their errors give
 // a token's length or position, never its text. A static worker is held to the rules of
 // POST /v1/workers (api/worker_registration.hpp), so the config cannot list a worker the API
-// would refuse; its errors name the key ("workers[1].headers.Host").
+// would refuse; its errors name the key ("workers[1].headers.Host"). A worker's secret, like a
+// token, is never quoted in an error.
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -107,11 +108,23 @@ std::map<std::string, std::string> worker_headers(const At& at) {
   return headers;
 }
 
+std::string worker_secret(const At& at) {
+  const std::string must = "must be a string of " + std::to_string(api::kMinWorkerSecretBytes) +
+                           " to " + std::to_string(api::kMaxWorkerSecretBytes) + " bytes";
+  if (!at.node.IsScalar()) fail(at, must);  // shows "a list" or "a map", not a value
+  std::string text = at.node.Scalar();
+  if (auto checked = api::check_worker_secret(text); !checked) {
+    throw ConfigError(at.path, checked.error());
+  }
+  return text;
+}
+
 StaticWorker parse_worker(const At& at) {
   constexpr std::string_view kShape =
-      "must be a map {url: http://..., names: [...], concurrency: 8, headers: {}, ca_file: ...}";
+      "must be a map {url: http://..., names: [...], concurrency: 8, headers: {}, ca_file: ..., "
+      "secret: ...}";
   if (!at.node.IsMap()) fail(at, kShape);
-  expect_keys(at, {"url", "names", "concurrency", "headers", "ca_file"});
+  expect_keys(at, {"url", "names", "concurrency", "headers", "ca_file", "secret"});
   StaticWorker worker;
   worker.url = worker_url(required(at, "url", "every worker needs url: http://host:port/path"));
   worker.names = worker_names(
@@ -128,6 +141,7 @@ StaticWorker parse_worker(const At& at) {
       fail(*v, checked.error());
     }
   }
+  if (auto v = field(at, "secret")) worker.secret = worker_secret(*v);
   return worker;
 }
 

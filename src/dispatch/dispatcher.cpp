@@ -8,6 +8,7 @@
 
 #include "api/job_result.hpp"
 #include "api/media_type.hpp"
+#include "src/dispatch/signature.hpp"
 #include "src/dispatch/worker_request.hpp"
 #include "src/log/event.hpp"
 #include "src/util/time.hpp"
@@ -167,8 +168,19 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));
 
+  const auto signing = endpoint.secret.empty()
+                           ? Expected<void, std::string>{}
+                           : sign_call(call, endpoint.secret, store_.now_ms() / 1000);
+
   const auto sent = std::chrono::steady_clock::now();
-  const WorkerAnswer answer = co_await pool.call(std::move(call));
+  WorkerAnswer answer;
+  if (signing) {
+    answer = co_await pool.call(std::move(call));
+  } else {
+    // Never sent unsigned: like an unreachable endpoint, the attempt does not count.
+    answer.kind = WorkerAnswer::Kind::unreachable;
+    answer.error = "the dispatch could not be signed: " + signing.error();
+  }
   const double latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent).count();
   if (answer.kind != WorkerAnswer::Kind::unreachable) {

@@ -22,6 +22,7 @@ struct Endpoint {
   std::int64_t ttl_ms = 0;  // 0: no heartbeat needed
   std::int64_t registered_at_ms = 0;
   std::int64_t expires_at_ms = 0;  // 0: never
+  std::string secret;              // signs every dispatch; empty: unsigned. Never shown.
 
   bool serves(const std::string& name) const;
 };

@@ -7,6 +7,7 @@
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
+#include "src/util/hex.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::workers {
@@ -41,6 +42,9 @@ std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string
     e.ttl_ms = j.value("ttl_ms", std::int64_t{0});
     e.registered_at_ms = j.value("registered_at_ms", std::int64_t{0});
     e.expires_at_ms = j.value("expires_at_ms", std::int64_t{0});
+    auto secret = hex_decode(j.value("secret_hex", std::string()));
+    if (!secret) return std::nullopt;
+    e.secret = std::move(*secret);
     return e;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -82,6 +86,9 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
               {"registered_at_ms", now},
               {"expires_at_ms", ttl_ms > 0 ? now + ttl_ms : 0}};
   if (!registration.ca_file.empty()) doc["ca_file"] = registration.ca_file;
+  // Hex: JSON text cannot carry a secret that is not UTF-8. Absent: a registration is the whole
+  // description, so registering the url again without a secret makes it unsigned.
+  if (!registration.secret.empty()) doc["secret_hex"] = hex_encode(registration.secret);
   redis::ScriptCall call = RegisterWorker::call(
       RegisterWorker::keys(keys_), {registration.url, doc.dump(), keys_.events_channel()});
   auto reply = co_await redis_.eval(std::move(call));

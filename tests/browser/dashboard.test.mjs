@@ -43,6 +43,7 @@ const ECHO = 'dash.echo';       // runs, for the throughput chart
 const DOOMED = 'dash.doomed';   // fails for good (status 500, max_retry 0)
 const LIMITED = 'dash.limited'; // long jobs under a constraint of one at a time per tenant
 const CONSTRAINT = 'dash-per-tenant';
+const SLOW_SECRET = 'dash-slow-worker-secret-5d1e'; // the slow worker is signed: shown, never its secret
 
 // --- processes ---------------------------------------------------------------------------------
 
@@ -228,7 +229,9 @@ async function fillConstrained(api, master, workerUrl) {
   // Pushes are matched against the master's snapshot of the constraints, reloaded just after a
   // change: wait for it, so that no push races the reload.
   await until('the master to load the constraint', () => master.child.output.includes('constraints: 1 loaded'));
-  const registered = await api('POST', '/v1/workers', { url: workerUrl, names: [LIMITED], concurrency: 4 });
+  const registered = await api('POST', '/v1/workers', {
+    url: workerUrl, names: [LIMITED], concurrency: 4, secret: SLOW_SECRET,
+  });
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
   const jobs = [0, 1, 2].map((n) => ({
     name: LIMITED, timeout: 300, argument: { tenant: 'acme', n, sleep_ms: 120_000 },
@@ -401,6 +404,10 @@ async function run() {
         const workerRow = page.locator(`#workers tr:has-text("${worker.url}")`);
         await until('the worker row to show a failure', async () => /500/.test(await workerRow.textContent()));
         assert.match(await workerRow.textContent(), /healthy/);
+        assert.equal(await cellText(workerRow, 2), 'unsigned');
+        const slowRow = page.locator(`#workers tr:has-text("${slowWorker.url}")`);
+        assert.equal(await cellText(slowRow, 2), 'signed');
+        assert.ok(!(await page.content()).includes(SLOW_SECRET), 'the secret is not on the page');
         await until('a line in the chart', async () => (await page.locator('#chart polyline.done').count()) === 1);
         assert.match(await page.locator('#chart-now').textContent(), /jobs\/s/);
       });

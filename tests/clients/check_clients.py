@@ -10,13 +10,21 @@ MessagePack workers. For each run it checks the results the client printed (sum 
 echo returns its argument exactly, bytes included where the client speaks MessagePack, a failing
 job's message comes from that worker, cancel, the 400s, and for the Python and Node pushers the
 constraints API with an admin token) and that the worker's counters at the master moved by the
-jobs the run pushed. First, without a master, it checks that
-examples/typescript/src/schema.d.ts is what openapi/master.yaml generates now.
+jobs the run pushed. Both workers run with JQ_WORKER_SECRET, so every job reaches them signed
+and is run only because their verify() helper accepted the master's signature; the worker
+object says `signed: true` and never shows the secret, and a request sent to the worker with a
+tampered body, an old timestamp or no signature is refused (401). First, without a master, it
+checks that examples/typescript/src/schema.d.ts is what openapi/master.yaml generates now, and
+that the verify() helpers of Python and Node accept and refuse the same signatures.
 
 Prints one line per check and a final "N passed, N failed" line; exits 1 when a check failed.
 Everything started is stopped by PID at the end, also on failure or SIGTERM.
 """
 
+import base64
+import hashlib
+import hmac
+import http.client
 import json
 import os
 import pathlib
@@ -25,11 +33,16 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
+
+import msgpack
 
 from harness import MASTER_BIN, NODE, PYTHON, ROOT, TOKENS, Cluster
 
 EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(EXAMPLES / "python"))
+from jq_signature import verify as python_verify  # noqa: E402
 TYPESCRIPT = EXAMPLES / "typescript"
 WORKERS = {
     "python": [PYTHON, str(EXAMPLES / "python" / "worker.py")],
@@ -43,6 +56,16 @@ PUSHERS = {
 }
 # How each worker words its failure for `sum` of a string: proves which worker ran the job.
 SUM_FAILURE = {"python": "unsupported operand type", "node": "sum needs a list of numbers"}
+# Each example worker's JQ_WORKER_SECRET: the master signs every job it sends them with it.
+SECRETS = {worker: f"clients-{worker}-signing-secret" for worker in WORKERS}
+# Node's verify() over cases given on stdin as JSON (bodies in base64): prints one boolean each.
+NODE_VERIFY = """
+import { verify } from "./signature.mjs";
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const cases = JSON.parse(input);
+console.log(JSON.stringify(cases.map((c) => verify(c.secret, c.headers, Buffer.from(c.body, "base64")))));
+"""
 # The pushers that show the constraints API (with --constraints and an admin token).
 SHOWS_CONSTRAINTS = ("python", "node")
 # How each pusher prints the bytes 00 01 fe ff it sent and got back. The TypeScript pusher speaks
@@ -114,7 +137,7 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
         check_constraint_lines(line)
     after = counters(cluster, worker_id)
     t.check(before[0] is not None and after == (before[0] + 4, before[1] + 1),
-            f"{tag}: the {worker} worker ran the 5 jobs (4 succeeded, 1 failed)",
+            f"{tag}: the {worker} worker verified and ran the 5 signed jobs (4 succeeded, 1 failed)",
             f"succeeded/failed went from {before} to {after}")
 
 
@@ -131,6 +154,84 @@ def check_constraint_lines(line):
          "a put replaces the whole constraint")
     line(r"constraints listed: (True|true)", "the constraint is listed")
     line(r"constraint deleted: 404 not_found", "a deleted constraint is 404 not_found")
+
+
+def signed_headers(secret, body, timestamp=None):
+    """The two headers of a signed dispatch, computed here with hmac, not with the helpers."""
+    timestamp = str(int(time.time()) if timestamp is None else timestamp)
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return {"x-jq-timestamp": timestamp, "x-jq-signature": f"v1={mac}"}
+
+
+def verify_cases():
+    """(what, secret, headers, body, accepted?) for both verify() helpers."""
+    secret = "helper-check-secret-0123"
+    body = msgpack.packb({"id": "1-000000001", "name": "echo", "argument": b"\x00\xff"})
+    good = signed_headers(secret, body)
+    now = int(time.time())
+    return [
+        ("a fresh signature of the body", secret, good, body, True),
+        ("a timestamp 290 s old", secret, signed_headers(secret, body, now - 290), body, True),
+        ("a tampered body", secret, good, body[:-1] + b"\xfe", False),
+        ("a body with one more byte", secret, good, body + b"\x00", False),
+        ("a timestamp 301 s old", secret, signed_headers(secret, body, now - 301), body, False),
+        ("a timestamp 301 s ahead", secret, signed_headers(secret, body, now + 301), body, False),
+        ("another secret", "helper-check-secret-0124", good, body, False),
+        ("no signature", secret, {"x-jq-timestamp": good["x-jq-timestamp"]}, body, False),
+        ("no timestamp", secret, {"x-jq-signature": good["x-jq-signature"]}, body, False),
+        ("a signature in upper case", secret,
+         {**good, "x-jq-signature": good["x-jq-signature"].upper()}, body, False),
+        ("a timestamp that is not a number", secret,
+         {**good, "x-jq-timestamp": good["x-jq-timestamp"] + ".0"}, body, False),
+    ]
+
+
+def check_helpers(t):
+    """The Python and Node verify() helpers accept exactly the signatures they should."""
+    cases = verify_cases()
+    for what, secret, headers, body, accepted in cases:
+        got = python_verify(secret, headers, body)
+        t.check(got is accepted, f"python verify(): {what} is {'accepted' if accepted else 'refused'}",
+                f"got {got!r}")
+    payload = json.dumps([{"secret": secret, "headers": headers, "body": base64.b64encode(body).decode()}
+                          for _, secret, headers, body, _ in cases])
+    done = subprocess.run([NODE, "--input-type=module", "-e", NODE_VERIFY], cwd=EXAMPLES / "node",
+                          input=payload.encode(), capture_output=True, timeout=30)
+    try:
+        results = json.loads(done.stdout)
+    except ValueError:
+        results = None
+    if not t.check(isinstance(results, list) and len(results) == len(cases), "node verify() runs",
+                   f"exit {done.returncode}: {done.stdout!r} {done.stderr.decode(errors='replace')}"):
+        return
+    for (what, _, _, _, accepted), got in zip(cases, results):
+        t.check(got is accepted, f"node verify(): {what} is {'accepted' if accepted else 'refused'}",
+                f"got {got!r}")
+
+
+def check_signed_worker(t, cluster, worker, url, worker_id):
+    """The master shows the worker as signed, never its secret; the worker runs only signed jobs."""
+    status, shown = cluster.call("GET", f"/v1/workers/{worker_id}")
+    t.check(status == 200 and shown.get("signed") is True and "secret" not in shown
+            and SECRETS[worker] not in json.dumps(shown),
+            f"{worker} worker is shown signed, without its secret", f"got {status} {shown!r}")
+    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    secret = SECRETS[worker]
+    body = msgpack.packb({"id": "9-000000001", "name": "echo", "argument": "direct", "attempt": 1})
+    tampered = body.replace(b"direct", b"DIRECT")
+    old = signed_headers(secret, body, int(time.time()) - 600)
+    for what, headers, sent, expected in (
+            ("a request signed now is run", signed_headers(secret, body), body, 200),
+            ("a tampered body is refused", signed_headers(secret, body), tampered, 401),
+            ("a timestamp 10 minutes old is refused", old, body, 401),
+            ("a request without a signature is refused", {}, body, 401)):
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            conn.request("POST", "/", sent, {"Content-Type": "application/msgpack", **headers})
+            got = conn.getresponse().status
+        finally:
+            conn.close()
+        t.check(got == expected, f"{worker} worker: {what} ({expected})", f"got {got}")
 
 
 def check_generated(t):
@@ -199,6 +300,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up as on Ctrl-C
     t = Tally()
     check_generated(t)
+    check_helpers(t)
     if not MASTER_BIN.exists():
         t.check(False, f"{MASTER_BIN} exists", "build first (scripts/build.sh)")
     else:
@@ -209,8 +311,9 @@ def main():
                 for worker, argv in WORKERS.items():
                     proc, url, worker_id = cluster.start_worker(f"{worker}-worker", argv + [
                         "--listen", "127.0.0.1:0", "--master", cluster.url, "--names", "sum,echo",
-                        "--token", TOKENS["worker"]])
+                        "--token", TOKENS["worker"]], env={"JQ_WORKER_SECRET": SECRETS[worker]})
                     t.check(True, f"{worker} worker registers itself ({url} is {worker_id})")
+                    check_signed_worker(t, cluster, worker, url, worker_id)
                     for pusher in PUSHERS:
                         check_pusher(t, cluster, pusher, worker, worker_id)
                     check_curl(t, cluster, worker, worker_id)

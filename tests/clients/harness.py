@@ -45,8 +45,8 @@ class Cluster:
             proc.stop()
         self.procs.clear()
 
-    def start(self, name, argv, pipe_stdout=False):
-        proc = Proc(name, argv, self.tmp / f"{name}.log", pipe_stdout)
+    def start(self, name, argv, pipe_stdout=False, env=None):
+        proc = Proc(name, argv, self.tmp / f"{name}.log", pipe_stdout, env)
         self.procs.append(proc)
         return proc
 
@@ -88,10 +88,10 @@ auth:
         wait_until(ready, 20, "jqmaster /readyz")
         return proc
 
-    def start_worker(self, name, argv):
+    def start_worker(self, name, argv, env=None):
         """Starts an example worker that prints 'listening on HOST:PORT' first and registers itself;
-        returns (proc, its URL, its worker id) once the master lists it."""
-        proc = self.start(name, argv, pipe_stdout=True)
+        returns (proc, its URL, its worker id) once the master lists it. `env`: added to ours."""
+        proc = self.start(name, argv, pipe_stdout=True, env=env)
         url = f"http://{listening_address(proc)}/"
 
         def registered():

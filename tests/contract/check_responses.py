@@ -33,6 +33,8 @@ fixed (then the check simply passes).
 
 import base64
 import datetime
+import hashlib
+import hmac
 import http.client
 import http.server
 import json
@@ -70,6 +72,7 @@ MAX_BODY = 65536
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 # A PEM file of CAs on every Debian machine (ca-certificates): a ca_file the master can read.
 SYSTEM_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
+CAPTURE_SECRET = "contract-capture-secret-0123"  # the script's worker is signed
 UNKNOWN_JOB = "0-zzzzzzzzz"  # the shape of a job id, never issued
 NOTHING = object()
 
@@ -654,8 +657,9 @@ def check_workers(m, ctx):
     m.call("same url again keeps the id", "POST", "/v1/workers", "/v1/workers", 200,
            encoding="json", value=jq,
            check=lambda v, h: None if v["id"] == wid else f"id {v['id']} != {wid}")
+    # The heartbeat repeats the secret: a registration without one would make the worker unsigned.
     capture = {"url": ctx["capture"].url, "names": ["py.capture"], "concurrency": 2,
-               "headers": {"X-Test-Secret": "s3cret"}}
+               "headers": {"X-Test-Secret": "s3cret"}, "secret": CAPTURE_SECRET}
     m.call("register the script's worker", "POST", "/v1/workers", "/v1/workers", 201,
            encoding="json", value=capture)
     m.call("heartbeat of the script's worker", "POST", "/v1/workers", "/v1/workers", 200,
@@ -681,6 +685,11 @@ def check_workers(m, ctx):
         m.call("https url with a ca_file", "POST", "/v1/workers", "/v1/workers", 201,
                encoding=enc, value={"url": f"HTTPS://127.0.0.1:9/tls-{enc}",
                                     "names": ["never.used"], "ca_file": SYSTEM_CA_FILE})
+        for what, secret in (("the shortest secret", "s" * 16), ("the longest secret", "L" * 256)):
+            m.call(what, "POST", "/v1/workers", "/v1/workers", 201, encoding=enc,
+                   value={"url": f"http://127.0.0.1:9/secret-{len(secret)}-{enc}",
+                          "names": ["never.used"], "secret": secret},
+                   check=lambda v, h, s=secret: None if s not in json.dumps(v) else "secret shown")
     bad = [
         ("not an http:// url", {"url": "ftp://example.org/", "names": ["a"]}, "invalid_job", "url"),
         ("url with user:password", {"url": "http://user:pw@127.0.0.1:9/", "names": ["a"]},
@@ -713,6 +722,15 @@ def check_workers(m, ctx):
                                        "headers": {"X-A": "1\n"}}, "invalid_job", "headers"),
         ("header value with NUL", {"url": "http://127.0.0.1:9/", "names": ["a"],
                                    "headers": {"X-A": "a\u0000b"}}, "invalid_job", "headers"),
+        ("header named X-Jq-Signature", {"url": "http://127.0.0.1:9/", "names": ["a"],
+                                         "headers": {"X-Jq-Signature": "v1=0"}},
+         "invalid_job", "headers"),
+        ("secret of 15 bytes", {"url": "http://127.0.0.1:9/", "names": ["a"], "secret": "s" * 15},
+         "invalid_job", "secret"),
+        ("secret of 257 bytes", {"url": "http://127.0.0.1:9/", "names": ["a"], "secret": "L" * 257},
+         "invalid_job", "secret"),
+        ("secret not a string", {"url": "http://127.0.0.1:9/", "names": ["a"],
+                                 "secret": 1234567890123456789}, "invalid_job", "secret"),
         ("unknown field", {"url": "http://127.0.0.1:9/", "names": ["a"], "concurency": 2},
          "invalid_job", "concurency"),
         ("'*' among other names", {"url": "http://127.0.0.1:9/", "names": ["*", "a"]},
@@ -1302,6 +1320,15 @@ def check_dispatch(m, ctx, worker_spec, tally):
                 problem or f"header {attempt!r}, body {request.get('attempt')!r}")
     tally.check(lower.get("x-test-secret") == "s3cret", f"{label}: the registered header is sent",
                 f"got {lower.get('x-test-secret')!r}")
+    timestamp, signature = lower.get("x-jq-timestamp", ""), lower.get("x-jq-signature", "")
+    problem = (worker_spec.errors(params["x-jq-timestamp"]["schema"], timestamp)
+               or worker_spec.errors(params["x-jq-signature"]["schema"], signature))
+    mac = hmac.new(CAPTURE_SECRET.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    tally.check(problem is None and signature == f"v1={mac.hexdigest()}"
+                and abs(time.time() - int(timestamp)) <= 30,
+                f"{label}: X-Jq-Timestamp and X-Jq-Signature match worker.yaml and the HMAC of "
+                "the body with the registered secret",
+                problem or f"timestamp {timestamp!r}, signature {signature!r}")
     same = {k: request.get(k) for k in ("name", "argument", "priority", "max_retry", "timeout")}
     want = {k: pushed[k] for k in same}
     tally.check(same == want, f"{label}: name, argument (byte for byte), priority, max_retry, "

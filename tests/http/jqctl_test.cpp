@@ -253,6 +253,34 @@ TEST_CASE("jqctl result --wait returns the answer of a worker registered with jq
   CHECK(f.ctl({"workers", "delete", worker_id}).exit_code == kExitNotFound);
 }
 
+TEST_CASE("jqctl workers register --secret or $JQ_WORKER_SECRET makes the worker signed",
+          "[http]") {
+  Fixture f;
+  const std::string secret = "jqctl-worker-secret-0123";
+  const json reg = f.ok(
+      {"workers", "register", "--url", "http://127.0.0.1:9/a", "--names", "a", "--secret", secret});
+  const std::string id = reg["id"];
+  const json shown = f.ok({"workers", "get", id});
+  CHECK(shown["signed"] == true);
+  CHECK_THAT(shown.dump(), !Catch::Contains(secret));
+
+  const ProgramResult from_env = jqctl(
+      {"--url", f.url, "workers", "register", "--url", "http://127.0.0.1:9/b", "--names", "b"},
+      {"JQ_WORKER_SECRET=" + secret});
+  REQUIRE(from_env.exit_code == 0);
+  const std::string env_id = parsed(from_env)["id"];
+  CHECK(f.ok({"workers", "get", env_id})["signed"] == true);
+
+  // Registered again without it: unsigned. A short one is the master's 400, naming the field.
+  f.ok({"workers", "register", "--url", "http://127.0.0.1:9/a", "--names", "a"});
+  CHECK(f.ok({"workers", "get", id})["signed"] == false);
+  const ProgramResult bad = f.ctl({"workers", "register", "--url", "http://127.0.0.1:9/c",
+                                   "--names", "c", "--secret", "tiny-9z"});
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("secret must be 16 to 256 bytes, got 7 bytes"));
+  CHECK_THAT(bad.err, !Catch::Contains("tiny-9z"));
+}
+
 TEST_CASE("jqctl result of a pending job prints its state and exits 0", "[http]") {
   Fixture f;
   const std::string id = f.push({"--name", "nobody.serves", "--keep-result"});

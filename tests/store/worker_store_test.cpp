@@ -49,6 +49,22 @@ TEST_CASE("WorkerStore: registering a url again keeps its id, removal forgets it
   CHECK(f.h.run(f.one.load_all())->empty());
 }
 
+TEST_CASE("WorkerStore: a secret of any bytes is kept until a registration without one",
+          "[redis]") {
+  Fixture f;
+  // Not UTF-8, with a NUL: the registration JSON must still carry it exactly.
+  const std::string secret("\xff\xfe\x00secret-bytes-0123", 20);
+  WorkerRegistration r = registration("http://127.0.0.1:9003/");
+  r.secret = secret;
+  REQUIRE(f.h.run(f.one.add(r)));
+  auto all = f.h.run(f.two.load_all());
+  REQUIRE(all);
+  REQUIRE(all->size() == 1);
+  CHECK(all->front().secret == secret);
+  REQUIRE(f.h.run(f.one.add(registration("http://127.0.0.1:9003/"))));
+  CHECK(f.h.run(f.two.load_all())->front().secret.empty());
+}
+
 TEST_CASE("WorkerStore: two masters never hold more slots than the concurrency", "[redis]") {
   Fixture f;
   const std::string id = f.h.run(f.one.add(registration("http://127.0.0.1:9002/", 5)))->id;

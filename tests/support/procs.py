@@ -37,12 +37,13 @@ def wait_until(condition, timeout, what):
 class Proc:
     """A child process logging to a file (stdout too unless piped), stopped by its PID."""
 
-    def __init__(self, name, argv, log_path, pipe_stdout=False):
+    def __init__(self, name, argv, log_path, pipe_stdout=False, env=None):
         self.name = name
         self.log_path = log_path
         self.log = open(log_path, "ab")
         self.popen = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stderr=self.log,
-                                      stdout=subprocess.PIPE if pipe_stdout else self.log)
+                                      stdout=subprocess.PIPE if pipe_stdout else self.log,
+                                      env=None if env is None else {**os.environ, **env})
 
     def running(self):
         return self.popen.poll() is None

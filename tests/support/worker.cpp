@@ -73,7 +73,9 @@ std::optional<int> Worker::stop(int signo, std::chrono::milliseconds timeout) {
   return process_.wait(timeout);
 }
 
-struct FakeMaster::Impl {
+struct RecordingServer::Impl {
+  explicit Impl(Answer a) : answer(std::move(a)) {}
+  const Answer answer;
   asio::io_context io;
   tcp::acceptor acceptor{io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)};
   const std::uint16_t port = acceptor.local_endpoint().port();
@@ -102,9 +104,10 @@ struct FakeMaster::Impl {
                                  asio::redirect_error(asio::use_awaitable, ec));
       if (ec) co_return;
       record(req);
-      bhttp::response<bhttp::string_body> res{bhttp::status::created, req.version()};
-      res.set(bhttp::field::content_type, "application/json");
-      res.body() = R"({"id":"w1"})";
+      bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(answer.status),
+                                              req.version()};
+      res.set(bhttp::field::content_type, answer.content_type);
+      res.body() = answer.body;
       res.keep_alive(req.keep_alive());
       res.prepare_payload();
       co_await bhttp::async_write(stream, res, asio::redirect_error(asio::use_awaitable, ec));
@@ -122,21 +125,21 @@ struct FakeMaster::Impl {
   }
 };
 
-FakeMaster::FakeMaster() : impl_(std::make_unique<Impl>()) {
+RecordingServer::RecordingServer(Answer answer) : impl_(std::make_unique<Impl>(std::move(answer))) {
   asio::co_spawn(impl_->io, impl_->accept_loop(), asio::detached);
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
-FakeMaster::~FakeMaster() {
+RecordingServer::~RecordingServer() {
   impl_->io.stop();
   impl_->thread.join();
 }
 
-std::uint16_t FakeMaster::port() const {
+std::uint16_t RecordingServer::port() const {
   return impl_->port;
 }
 
-std::vector<RecordedRequest> FakeMaster::requests() const {
+std::vector<RecordedRequest> RecordingServer::requests() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->requests;
 }

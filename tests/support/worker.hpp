@@ -1,5 +1,6 @@
-// Workers for tests: the real jqworker binary on a port of its choosing, and FakeMaster, a
-// stand-in for jqmaster's POST /v1/workers that records what workers send when they register.
+// Workers for tests: the real jqworker binary on a port of its choosing, RecordingWorker, an
+// endpoint that records what the master sends, and FakeMaster, a stand-in for jqmaster's
+// POST /v1/workers that records what workers send when they register.
 #pragma once
 
 #include <chrono>
@@ -53,13 +54,19 @@ struct RecordedRequest {
   std::string body;
 };
 
-// Answers every request with 201 {"id": "w1"} and records it.
-class FakeMaster {
+// An HTTP server on a free loopback port that records every request and gives each the same
+// answer. FakeMaster and RecordingWorker below are its two uses.
+class RecordingServer {
  public:
-  FakeMaster();
-  ~FakeMaster();
-  FakeMaster(const FakeMaster&) = delete;
-  FakeMaster& operator=(const FakeMaster&) = delete;
+  struct Answer {
+    int status = 200;
+    std::string content_type;
+    std::string body;
+  };
+  explicit RecordingServer(Answer answer);
+  ~RecordingServer();
+  RecordingServer(const RecordingServer&) = delete;
+  RecordingServer& operator=(const RecordingServer&) = delete;
 
   std::uint16_t port() const;
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
@@ -68,6 +75,22 @@ class FakeMaster {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// A stand-in for jqmaster's POST /v1/workers: answers 201 {"id": "w1"}.
+class FakeMaster : public RecordingServer {
+ public:
+  FakeMaster() : RecordingServer({201, "application/json", R"({"id":"w1"})"}) {}
+};
+
+// A worker endpoint that answers every job with success (result null) and keeps each request's
+// exact body and headers: what the master sent, byte for byte.
+class RecordingWorker : public RecordingServer {
+ public:
+  RecordingWorker()
+      : RecordingServer(
+            {200, "application/json",
+             R"({"type":"success","finished_at":"2026-01-01T00:00:00Z","result":null})"}) {}
 };
 
 }  // namespace jq::test

@@ -57,6 +57,7 @@ TEST_CASE("a minimal registration takes the defaults", "[unit]") {
     CHECK(result->concurrency == 8);
     CHECK(result->headers.empty());
     CHECK_FALSE(result->ttl);
+    CHECK(result->secret.empty());
   }
 }
 
@@ -149,8 +150,8 @@ TEST_CASE("headers must be a map of valid names to single-line strings", "[unit]
 }
 
 TEST_CASE("headers the master sets itself cannot be registered", "[unit]") {
-  for (const char* name :
-       {"X-Jq-Job-Id", "x-jq-attempt", "CONTENT-TYPE", "Content-Length", "host"}) {
+  for (const char* name : {"X-Jq-Job-Id", "x-jq-attempt", "CONTENT-TYPE", "Content-Length", "host",
+                           "X-Jq-Timestamp", "x-jq-signature"}) {
     INFO(name);
     check_error(register_with("headers", "{\"" + std::string(name) + "\":\"v\"}"), "headers",
                 "is set by the master");
@@ -184,10 +185,35 @@ TEST_CASE("ca_file is a path kept for https urls only", "[unit]") {
               "ca_file must be a string");
 }
 
+TEST_CASE("a secret is kept as given, 16 to 256 bytes of any kind", "[unit]") {
+  CHECK(register_with("secret", "\"0123456789abcdef\"")->secret == "0123456789abcdef");
+  const std::string longest(256, 's');
+  CHECK(register_with("secret", "\"" + longest + "\"")->secret == longest);
+  // Bytes, not characters: 8 two-byte characters are 16 bytes.
+  CHECK(register_with("secret", "\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\"")
+            ->secret.size() == 16);
+}
+
+TEST_CASE("a secret out of range or not a string is refused without being echoed", "[unit]") {
+  const std::string too_short = "short-secret-15";
+  const std::string too_long(257, 'L');
+  check_error(register_with("secret", "\"" + too_short + "\""), "secret",
+              "secret must be 16 to 256 bytes, got 15 bytes");
+  check_error(register_with("secret", "\"" + too_long + "\""), "secret", "got 257 bytes");
+  check_error(register_with("secret", "\"\""), "secret", "got 0 bytes");
+  const auto number = register_with("secret", "12345678901234567");
+  check_error(number, "secret", "secret must be a string of 16 to 256 bytes");
+  CHECK(register_with("secret", "null").error().field == "secret");
+  CHECK(register_with("secret", "[\"0123456789abcdef\"]").error().field == "secret");
+  CHECK_THAT(register_with("secret", "\"" + too_short + "\"").error().message,
+             !Catch::Contains(too_short));
+  CHECK_THAT(number.error().message, !Catch::Contains("12345678901234567"));
+}
+
 TEST_CASE("unknown registration fields are rejected and named", "[unit]") {
   check_error(register_with("name", "[\"a\"]"), "name",
               "unknown field \"name\": allowed fields are url, names, concurrency, headers, ttl, "
-              "ca_file");
+              "ca_file, secret");
 }
 
 TEST_CASE("a registration body that is not a map is a bad request", "[unit]") {

@@ -96,6 +96,24 @@ workers:
         std::map<std::string, std::string>{{"Authorization", "Bearer abc"}, {"X-Team", "media"}});
 }
 
+TEST_CASE("a static worker's secret is read, and refused without being quoted", "[unit]") {
+  const auto workers =
+      parse_yaml("workers: [{url: 'http://a:1/', names: [x], secret: 'static-secret-0123'}]")
+          .workers;
+  REQUIRE(workers.size() == 1);
+  CHECK(workers[0].secret == "static-secret-0123");
+  CHECK(parse_yaml("workers: [{url: 'http://a:1/', names: [x]}]").workers[0].secret.empty());
+  const auto short_one = yaml_error("workers: [{url: 'http://a:1/', names: [x], secret: 'short'}]");
+  CHECK(short_one.key == "workers[0].secret");
+  CHECK(short_one.message == "config: workers[0].secret: must be 16 to 256 bytes, got 5 bytes");
+  const auto long_one = yaml_error("workers: [{url: 'http://a:1/', names: [x], secret: '" +
+                                   std::string(257, 'L') + "'}]");
+  CHECK(long_one.message == "config: workers[0].secret: must be 16 to 256 bytes, got 257 bytes");
+  const auto list = yaml_error("workers: [{url: 'http://a:1/', names: [x], secret: [a, b]}]");
+  CHECK(list.message ==
+        "config: workers[0].secret: must be a string of 16 to 256 bytes, got a list");
+}
+
 TEST_CASE("a worker url that is not http:// or https:// names workers[1].url", "[unit]") {
   const auto error = yaml_error(R"(
 workers:

@@ -137,12 +137,15 @@ export interface paths {
          * @description Registers the endpoint at `url` for the job names in `names`. Registering a `url` that is
          *     already registered updates it and keeps its `id` (`200`); a new one is created (`201`).
          *     With `ttl`, the registration lapses unless it is POSTed again within `ttl` seconds (a
-         *     heartbeat). Workers may also be listed statically in the master's config file; they
-         *     behave the same. An `https://` worker's certificate is verified (chain and host name,
-         *     SNI sent) against the system CA store plus the config's `tls.ca_file`, or against its
-         *     own `ca_file`; one that does not verify makes the endpoint unreachable: its jobs are not
-         *     sent and use no attempt, and the worker shows `healthy: false` with a `last_error` that
-         *     says why.
+         *     heartbeat). A registration is the whole description of the endpoint: fields left out
+         *     take their defaults again, so a heartbeat without `secret` makes the endpoint unsigned.
+         *     With `secret`, every dispatch to the endpoint is signed (`X-Jq-Timestamp`,
+         *     `X-Jq-Signature`: see worker.yaml); the secret is never shown back. Workers may also be
+         *     listed statically in the master's config file; they behave the same. An `https://`
+         *     worker's certificate is verified (chain and host name, SNI sent) against the system CA
+         *     store plus the config's `tls.ca_file`, or against its own `ca_file`; one that does not
+         *     verify makes the endpoint unreachable: its jobs are not sent and use no attempt, and the
+         *     worker shows `healthy: false` with a `last_error` that says why.
          */
         post: operations["registerWorker"];
         delete?: never;
@@ -817,8 +820,9 @@ export interface components {
              * @description Header name to value, sent with every dispatch (e.g. a token for the worker). At most
              *     64 entries; names are HTTP tokens, case-insensitively unique (`{"X-A": "1", "x-a":
              *     "2"}` is refused, which this schema cannot say), and not one the master sets itself
-             *     (`Host`, `Content-Type`, `Content-Length`, `X-Jq-Job-Id`, `X-Jq-Attempt`, in any
-             *     case); values at most 8192 bytes without CR, LF or NUL.
+             *     (`Host`, `Content-Type`, `Content-Length`, `X-Jq-Job-Id`, `X-Jq-Attempt`,
+             *     `X-Jq-Timestamp`, `X-Jq-Signature`, in any case); values at most 8192 bytes without
+             *     CR, LF or NUL.
              */
             headers?: {
                 [key: string]: string;
@@ -837,6 +841,14 @@ export interface components {
              * @example /etc/jqmaster/workers-ca.pem
              */
             ca_file?: string;
+            /**
+             * @description 16-256 bytes (this schema counts characters, the master counts UTF-8 bytes). Every
+             *     dispatch to the endpoint is then signed with it: `X-Jq-Timestamp` and
+             *     `X-Jq-Signature: v1=<hex HMAC-SHA256 over timestamp "." body>` (worker.yaml). Kept
+             *     by the master (in Redis, so every master signs), never shown back: the worker object
+             *     says `signed: true`. Absent: dispatches are not signed.
+             */
+            secret?: string;
         };
         WorkerIdResponse: {
             id: components["schemas"]["WorkerId"];
@@ -873,6 +885,11 @@ export interface components {
              *     held back.
              */
             busy_until: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description Whether dispatches to this endpoint are signed (it was registered with a `secret`).
+             *     The secret itself is never shown.
+             */
+            signed: boolean;
         };
         WorkerList: components["schemas"]["Worker"][];
         Queue: {
@@ -1658,8 +1675,9 @@ export interface operations {
              *     or a wrong value: a `url` that is not an absolute `http://` or `https://` URL with a
              *     host (user info, a fragment, a bad host or port), a `headers` entry with a name that
              *     is not an HTTP token, one the master sets itself, or repeats another in a different
-             *     case, or a value with CR, LF or NUL, or a `ca_file` given for an `http://` url or
-             *     that the master cannot read as a PEM file of certificates.
+             *     case, or a value with CR, LF or NUL, a `ca_file` given for an `http://` url or that
+             *     the master cannot read as a PEM file of certificates, or a `secret` that is not a
+             *     string of 16-256 bytes (the message gives its length, never the secret).
              */
             400: {
                 headers: {

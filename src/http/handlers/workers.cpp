@@ -33,7 +33,8 @@ json worker_view(const workers::Endpoint& e, const workers::EndpointStats& s) {
           {"succeeded", s.succeeded},
           {"failed", s.failed},
           {"last_error", s.last_error.empty() ? json(nullptr) : json(s.last_error)},
-          {"busy_until", s.busy_until_ms > 0 ? json(iso8601_utc(s.busy_until_ms)) : json(nullptr)}};
+          {"busy_until", s.busy_until_ms > 0 ? json(iso8601_utc(s.busy_until_ms)) : json(nullptr)},
+          {"signed", !e.secret.empty()}};  // whether, never with what
 }
 
 asio::awaitable<Response> add(workers::WorkerStore& store, const std::function<void()>& changed,
