@@ -2,6 +2,7 @@
 #pragma once
 
 #include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/beat_master.hpp"
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/complete_jobs.hpp"
 #include "src/redis/bindings/constraint_state.hpp"
@@ -38,6 +39,6 @@ using All =
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, PauseQueue,
          CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState, WakeConstraints,
-         ReclassifyJobs, ConstraintStats>;
+         ReclassifyJobs, ConstraintStats, BeatMaster>;
 
 }  // namespace jq::redis::bindings
