@@ -30,9 +30,10 @@ struct ApiError {
   std::string message;               // says what was wrong and what to do about it
   std::optional<std::string> field;  // the offending field, where one applies
   std::optional<std::size_t> index;  // the offending job's position in a batch
+  std::optional<int> retry_after_s;  // sent as Retry-After (seconds): when to try again
 
   static ApiError make(ErrorCode code, std::string message) {
-    return {code, std::move(message), std::nullopt, std::nullopt};
+    return {code, std::move(message), std::nullopt, std::nullopt, std::nullopt};
   }
 };
 

@@ -1,4 +1,5 @@
-// The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and renders the totals,
+// The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and /readyz (whose
+// message the status line shows while the master is not ready) and renders the totals,
 // the queues, the constraints (each with its live state from GET /v1/constraints/{name}), the
 // worker endpoints, the dead jobs and a throughput chart. The chart has no history of its own on
 // the server: it is computed here from successive GET /v1/stats answers (succeeded + failed
@@ -64,6 +65,19 @@ async function api(method, path, payload) {
     throw new Error(body && body.message ? body.message : `${method} ${path} answered HTTP ${res.status}`);
   }
   return body;
+}
+
+// /readyz's message while the master cannot take new jobs (Redis out of memory or away), else
+// null. Never throws: the other reads say what they can either way.
+async function notReady() {
+  try {
+    const res = await fetch('/readyz', { headers: { Accept: 'application/json' }, cache: 'no-store' });
+    if (res.ok) return null;
+    const body = await res.json();
+    return body && body.message ? body.message : `/readyz answered HTTP ${res.status}`;
+  } catch (e) {
+    return null;
+  }
 }
 
 // --- formatting --------------------------------------------------------------------------------
@@ -565,9 +579,9 @@ function setStatus(text, isError = false) {
 async function refreshOnce() {
   clearTimeout(state.timer);
   try {
-    const [stats, queues, workers, dead, constraints] = await Promise.all([
+    const [stats, queues, workers, dead, constraints, unready] = await Promise.all([
       api('GET', '/v1/stats'), api('GET', '/v1/queues'), api('GET', '/v1/workers'),
-      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(),
+      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(), notReady(),
     ]);
     const now = Date.now();
     record(stats, now);
@@ -577,7 +591,12 @@ async function refreshOnce() {
     renderWorkers(workers);
     renderDead(dead, queues.reduce((sum, q) => sum + (q.dead || 0), 0));
     renderChart(now);
-    setStatus(`Updated ${timeFormat.format(now)} · refreshing every ${REFRESH_MS / 1000} s`);
+    const updated = `Updated ${timeFormat.format(now)} · refreshing every ${REFRESH_MS / 1000} s`;
+    if (unready) {
+      setStatus(`Not ready: ${unready}. ${updated}`, true);
+    } else {
+      setStatus(updated);
+    }
   } catch (e) {
     if (e instanceof AuthNeeded) {
       askForToken(e);

@@ -1,7 +1,10 @@
+#!lua flags=allow-oom
 --[[ acquireSlots: a master asks for up to `want` of a worker's concurrency slots. A worker's
   concurrency holds across all masters: each master's holding is a field of the worker's slots
   hash. Holdings of masters whose heartbeat lapsed (they died holding slots) are dropped first,
   so their slots come back; the caller's own holding is never dropped here.
+  Memory: runs while Redis is over maxmemory (allow-oom): a lease is a counter in a hash the
+          worker already has, and dispatching the jobs already stored is how memory comes back.
   KEYS[1] slots hash of the worker (master id -> slots held)
   KEYS[2] masters zset (master id, score = heartbeat expiry ms)
   ARGV[1] the calling master's id

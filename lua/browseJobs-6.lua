@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[ browseJobs: one page of the jobs of one shard in one state, in the order GET /v1/jobs lists
   them, after a cursor. Changes nothing.
   Orders: queued by (priority, ready member) ascending, the member being the job's stamp and
@@ -11,6 +12,7 @@
   ordering key are not in a ready list and are not listed.
   Each page scans at most 10000 entries: a `name` with few jobs among many of other names may
   come up short.
+  Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] names set of the shard (job names seen)
   KEYS[2] ready prefix of the shard: the queue of name N is KEYS[2] .. N
   KEYS[3] scheduled zset of the shard (field, score = due ms)

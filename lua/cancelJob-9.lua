@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ cancelJob: removes a job that has not started (queued or waiting for a retry), keeping the
   shard's counts in step. A queued job's member is taken out of its ready list when it is at
   either end (a job cancelled soon after its push, or the next to run); elsewhere it stays
@@ -5,6 +6,7 @@
   A cancelled job lets go of its unique claim and its place in its ordering key's line
   (lua/lib/preamble_4_finish_for_good.lua); a job waiting there is cancelled like a queued one,
   and so is one held back by a constraint (it leaves the constraint key's held set).
+  Memory: runs while Redis is over maxmemory (allow-oom): it removes a job.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] scheduled zset of the shard (field, score = due time)
   KEYS[3] done key of the job

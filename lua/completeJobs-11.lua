@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ completeJobs: workers' successes end their jobs; a batch of jobs of one shard in one call
   (the dispatcher gathers the answers that arrive while the previous call is on its way), each
   job's transition on its own. Fenced by the attempt: an answer for an attempt that was already
@@ -6,6 +7,9 @@
   claim and of its ordering key, whose next job enters the queue
   (lua/lib/preamble_4_finish_for_good.lua), and of its constraint leases, which lets a job held
   back by them try again (lua/lib/preamble_4_release_constraints.lua).
+  Memory: runs while Redis is over maxmemory (allow-oom): it ends running jobs and frees their
+          running state; a kept result adds at most limits.max_result_bytes per job, and refusing
+          would make finished jobs run again.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] done prefix of the shard: a job's done key is KEYS[3] .. field (with

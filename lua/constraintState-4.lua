@@ -1,8 +1,10 @@
+#!lua flags=no-writes
 --[[ constraintState: what one constraint holds now, per key, from the keys the dispatch side
   keeps (docs/REDIS.md, "Constraints"). Changes nothing. A key counts when it has waiting jobs
   or live leases; a lease whose expiry has passed (its master died) is not running. Costs one
   ZCOUNT per key in the lease-keys set and a sort of the keys: meant for an operator's look, not
   for a hot path.
+  Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] waiting hash of the constraint (key value -> jobs waiting)
   KEYS[2] lease-keys set of the constraint (key values that have a lease zset)
   KEYS[3] lease prefix of the constraint: a key's lease zset is this followed by the key value

@@ -1,8 +1,10 @@
+#!lua flags=no-writes
 --[[ constraintStats: every constraint's definition with its totals, for /metrics at scrape time:
   jobs waiting (held) over all its keys, live leases over all its keys (running; a lease whose
   expiry has passed, its master dead, does not count), and the starts and holds counted in the
   counters hash since the store was created. Changes nothing. Costs one HVALS per constraint and
   one ZCOUNT per key in its lease-keys set: meant for a scrape every few seconds, not a hot path.
+  Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] constraints hash (name -> definition, MessagePack)
   KEYS[2] counters hash (started:<name>, deferred:<name> -> count)
   KEYS[3] waiting prefix: a constraint's waiting hash (key value -> jobs held) is this followed

@@ -1,5 +1,8 @@
+#!lua
 --[[ createConstraint: adds a constraint under a name no constraint has yet, moves the version on
   and tells every master, in one step (so two masters creating one name cannot both succeed).
+  Memory: refused while Redis is over maxmemory, before it writes anything: it adds a definition,
+          and the stored jobs are matched again after it (reclassifyJobs, refused too).
   KEYS[1] constraints hash (name -> definition, MessagePack)
   KEYS[2] constraints_version counter
   ARGV[1] the name

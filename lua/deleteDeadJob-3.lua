@@ -1,5 +1,7 @@
+#!lua flags=allow-oom
 --[[ deleteDeadJob: an operator removes a dead job for good. A kept result already in its done
   key is left to be fetched or to expire.
+  Memory: runs while Redis is over maxmemory (allow-oom): it removes a job.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] dead zset of the shard
   KEYS[3] counts hash of the shard (dead:<name> -= 1)

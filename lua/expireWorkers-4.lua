@@ -1,6 +1,8 @@
+#!lua flags=allow-oom
 --[[ expireWorkers: removes registrations with a ttl that were not renewed in time (expires_at_ms
   in their JSON is > 0 and before now), with their slot holdings and stats, in one step (a
   worker is never half removed).
+  Memory: runs while Redis is over maxmemory (allow-oom): it removes registrations.
   KEYS[1] workers hash (id -> registration JSON)
   KEYS[2] worker_urls hash (url -> id)
   KEYS[3] slots prefix: the slots hash of worker W is KEYS[3] .. W (master id -> slots held)

@@ -1,7 +1,11 @@
+#!lua flags=allow-oom
 --[[ failJob: a failed attempt (a worker's failure object, or a status or body the master turned
   into one) schedules a retry after a backoff, or makes the job dead when it may not retry
   (should_retry false, or attempts > max_retry). Fenced by the attempt like completeJobs.
   See fail_running (lib/preamble_2_fail_running.lua) for the transition, shared with reapJobs.
+  Memory: runs while Redis is over maxmemory (allow-oom): the job keeps its record (with the
+          failure, at most limits.max_result_bytes) and moves between sets; refusing would make it
+          run again.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] scheduled zset of the shard (field, score = due ms)

@@ -1,4 +1,6 @@
+#!lua flags=allow-oom
 --[[ fetchResult: hands a finished job's kept result to the pusher exactly once.
+  Memory: runs while Redis is over maxmemory (allow-oom): it deletes the result it hands over.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] done key of the job (finished record, R_RESULT = the result object)
   ARGV[1] the job's field

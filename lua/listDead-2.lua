@@ -1,6 +1,8 @@
+#!lua flags=no-writes
 --[[ listDead: the dead jobs of one shard, newest first, optionally of one name. Changes nothing.
   Reads the dead zset in chunks from the newest, skipping other names, and stops after scanning
   10000 members: a name with few dead jobs among many of other names may show fewer than `limit`.
+  Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] dead zset of the shard (field, score = failure ms)
   KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
   ARGV[1] the name, "" for any

@@ -1,5 +1,8 @@
+#!lua flags=allow-oom
 --[[ pauseQueue: pauses the queue of a name (its jobs stay ready but are not dispatched) or
   resumes it, and tells every master's scheduler, in one step.
+  Memory: runs while Redis is over maxmemory (allow-oom): it adds one queue name at most, and an
+          operator may want to hold back queues whose jobs keep results while memory is short.
   KEYS[1] paused set (names of paused queues)
   ARGV[1] the name
   ARGV[2] pause: 1 pauses, 0 resumes

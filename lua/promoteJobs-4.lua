@@ -1,7 +1,10 @@
+#!lua flags=allow-oom
 --[[ promoteJobs: makes due retries ready. A promoted job joins the back of its ready list with a
   new stamp, its due time (base62(due_ms * 1000, 9), the µs scale of push stamps): it became
   ready then, so among equal priorities it goes after jobs that were ready before it. The batch
   writes each key it changes with one command, not one per job (records are read one by one).
+  Memory: runs while Redis is over maxmemory (allow-oom): due jobs move from the scheduled set to
+          their ready lists; nothing is added.
   KEYS[1] scheduled zset of the shard (field, score = due ms)
   KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)

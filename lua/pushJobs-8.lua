@@ -1,3 +1,4 @@
+#!lua
 --[[ pushJobs: stores a batch of new jobs in one shard, all or nothing, each ready at once,
   scheduled (a delay or run_at), or queued behind the jobs of its ordering key; a job whose
   (name, unique_key) claim is held by a live job is not stored, and the answer names that job.
@@ -6,6 +7,7 @@
   (lua/lib/preamble_1_ready_list.lua). Within a batch the jobs join their lists in push
   order. A job of an ordering key is ready only as the first of its line
   (lua/lib/preamble_4_finish_for_good.lua); the others wait, queued with R_BLOCKED_BY.
+  Memory: refused while Redis is over maxmemory, before it writes anything: it stores new jobs.
   KEYS[1] stats hash of the shard (seq, pushed, ...)
   KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[3] names set of the shard (job names seen)

@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[ queueStats: one name's numbers in one shard, for the queues API and metrics. Changes nothing.
   The oldest ready job is not simply the head of the queue (that is the best priority): it is
   the smallest ready stamp among the first live members of the priorities' lists. A cancelled
@@ -5,6 +6,7 @@
   stamp). The walk stops after 100 distinct priorities, and looks at most 16 members into each
   list; beyond either the stamp returned may be newer than the oldest one, i.e. the lag derived
   from it is a lower bound. Nothing ready (the ready count is 0): no stamp at all.
+  Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] the queue of the name (lua/lib/preamble_1_ready_list.lua)
   KEYS[2] counts hash of the shard
   KEYS[3] jobs prefix of the shard (record buckets, see the preamble)

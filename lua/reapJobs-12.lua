@@ -1,7 +1,10 @@
+#!lua flags=allow-oom
 --[[ reapJobs: fails attempts whose deadline passed without an answer, as timeouts: exactly the
   failJob transition with should_retry, so the job retries or dies as a worker's timeout would
   make it. This is how jobs of a master that died are recovered; any number of masters may run
   it at once (each job is reaped once: it leaves inflight in the same step).
+  Memory: runs while Redis is over maxmemory (allow-oom): as failJob: the jobs keep their records
+          and move between sets.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)
   KEYS[3] scheduled zset of the shard

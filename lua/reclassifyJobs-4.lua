@@ -1,9 +1,12 @@
+#!lua
 --[[ reclassifyJobs: gives jobs that have not started the constraints they match now, after a
   constraint was created or its match or key changed (the master matched them in C++ against the
   new definitions). Each job changes only if its record is still exactly the one the master read
   (compare and set), so a job that moved on meanwhile keeps what it has. A job held back by a
   constraint leaves its held set for the front of its ready list, to be admitted again under its
   new constraints; a job ready, scheduled or waiting for its ordering key only gets the new list.
+  Memory: refused while Redis is over maxmemory, before it writes anything: a job's record grows
+          with the constraints it matches.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] ready prefix of the shard (the queue of name N = KEYS[2] .. N)
   KEYS[3] constraint defs: the definitions hash (name -> MessagePack)

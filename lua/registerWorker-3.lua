@@ -1,5 +1,9 @@
+#!lua flags=allow-oom
 --[[ registerWorker: registers a worker endpoint, or updates the registration of its url, which
   keeps its id (a heartbeat is the same call again). Ids are "w" .. a counter, never reused.
+  Memory: runs while Redis is over maxmemory (allow-oom): a registration is a few hundred bytes,
+          and workers drain the queues, which is how memory comes back: they must be able to
+          register and renew while Redis is full.
   KEYS[1] workers hash (id -> registration JSON)
   KEYS[2] worker_urls hash (url -> id)
   KEYS[3] worker_seq counter

@@ -1,7 +1,9 @@
+#!lua flags=allow-oom
 --[[ releaseJob: gives back a reserved job whose attempt never really happened (the worker could
   not be reached, or answered busy): the attempt does not count and the job is ready again at
   once, at the front of its list with its old stamp, so it keeps its turn. Fenced like
   completeJobs. Its constraint leases go (a rate token it took stays taken).
+  Memory: runs while Redis is over maxmemory (allow-oom): the job moves back to its ready list.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] the queue of the job's name (lua/lib/preamble_1_ready_list.lua)

@@ -1,6 +1,10 @@
+#!lua
 --[[ removeConstraint: deletes a constraint's definition, moves the version on and tells every
   master, in one step. Its live state (waiting counts, leases, rate state) is the dispatch side's
   to release: jobs it held become ready once the masters have reloaded.
+  Memory: refused while Redis is over maxmemory, before it writes anything: constraint changes
+          wait for memory together: the stored jobs are matched again after it (reclassifyJobs,
+          refused too).
   KEYS[1] constraints hash (name -> definition, MessagePack)
   KEYS[2] constraints_version counter
   ARGV[1] the name

@@ -1,5 +1,7 @@
+#!lua flags=allow-oom
 --[[ removeWorker: deletes a worker's registration with its slot holdings and stats. Jobs already
   sent to it finish normally; it gets no new ones.
+  Memory: runs while Redis is over maxmemory (allow-oom): it removes a registration.
   KEYS[1] workers hash (id -> registration JSON)
   KEYS[2] worker_urls hash (url -> id)
   KEYS[3] slots hash of the worker (master id -> slots held)

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ reserveJobs: hands the best ready jobs of one name to a dispatcher, moving them to in-flight
   with their deadline and counting the attempt, all in one step (a job is never only in a
   master's memory). The scheduler compared the heads of several queues and bounds the batch by
@@ -8,6 +9,9 @@
   taking their leases and rate tokens); otherwise it leaves the queue to wait in the held set of
   the constraint key that holds it (lua/lib/preamble_2_hold.lua), and the jobs behind it are
   taken instead: a limited key never blocks the others.
+  Memory: runs while Redis is over maxmemory (allow-oom): jobs move from ready lists to the
+          inflight set and their records change in place; dispatching the jobs already stored is
+          how memory comes back.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)
   KEYS[3] the queue of the name (its priorities zset; lists at KEYS[3] .. '#' .. priority)

@@ -1,8 +1,11 @@
+#!lua flags=allow-oom
 --[[ retryDeadJob: an operator gives a dead job another life: ready again at once with its
   attempts reset, as if pushed now (at the back of its ready list, stamped now), keeping its id.
   A result kept for the pusher (the failure) is withdrawn, since the job is no longer finished.
   A job of an ordering key joins the back of its key's line: ready when the line was empty, else
   waiting (queued, R_BLOCKED_BY) behind the others. Its unique claim is not taken again.
+  Memory: runs while Redis is over maxmemory (allow-oom): the job moves from the dead set to its
+          ready list and its kept failure is dropped.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] dead zset of the shard
   KEYS[3] ready prefix of the shard (the queue of name N = KEYS[3] .. N)

@@ -1,8 +1,11 @@
+#!lua
 --[[ updateConstraint: replaces an existing constraint's definition, moves the version on and
   tells every master, in one step. A change that was computed from a definition read earlier (a
   PATCH merges in C++) passes the bytes it read as `expected`: the write happens only if they are
   still what is stored, so two racing changes cannot lose one another (the caller reads again and
   retries). A definition equal to the stored one changes nothing and announces nothing.
+  Memory: refused while Redis is over maxmemory, before it writes anything: a definition may grow,
+          and the stored jobs are matched again after it (reclassifyJobs, refused too).
   KEYS[1] constraints hash (name -> definition, MessagePack)
   KEYS[2] constraints_version counter
   ARGV[1] the name

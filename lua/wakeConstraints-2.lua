@@ -1,8 +1,11 @@
+#!lua flags=allow-oom
 --[[ wakeConstraints: lets jobs held back by constraints try again, without anyone polling: the
   promoter calls it at the due times holding a rate announced ("s <due_ms>", from admit and hold),
   and a master calls it after it changed or removed a constraint, whose held jobs may now start.
   A woken job goes back to the front of its ready list (lua/lib/preamble_3_wake_held.lua); one
   that is still held back is held again when a scheduler reaches it.
+  Memory: runs while Redis is over maxmemory (allow-oom): held jobs move to their ready lists;
+          nothing is added.
   KEYS[1] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[2] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] now (ms since the epoch)

@@ -35,6 +35,7 @@
 #include "src/metrics/metrics.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/embedded_server.hpp"
+#include "src/redis/errc.hpp"
 #include "src/scheduler/maintenance.hpp"
 #include "src/scheduler/promoter.hpp"
 #include "src/scheduler/scheduler.hpp"
@@ -177,6 +178,13 @@ class Daemon {
       metrics_.http_request(pattern, http::to_string(method), status).inc();
     });
     redis_.time_commands(&metrics_.redis_command_duration());
+    // Every kind from the start, at 0, so alerts on a rate need no series to appear first.
+    for (std::string_view kind : redis::error_kinds()) metrics_.redis_error(kind);
+    redis_.on_error([this](const std::error_code& ec) {
+      if (const std::string_view kind = redis::error_kind(ec); !kind.empty()) {
+        metrics_.redis_error(kind).inc();
+      }
+    });
     subscriber_.add_listener([this](const events::Event& e) {
       if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
       scheduler_.on_event(e);
@@ -225,6 +233,9 @@ class Daemon {
     if (!*ok) {
       begin_shutdown(kExitFailure);
       co_return std::make_error_code(std::errc::operation_canceled);
+    }
+    if (!eviction_policy_checked_.exchange(true)) {
+      co_await queues_.check_eviction_policy(redis::Phase::handshake);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
     if (!config_constraints_applied_.exchange(true)) {
@@ -385,6 +396,7 @@ class Daemon {
   std::atomic<bool> reclassify_running_{false};
   std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
+  std::atomic<bool> eviction_policy_checked_{false};
   dispatch::Dispatcher dispatcher_;
   std::shared_ptr<dispatch::TlsContexts> worker_tls_;  // one client context per CA file
   scheduler::Scheduler scheduler_;

@@ -17,10 +17,14 @@ Response respond(const Request& request, int status, const nlohmann::json& body)
 
 Response respond_error(const Request& request, const api::ApiError& error) {
   const api::MediaType type = response_type(request);
-  return Response{api::http_status(error.code),
-                  std::string(api::content_type_name(type)),
-                  api::encode_error(error, type),
-                  {}};
+  Response response{api::http_status(error.code),
+                    std::string(api::content_type_name(type)),
+                    api::encode_error(error, type),
+                    {}};
+  if (error.retry_after_s) {
+    response.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_s));
+  }
+  return response;
 }
 
 Response respond_error(const Request& request, api::ErrorCode code, std::string message) {

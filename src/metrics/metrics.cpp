@@ -61,6 +61,11 @@ Metrics::Metrics(std::size_t max_job_names)
                                              "to answered.",
                                              kRedisBuckets)
                                   .only()),
+      redis_errors_(registry_.counter(
+          "jq_redis_errors_total",
+          "Redis calls of this master that failed, by kind: a connection failure or a refusal "
+          "by Redis (oom: over its maxmemory).",
+          {"kind"})),
       http_requests_(registry_.counter("jq_http_requests_total",
                                        "HTTP requests answered, by route pattern, method and "
                                        "status.",

@@ -56,6 +56,9 @@ class Metrics {
   Histogram& job_latency() { return job_latency_; }      // seconds, enqueued_at to done or dead
   Histogram& redis_command_duration() { return redis_command_duration_; }  // seconds, per call
 
+  // jq_redis_errors_total for a kind of failed Redis call (redis::error_kind: "oom", ...).
+  Counter& redis_error(std::string_view kind) { return redis_errors_.with({std::string(kind)}); }
+
   // jq_http_requests_total for a route pattern ("unmatched" when none), method and status.
   Counter& http_request(std::string_view route, std::string_view method, int status);
 
@@ -78,6 +81,7 @@ class Metrics {
   Histogram& push_duration_;
   Histogram& job_latency_;
   Histogram& redis_command_duration_;
+  Family<Counter>& redis_errors_;
   Family<Counter>& http_requests_;
   CappedLabels<Job> jobs_;
   CappedLabels<Worker> workers_;

@@ -38,6 +38,17 @@ bool lost_script(const ReplyResult& reply) {
   return reply && reply->is_error() && reply->str.starts_with("NOSCRIPT");
 }
 
+// A refusal as an error code: the reply itself, or, for several commands, the first refused one.
+std::optional<Errc> refused(const Reply& reply, std::size_t replies) {
+  if (reply.is_error()) return refusal_of(reply.str);
+  if (replies == 1 || !reply.is_array()) return std::nullopt;
+  for (const Reply& r : reply.elements) {
+    if (!r.is_error()) continue;
+    if (auto errc = refusal_of(r.str)) return errc;
+  }
+  return std::nullopt;
+}
+
 Reply empty_array() {
   Reply array;
   array.type = Reply::Type::array;
@@ -77,6 +88,10 @@ asio::awaitable<ReplyResult> Client::send(std::string frame, std::size_t replies
     command_duration_->observe(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
+  if (reply) {
+    if (auto errc = refused(*reply, replies)) reply = unexpected(make_error_code(*errc));
+  }
+  if (!reply && on_error_) on_error_(reply.error());
   co_return reply;
 }
 
@@ -161,7 +176,11 @@ asio::awaitable<std::error_code> Client::handshake() {
   if (!replies) co_return replies.error();
   for (const Reply& r : replies->elements) {
     if (r.is_error()) {
-      spdlog::error("Redis refused the connection set-up: {}", r.str);
+      // The scripts' first line (#!lua flags=...) is Redis 7 syntax; Redis 6 cannot compile it.
+      spdlog::error("Redis refused the connection set-up: {}{}", r.str,
+                    r.str.find("compiling script") != std::string::npos
+                        ? " (jqmaster needs Redis 7.0 or newer)"
+                        : "");
       co_return make_error_code(Errc::protocol_error);
     }
   }

@@ -1,6 +1,8 @@
 // The engine's door to Redis: commands and scripts over one pipelined, self-healing connection.
 // Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH) is retried once with
-// EVAL, which also puts the script back in Redis's cache.
+// EVAL, which also puts the script back in Redis's cache. An error reply by which Redis refuses
+// to serve now (-OOM, -LOADING, ...: see refusal_of) comes back as that Errc, not as a reply, so
+// callers treat it like a lost connection; for a pipeline, any command refused fails the whole.
 #pragma once
 
 #include <functional>
@@ -58,6 +60,9 @@ class Client {
   // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
   // seconds from sending to the answer; null: not timed. Set before start().
   void time_commands(metrics::Histogram* histogram) { command_duration_ = histogram; }
+  // Called with every failed call's error (a refusal or a connection failure), on the thread
+  // that awaited the call. Set before start().
+  void on_error(std::function<void(const std::error_code&)> hook) { on_error_ = std::move(hook); }
 
  private:
   asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
@@ -72,6 +77,7 @@ class Client {
   bool load_scripts_;
   std::shared_ptr<Connection> connection_;
   metrics::Histogram* command_duration_ = nullptr;
+  std::function<void(const std::error_code&)> on_error_;
 };
 
 }  // namespace jq::redis

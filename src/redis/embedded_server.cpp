@@ -86,6 +86,9 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
       "everysec",   "--save",           "",       "--daemonize",
       "no",         "--logfile",        log_file, "--hash-max-ziplist-value",
       "256"};
+  // No maxmemory: the machine's memory is the limit. noeviction is Redis's default, stated
+  // because it matters: a full Redis refuses new jobs and never deletes any.
+  args.insert(args.end(), {"--maxmemory-policy", "noeviction"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -1,6 +1,11 @@
-// Why a Redis command did not produce a reply.
+// Why a Redis command did not produce a usable reply: the connection failed, or Redis answered
+// with an error that says it cannot serve the command right now (a transient state of the
+// server, not a mistake in the command).
 #pragma once
 
+#include <optional>
+#include <span>
+#include <string_view>
 #include <system_error>
 
 namespace jq::redis {
@@ -11,12 +16,31 @@ enum class Errc {
   protocol_error,     // the server sent bytes that are not RESP
   timed_out,          // no reply within the command timeout; the connection was reset
   shutting_down,      // the client was stopped
+  // Refusals: Redis ran nothing of the command (a script is refused before its first line).
+  out_of_memory,   // -OOM: used memory is above maxmemory and the command could add to it
+  loading,         // -LOADING: Redis is loading its data set after a start
+  busy,            // -BUSY: a script has run longer than busy-reply-threshold
+  read_only,       // -READONLY: a replica, e.g. the old primary after a failover
+  master_down,     // -MASTERDOWN: a replica that lost its primary and serves no stale data
+  cannot_persist,  // -MISCONF: the last RDB or AOF write failed, so Redis refuses writes
+  no_replicas,     // -NOREPLICAS: fewer good replicas than min-replicas-to-write
 };
 
 const std::error_category& redis_category();
 inline std::error_code make_error_code(Errc e) {
   return {static_cast<int>(e), redis_category()};
 }
+
+// The refusal an error reply's text stands for, by its first word ("OOM command not allowed
+// ..."); nullopt for any other error (a script's own error, a wrong command).
+std::optional<Errc> refusal_of(std::string_view error_text);
+
+// A short, stable name for metrics labels: "oom", "connection_lost", ...; empty for an error
+// that is not Redis's (another category) or not worth counting (shutting_down).
+std::string_view error_kind(const std::error_code& ec);
+
+// Every name error_kind() can give, for exposing their counters at zero.
+std::span<const std::string_view> error_kinds();
 
 }  // namespace jq::redis
 

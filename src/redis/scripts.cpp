@@ -47,6 +47,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::wake_constraints, "wakeConstraints-2"},
     Binding{ScriptId::reclassify_jobs, "reclassifyJobs-4"},
     Binding{ScriptId::constraint_stats, "constraintStats-5"},
+    Binding{ScriptId::beat_master, "beatMaster-1"},
 };
 
 std::string sha1_hex(std::string_view data) {

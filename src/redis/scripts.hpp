@@ -38,6 +38,7 @@ enum class ScriptId {
   wake_constraints,
   reclassify_jobs,
   constraint_stats,
+  beat_master,
 };
 
 struct Script {

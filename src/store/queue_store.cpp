@@ -5,11 +5,14 @@
 #include <set>
 #include <span>
 
+#include <spdlog/spdlog.h>
+
 #include "src/redis/bindings/delete_dead_job.hpp"
 #include "src/redis/bindings/list_dead.hpp"
 #include "src/redis/bindings/pause_queue.hpp"
 #include "src/redis/bindings/queue_stats.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
+#include "src/redis/memory_info.hpp"
 #include "src/store/job_record.hpp"
 #include "src/util/time.hpp"
 
@@ -300,15 +303,51 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
 }
 
 asio::awaitable<Expected<void, StoreError>> QueueStore::ping() {
-  std::vector<std::string> ping{"PING"};
-  auto pong = co_await redis_.command(std::move(ping));
-  if (!pong || pong->is_error()) {
-    co_return unexpected(
-        StoreError{StoreErrc::unavailable, "Redis does not answer (" +
-                                               (pong ? pong->str : pong.error().message()) +
-                                               "); the master keeps retrying"});
+  // PING is refused while Redis loads its data set (INFO is not), and INFO memory says whether
+  // Redis is over its limit: both in one round trip.
+  std::vector<Command> commands{{"PING"}, {"INFO", "memory"}};
+  auto replies = co_await redis_.pipeline(std::move(commands));
+  if (!replies || replies->elements[0].is_error()) {
+    const std::string why = replies ? replies->elements[0].str : replies.error().message();
+    co_return unexpected(StoreError{
+        StoreErrc::unavailable, "Redis does not answer (" + why + "); the master keeps retrying"});
+  }
+  // INFO renamed or not allowed: ready as far as can be told.
+  const Reply& info = replies->elements[1];
+  const auto memory = info.is_string() ? redis::parse_memory_info(info.str) : std::nullopt;
+  if (memory && memory->over_limit()) {
+    co_return unexpected(StoreError{
+        StoreErrc::out_of_memory,
+        fmt::format("Redis is out of memory (used_memory {} bytes, maxmemory {}) and refuses new "
+                    "jobs until memory is freed: raise maxmemory, or fetch kept results, delete "
+                    "dead jobs and let workers finish the queued jobs",
+                    memory->used, memory->max)});
   }
   co_return Expected<void, StoreError>{};
+}
+
+// From INFO rather than CONFIG GET: managed Redis services often disable CONFIG, not INFO.
+asio::awaitable<void> QueueStore::check_eviction_policy(redis::Phase phase) {
+  std::vector<std::string> command{"INFO", "memory"};
+  auto info = co_await redis_.command(std::move(command), phase);
+  const auto memory =
+      info && info->is_string() ? redis::parse_memory_info(info->str) : std::nullopt;
+  if (memory && !memory->policy.empty()) {
+    if (memory->policy == "noeviction") co_return;
+    spdlog::warn(
+        "Redis's maxmemory-policy is {}: a Redis that reaches maxmemory deletes keys, which "
+        "loses jobs, results and registrations. Set maxmemory-policy noeviction: a full Redis "
+        "then refuses new jobs (503) and keeps what it has",
+        memory->policy);
+    co_return;
+  }
+  const std::string why = !info              ? info.error().message()
+                          : info->is_error() ? info->str
+                                             : "it has no maxmemory_policy";
+  spdlog::warn(
+      "could not check Redis's maxmemory-policy (INFO memory: {}): make sure it is noeviction, "
+      "or a Redis that reaches maxmemory deletes jobs and results",
+      why);
 }
 
 }  // namespace jq::store

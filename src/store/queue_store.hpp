@@ -104,8 +104,13 @@ class QueueStore {
   // merged into the listing's order (src/store/job_browse.cpp).
   asio::awaitable<Expected<BrowsePage, StoreError>> browse(api::JobBrowse query);
 
-  // Whether Redis answers commands now (/readyz): unavailable with the reason when it does not.
+  // Whether Redis serves commands now (/readyz): unavailable with the reason when it does not,
+  // out_of_memory while it is over its maxmemory (it then refuses new jobs).
   asio::awaitable<Expected<void, StoreError>> ping();
+
+  // Warns when a full Redis would delete keys (a maxmemory-policy other than noeviction), or
+  // that the policy could not be read. Never fails: the start goes on either way.
+  asio::awaitable<void> check_eviction_policy(redis::Phase phase);
 
  private:
   using Command = std::vector<std::string>;

@@ -2,9 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include "src/redis/errc.hpp"
+
 namespace jq::store {
 
 StoreError StoreError::unavailable(const std::error_code& cause) {
+  if (cause == redis::Errc::out_of_memory) {
+    return {StoreErrc::out_of_memory,
+            "Redis is out of memory (its used memory is above maxmemory) and refused the change. "
+            "Retry later; to make room, raise Redis's maxmemory or free space: fetch kept "
+            "results, delete dead jobs, let workers finish the queued jobs"};
+  }
   return {StoreErrc::unavailable,
           "the job store is unavailable (" + cause.message() + "); retry in a moment"};
 }

@@ -12,15 +12,17 @@ namespace jq::store {
 
 enum class StoreErrc {
   not_found,
-  conflict,     // the job's state does not allow the change (running, finished)
-  unavailable,  // Redis cannot be reached right now
-  internal,     // Redis answered something a correct store never holds
+  conflict,       // the job's state does not allow the change (running, finished)
+  unavailable,    // Redis cannot be reached or cannot serve right now (redis::Errc)
+  out_of_memory,  // Redis is above its maxmemory and refused the change; nothing of it was made
+  internal,       // Redis answered something a correct store never holds
 };
 
 struct StoreError {
   StoreErrc code = StoreErrc::internal;
   std::string message;  // for the user: what happened and what to do
 
+  // unavailable, or out_of_memory when `cause` is Redis's -OOM refusal.
   static StoreError unavailable(const std::error_code& cause);
   static StoreError internal(std::string detail);
   // internal() for a reply of `what` (a script, a pipeline) that a correct store never gives.

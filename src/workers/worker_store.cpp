@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 #include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/beat_master.hpp"
 #include "src/redis/bindings/expire_workers.hpp"
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_slots.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 using redis::bindings::AcquireSlots;
+using redis::bindings::BeatMaster;
 using redis::bindings::ExpireWorkers;
 using redis::bindings::RegisterWorker;
 using redis::bindings::ReleaseSlots;
@@ -236,7 +238,14 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
       commands.push_back({"HSET", key, "last_error", std::move(o.last_error)});
   }
   auto reply = co_await redis_.pipeline(std::move(commands));
-  if (!reply) spdlog::warn("worker counters not recorded: {}", reply.error().message());
+  if (reply) co_return;
+  // Every pass fails alike while Redis is out of memory (these are plain writes).
+  if (auto held_back = flush_failures_.due()) {
+    spdlog::warn("worker counters not recorded: {}{}", reply.error().message(),
+                 *held_back == 0
+                     ? std::string()
+                     : fmt::format(" ({} more times since the last such line)", *held_back));
+  }
 }
 
 asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_ms,
@@ -257,9 +266,9 @@ asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_
 }
 
 asio::awaitable<void> WorkerStore::heartbeat() {
-  std::vector<std::string> cmd{"ZADD", keys_.masters(),
-                               std::to_string(now_ms() + kHeartbeatTtl.count()), master_id_};
-  co_await redis_.command(std::move(cmd));
+  redis::ScriptCall call =
+      BeatMaster::call(BeatMaster::keys(keys_), {master_id_, now_ms() + kHeartbeatTtl.count()});
+  co_await redis_.eval(std::move(call));
 }
 
 asio::awaitable<void> WorkerStore::expire() {

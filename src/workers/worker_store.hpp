@@ -13,6 +13,7 @@
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
+#include "src/util/log_every.hpp"
 #include "src/util/time.hpp"
 #include "src/workers/endpoint.hpp"
 
@@ -76,6 +77,7 @@ class WorkerStore {
   std::string master_id_;
   std::mutex outcomes_mutex_;
   std::unordered_map<std::string, Outcomes> outcomes_;  // by endpoint id, since the last flush
+  LogEvery flush_failures_{std::chrono::minutes(1)};
 };
 
 }  // namespace jq::workers

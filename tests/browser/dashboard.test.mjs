@@ -125,6 +125,18 @@ function redisPing(port) {
   });
 }
 
+// One command to Redis; resolves with its reply's first line (enough for +OK).
+function redisCommand(port, ...args) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(5000);
+    socket.on('connect', () => socket.write(`*${args.length}\r\n${args.map((a) => `$${a.length}\r\n${a}\r\n`).join('')}`));
+    socket.on('data', (data) => { socket.destroy(); resolve(data.toString().split('\r\n')[0]); });
+    socket.on('error', reject);
+    socket.on('timeout', () => { socket.destroy(); reject(new Error(`redis ${args.join(' ')}: no answer`)); });
+  });
+}
+
 async function startRedis() {
   const port = await freePort();
   const child = start('redis-server', [REDIS_SERVER, '--port', String(port), '--bind', '127.0.0.1',
@@ -278,8 +290,11 @@ async function run() {
     page.on('response', (res) => { if (res.status() === 401) unauthorized.push(res.url()); });
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (msg) => {
-      // Chromium logs every 401 answer as a failed resource load; that one is expected.
-      if (msg.type() === 'error' && !/status of 401/.test(msg.text())) pageErrors.push(msg.text());
+      // Chromium logs every 401 answer as a failed resource load; that one is expected, and so
+      // is /readyz's 503 while Redis is out of memory.
+      const expected = /status of 401/.test(msg.text()) ||
+        (/status of 503/.test(msg.text()) && msg.location().url.endsWith('/readyz'));
+      if (msg.type() === 'error' && !expected) pageErrors.push(`${msg.text()} (${msg.location().url})`);
     });
 
     try {
@@ -410,6 +425,19 @@ async function run() {
         assert.ok(!(await page.content()).includes(SLOW_SECRET), 'the secret is not on the page');
         await until('a line in the chart', async () => (await page.locator('#chart polyline.done').count()) === 1);
         assert.match(await page.locator('#chart-now').textContent(), /jobs\/s/);
+      });
+
+      await check('while Redis is out of memory the status line says so, until it has room again', async () => {
+        assert.equal(await redisCommand(redis.port, 'CONFIG', 'SET', 'maxmemory', '1'), '+OK');
+        try {
+          await until('the status to say Redis is out of memory',
+            async () => /^Not ready: Redis is out of memory/.test(await page.locator('#status').textContent()));
+          assert.ok(await page.locator('#status').evaluate((e) => e.classList.contains('error')));
+          assert.ok(await queueRow(page, HELD).isVisible(), 'the queues are still shown');
+        } finally {
+          assert.equal(await redisCommand(redis.port, 'CONFIG', 'SET', 'maxmemory', '0'), '+OK');
+        }
+        await until('the status to clear', async () => /^Updated/.test(await page.locator('#status').textContent()));
       });
 
       await check('nothing is fetched from another origin, and the page logs no errors', async () => {

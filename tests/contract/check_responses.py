@@ -41,6 +41,7 @@ import json
 import os
 import pathlib
 import re
+import socket
 import sys
 import tempfile
 import threading
@@ -1404,6 +1405,39 @@ def check_dispatch(m, ctx, worker_spec, tally):
            and v["error"] is None else f"got {v!r}")
 
 
+def redis_command(port, *args):
+    """One command to Redis; its reply's first line (enough for +OK and -errors)."""
+    frame = f"*{len(args)}\r\n" + "".join(f"${len(a)}\r\n{a}\r\n" for a in args)
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(frame.encode())
+        return s.recv(4096).split(b"\r\n")[0].decode()
+
+
+def out_of_memory(value, headers):
+    """A check: 503 unavailable saying Redis is out of memory, with Retry-After: 5."""
+    if value.get("error") != "unavailable" or "out of memory" not in value.get("message", ""):
+        return f"got {value!r}"
+    return None if headers.get("retry-after") == "5" else f"Retry-After {headers.get('retry-after')!r}"
+
+
+def check_out_of_memory(m, ctx):
+    port = ctx["redis_port"]
+    assert redis_command(port, "CONFIG", "SET", "maxmemory", "1") == "+OK"
+    try:
+        for enc in ENCODINGS:
+            m.call("Redis out of memory", "GET", "/readyz", "/readyz", 503, encoding=enc,
+                   token=None, check=out_of_memory)
+            m.call("Redis out of memory", "POST", "/v1/jobs", "/v1/jobs", 503, encoding=enc,
+                   value={"name": "held"}, agree=False, check=out_of_memory)
+            m.call("Redis out of memory", "POST", "/v1/constraints", "/v1/constraints", 503,
+                   encoding=enc, value={"name": "oom", "match": {"name": "*"}}, agree=False,
+                   check=out_of_memory)
+            m.call("Redis out of memory: reads still work", "GET", "/v1/stats", "/v1/stats", 200,
+                   encoding=enc)
+    finally:
+        assert redis_command(port, "CONFIG", "SET", "maxmemory", "0") == "+OK"
+
+
 def check_unavailable(m, ctx):
     ctx["redis"].stop()
     wait_until(lambda: raw_call(m.port, "GET", "/readyz")[0] == 503, 15, "/readyz to say 503")
@@ -1446,7 +1480,8 @@ def main():
             capture = CaptureWorker()
             m = Master(port, master_spec, tally)
             auth = raw_call(port, "GET", "/v1/stats")[0] == 401
-            ctx = {"redis": redis, "jqworker_url": jqworker_url, "capture": capture, "auth": auth}
+            ctx = {"redis": redis, "redis_port": redis_port, "jqworker_url": jqworker_url,
+                   "capture": capture, "auth": auth}
             sections = [
                 ("operations", lambda: check_operations(m)),
                 ("workers", lambda: check_workers(m, ctx)),
@@ -1457,6 +1492,7 @@ def main():
                 ("auth", lambda: check_auth(m, ctx)),
                 ("roles", lambda: check_roles(m, ctx, tally)),
                 ("dispatch", lambda: check_dispatch(m, ctx, worker_spec, tally)),
+                ("out of memory", lambda: check_out_of_memory(m, ctx)),
                 ("unavailable", lambda: check_unavailable(m, ctx)),
             ]
             for name, run in sections:

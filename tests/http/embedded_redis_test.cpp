@@ -39,6 +39,11 @@ TEST_CASE("the embedded Redis serves jobs, keeps them across restarts and stops 
     redis_pid = embedded_pid(daemon.log());
     REQUIRE(process_exists(redis_pid));
     CHECK(std::filesystem::exists(data + "/appendonlydir"));
+    // A full embedded Redis refuses new jobs rather than evict any, so the master says nothing.
+    auto policy = jq::test::run_program(
+        {"redis-cli", "-s", data + "/redis.sock", "CONFIG", "GET", "maxmemory-policy"});
+    CHECK(policy.out.find("noeviction") != std::string::npos);
+    CHECK(daemon.log().find("maxmemory-policy") == std::string::npos);
     CHECK(daemon.stop(SIGINT, 15s) == 0);
     CHECK(daemon.log().find("embedded redis-server stopped") != std::string::npos);
   }

@@ -25,6 +25,7 @@ TEST_CASE("while Redis is down requests get 503 and the daemon recovers when it 
   auto down = http.post("/v1/jobs", {{"name", "n"}});
   CHECK(down.status == 503);
   CHECK(down.value()["error"] == "unavailable");
+  CHECK(down.header("retry-after") == "1");
   CHECK(http.get("/v1/jobs/" + before).status == 503);
   CHECK(http.get("/readyz").status == 503);
   CHECK(http.get("/healthz").status == 200);

@@ -27,7 +27,7 @@ std::size_t highest_key_index(std::string_view source) {
 
 TEST_CASE("every script loads and SCRIPT LOAD answers the sha1 the engine computed", "[redis]") {
   SyncRedis r(shared_redis().port());
-  REQUIRE(jq::redis::all_scripts().size() == 29);
+  REQUIRE(jq::redis::all_scripts().size() == 30);
   for (const jq::redis::Script& s : jq::redis::all_scripts()) {
     INFO(s.file);
     auto reply = r.call({"SCRIPT", "LOAD", std::string(s.source)});
@@ -47,6 +47,25 @@ TEST_CASE("each script is found by its id and uses exactly the keys its file nam
   }
   CHECK(jq::redis::script(ScriptId::push_jobs).file == "pushJobs-8");
   CHECK(jq::redis::script(ScriptId::cancel_job).num_keys == 9);
+}
+
+TEST_CASE(
+    "every script declares in its first line, and says in its header, whether it runs "
+    "while Redis is over maxmemory",
+    "[redis]") {
+  // The shebang is what Redis reads (only on the first line); the header is what people read.
+  const std::vector<std::pair<std::string_view, std::string_view>> kinds = {
+      {"#!lua\n", "Memory: refused while Redis is over maxmemory, before it writes anything: "},
+      {"#!lua flags=allow-oom\n", "Memory: runs while Redis is over maxmemory (allow-oom): "},
+      {"#!lua flags=no-writes\n", "Memory: reads only (no-writes), so it runs while Redis is "},
+  };
+  for (const jq::redis::Script& s : jq::redis::all_scripts()) {
+    INFO(s.file);
+    const auto kind = std::find_if(kinds.begin(), kinds.end(),
+                                   [&](const auto& k) { return s.source.starts_with(k.first); });
+    REQUIRE(kind != kinds.end());
+    CHECK(s.source.find(kind->second) != std::string_view::npos);
+  }
 }
 
 TEST_CASE("scripts still run after SCRIPT FLUSH, through the EVAL fallback", "[redis]") {

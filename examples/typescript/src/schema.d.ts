@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description `200` when Redis answers; `503 unavailable` when it does not or while the master shuts down.
+         * @description `200` when Redis answers; `503 unavailable` when it does not, while it is out of memory (over its `maxmemory`: new jobs are refused), or while the master shuts down.
          */
         get: operations["readyz"];
         put?: never;
@@ -508,6 +508,7 @@ export interface paths {
          *     | `jq_dispatch_duration_seconds` | histogram | `worker` | worker round trip of an attempt (answer or timeout) |
          *     | `jq_job_latency_seconds` | histogram | | push to done: `enqueued_at` to success or death |
          *     | `jq_redis_command_duration_seconds` | histogram | | one Redis command, script call or pipeline |
+         *     | `jq_redis_errors_total` | counter | `kind` | Redis calls that failed: the connection (`not_connected`, `connection_lost`, `timed_out`, `protocol_error`) or a refusal by Redis (`oom`: over `maxmemory`; `loading`, `busy`, `read_only`, `master_down`, `cannot_persist`, `no_replicas`); every kind is exposed from the start, at 0 |
          *     | `jq_http_requests_total` | counter | `route`, `method`, `status` | requests answered |
          *     | `jq_constraint_waiting_jobs` | gauge | `constraint` | queued jobs the constraint holds back now, over all its keys |
          *     | `jq_constraint_running_jobs` | gauge | `constraint` | attempts running now that count against it (any master's), over all its keys |
@@ -1301,11 +1302,14 @@ export interface components {
             };
         };
         /**
-         * @description `unavailable`: Redis cannot be reached (the master reconnects by itself), the master is
-         *     shutting down, or it has too many open connections.
+         * @description `unavailable`: Redis cannot be reached (the master reconnects by itself) or cannot
+         *     serve for a moment, Redis is out of memory (over its `maxmemory`: a request that must
+         *     store something is refused whole, nothing of it is written), the master is shutting
+         *     down, or it has too many open connections. `Retry-After` comes with those Redis caused.
          */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1340,6 +1344,13 @@ export interface components {
     headers: {
         /** @description Always `no-cache`; the files change only with the binary. */
         DashboardCacheControl: "no-cache";
+        /**
+         * @description Seconds to wait before trying again, on a `503` that Redis caused: `5` while Redis is
+         *     out of memory (over its `maxmemory`), `1` when it cannot be reached or cannot serve
+         *     for a moment (loading its data, busy, a read-only replica).
+         * @example 5
+         */
+        RetryAfter: number;
         /**
          * @description Only this origin's files and API: `default-src 'self'` and no inline script or style.
          * @example default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'

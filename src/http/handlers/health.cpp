@@ -1,5 +1,6 @@
 #include "src/http/handlers/health.hpp"
 
+#include "src/http/handlers/store_errors.hpp"
 #include "src/http/respond.hpp"
 
 namespace jq::http {
@@ -15,7 +16,7 @@ void add_health_routes(Router& router, store::QueueStore& store,
           co_return respond_error(req, api::ErrorCode::unavailable, "the master is shutting down");
         }
         auto pong = co_await store.ping();
-        if (!pong) co_return respond_error(req, api::ErrorCode::unavailable, pong.error().message);
+        if (!pong) co_return respond_error(req, to_api_error(pong.error()));
         co_return respond(req, 200, {{"status", "ready"}});
       });
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/beat_master.hpp"
 #include "src/redis/bindings/browse_jobs.hpp"
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/complete_jobs.hpp"
@@ -39,6 +40,6 @@ using All =
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, BrowseJobs,
          PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
-         WakeConstraints, ReclassifyJobs, ConstraintStats>;
+         WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster>;
 
 }  // namespace jq::redis::bindings

@@ -1,0 +1,167 @@
+// Redis at its maxmemory (noeviction) under the real daemon: what pushers, operators and
+// workers see (contract: "Security and limits", "Redis out of memory").
+#include <catch2/catch.hpp>
+
+#include "src/redis/memory_info.hpp"
+#include "tests/support/daemon.hpp"
+#include "tests/support/job_calls.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::HttpClient;
+using jq::test::RedisServer;
+using jq::test::SyncRedis;
+using jq::test::wait_until;
+using jq::test::Worker;
+using nlohmann::json;
+
+namespace {
+
+std::int64_t used_memory(SyncRedis& r) {
+  auto info = jq::redis::parse_memory_info(r.call({"INFO", "memory"}).str);
+  REQUIRE(info);
+  return info->used;
+}
+
+void set_maxmemory(SyncRedis& r, std::int64_t bytes) {
+  REQUIRE(r.call({"CONFIG", "SET", "maxmemory", std::to_string(bytes)}).str == "OK");
+}
+
+// The value of one series in /metrics; -1 when it is not there.
+double series(const HttpClient& http, const std::string& name) {
+  const std::string text = http.get("/metrics").body;
+  const auto at = text.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + name.size() + 2));
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pushes past Redis's maxmemory get 503 with Retry-After, nothing half-written, "
+    "until memory is raised",
+    "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  SyncRedis r(redis.port());
+  CHECK(series(http, "jq_redis_errors_total{kind=\"oom\"}") == 0);
+  set_maxmemory(r, used_memory(r) + 256 * 1024);
+
+  // Batches of 50 jobs of 1 KiB: the limit is some hundreds of jobs away.
+  json batch = json::array();
+  for (int i = 0; i < 50; ++i)
+    batch.push_back({{"name", "bulk"}, {"argument", std::string(1024, 'x')}});
+  int accepted = 0;
+  jq::test::HttpResult refused;
+  for (int i = 0; i < 100 && refused.status == 0; ++i) {
+    auto res = http.post("/v1/jobs", batch);
+    if (res.status == 201) {
+      accepted += 50;
+    } else {
+      refused = res;
+    }
+  }
+  REQUIRE(refused.status == 503);
+  CHECK(accepted > 0);
+  CHECK(refused.value()["error"] == "unavailable");
+  CHECK(refused.header("retry-after") == "5");
+  const std::string message = refused.value()["message"];
+  CHECK(message.find("Redis is out of memory") != std::string::npos);
+  CHECK(message.find("raise Redis's maxmemory") != std::string::npos);
+  CHECK(message.find("fetch kept results") != std::string::npos);
+
+  // Every job the store counts was acknowledged, and each one is in its queue.
+  auto stats = http.get("/v1/stats");
+  REQUIRE(stats.status == 200);  // reads work over maxmemory
+  CHECK(stats.value()["pushed"] == accepted);
+  CHECK(stats.value()["ready"] == accepted);
+
+  auto ready = http.get("/readyz");
+  CHECK(ready.status == 503);
+  CHECK(ready.value()["message"].get<std::string>().find("Redis is out of memory") !=
+        std::string::npos);
+  CHECK(series(http, "jq_redis_errors_total{kind=\"oom\"}") >= 1);
+
+  set_maxmemory(r, 0);
+  CHECK(http.get("/readyz").status == 200);
+  CHECK(http.post("/v1/jobs", batch).status == 201);
+  CHECK(http.get("/v1/stats").value()["pushed"] == accepted + 50);
+}
+
+TEST_CASE(
+    "while Redis is out of memory the jobs already stored still run, retry and hand over "
+    "their results",
+    "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "retry:\n  base: 0.05\n  max: 0.1\n  jitter: 0\n"});
+  auto http = daemon.http();
+  SyncRedis r(redis.port());
+  for (int i = 0; i < 20; ++i) jq::test::push(http, {{"name", "work"}, {"argument", i}});
+  const std::string kept =
+      jq::test::push(http, {{"name", "work"}, {"argument", "mine"}, {"keep_result", true}});
+  const std::string failing =
+      jq::test::push(http, {{"name", "work"}, {"argument", {{"fail", true}}}, {"max_retry", 1000}});
+  set_maxmemory(r, 1);  // whatever Redis holds is above it
+  CHECK(http.post("/v1/jobs", {{"name", "work"}}).status == 503);
+
+  Worker worker;
+  jq::test::register_worker(http, worker, {"work"}, 4);  // workers may register over maxmemory
+  REQUIRE(wait_until([&] { return http.get("/v1/stats").value()["succeeded"] == 21; }, 20s));
+  auto result = http.get("/v1/jobs/" + kept + "/result");
+  REQUIRE(result.status == 200);
+  CHECK(result.value()["result"] == "mine");
+  // Failures schedule retries and retries come due again: 20 attempts take about two seconds.
+  CHECK(wait_until([&] { return http.get("/v1/jobs/" + failing).value()["attempts"] >= 20; }, 20s));
+  CHECK(http.get("/readyz").status == 503);
+
+  // The dashboard's worker counters are plain writes that Redis refuses: every maintenance pass
+  // since the first attempts failed to record them, and one line says so, not one per pass.
+  CHECK(wait_until(
+      [&] { return daemon.log().find("worker counters not recorded") != std::string::npos; }, 5s));
+  CHECK(count_of(daemon.log(), "worker counters not recorded") == 1);
+  CHECK(daemon.wait_exit(0ms) == std::nullopt);
+}
+
+TEST_CASE("the master warns at start when Redis would evict keys, or that it could not tell",
+          "[http]") {
+  RedisServer redis;
+  SyncRedis r(redis.port());
+  REQUIRE(r.call({"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}).str == "OK");
+  {
+    Daemon daemon({redis.url()});
+    CHECK(daemon.log().find("Redis's maxmemory-policy is allkeys-lru") != std::string::npos);
+  }
+  // A user that may not run INFO, as with some managed Redis services: the master still serves.
+  REQUIRE(r.call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all", "-info"}).str ==
+          "OK");
+  Daemon daemon({"redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0"});
+  CHECK(daemon.log().find("could not check Redis's maxmemory-policy") != std::string::npos);
+  CHECK(daemon.http().get("/readyz").status == 200);
+  CHECK(jq::test::push(daemon.http(), {{"name", "n"}}).size() > 0);
+}
+
+TEST_CASE("a master starts against a Redis that is already full, and serves what it can",
+          "[http]") {
+  RedisServer redis;
+  SyncRedis r(redis.port());
+  set_maxmemory(r, 1);
+  Daemon daemon({.redis_url = redis.url(), .wait_ready = false});
+  auto http = daemon.http();
+  // The store's check at connect (initStore) runs over maxmemory: reads are served.
+  REQUIRE(wait_until([&] { return http.get("/v1/stats").status == 200; }, 10s));
+  auto ready = http.get("/readyz");
+  CHECK(ready.status == 503);
+  CHECK(ready.header("retry-after") == "5");
+  CHECK(ready.value()["message"].get<std::string>().find("Redis is out of memory") !=
+        std::string::npos);
+  CHECK(http.post("/v1/jobs", {{"name", "n"}}).status == 503);
+}
