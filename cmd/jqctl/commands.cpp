@@ -49,6 +49,11 @@ struct Commands::State {
   std::optional<std::string> wait_s;  // result --wait; the master checks the range
   std::optional<std::string> dead_name;
   std::optional<std::string> dead_limit;
+  // `jobs`: the job browser's query, passed on as it is (the master checks it).
+  std::optional<std::string> browse_state;
+  std::optional<std::string> browse_name;
+  std::optional<std::string> browse_limit;
+  std::optional<std::string> browse_cursor;
   JobFlags job;
   std::string job_file;
   WorkerFlags worker;
@@ -232,6 +237,25 @@ void add_jobs(Table& t, CLI::App& app, State& s) {
   result->add_option("--wait", s.wait_s, "hold the request up to SECONDS (0-60) for the result")
       ->type_name("SECONDS");
   t.simple(app, "job", "Show a job: state, attempts, last_error", Method::get, "/v1/jobs/{}", "ID");
+  CLI::App* browse = t.verb(
+      app, "jobs",
+      "Browse jobs in one state, a page at a time: {jobs, next_cursor}; queued in the order they "
+      "would be chosen, scheduled by ready_at, running by deadline, dead newest first",
+      [&s] {
+        std::string target = "/v1/jobs";
+        add_query(target, "state", s.browse_state);
+        add_query(target, "name", s.browse_name);
+        add_query(target, "limit", s.browse_limit);
+        add_query(target, "cursor", s.browse_cursor);
+        return Expected<HttpRequest, std::string>(HttpRequest{Method::get, target, {}});
+      });
+  browse->add_option("--state", s.browse_state, "queued (default), scheduled, running or dead")
+      ->type_name("STATE");
+  browse->add_option("--name", s.browse_name, "only jobs of this name");
+  browse->add_option("--limit", s.browse_limit, "at most N jobs a page (default 100, max 1000)")
+      ->type_name("N");
+  browse->add_option("--cursor", s.browse_cursor, "the next_cursor of the previous page")
+      ->type_name("CURSOR");
   t.simple(app, "cancel", "Cancel a queued or scheduled job (409 while it runs)", Method::del,
            "/v1/jobs/{}", "ID");
 }

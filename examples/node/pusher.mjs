@@ -97,6 +97,27 @@ class JqClient {
     }
   }
 
+  // One page of the jobs in `state` (queued, scheduled, running, dead), each with its argument:
+  // {jobs, next_cursor}. Pass next_cursor back as `cursor` for the next page; it is null on the
+  // last. Role admin.
+  async jobs({ state = "queued", name, limit, cursor } = {}) {
+    const query = new URLSearchParams({ state });
+    if (name !== undefined) query.set("name", name);
+    if (limit !== undefined) query.set("limit", String(limit));
+    if (cursor !== undefined && cursor !== null) query.set("cursor", cursor);
+    return (await this.#call("GET", `/v1/jobs?${query}`)).body;
+  }
+
+  // Every job in `state`, page by page.
+  async *allJobs({ state = "queued", name, page = 100 } = {}) {
+    let cursor = null;
+    do {
+      const answer = await this.jobs({ state, name, limit: page, cursor });
+      yield* answer.jobs;
+      cursor = answer.next_cursor;
+    } while (cursor !== null);
+  }
+
   // Constraints: flow control on the jobs a matcher selects (role admin). A constraint is an
   // object {name, match: {name, argument}, key, concurrency, rate, paused}; see the README.
 
@@ -194,6 +215,14 @@ async function showConstraints(jq) {
     if (!(e instanceof JqError)) throw e;
     console.log(`constraint deleted: ${e.status} ${e.error}`);
   }
+
+  // The job browser (also role admin): a job due in an hour is listed as scheduled.
+  const demo = `browse-demo-${process.pid}`;
+  const { id: later } = await jq.push(demo, null, { delay: 3600 });
+  const page = await jq.jobs({ state: "scheduled", name: demo, limit: 10 });
+  const listed = page.jobs.length === 1 && page.jobs[0].id === later;
+  console.log(`jobs browsed: scheduled=${listed} next_cursor=${page.next_cursor}`);
+  await jq.cancel(later);
 }
 
 async function main() {

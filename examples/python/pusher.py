@@ -123,6 +123,24 @@ class JqClient:
             if time.monotonic() >= deadline:  # 202: still queued, scheduled or running
                 return None
 
+    def jobs(self, state="queued", name=None, limit=None, cursor=None):
+        """One page of the jobs in `state` (queued, scheduled, running, dead), each with its
+        argument: {jobs, next_cursor}. Pass next_cursor back as `cursor` for the next page; it is
+        None on the last. Role admin."""
+        query = {"state": state, "name": name, "limit": limit, "cursor": cursor}
+        query = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        return self._call("GET", "/v1/jobs?" + query)
+
+    def all_jobs(self, state="queued", name=None, page=100):
+        """Every job in `state`, page by page (a generator)."""
+        cursor = None
+        while True:
+            answer = self.jobs(state, name, page, cursor)
+            yield from answer["jobs"]
+            cursor = answer["next_cursor"]
+            if cursor is None:
+                return
+
     # Constraints: flow control on the jobs a matcher selects (role admin). A constraint is a
     # map {name, match: {name, argument}, key, concurrency, rate, paused}; see the README.
     def constraints(self):
@@ -217,6 +235,13 @@ def show_constraints(jq):
         jq.constraint(name)
     except JqError as e:
         print(f"constraint deleted: {e.status} {e.error}")
+
+    # The job browser (also role admin): a job due in an hour is listed as scheduled.
+    later = jq.push("browse-demo-%d" % os.getpid(), None, delay=3600)
+    page = jq.jobs("scheduled", name="browse-demo-%d" % os.getpid(), limit=10)
+    print(f"jobs browsed: scheduled={[j['id'] for j in page['jobs']] == [later]} "
+          f"next_cursor={page['next_cursor']}")
+    jq.cancel(later)
 
 
 def main():

@@ -154,6 +154,8 @@ def check_constraint_lines(line):
          "a put replaces the whole constraint")
     line(r"constraints listed: (True|true)", "the constraint is listed")
     line(r"constraint deleted: 404 not_found", "a deleted constraint is 404 not_found")
+    line(r"jobs browsed: scheduled=(True|true) next_cursor=(None|null)",
+         "the job browser lists a delayed job as scheduled, on one page")
 
 
 def signed_headers(secret, body, timestamp=None):

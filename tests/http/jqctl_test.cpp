@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
@@ -325,6 +326,28 @@ TEST_CASE("jqctl pauses, lists and resumes queues", "[http]") {
   CHECK(f.ok({"queues", "resume", "reports"})["paused"] == false);
   CHECK(f.ok({"queues", "get", "reports"})["paused"] == false);
   CHECK(f.ctl({"queues", "get", "never.seen"}).exit_code == kExitNotFound);
+}
+
+TEST_CASE("jqctl browses jobs page by page", "[http]") {
+  Fixture f;
+  const std::string high = f.push({"--name", "browse", "--priority", "9"});
+  const std::string low = f.push({"--name", "browse", "--priority", "1"});
+  const std::string other = f.push({"--name", "elsewhere"});
+  const json first = f.ok({"jobs", "--name", "browse", "--limit", "1"});
+  REQUIRE(first["jobs"].size() == 1);
+  CHECK(first["jobs"][0]["id"] == low);
+  const json second =
+      f.ok({"jobs", "--name", "browse", "--limit", "1", "--cursor", first["next_cursor"]});
+  CHECK(second["jobs"][0]["id"] == high);
+  CHECK(second["next_cursor"].is_null());
+  std::set<std::string> queued;
+  const json all = f.ok({"jobs", "--state", "queued"});  // kept: its ["jobs"] is iterated
+  for (const json& j : all["jobs"]) queued.insert(j["id"]);
+  CHECK(queued == std::set<std::string>{high, low, other});
+  CHECK(f.ok({"jobs", "--state", "dead"})["jobs"].empty());
+  const ProgramResult bad = f.ctl({"jobs", "--state", "finished"});
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err.find("state") != std::string::npos);
 }
 
 TEST_CASE("jqctl lists, retries and deletes dead jobs", "[http]") {
