@@ -1,7 +1,7 @@
 // The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and /readyz (whose
 // message the status line shows while the master is not ready) and renders the totals,
 // the queues, the constraints (each with its live state from GET /v1/constraints/{name}), the
-// worker endpoints, the dead jobs and a throughput chart. The chart has no history of its own on
+// worker endpoints, the dead jobs, a page of the job browser (GET /v1/jobs) and a throughput chart. The chart has no history of its own on
 // the server: it is computed here from successive GET /v1/stats answers (succeeded + failed
 // deltas) kept in memory, so it starts empty when the page loads.
 //
@@ -41,6 +41,9 @@ const state = {
   defaultHint: null, // the form's first title and hint, put back after a refused token
   samples: [],      // {t: ms since epoch, done: succeeded + failed, failed}
   constraints: new Map(), // name -> the constraint as last read, for the limits form
+  // The job browser: what it shows, the cursor of the page shown (null: the first) and of the
+  // next one.
+  browse: { state: 'queued', name: '', cursor: null, next: null },
 };
 
 // --- the API -----------------------------------------------------------------------------------
@@ -324,6 +327,72 @@ function renderDead(dead, total) {
   $('dead-count').textContent = dead.length < total ? `newest ${dead.length} of ${count(total)}` : '';
 }
 
+// --- the job browser ---------------------------------------------------------------------------
+
+const JOBS_PAGE = 20;
+
+async function loadJobs() {
+  const b = state.browse;
+  const query = new URLSearchParams({ state: b.state, limit: String(JOBS_PAGE) });
+  if (b.name) query.set('name', b.name);
+  if (b.cursor) query.set('cursor', b.cursor);
+  return api('GET', `/v1/jobs?${query}`);
+}
+
+// What the job waits for or when it happened, by state.
+function whenText(job) {
+  if (job.state === 'scheduled' && job.ready_at) {
+    const due = (Date.parse(job.ready_at) - Date.now()) / 1000;
+    return [due > 0 ? `due in ${duration(due)}` : 'due now', job.ready_at];
+  }
+  if (job.blocked_by) return [`held by ${job.blocked_by}`, job.enqueued_at];
+  if (job.last_error) return [job.last_error, job.last_error];
+  return [`pushed ${ago(job.enqueued_at)}`, job.enqueued_at];
+}
+
+function createJobRow() {
+  return el('tr', {}, [
+    el('th', { scope: 'row' }, [el('code')]), el('td'), el('td', { className: 'num' }),
+    el('td', { className: 'num' }), el('td'), el('td', { className: 'argument' }, [el('code')]),
+  ]);
+}
+
+function updateJobRow(row, job) {
+  const code = row.cells[0].firstChild;
+  if (code.textContent !== job.id) code.textContent = job.id;
+  setCell(row, 1, job.name);
+  setCell(row, 2, String(job.priority));
+  setCell(row, 3, count(job.attempts));
+  const [text, title] = whenText(job);
+  setCell(row, 4, text, title);
+  const argument = JSON.stringify(job.argument) ?? 'null';
+  const cell = row.cells[5];
+  if (cell.firstChild.textContent !== argument) cell.firstChild.textContent = argument;
+  cell.title = argument;
+}
+
+function renderJobs(page) {
+  const b = state.browse;
+  b.next = page.next_cursor;
+  syncRows($('jobs'), page.jobs, (j) => j.id, createJobRow, updateJobRow);
+  showEmpty('jobs-empty', page.jobs.length === 0);
+  $('jobs-next').disabled = !b.next;
+  $('jobs-first').disabled = !b.cursor;
+  $('jobs-where').textContent = `${b.state}${b.name ? ` · ${b.name}` : ''}${b.cursor ? ' · a later page' : ''}`;
+}
+
+function browseFrom(cursor) {
+  state.browse.cursor = cursor;
+  refreshSoon();
+}
+
+function showJobs(event) {
+  event.preventDefault();
+  state.browse.state = $('jobs-state').value;
+  state.browse.name = $('jobs-name').value.trim();
+  browseFrom(null);
+}
+
 // --- constraints -------------------------------------------------------------------------------
 
 // GET /v1/constraints, then the live state of each (up to CONSTRAINT_STATE_LIMIT): the object
@@ -579,9 +648,9 @@ function setStatus(text, isError = false) {
 async function refreshOnce() {
   clearTimeout(state.timer);
   try {
-    const [stats, queues, workers, dead, constraints, unready] = await Promise.all([
+    const [stats, queues, workers, dead, constraints, unready, jobs] = await Promise.all([
       api('GET', '/v1/stats'), api('GET', '/v1/queues'), api('GET', '/v1/workers'),
-      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(), notReady(),
+      api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(), notReady(), loadJobs(),
     ]);
     const now = Date.now();
     record(stats, now);
@@ -590,6 +659,7 @@ async function refreshOnce() {
     renderConstraints(constraints);
     renderWorkers(workers);
     renderDead(dead, queues.reduce((sum, q) => sum + (q.dead || 0), 0));
+    renderJobs(jobs);
     renderChart(now);
     const updated = `Updated ${timeFormat.format(now)} · refreshing every ${REFRESH_MS / 1000} s`;
     if (unready) {
@@ -672,6 +742,9 @@ function start() {
   $('forget-token').addEventListener('click', forgetToken);
   $('limits-form').addEventListener('submit', saveLimits);
   $('limits-cancel').addEventListener('click', closeLimitsForm);
+  $('jobs-form').addEventListener('submit', showJobs);
+  $('jobs-next').addEventListener('click', () => browseFrom(state.browse.next));
+  $('jobs-first').addEventListener('click', () => browseFrom(null));
   $('forget-token').hidden = !state.token;
   refreshSoon();
 }

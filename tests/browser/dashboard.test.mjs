@@ -5,7 +5,8 @@
 // opens the page the way an operator would: it enters the token when the page asks, reads the
 // queue's ready count, clicks Resume and Pause (checked through the API), reads a constraint's
 // numbers and top keys, pauses, resumes and edits its limits (checked through the API), retries a
-// dead job (checked through the API), and saves a screenshot to build/dashboard.png.
+// dead job (checked through the API), browses a queue's jobs and the dead ones, and saves a
+// screenshot to build/dashboard.png.
 //
 // Every process is started here and stopped by its PID, also when a step fails. Prints one line
 // per check and "N passed, N failed"; exits 1 when a check failed.
@@ -412,6 +413,29 @@ async function run() {
         assert.equal(job.body.attempts, 0);
         await row.waitFor({ state: 'detached', timeout: 10_000 });
         assert.ok(await deadRow(page, keptId).isVisible(), 'the other dead job is still listed');
+      });
+
+      await check('the job browser lists a queue\'s jobs in order with their arguments, and dead jobs by state', async () => {
+        await page.locator('#jobs-name').fill(HELD);
+        await page.locator('#jobs-state').selectOption('queued');
+        await page.getByRole('button', { name: 'Show', exact: true }).click();
+        const rows = page.locator('#jobs tr');
+        // The page shows what the API lists, in the same order: the queue's jobs, first pushed first.
+        const listed = (await api('GET', `/v1/jobs?state=queued&name=${HELD}&limit=20`)).body.jobs;
+        assert.ok(listed.length >= 7, `the API lists the ${HELD} jobs`);
+        await until(`the ${listed.length} held jobs to be listed`, async () => (await rows.count()) === listed.length);
+        for (const i of [0, listed.length - 1]) {
+          const text = await rows.nth(i).textContent();
+          assert.ok(text.includes(listed[i].id) && text.includes(JSON.stringify(listed[i].argument)),
+            `row ${i} is ${listed[i].id} with its argument`);
+        }
+        assert.match(await rows.nth(0).textContent(), /\{"n":0\}/, 'the first pushed comes first');
+        assert.ok(await page.getByRole('button', { name: 'Next page' }).isDisabled(), 'one page only');
+        await page.locator('#jobs-name').fill(DOOMED);
+        await page.locator('#jobs-state').selectOption('dead');
+        await page.getByRole('button', { name: 'Show', exact: true }).click();
+        await until('the kept dead job to be listed', async () =>
+          (await rows.count()) === 1 && (await rows.nth(0).textContent()).includes(keptId));
       });
 
       await check('workers and the throughput chart are drawn from the API', async () => {
