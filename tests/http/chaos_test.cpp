@@ -219,7 +219,7 @@ std::vector<std::string> first_few(const Items& items) {
   return out;
 }
 
-// "<fault>: N running, jobs succeed again after S s", for the summary.
+// "<fault>: N running, jobs succeed again after S s" (S from the fault's start), for the summary.
 std::string fault_line(const std::string& fault, long long running, Clock::time_point at) {
   return fault + ": " + std::to_string(running) + " running, jobs succeed again after " +
          std::to_string(std::chrono::duration<double>(Clock::now() - at).count()) + " s";
