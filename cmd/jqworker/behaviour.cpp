@@ -28,7 +28,9 @@ Reply success(const JobRequest& job, const std::string& finished_at) {
   pk.pack("finished_at").pack(finished_at);
   pk.pack("result");
   buffer.write(job.argument.data(), job.argument.size());
-  return msgpack_reply(buffer);
+  Reply r = msgpack_reply(buffer);
+  r.success = true;
+  return r;
 }
 
 Reply failure(const JobRequest& job, const std::string& finished_at, const char* reason,

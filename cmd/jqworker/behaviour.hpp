@@ -15,6 +15,7 @@ namespace jq::worker {
 // An HTTP answer, or none: `close_connection` means drop the connection without writing.
 struct Reply {
   bool close_connection = false;
+  bool success = false;  // the body is a success result (what --journal notes)
   int status = 200;
   std::string content_type;
   std::string body;

@@ -15,6 +15,7 @@ struct Flags {
   std::string listen = "127.0.0.1:9000";
   int threads = 1;
   bool log_requests = false;
+  std::string journal;
   std::string master_url;
   std::string own_url;
   std::vector<std::string> names{"*"};
@@ -30,6 +31,8 @@ void add_flags(CLI::App& cli, Flags& f) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cli.add_flag("--log-requests", f.log_requests, "log one line per request");
+  cli.add_option("--journal", f.journal,
+                 "append a line to FILE when a job attempt starts and when it ends (for tests)");
   cli.add_option("--register", f.master_url, "master URL to register with (POST /v1/workers)");
   cli.add_option("--url", f.own_url, "URL the master should call (default http://LISTEN/)");
   cli.add_option("--names", f.names, "job names served, comma-separated")
@@ -52,6 +55,7 @@ jq::Expected<jq::worker::WorkerOptions, std::string> to_options(const Flags& f) 
   std::tie(o.host, o.port) = *listen;
   o.threads = f.threads;
   o.log_requests = f.log_requests;
+  o.journal_path = f.journal;
   if (f.master_url.empty()) return o;
   auto master = jq::worker::parse_master_url(f.master_url);
   if (!master) return jq::unexpected("--register: " + master.error());

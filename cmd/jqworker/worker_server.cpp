@@ -26,6 +26,7 @@
 #include <boost/beast/http.hpp>
 
 #include "cmd/jqworker/behaviour.hpp"
+#include "cmd/jqworker/journal.hpp"
 #include "cmd/jqworker/stats.hpp"
 
 namespace jq::worker {
@@ -49,6 +50,7 @@ using Request = bhttp::request<bhttp::string_body>;
 struct Shared {
   Stats stats;
   bool log_requests = false;
+  std::optional<Journal> journal;
 };
 
 // Headers a test may want to see: the X-Jq-* ones and whatever a registration added. The ones
@@ -78,11 +80,14 @@ asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
   auto job = parse_job(req.body());
   if (!job) co_return text_reply(400, job.error() + "\n");
   shared.stats.record_attempt(job->id, job->attempt);
+  if (shared.journal) shared.journal->start(job->id, job->attempt);
   if (job->directives.sleep.count() > 0) {
     asio::steady_timer timer(co_await asio::this_coro::executor, job->directives.sleep);
     co_await timer.async_wait(use_awaitable);
   }
-  co_return answer_job(*job, std::chrono::system_clock::now());
+  Reply reply = answer_job(*job, std::chrono::system_clock::now());
+  if (shared.journal) shared.journal->end(job->id, job->attempt, reply.success);
+  co_return reply;
 }
 
 // Routes one request. A job is counted in flight through `in_flight`, which the caller keeps
@@ -265,6 +270,14 @@ int run(WorkerOptions options) {
       host_for_url(options.host) + ":" + std::to_string(acceptor.local_endpoint().port());
   auto shared = std::make_shared<Shared>();
   shared->log_requests = options.log_requests;
+  if (!options.journal_path.empty()) {
+    auto journal = Journal::open(options.journal_path);
+    if (!journal) {
+      spdlog::error("{}", journal.error());
+      return 1;
+    }
+    shared->journal.emplace(std::move(*journal));
+  }
   asio::co_spawn(io, accept_loop(std::move(acceptor), shared), asio::detached);
   if (options.registration) {
     if (options.registration->own_url.empty()) {

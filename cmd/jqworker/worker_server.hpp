@@ -18,6 +18,7 @@ struct WorkerOptions {
   std::uint16_t port = 9000;  // 0: any free port (printed on stdout)
   int threads = 1;            // io threads
   bool log_requests = false;  // one log line per request
+  std::string journal_path;   // non-empty: append each attempt's start and end (journal.hpp)
   // Register with a master; an empty own_url becomes http://HOST:PORT/ once bound.
   std::optional<Registration> registration;
 };
@@ -26,7 +27,7 @@ struct WorkerOptions {
 Expected<std::pair<std::string, std::uint16_t>, std::string> parse_listen(std::string_view listen);
 
 // Binds, prints "listening on HOST:PORT" on stdout, serves until SIGINT or SIGTERM.
-// Returns the exit code: 0 after a signal, 1 when it cannot listen.
+// Returns the exit code: 0 after a signal, 1 when it cannot listen or open the journal.
 int run(WorkerOptions options);
 
 }  // namespace jq::worker

@@ -339,6 +339,18 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
         co_return answer;
       }
     }
+    // Not sent once its deadline has passed (the reservation's answer came late, e.g. from a
+    // Redis that hung): the master gives the attempt up at once and retries it, and a worker
+    // that got it anyway would run it beside the retry. Beast does not stop this by itself:
+    // with an expired timer the write still goes out before the timer closes the socket.
+    if (std::chrono::steady_clock::now() >= call.deadline) {
+      conn->tcp().expires_never();
+      impl->give_back(std::move(conn));
+      WorkerAnswer answer;
+      answer.kind = WorkerAnswer::Kind::timed_out;
+      answer.error = "the deadline passed before the job was sent";
+      co_return answer;
+    }
     conn->tcp().expires_at(call.deadline);
     Exchange done = co_await std::visit(
         [&](auto& stream) { return exchange(stream, request, call, reused); }, conn->stream);

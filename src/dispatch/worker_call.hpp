@@ -31,7 +31,7 @@ struct WorkerAnswer {
     answered,     // a whole HTTP response arrived
     unreachable,  // no connection (a certificate that does not verify included), or it broke
                   // before the request was sent: the attempt does not count
-    timed_out,    // no whole answer before the deadline
+    timed_out,    // no whole answer before the deadline (or not sent: it had passed)
     broken,       // the connection failed after the request was sent
   };
   Kind kind = Kind::answered;

@@ -121,9 +121,15 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
           std::chrono::duration_cast<std::chrono::milliseconds>(state.hold_until - now);
       break;
     case Verdict::unreachable:
-      state.unreachable_backoff =
-          std::clamp(state.unreachable_backoff * 2, kUnreachableMin, kUnreachableMax);
-      state.hold_until = now + state.unreachable_backoff;
+      // Attempts sent together fail together: the first failure holds the endpoint off, and
+      // the others, ending while it is held off, tell of the same outage. Only a failure after
+      // the hold (a new try) doubles the backoff; else a worker that was killed with 16 jobs in
+      // flight would be left alone for 250 ms * 2^15, the cap, however soon it came back.
+      if (now >= state.hold_until || state.unreachable_backoff.count() == 0) {
+        state.unreachable_backoff =
+            std::clamp(state.unreachable_backoff * 2, kUnreachableMin, kUnreachableMax);
+      }
+      state.hold_until = std::max(state.hold_until, now + state.unreachable_backoff);
       follow.mark_down = state.unreachable_backoff;
       follow.clear_connections = state.pool;
       break;

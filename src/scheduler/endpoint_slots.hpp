@@ -35,7 +35,8 @@ inline constexpr std::chrono::milliseconds kFullPause{20};
 // Slots with no job for them go back to Redis after this long: another master waits at most
 // this long for slots this one is not using.
 inline constexpr std::chrono::milliseconds kSlotLinger{100};
-// An unreachable endpoint is held off for a backoff doubling from the first to the second.
+// An unreachable endpoint is held off for a backoff doubling from the first to the second, once
+// per try after the hold (attempts that failed together count once).
 inline constexpr std::chrono::milliseconds kUnreachableMin{250};
 inline constexpr std::chrono::milliseconds kUnreachableMax{30'000};
 

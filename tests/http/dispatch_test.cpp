@@ -373,6 +373,37 @@ TEST_CASE("a master killed with jobs in flight loses none of them", "[http]") {
   }
 }
 
+TEST_CASE("jobs refused together by a worker that is down go to it soon after it is back",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 1, kFastRetry});  // one shard: one reservation takes all eight
+  auto http = daemon.http();
+  const std::uint16_t port = jq::test::free_port();  // the worker's, while it is down
+  const std::string wid =
+      register_worker(http, "http://127.0.0.1:" + std::to_string(port) + "/", {"*"}, 8);
+  json batch = json::array();
+  for (int i = 0; i < 8; ++i) batch.push_back({{"name", "n"}, {"keep_result", true}});
+  const auto pushed = http.post("/v1/jobs", batch);
+  REQUIRE(pushed.status == 201);
+  const std::vector<std::string> ids = pushed.value()["ids"];
+  REQUIRE(ids.size() == 8);
+  // The eight attempts fail together, as those of a worker killed with eight jobs in flight
+  // do, and their jobs wait in the queue; only then does the worker come up.
+  auto refused = [&] {
+    const std::string error = http.get("/v1/workers/" + wid).value()["last_error"].dump();
+    if (error.find("Connection refused") == std::string::npos) return false;
+    for (const auto& id : ids) {
+      if (job(http, id)["state"] != "queued") return false;
+    }
+    return true;
+  };
+  REQUIRE(wait_until(refused, 10s));
+  Worker worker({}, port);
+  // One outage holds the endpoint off once (250 ms, doubling per failed try after it), not
+  // eight times over: that reached the 30 s cap.
+  for (const auto& id : ids) CHECK(result_of(http, id, 10s)["type"] == "success");
+}
+
 TEST_CASE("a paused queue accepts pushes and dispatches nothing until resumed", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});

@@ -1,5 +1,6 @@
 // jqworker (the worker the master's tests and benchmarks run against) and the Python example
-// worker, over real sockets: what each argument directive answers, /stats, registration.
+// worker, over real sockets: what each argument directive answers, /stats, the journal,
+// registration.
 #include <catch2/catch.hpp>
 
 #include <csignal>
@@ -7,6 +8,7 @@
 
 #include "tests/support/daemon.hpp"
 #include "tests/support/worker.hpp"
+#include "tests/support/worker_journal.hpp"
 
 namespace jq::test {
 namespace {
@@ -201,6 +203,48 @@ TEST_CASE("jqworker exits 0 on SIGTERM and SIGINT", "[http]") {
   CHECK(term.stop(SIGTERM, 5s).value_or(-1) == 0);
   Worker interrupt;
   CHECK(interrupt.stop(SIGINT, 5s).value_or(-1) == 0);
+}
+
+TEST_CASE("jqworker --journal records each attempt's start and end, and a kill keeps them",
+          "[http]") {
+  TempDir dir;
+  const std::string path = dir.file("journal");
+  Worker worker({"--journal", path});
+  post_job(worker, "a", 1, nullptr);
+  post_job(worker, "b", 2, {{"fail", true}});
+  std::thread slow([&worker] {
+    try {
+      post_job(worker, "c", 1, {{"sleep_ms", 60'000}});
+    } catch (const std::exception&) {  // the worker is killed before it answers
+    }
+  });
+  REQUIRE(wait_until([&] { return read_file(path).find("start c 1") != std::string::npos; }, 5s));
+  CHECK(worker.stop(SIGKILL, 5s) == 128 + SIGKILL);
+  slow.join();
+  CHECK(read_file(path) == "start a 1\nend a 1 success\nstart b 2\nend b 2 other\nstart c 1\n");
+  WorkerJournal journal;
+  journal.add(read_file(path));
+  CHECK(journal.starts == 3);
+  CHECK(journal.successes_by_job == std::map<std::string, int>{{"a", 1}});
+  CHECK(journal.overlapping.empty());  // c was still running when the process died: no overlap
+}
+
+TEST_CASE("two attempts of one job running at once show in jqworker's journal", "[http]") {
+  TempDir dir;
+  const std::string path = dir.file("journal");
+  Worker worker({"--journal", path});
+  std::vector<std::thread> both;
+  for (int attempt : {1, 2}) {
+    both.emplace_back([&worker, attempt] { post_job(worker, "j", attempt, {{"sleep_ms", 300}}); });
+  }
+  for (auto& t : both) t.join();
+  post_job(worker, "k", 1, nullptr);
+  post_job(worker, "k", 2, nullptr);  // one after the other: a rerun, not an overlap
+  WorkerJournal journal;
+  journal.add(read_file(path));
+  CHECK(journal.overlapping == std::set<std::string>{"j"});
+  CHECK(journal.starts_by_job == std::map<std::string, int>{{"j", 2}, {"k", 2}});
+  CHECK(journal.duplicate_successes() == 2);
 }
 
 TEST_CASE("jqworker --register posts its registration and heartbeats every ttl/3", "[http]") {

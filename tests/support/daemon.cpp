@@ -16,7 +16,7 @@ std::string ctl_binary() {
 }
 
 Daemon::Daemon(DaemonOptions options)
-    : port_(free_port()),
+    : port_(options.port != 0 ? options.port : free_port()),
       data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir),
       ca_file_(options.tls_ca_file) {
   const std::string config = dir_.file("jqmaster.yaml");

@@ -42,9 +42,10 @@ int connect_loopback(std::uint16_t port);
 // Writes all of `bytes`; false when the connection broke.
 bool send_all(int fd, std::string_view bytes);
 
-// Polls `condition` every few milliseconds until it holds or `timeout` passes.
+// Polls `condition` every `interval` until it holds or `timeout` passes.
 template <class Predicate>
-bool wait_until(Predicate condition, std::chrono::milliseconds timeout);
+bool wait_until(Predicate condition, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds interval = std::chrono::milliseconds(5));
 
 // A fresh directory under /tmp, removed by the destructor.
 class TempDir {
@@ -67,11 +68,12 @@ std::string read_file(const std::string& path);
 #include <thread>
 
 template <class Predicate>
-bool jq::test::wait_until(Predicate condition, std::chrono::milliseconds timeout) {
+bool jq::test::wait_until(Predicate condition, std::chrono::milliseconds timeout,
+                          std::chrono::milliseconds interval) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(interval);
   }
   return true;
 }

@@ -62,7 +62,8 @@ redis::Reply SyncRedis::eval(const redis::ScriptCall& script_call) {
   return r;
 }
 
-RedisServer::RedisServer() : port_(free_port()) {
+RedisServer::RedisServer(std::vector<std::string> extra_args)
+    : port_(free_port()), extra_args_(std::move(extra_args)) {
   start();
 }
 
@@ -71,10 +72,13 @@ RedisServer::~RedisServer() {
 }
 
 void RedisServer::start() {
-  process_ =
-      ChildProcess({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--dir",
-                    dir_.path(), "--save", "", "--appendonly", "yes", "--daemonize", "no"},
-                   dir_.file("redis.log"));
+  std::vector<std::string> argv = {"redis-server", "--port", std::to_string(port_)};
+  const std::vector<std::string> usual = {"--bind",      "127.0.0.1", "--dir",        dir_.path(),
+                                          "--save",      "",          "--appendonly", "yes",
+                                          "--daemonize", "no"};
+  argv.insert(argv.end(), usual.begin(), usual.end());
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  process_ = ChildProcess(argv, dir_.file("redis.log"));
   const bool up = wait_until(
       [&] {
         try {
@@ -92,6 +96,10 @@ void RedisServer::start() {
 void RedisServer::stop() {
   process_.signal(SIGTERM);
   if (!process_.wait(10s)) process_.kill_and_wait();
+}
+
+void RedisServer::kill() {
+  process_.kill_and_wait();
 }
 
 }  // namespace jq::test

@@ -1,6 +1,7 @@
 // A real redis-server for one test, on a free loopback port, and a blocking client for checks.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,7 +41,9 @@ class SyncRedis {
 
 class RedisServer {
  public:
-  RedisServer();  // starts and waits until it answers PING
+  // Starts and waits until it answers PING; `extra_args` go to redis-server after the usual
+  // ones (e.g. {"--appendfsync", "always"}), at every start.
+  explicit RedisServer(std::vector<std::string> extra_args = {});
   ~RedisServer();
 
   std::uint16_t port() const { return port_; }
@@ -49,11 +52,16 @@ class RedisServer {
   pid_t pid() const { return process_.pid(); }
 
   void stop();   // SIGTERM and wait
+  void kill();   // SIGKILL and wait: no shutdown; what it already wrote to its files stays
   void start();  // again, on the same port and data dir
+  // SIGSTOP / SIGCONT: a hung Redis that keeps its connections open but answers nothing.
+  void freeze() { process_.signal(SIGSTOP); }
+  void thaw() { process_.signal(SIGCONT); }
 
  private:
   TempDir dir_;
   std::uint16_t port_;
+  std::vector<std::string> extra_args_;
   ChildProcess process_;
 };
 

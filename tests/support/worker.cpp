@@ -50,14 +50,15 @@ std::optional<std::uint16_t> wait_for_listening_port(ChildProcess& process,
   return port;
 }
 
-Worker::Worker(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {worker_binary(), "--listen", "127.0.0.1:0"};
+Worker::Worker(const std::vector<std::string>& args, std::uint16_t port) {
+  std::vector<std::string> argv = {worker_binary(), "--listen",
+                                   "127.0.0.1:" + std::to_string(port)};
   argv.insert(argv.end(), args.begin(), args.end());
   const std::string log_file = dir_.file("jqworker.log");
   process_ = ChildProcess(argv, log_file);
-  auto port = wait_for_listening_port(process_, log_file, 10s);
-  if (!port) throw std::runtime_error("jqworker did not come up; its log:\n" + log());
-  port_ = *port;
+  auto listening = wait_for_listening_port(process_, log_file, 10s);
+  if (!listening) throw std::runtime_error("jqworker did not come up; its log:\n" + log());
+  port_ = *listening;
 }
 
 nlohmann::json Worker::stats() const {

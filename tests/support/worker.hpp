@@ -29,8 +29,9 @@ std::optional<std::uint16_t> wait_for_listening_port(ChildProcess& process,
 
 class Worker {
  public:
-  // jqworker --listen 127.0.0.1:0 plus `args`; throws with its log when it does not come up.
-  explicit Worker(const std::vector<std::string>& args = {});
+  // jqworker --listen 127.0.0.1:PORT plus `args`; throws with its log when it does not come up.
+  // Port 0 lets it pick a free one; a given port starts a worker in the place of a stopped one.
+  explicit Worker(const std::vector<std::string>& args = {}, std::uint16_t port = 0);
 
   std::uint16_t port() const { return port_; }
   HttpClient http() const { return HttpClient(port_); }

@@ -158,6 +158,27 @@ TEST_CASE("an unreachable endpoint backs off exponentially up to the cap, then r
   CHECK_FALSE(slots.finished("a", answered(), now, false)->mark_up);  // said once
 }
 
+TEST_CASE("attempts that fail together hold an unreachable endpoint off once, not once each",
+          "[unit]") {
+  auto slots = with({endpoint("a", 16)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 16);  // a worker killed with 16 jobs in flight: all 16 fail at once
+  for (int i = 0; i < 16; ++i) {
+    const auto follow = slots.finished("a", unreachable(), t0 + i * 1ms, false);
+    REQUIRE(follow);
+    CHECK(follow->mark_down == kUnreachableMin);
+  }
+  CHECK(a.unreachable_backoff == kUnreachableMin);
+  CHECK(slots.open(t0 + kUnreachableMin + 15ms).size() == 1);  // back soon, not after the cap
+  // A try after the hold that fails again is a second failure: the backoff doubles.
+  const SteadyTime retry = t0 + kUnreachableMin + 15ms;
+  start(slots, a, 2);
+  CHECK(slots.finished("a", unreachable(), retry, false)->mark_down == 2 * kUnreachableMin);
+  CHECK(slots.finished("a", unreachable(), retry + 1ms, false)->mark_down == 2 * kUnreachableMin);
+  CHECK(slots.open(retry + 2 * kUnreachableMin - 1ms).empty());
+  CHECK(slots.open(retry + 1ms + 2 * kUnreachableMin).size() == 1);
+}
+
 TEST_CASE("a full endpoint is asked again after the full pause", "[unit]") {
   auto slots = with({endpoint("a", 1)});
   slots.full(*slots.find("a"), t0);
