@@ -52,6 +52,14 @@ local function after_cursor(score, member, descending)
   return shard > cursor_shard
 end
 
+-- The record as stored (MessagePack, what the page returns) and unpacked; nil when it is gone.
+-- Slots 1-13 are in every record, so the checks below need no padding (load_record).
+local function read_record(field)
+  local raw = rcall('HGET', record_at(jobs, field))
+  if not raw then return nil end
+  return raw, cmsgpack.unpack(raw)
+end
+
 local function wanted(record, state_number)
   return record[R_STATE] == state_number and (name == '' or record[R_NAME] == name)
 end
@@ -72,11 +80,11 @@ local function zset_page(key, state_number, descending)
     for i = 1, #batch, 2 do
       local field, score = batch[i], tonumber(batch[i + 1])
       if after_cursor(score, field, descending) then
-        local record = load_record(jobs, field)
+        local raw, record = read_record(field)
         if record and wanted(record, state_number) then
           out[#out + 1] = score
           out[#out + 1] = field
-          out[#out + 1] = rcall('HGET', record_at(jobs, field))
+          out[#out + 1] = raw
           found = found + 1
           if found == limit then break end
         end
@@ -116,10 +124,10 @@ local function queued_page()
         if #members == 0 then break end
         for _, member in ipairs(members) do
           local field = string.sub(member, 10)
-          local record = load_record(jobs, field)
+          local raw, record = read_record(field)
           if record and record[R_READY_STAMP] == string.sub(member, 1, 9) and
               wanted(record, S_QUEUED) and after_cursor(p, member, false) then
-            candidates[#candidates + 1] = {p, member, field}
+            candidates[#candidates + 1] = {p, member, raw}
             taken = taken + 1
             if taken == limit then break end
           end
@@ -138,7 +146,7 @@ local function queued_page()
     local c = candidates[i]
     out[#out + 1] = c[1]
     out[#out + 1] = c[2]
-    out[#out + 1] = rcall('HGET', record_at(jobs, c[3]))
+    out[#out + 1] = c[3]
   end
   return out
 end

@@ -14,9 +14,9 @@ namespace jq::test {
 
 inline void register_worker(const HttpClient& http, const Worker& worker, nlohmann::json names,
                             int concurrency) {
-  auto res = http.post("/v1/workers", {{"url", worker.url()},
-                                       {"names", std::move(names)},
-                                       {"concurrency", concurrency}});
+  auto res =
+      http.post("/v1/workers",
+                {{"url", worker.url()}, {"names", std::move(names)}, {"concurrency", concurrency}});
   REQUIRE((res.status == 201 || res.status == 200));
 }
 
