@@ -73,6 +73,7 @@ Expected<void, ApiError> apply_delay(NewJob& job, std::string_view value) {
   const auto delay = read_seconds_or_zero_field("delay", value, kMaxDelaySeconds);
   if (!delay) return unexpected(delay.error());
   job.ready_at.delay = *delay;
+  job.ready_at.given = true;
   return {};
 }
 
@@ -88,6 +89,7 @@ Expected<void, ApiError> apply_run_at(NewJob& job, std::string_view value) {
         "run_at", std::string(kRule) + describe_value(value) + ", which " + at_ms.error()));
   }
   job.ready_at.run_at_ms = *at_ms;
+  job.ready_at.given = true;
   return {};
 }
 
@@ -137,7 +139,23 @@ Expected<void, ApiError> apply_ordering_key(NewJob& job, std::string_view value)
   return {};
 }
 
-constexpr std::array<FieldRule<NewJob>, 12> kJobRules{{
+Expected<void, ApiError> apply_on_duplicate(NewJob& job, std::string_view value) {
+  const auto text = MsgpackReader(value).read_str();
+  if (text && *text == "keep") {
+    job.on_duplicate = OnDuplicate::keep;
+  } else if (text && *text == "replace") {
+    job.on_duplicate = OnDuplicate::replace;
+  } else if (text && *text == "append") {
+    job.on_duplicate = OnDuplicate::append;
+  } else {
+    return unexpected(field_error("on_duplicate",
+                                  "on_duplicate must be \"keep\", \"replace\" or \"append\", got " +
+                                      describe_value(value)));
+  }
+  return {};
+}
+
+constexpr std::array<FieldRule<NewJob>, 13> kJobRules{{
     {"name", true, apply_name},
     {"argument", false, apply_argument},
     {"priority", false, apply_priority},
@@ -150,26 +168,36 @@ constexpr std::array<FieldRule<NewJob>, 12> kJobRules{{
     {"unique_until", false, apply_unique_until},
     {"unique_for", false, apply_unique_for},
     {"ordering_key", false, apply_ordering_key},
+    {"on_duplicate", false, apply_on_duplicate},
 }};
 
 constexpr FieldMapSpec kJobSpec{"a job", "", false};
 
-// The contract's rules between fields: delay or run_at, and the unique_* options only with
-// unique_key.
-Expected<void, ApiError> check_field_pairs(FieldsGiven given) {
+// The contract's rules between fields: delay or run_at, and the unique_* options and
+// on_duplicate only with unique_key. A merging on_duplicate ends the claim when the job starts
+// (a push during the run makes a new job): it does not go with unique_until: finished.
+Expected<void, ApiError> check_field_pairs(FieldsGiven given, const NewJob& job) {
   const auto has = [given](std::string_view key) { return was_given(given, kJobRules, key); };
   if (has("delay") && has("run_at")) {
     return unexpected(field_error("run_at",
                                   "run_at and delay cannot be given together: delay is seconds "
                                   "after the push, run_at a time; give one of them"));
   }
-  for (std::string_view option : {"unique_until", "unique_for"}) {
+  for (std::string_view option : {"unique_until", "unique_for", "on_duplicate"}) {
     if (has(option) && !has("unique_key")) {
       return unexpected(field_error(option, std::string(option) +
                                                 " applies only to a unique job: give "
                                                 "unique_key as well, or leave " +
                                                 std::string(option) + " out"));
     }
+  }
+  if (job.on_duplicate != OnDuplicate::keep && has("unique_until") &&
+      job.unique_until == UniqueUntil::finished) {
+    return unexpected(field_error(
+        "unique_until",
+        "unique_until \"finished\" cannot go with on_duplicate \"replace\" or \"append\": a "
+        "merged job gives up its claim when it starts, so that a push during the run makes a "
+        "new job; leave unique_until out or make it \"started\""));
   }
   return {};
 }
@@ -182,7 +210,8 @@ Expected<NewJob, ApiError> decode_job(std::string_view value, const JobDefaults&
   job.unique_for = defaults.unique_for;
   const auto given = decode_field_map(value, kJobRules, kJobSpec, job);
   if (!given) return unexpected(given.error());
-  if (auto paired = check_field_pairs(*given); !paired) return unexpected(paired.error());
+  if (auto paired = check_field_pairs(*given, job); !paired) return unexpected(paired.error());
+  if (job.on_duplicate != OnDuplicate::keep) job.unique_until = UniqueUntil::started;
   return job;
 }
 

@@ -32,10 +32,15 @@ struct JobDefaults {
 // When a unique job gives up its claim (contract: "Unique jobs").
 enum class UniqueUntil : std::uint8_t { finished = 0, started = 1 };
 
+// What a push does to the waiting job that holds its unique claim (contract: "Merging
+// duplicates"); lua/lib/preamble.lua numbers them alike (D_*).
+enum class OnDuplicate : std::uint8_t { keep = 0, replace = 1, append = 2 };
+
 // When the job becomes ready: now (neither given), `delay` after the push, or at `run_at`.
 struct ReadyAt {
   std::chrono::milliseconds delay{0};
   std::optional<std::int64_t> run_at_ms;  // ms since the epoch, from `run_at`
+  bool given = false;  // delay or run_at was in the push: a `replace` then moves the ready time
 };
 
 struct NewJob {
@@ -50,6 +55,7 @@ struct NewJob {
   UniqueUntil unique_until = UniqueUntil::finished;
   std::chrono::milliseconds unique_for{86'400'000};
   std::string ordering_key;  // empty: not ordered
+  OnDuplicate on_duplicate = OnDuplicate::keep;
 };
 
 struct PushRequest {
@@ -65,8 +71,8 @@ inline constexpr std::string_view kJobNameRule =
 // Decodes and validates a POST /v1/jobs body. A batch is validated whole: the first bad job
 // yields an error with `index`. Errors: bad_request (not MessagePack/JSON, not a map or array,
 // empty or >1000 jobs), invalid_job (with `field`: unknown key, wrong type, out of range; and
-// for fields that do not go together: `run_at` with `delay`, `unique_until` or `unique_for`
-// without `unique_key`).
+// for fields that do not go together: `run_at` with `delay`, `unique_until`, `unique_for` or
+// `on_duplicate` without `unique_key`, `unique_until: finished` with a merging `on_duplicate`).
 Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType type,
                                             const JobDefaults& defaults);
 

@@ -30,6 +30,39 @@ bool is_reserved_header(std::string_view name) {
   return false;
 }
 
+// Well-formed UTF-8 (RFC 3629): no stray continuation bytes, overlong forms, surrogates or
+// code points past U+10FFFF. A registration is stored as JSON text, which carries only that.
+bool is_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t more = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the range of the byte after the lead byte
+    if (b < 0x80) {
+      more = 0;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      more = 1;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      more = 2;
+      if (b == 0xE0) low = 0xA0;   // overlong below U+0800
+      if (b == 0xED) high = 0x9F;  // surrogates
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      more = 3;
+      if (b == 0xF0) low = 0x90;   // overlong below U+10000
+      if (b == 0xF4) high = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (text.size() - i - 1 < more) return false;
+    for (std::size_t k = 1; k <= more; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xBF)) return false;
+    }
+    i += more + 1;
+  }
+  return true;
+}
+
 // RFC 9110 token: the characters a header name may hold.
 bool is_http_token(std::string_view name) {
   static constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
@@ -234,6 +267,7 @@ Expected<void, std::string> check_worker_header_value(std::string_view value) {
     return unexpected("must be at most " + std::to_string(kMaxWorkerHeaderValueBytes) +
                       " bytes without CR, LF or NUL");
   }
+  if (!is_utf8(value)) return unexpected(std::string("must be valid UTF-8 text"));
   return {};
 }
 

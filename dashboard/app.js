@@ -295,19 +295,30 @@ function renderWorkers(workers) {
   showEmpty('workers-empty', workers.length === 0);
 }
 
-function createDeadRow(job) {
-  const retry = el('button', { type: 'button', textContent: 'Retry' });
-  const remove = el('button', { type: 'button', textContent: 'Delete', className: 'danger' });
-  retry.setAttribute('aria-label', `Retry dead job ${job.id}`);
-  remove.setAttribute('aria-label', `Delete dead job ${job.id}`);
-  const path = `/v1/dead/${encodeURIComponent(job.id)}`;
-  retry.addEventListener('click', () => act(retry, 'POST', `${path}/retry`));
-  remove.addEventListener('click', () => {
-    if (window.confirm(`Delete dead job ${job.id} for good?`)) act(remove, 'DELETE', path);
+// A button that does one thing to one job; `confirmation` asks first (for what cannot be undone).
+function jobButton(label, ariaLabel, method, path, confirmation, className = '') {
+  const button = el('button', { type: 'button', textContent: label, className });
+  button.setAttribute('aria-label', ariaLabel);
+  button.addEventListener('click', () => {
+    if (!confirmation || window.confirm(confirmation)) act(button, method, path);
   });
+  return button;
+}
+
+// Retry and Delete for a dead job (the dead list and the job browser).
+function deadActions(id) {
+  const path = `/v1/dead/${encodeURIComponent(id)}`;
+  return [
+    jobButton('Retry', `Retry dead job ${id}`, 'POST', `${path}/retry`),
+    ' ',
+    jobButton('Delete', `Delete dead job ${id}`, 'DELETE', path, `Delete dead job ${id} for good?`, 'danger'),
+  ];
+}
+
+function createDeadRow(job) {
   return el('tr', {}, [
     el('th', { scope: 'row' }, [el('code')]), el('td'), el('td', { className: 'num' }), el('td'),
-    el('td', { className: 'error-text' }), el('td', { className: 'actions' }, [retry, ' ', remove]),
+    el('td', { className: 'error-text' }), el('td', { className: 'actions' }, deadActions(job.id)),
   ]);
 }
 
@@ -354,7 +365,18 @@ function createJobRow() {
   return el('tr', {}, [
     el('th', { scope: 'row' }, [el('code')]), el('td'), el('td', { className: 'num' }),
     el('td', { className: 'num' }), el('td'), el('td', { className: 'argument' }, [el('code')]),
+    el('td', { className: 'actions' }),
   ]);
+}
+
+// What can be done to a listed job: cancel one that waits (DELETE /v1/jobs/{id}), retry or
+// delete a dead one; nothing to a running one.
+function jobActions(job) {
+  if (job.state === 'queued' || job.state === 'scheduled') {
+    return [jobButton('Cancel', `Cancel job ${job.id}`, 'DELETE', `/v1/jobs/${encodeURIComponent(job.id)}`,
+      `Cancel job ${job.id}? It will not run.`, 'danger')];
+  }
+  return job.state === 'dead' ? deadActions(job.id) : [];
 }
 
 function updateJobRow(row, job) {
@@ -369,6 +391,11 @@ function updateJobRow(row, job) {
   const cell = row.cells[5];
   if (cell.firstChild.textContent !== argument) cell.firstChild.textContent = argument;
   cell.title = argument;
+  // The buttons depend on the state: rebuilt only when it changes, so a click is never lost.
+  if (row.dataset.actions !== job.state) {
+    row.dataset.actions = job.state;
+    row.cells[6].replaceChildren(...jobActions(job));
+  }
 }
 
 function renderJobs(page) {

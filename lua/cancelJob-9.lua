@@ -40,14 +40,7 @@ if state == S_QUEUED then
   count_add(counts, 'ready', record[R_NAME], -1)
   unhold(constraint_context(KEYS[8], KEYS[9], ARGV[5], opts.now_ms, opts.channel), record,
          ARGV[4] .. '-' .. field)
-  local queue, priority = ready_prefix .. record[R_NAME], record[R_PRIORITY]
-  local list, member = ready_list(queue, priority), record[R_READY_STAMP] .. field
-  if rcall('LINDEX', list, 0) == member then
-    rcall('LPOP', list)
-  elseif rcall('LINDEX', list, -1) == member then
-    rcall('RPOP', list)
-  end
-  if rcall('EXISTS', list) == 0 then rcall('ZREM', queue, priority) end
+  leave_ready(ready_prefix .. record[R_NAME], record[R_PRIORITY], record[R_READY_STAMP] .. field)
 elseif state == S_SCHEDULED then
   rcall('ZREM', scheduled, field)
   count_add(counts, 'scheduled', record[R_NAME], -1)

@@ -189,6 +189,12 @@ std::vector<CLI::Option*> add_push_options(CLI::App* push, JobFlags& job) {
       push->add_option("--ordering-key", job.ordering_key,
                        "run one at a time, in push order, with the other jobs of this key")
           ->type_name("KEY"));
+  added.push_back(push->add_option("--on-duplicate", job.on_duplicate,
+                                   "what a push does to the waiting job holding the claim: keep "
+                                   "(default), replace its argument and priority (and ready "
+                                   "time: a debounce), or append to its list of arguments; "
+                                   "prints merged: true; needs --unique-key")
+                      ->type_name("keep|replace|append"));
   return added;
 }
 
@@ -196,7 +202,8 @@ void add_push(Table& t, CLI::App& app, State& s) {
   CLI::App* push = t.verb(app, "push",
                           "Push one job from flags, or from --file one job (a JSON object) or a "
                           "batch (an array); prints {id} or {ids}, and duplicate: true (or "
-                          "duplicates: [index, ...]) when a unique job already holds its claim",
+                          "duplicates: [index, ...]) when a unique job already holds its claim, "
+                          "merged: true (or merged: [index, ...]) when it took the push",
                           [&s] { return push_request(s); });
   auto* name = push->add_option("--name", s.job.name, "the job's name (what workers serve)");
   auto* argument = push->add_option("--argument", s.job.argument_json,

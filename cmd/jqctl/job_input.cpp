@@ -72,6 +72,7 @@ Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
   if (flags.unique_until) job["unique_until"] = *flags.unique_until;
   if (flags.unique_for_s) job["unique_for"] = *flags.unique_for_s;
   if (flags.ordering_key) job["ordering_key"] = *flags.ordering_key;
+  if (flags.on_duplicate) job["on_duplicate"] = *flags.on_duplicate;
   return job.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

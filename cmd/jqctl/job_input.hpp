@@ -27,6 +27,7 @@ struct JobFlags {
   std::optional<std::string> unique_until;  // "started" or "finished"; the master checks it
   std::optional<double> unique_for_s;
   std::optional<std::string> ordering_key;
+  std::optional<std::string> on_duplicate;  // "keep", "replace" or "append"; the master checks it
 };
 
 // `text` as JSON, or "<what> is not valid JSON: <where and why>".

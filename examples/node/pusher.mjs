@@ -42,8 +42,9 @@ class JqClient {
     if (token) this.headers.Authorization = `Bearer ${token}`;
   }
 
-  // Pushes one job. Resolves to {id, duplicate}: duplicate is true when the push stored nothing
-  // because a job of the same name and unique_key still holds its claim (id is then that job's).
+  // Pushes one job. Resolves to {id, duplicate, merged}: duplicate is true when the push stored
+  // nothing because a job of the same name and unique_key still holds its claim (id is then that
+  // job's); merged is true when the push (on_duplicate "replace" or "append") went into it.
   // Options, as in the job table of the contract (the master checks them; a bad one rejects with
   // JqError invalid_job naming it):
   //   priority      integer, smaller runs first (default 0)
@@ -58,17 +59,23 @@ class JqClient {
   //   unique_until  "started" or "finished" (default): when the claim ends
   //   unique_for    seconds the claim lasts at most (default the master's, 86400)
   //   ordering_key  string: jobs of one key run one at a time, in push order
+  //   on_duplicate  "keep" (default), "replace" or "append", with unique_key: what a push does
+  //                 to the job holding the claim while it waits. "replace" gives it this
+  //                 argument and priority (and, with delay or run_at, a new ready time: a
+  //                 debounce); "append" adds the argument to its list (the worker gets
+  //                 [a1, a2, ...]). Resolves with merged: true then
   async push(name, argument = null, options = {}) {
     const { body } = await this.#call("POST", "/v1/jobs", withTimeText({ name, argument, ...options }));
-    return { id: body.id, duplicate: body.duplicate === true };
+    return { id: body.id, duplicate: body.duplicate === true, merged: body.merged === true };
   }
 
   // Pushes 1-1000 job objects (with the options of push) at once, all or none. Resolves to
-  // {ids, duplicates}: the ids in the same order, and the positions of the jobs that were
-  // duplicates of a unique job (their ids are the existing jobs'; [] when there were none).
+  // {ids, duplicates, merged}: the ids in the same order, the positions of the jobs that were
+  // duplicates of a unique job (their ids are the existing jobs'; [] when there were none), and
+  // those of them merged into it.
   async pushBatch(jobs) {
     const { body } = await this.#call("POST", "/v1/jobs", jobs.map(withTimeText));
-    return { ids: body.ids, duplicates: body.duplicates ?? [] };
+    return { ids: body.ids, duplicates: body.duplicates ?? [], merged: body.merged ?? [] };
   }
 
   // The job's state: {id, name, state, attempts, ...}. JqError not_found once it is gone.
@@ -264,6 +271,13 @@ async function main() {
     if (!(e instanceof JqError)) throw e;
     console.log(`job ${id}: ${e.status} ${e.error}: ${e.message}`);
   }
+
+  // A debounce: pushed again while it waits, the job takes the newer argument (same id).
+  const key = `report-${process.pid}`;
+  const first = await jq.push("nobody", { rev: 1 }, { unique_key: key, on_duplicate: "replace", delay: 3600 });
+  const again = await jq.push("nobody", { rev: 2 }, { unique_key: key, on_duplicate: "replace", delay: 3600 });
+  console.log(`merged: same_id=${again.id === first.id} merged=${again.merged}`);
+  await jq.cancel(first.id);
 
   // Bad input: the answer names the error, the field and, in a batch, the index.
   for (const bad of [[{ name: "sum" }, { name: "sum", max_retries: 2 }], [{ name: "-no" }]]) {

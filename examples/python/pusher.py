@@ -43,16 +43,20 @@ class NoResult(LookupError):
 
 class JobId(str):
     """A pushed job's id. `duplicate` is True when the push stored nothing because a job of the
-    same name and unique_key still holds its claim: the id is then that job's."""
+    same name and unique_key still holds its claim: the id is then that job's. `merged` is True
+    when the push (on_duplicate "replace" or "append") was merged into that job."""
 
     duplicate = False
+    merged = False
 
 
 class JobIds(list):
     """A batch's ids in order. `duplicates` lists the positions of the jobs that were duplicates
-    (their ids are the existing jobs'); empty when every job was stored."""
+    (their ids are the existing jobs'); empty when every job was stored. `merged` lists those of
+    them that were merged into the existing job."""
 
     duplicates = ()
+    merged = ()
 
 
 class JqClient:
@@ -80,20 +84,28 @@ class JqClient:
           unique_until  "started" or "finished" (default): when the claim ends
           unique_for    seconds the claim lasts at most (default the master's, 86400)
           ordering_key  str: jobs of one key run one at a time, in push order
+          on_duplicate  "keep" (default), "replace" or "append", with unique_key: what a push
+                        does to the job holding the claim while it waits. "replace" gives it
+                        this argument and priority (and, with delay or run_at, a new ready time:
+                        a debounce); "append" adds the argument to its list (the worker gets
+                        [a1, a2, ...]). `.merged` is then True
         """
         job = with_time_text(dict(name=name, argument=argument, **options))
         answer = self._call("POST", "/v1/jobs", job)
         job_id = JobId(answer["id"])
         job_id.duplicate = bool(answer.get("duplicate", False))
+        job_id.merged = bool(answer.get("merged", False))
         return job_id
 
     def push_batch(self, jobs):
         """Pushes 1-1000 job maps (with the options of push()) at once, all or none. Returns
         their ids in the same order (a JobIds: a list with `.duplicates`, the positions of the
-        jobs that were duplicates of a unique job; their ids are the existing jobs')."""
+        jobs that were duplicates of a unique job, their ids the existing jobs', and `.merged`,
+        those of them merged into it)."""
         answer = self._call("POST", "/v1/jobs", [with_time_text(job) for job in jobs])
         ids = JobIds(answer["ids"])
         ids.duplicates = list(answer.get("duplicates", []))
+        ids.merged = list(answer.get("merged", []))
         return ids
 
     def job(self, job_id):
@@ -279,6 +291,13 @@ def main():
         jq.job(job_id)
     except JqError as e:  # not_found after the cancel; conflict if it was already running
         print(f"job {job_id}: {e.status} {e.error}: {e}")
+
+    # A debounce: pushed again while it waits, the job takes the newer argument (same id).
+    key = "report-%d" % os.getpid()
+    first = jq.push("nobody", {"rev": 1}, unique_key=key, on_duplicate="replace", delay=3600)
+    again = jq.push("nobody", {"rev": 2}, unique_key=key, on_duplicate="replace", delay=3600)
+    print(f"merged: same_id={again == first} merged={again.merged}")
+    jq.cancel(first)
 
     # Bad input: the answer names the error, the field and, in a batch, the index.
     for bad in ([{"name": "sum"}, {"name": "sum", "max_retries": 2}], [{"name": "-no"}]):

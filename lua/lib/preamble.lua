@@ -24,13 +24,20 @@ local R_TRACEPARENT, R_RESULT = 12, 13
 -- (lua/lib/preamble_3_admit.lua), or false for none.
 local R_UNIQUE_KEY, R_UNIQUE_UNTIL, R_ORDERING_KEY, R_READY_AT_MS, R_BLOCKED_BY = 14, 15, 16, 17, 18
 local R_CONSTRAINTS = 19
-local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false}
-local R_SLOTS = 19
+-- Slot 20 came with merged duplicates (pushJobs, on_duplicate): R_APPENDED is how many pushed
+-- arguments R_ARGUMENT lists when it was made by on_duplicate append (a MessagePack array of
+-- them, in push order), 0 when the argument is the one pushed value.
+local R_APPENDED = 20
+local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false, [20] = 0}
+local R_SLOTS = 20
 -- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
 -- of its name and priority is that stamp followed by its field
 -- (lua/lib/preamble_1_ready_list.lua).
 -- States, as src/store/job_state.hpp numbers them.
 local S_QUEUED, S_SCHEDULED, S_RUNNING, S_SUCCEEDED, S_DEAD = 1, 2, 3, 4, 5
+-- What a push does to the waiting job that holds its unique claim (contract: "Merging
+-- duplicates"), as api::OnDuplicate numbers them.
+local D_KEEP, D_REPLACE, D_APPEND = 0, 1, 2
 
 local rcall = redis.call
 

@@ -9,12 +9,8 @@ local function enter_queue(k, opts, field, record)
   local name, priority = record[R_NAME], record[R_PRIORITY]
   record[R_BLOCKED_BY] = ''
   if record[R_READY_AT_MS] > opts.now_ms then
-    record[R_STATE] = S_SCHEDULED
+    schedule_queued(k, opts, field, record)
     save_record(k.jobs, field, record)
-    rcall('ZADD', k.scheduled, record[R_READY_AT_MS], field)
-    count_add(k.counts, 'ready', name, -1)
-    count_add(k.counts, 'scheduled', name, 1)
-    rcall('PUBLISH', opts.channel, string.format('s %d', record[R_READY_AT_MS]))
     return
   end
   local stamp = base62(opts.now_ms * 1000, 9)

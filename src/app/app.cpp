@@ -171,6 +171,7 @@ class Daemon {
                   },
                   metrics_, constraints_, [this] { return constraints_changed(); }});
     store_.use_constraints(&constraint_cache_);
+    store_.limit_appended_lists(config.limits.max_body_bytes);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =

@@ -127,9 +127,14 @@ std::string handshake_error(SSL* ssl, const boost::system::error_code& ec,
 }
 
 // A worker closed a kept-alive connection before our request arrived: the request was not read.
+// Such a close is a FIN, which a read after the request sees first (end of stream), whatever the
+// worker's kernel then answers to the request. A reset is not in this list: with the whole request
+// sent, it means the worker went away holding the job (it crashed running it, or exited with the
+// request unread), and a retry on a new connection would find it down and give the attempt back
+// uncounted, again and again, so that a job that crashes its worker would never end dead.
 bool closed_before_request(const boost::system::error_code& ec) {
-  return ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset ||
-         ec == asio::error::eof || ec == ssl::error::stream_truncated;
+  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
+         ec == ssl::error::stream_truncated;
 }
 
 // What one request on one connection came to.
@@ -180,6 +185,11 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
     answer.error = late ? "no answer before the deadline"
                         : "the connection failed before the answer: " + ec.message();
+    if (!late && ec == asio::error::connection_reset) {
+      answer.error =
+          "the worker reset the connection after the job was sent, before answering (did it "
+          "crash running the job?)";
+    }
     if (ec == bhttp::error::body_limit) {
       answer.error = "the worker's answer is larger than limits.max_result_bytes (" +
                      std::to_string(call.max_answer_bytes) + " bytes); nothing of it was stored";

@@ -2,6 +2,8 @@
 
 #include <msgpack.hpp>
 
+#include "api/msgpack_reader.hpp"
+
 namespace jq::store {
 namespace {
 
@@ -27,6 +29,7 @@ enum Slot : std::size_t {
   kReadyAtMs,  // R_READY_AT_MS: when a scheduled job is due
   kBlockedBy,
   kConstraints,  // R_CONSTRAINTS: [name1, key1, ...] or false
+  kAppended,     // R_APPENDED: values an appended argument lists, 0 for none
 };
 
 std::string as_string(const msgpack::object& o) {
@@ -76,6 +79,7 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
       const msgpack::object_array& list = s[kConstraints].via.array;
       for (std::uint32_t i = 0; i < list.size; ++i) r.constraints.push_back(as_string(list.ptr[i]));
     }
+    if (root.via.array.size > kAppended) r.appended = static_cast<int>(as_int(s[kAppended]));
     if (root.via.array.size >= kBlockedBy + 1) {
       r.unique_key = as_string(s[kUniqueKey]);
       r.ordering_key = as_string(s[kOrderingKey]);
@@ -86,6 +90,17 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+std::string_view match_argument(const JobRecord& record) {
+  if (record.appended <= 0) return record.argument;
+  api::MsgpackReader list(record.argument);
+  const auto elements = list.read_array_header();
+  if (!elements || *elements == 0) return record.argument;
+  for (std::uint32_t i = 1; i < *elements; ++i) {
+    if (!list.skip()) return record.argument;
+  }
+  return list.skip().value_or(record.argument);
 }
 
 }  // namespace jq::store

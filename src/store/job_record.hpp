@@ -29,9 +29,14 @@ struct JobRecord {
   std::int64_t ready_at_ms = 0;  // scheduled jobs: when they are due (0: unknown, or at once)
   std::string blocked_by;  // queued jobs held back: "ordering_key" or a constraint; empty: not
   std::vector<std::string> constraints;  // matched at push: name1, key1, name2, key2, ...
+  int appended = 0;  // on_duplicate append: `argument` is an array of this many pushed values
 };
 
 // nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.
 std::optional<JobRecord> decode_record(std::string_view packed);
+
+// The value constraints match the job by: its argument, or the last value appended to it
+// (contract: "Merging duplicates"). A view into `record`.
+std::string_view match_argument(const JobRecord& record);
 
 }  // namespace jq::store

@@ -20,6 +20,13 @@ using redis::bindings::GetJob;
 using redis::bindings::InitStore;
 using redis::bindings::PushJobs;
 
+static_assert(static_cast<int>(PushJobs::OnDuplicate::keep) ==
+                  static_cast<int>(api::OnDuplicate::keep) &&
+              static_cast<int>(PushJobs::OnDuplicate::replace) ==
+                  static_cast<int>(api::OnDuplicate::replace) &&
+              static_cast<int>(PushJobs::OnDuplicate::append) ==
+                  static_cast<int>(api::OnDuplicate::append));
+
 }  // namespace
 
 JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run)
@@ -59,8 +66,13 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(),
-                        traceparent, group.shard,           {}};
+    PushJobs::Args args{now,
+                        next_ready_stamp_us(),
+                        keys_.events_channel(),
+                        traceparent,
+                        group.shard,
+                        static_cast<std::int64_t>(max_list_bytes_),
+                        {}};
     args.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
       args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
@@ -74,8 +86,10 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
       out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
     }
     for (std::size_t d : pushed->duplicates) out.duplicates.push_back(group.positions[d]);
+    for (std::size_t m : pushed->merged) out.merged.push_back(group.positions[m]);
   }
   std::sort(out.duplicates.begin(), out.duplicates.end());
+  std::sort(out.merged.begin(), out.merged.end());
   co_return out;
 }
 
@@ -96,14 +110,18 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
 
 PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
                                   const ConstraintSet* constraints) const {
+  // Matched against the argument pushed, also for an append, whose job lists the arguments:
+  // the contract matches a merged job by the last element appended.
   std::string matched;
   if (constraints && !constraints->constraints().empty()) {
     matched = encode_matched(constraints->match(job.name, job.argument));
   }
+  // 0 when neither delay nor run_at was given; a given one (even delay 0) is a time, which a
+  // replace merge takes as the job's new ready time.
   std::int64_t ready_at_ms = 0;
   if (job.ready_at.run_at_ms) {
     ready_at_ms = *job.ready_at.run_at_ms;
-  } else if (job.ready_at.delay.count() > 0) {
+  } else if (job.ready_at.given) {
     ready_at_ms = now_ms + job.ready_at.delay.count();
   }
   return PushJobs::Job{std::move(job.name),
@@ -117,7 +135,8 @@ PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
                        job.unique_until == api::UniqueUntil::started,
                        job.unique_for.count(),
                        std::move(job.ordering_key),
-                       std::move(matched)};
+                       std::move(matched),
+                       static_cast<PushJobs::OnDuplicate>(job.on_duplicate)};
 }
 
 asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {

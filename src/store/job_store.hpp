@@ -35,10 +35,12 @@ struct ResultFetch {
 };
 
 // What a push stored: an id per job in order, and which jobs were duplicates of a unique job
-// that holds its claim (their id is that job's; nothing was stored for them).
+// that holds its claim (their id is that job's; no new job was stored for them), and of those
+// which were merged into it (on_duplicate replace or append).
 struct Pushed {
   std::vector<std::string> ids;
   std::vector<std::size_t> duplicates;  // 0-based positions, ascending
+  std::vector<std::size_t> merged;      // 0-based positions, ascending
 };
 
 class JobStore {
@@ -51,6 +53,10 @@ class JobStore {
   // Where pushes find the constraints to match jobs against (contract: "Constraints"); none set,
   // or none loaded yet: jobs match nothing. Set before the first push.
   void use_constraints(const ConstraintCache* constraints) { constraints_ = constraints; }
+
+  // The most bytes a job's argument may reach by on_duplicate append (limits.max_body_bytes:
+  // no list grows past what one push could send); the next append then makes a new job.
+  void limit_appended_lists(std::size_t max_bytes) { max_list_bytes_ = max_bytes; }
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
@@ -82,6 +88,7 @@ class JobStore {
   unsigned shard_run_;
   Clock clock_;
   const ConstraintCache* constraints_ = nullptr;
+  std::size_t max_list_bytes_ = 1024 * 1024;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};
 };

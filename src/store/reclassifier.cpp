@@ -69,7 +69,7 @@ asio::awaitable<Expected<std::int64_t, StoreError>> Reclassifier::run_shard(
             (record->state != JobState::queued && record->state != JobState::scheduled)) {
           continue;
         }
-        const auto matched = set.match(record->name, record->argument);
+        const auto matched = set.match(record->name, match_argument(*record));
         if (same_constraints(matched, record->constraints)) continue;
         args.jobs.push_back(
             ReclassifyJobs::Job{bucket_id + flat[i].str, flat[i + 1].str, encode_matched(matched)});

@@ -5,8 +5,9 @@
 // opens the page the way an operator would: it enters the token when the page asks, reads the
 // queue's ready count, clicks Resume and Pause (checked through the API), reads a constraint's
 // numbers and top keys, pauses, resumes and edits its limits (checked through the API), retries a
-// dead job (checked through the API), browses a queue's jobs and the dead ones, and saves a
-// screenshot to build/dashboard.png.
+// dead job (checked through the API), browses a queue's jobs and the dead ones, cancels a waiting
+// job and retries and deletes dead ones from the job browser (checked through the API), and saves
+// a screenshot to build/dashboard.png.
 //
 // Every process is started here and stopped by its PID, also when a step fails. Prints one line
 // per check and "N passed, N failed"; exits 1 when a check failed.
@@ -436,6 +437,48 @@ async function run() {
         await page.getByRole('button', { name: 'Show', exact: true }).click();
         await until('the kept dead job to be listed', async () =>
           (await rows.count()) === 1 && (await rows.nth(0).textContent()).includes(keptId));
+      });
+
+      await check('the job browser cancels a waiting job, and retries and deletes dead ones (checked through the API)', async () => {
+        const jobs = page.locator('#jobs');
+        const browse = async (state, name) => {
+          await page.locator('#jobs-name').fill(name);
+          await page.locator('#jobs-state').selectOption(state);
+          await page.getByRole('button', { name: 'Show', exact: true }).click();
+        };
+        const confirmNext = () => page.once('dialog', (dialog) => dialog.accept());
+
+        // A dead job is retried from its row: ready again, attempts reset (its queue is paused).
+        await browse('dead', DOOMED);
+        assert.equal(await jobs.getByRole('button', { name: `Cancel job ${keptId}` }).count(), 0, 'no Cancel for a dead job');
+        await jobs.getByRole('button', { name: `Retry dead job ${keptId}` }).click({ timeout: 10_000 });
+        await until('the retried job to be queued', async () => {
+          const job = await api('GET', `/v1/jobs/${keptId}`);
+          return job.body.state === 'queued' && job.body.attempts === 0;
+        });
+        // Queued and scheduled jobs have Cancel, and only that.
+        const later = (await api('POST', '/v1/jobs', { name: HELD, argument: { later: true }, delay: 3600 })).body.id;
+        await browse('scheduled', HELD);
+        const cancel = jobs.getByRole('button', { name: `Cancel job ${later}` });
+        await cancel.waitFor({ timeout: 10_000 });
+        assert.equal(await jobs.getByRole('button', { name: `Retry dead job ${later}` }).count(), 0, 'no Retry for a waiting job');
+        confirmNext();
+        await cancel.click();
+        await until('the cancelled job to be gone', async () => (await api('GET', `/v1/jobs/${later}`)).status === 404);
+        await jobs.locator(`tr:has-text("${later}")`).waitFor({ state: 'detached', timeout: 10_000 });
+        await browse('queued', DOOMED);
+        await jobs.getByRole('button', { name: `Cancel job ${keptId}` }).waitFor({ timeout: 10_000 });
+        // A job that dies is deleted from its row, after the question.
+        const doomed = (await api('POST', '/v1/jobs', { name: ECHO, max_retry: 0, argument: { status: 500 } })).body.id;
+        await until('the new job to be dead', async () => (await api('GET', `/v1/jobs/${doomed}`)).body.state === 'dead');
+        await browse('dead', ECHO);
+        const remove = jobs.getByRole('button', { name: `Delete dead job ${doomed}` });
+        await remove.waitFor({ timeout: 10_000 });
+        confirmNext();
+        await remove.click();
+        await until('the deleted job to leave the dead list', async () =>
+          !(await api('GET', `/v1/dead?name=${ECHO}`)).body.some((d) => d.id === doomed));
+        assert.equal((await api('GET', `/v1/jobs/${doomed}`)).status, 404);
       });
 
       await check('workers and the throughput chart are drawn from the API', async () => {

@@ -130,6 +130,9 @@ def check_pusher(t, cluster, pusher, worker, worker_id):
     cancelled = line(r"cancelled (\S+)", "cancel answers 204")
     if cancelled:
         line(rf"job {re.escape(cancelled.group(1))}: 404 not_found: .*", "a cancelled job is 404 not_found")
+    if pusher in ("python", "node"):
+        line(r"merged: same_id=(True|true) merged=(True|true)",
+             "a replace pushed while the job waits is merged into it (same id, merged)")
     line(r"refused: 400 invalid_job index=1 field=max_retries: job 1: unknown field .*",
          "a bad batch is refused: 400 invalid_job, index 1, field max_retries")
     line(r"refused: 400 invalid_job index=0 field=name: .*", "a bad name is refused: 400 invalid_job, field name")

@@ -853,8 +853,13 @@ def check_jobs(m, ctx):
          "ordering_key", None),
         ("ordering_key not a string", {"name": "a", "ordering_key": 7}, "invalid_job",
          "ordering_key", None),
-        ("on_duplicate (not a field yet)", {"name": "a", "unique_key": "k", "on_duplicate": "keep"},
+        ("on_duplicate merge", {"name": "a", "unique_key": "k", "on_duplicate": "merge"},
          "invalid_job", "on_duplicate", None),
+        ("on_duplicate without unique_key", {"name": "a", "on_duplicate": "replace"},
+         "invalid_job", "on_duplicate", None),
+        ("on_duplicate append with unique_until finished",
+         {"name": "a", "unique_key": "k", "unique_until": "finished", "on_duplicate": "append"},
+         "invalid_job", "unique_until", None),
         ("empty batch", [], "bad_request", None, None),
         ("1001 jobs", [{"name": "a"}] * 1001, "bad_request", None, None),
         ("not a map or array", 42, "bad_request", None, None),
@@ -1005,6 +1010,44 @@ def check_job_options(m):
                value=batch[:2], links=False,
                check=lambda v, h: None if v == {"ids": [first_id, second_id],
                                                 "duplicates": [0, 1]} else f"got {v}")
+    check_merged_jobs(m)
+
+
+def check_merged_jobs(m):
+    """on_duplicate replace and append (contract: "Merging duplicates"): a duplicate pushed
+    while the job waits (`held`, a paused queue) is merged into it: 200 {id, duplicate, merged}
+    for one job, `merged` positions in a batch; the browser shows the merged argument."""
+    replace = {"name": "held", "argument": {"rev": 1}, "unique_key": "contract-debounce",
+               "delay": 3600, "on_duplicate": "replace"}
+    first = m.call("replace: the first push", "POST", "/v1/jobs", "/v1/jobs", 201,
+                   encoding="json", value=replace)
+    first_id = first["id"] if first else UNKNOWN_JOB
+    for enc in ENCODINGS:
+        m.call("replace: merged", "POST", "/v1/jobs", "/v1/jobs", 200, encoding=enc,
+               value=dict(replace, argument={"rev": 2}, priority=-3),
+               check=lambda v, h: None if v == {"id": first_id, "duplicate": True,
+                                                "merged": True} else f"got {v}")
+    m.call("replace: the job took the push's priority", "GET", f"/v1/jobs/{first_id}",
+           "/v1/jobs/{id}", 200, check=lambda v, h: None if v["priority"] == -3 and
+           v["state"] == "scheduled" else f"got {v}")
+    append = {"name": "held", "argument": "a", "unique_key": "contract-append",
+              "ordering_key": "contract-append", "on_duplicate": "append"}
+    batch = [append, dict(append, argument="b"), {"name": "held"},
+             dict(append, argument="c", on_duplicate="keep")]
+    out = m.call("append: a batch", "POST", "/v1/jobs", "/v1/jobs", 201, encoding="msgpack",
+                 value=batch, links=False,
+                 check=lambda v, h: None if v.get("duplicates") == [1, 3] and
+                 v.get("merged") == [1] and v["ids"][0] == v["ids"][1] == v["ids"][3]
+                 else f"got {v}")
+    appended = out["ids"][0] if out else UNKNOWN_JOB
+    m.call("append: a batch of only merges", "POST", "/v1/jobs", "/v1/jobs", 200,
+           encoding="json", value=[dict(append, argument="d")], links=False,
+           check=lambda v, h: None if v == {"ids": [appended], "duplicates": [0], "merged": [0]}
+           else f"got {v}")
+    m.call("append: the browser shows the list", "GET", "/v1/jobs?state=queued&name=held&limit=1000",
+           "/v1/jobs", 200, check=lambda v, h: None if any(
+               j["id"] == appended and j["argument"] == ["a", "b", "d"] for j in v["jobs"])
+           else "the appended job is not listed with [a, b, d]")
 
 
 def check_dead(m, ctx):

@@ -1,6 +1,7 @@
 // POST /v1/jobs bodies: one job or a batch, in MessagePack or JSON (the first byte chooses).
 // A refusal always names what is wrong; an accepted batch holds 1-1000 valid jobs, whose delay,
-// unique_for and keys are within the contract's ranges and never delay with run_at.
+// unique_for and keys are within the contract's ranges, never delay with run_at, and a merging
+// on_duplicate only with unique_key, its claim ending at the start.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();
     }
     if (job.unique_key.size() > 256 || job.ordering_key.size() > 256) std::abort();
+    // A merging push is unique, and its claim ends when the job starts.
+    if (job.on_duplicate != jq::api::OnDuplicate::keep &&
+        (job.unique_key.empty() || job.unique_until != jq::api::UniqueUntil::started)) {
+      std::abort();
+    }
   }
   return 0;
 }

@@ -348,6 +348,23 @@ TEST_CASE("registering a known url updates it and keeps its id, and a delete sto
   CHECK(job(http, id)["state"] == "queued");
 }
 
+TEST_CASE("a MessagePack registration whose header value is not UTF-8 is 400 naming headers",
+          "[http]") {
+  // Registrations are stored as JSON text, which cannot carry such bytes: this was a 500.
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  const json body = {{"url", "http://127.0.0.1:9/"},
+                     {"names", {"a"}},
+                     {"headers", {{"X-Token", std::string("\xff\xfe token", 8)}}}};
+  const std::vector<std::uint8_t> packed = json::to_msgpack(body);
+  auto res = http.post_msgpack("/v1/workers", std::string(packed.begin(), packed.end()));
+  CHECK(res.status == 400);
+  CHECK(res.value()["field"] == "headers");
+  CHECK(res.value()["message"] == "the value of \"X-Token\" must be valid UTF-8 text");
+  CHECK(http.get("/v1/workers").value().empty());
+}
+
 TEST_CASE("a master killed with jobs in flight loses none of them", "[http]") {
   RedisServer redis;
   Worker worker({"--threads", "2"});

@@ -162,6 +162,10 @@ TEST_CASE("jqctl push sends each flow-control flag as its job field", "[http]") 
        "run_at and delay cannot be given together"},
       {{"--unique-until", "started"}, "unique_until applies only to a unique job"},
       {{"--unique-for", "60"}, "unique_for applies only to a unique job"},
+      {{"--unique-key", "k", "--on-duplicate", "merge"}, "on_duplicate must be \"keep\""},
+      {{"--on-duplicate", "replace"}, "on_duplicate applies only to a unique job"},
+      {{"--unique-key", "k", "--unique-until", "finished", "--on-duplicate", "append"},
+       "unique_until \"finished\" cannot go with on_duplicate"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"push", "--name", "a"};
@@ -205,6 +209,15 @@ TEST_CASE("jqctl push of a delayed, unique and ordered job, then its duplicate",
   const json delayed = f.ok({"job", later});
   CHECK(delayed["state"] == "scheduled");
   CHECK(delayed.value("ready_at", "") > delayed.value("enqueued_at", ""));
+
+  // A merging push prints merged: true, and the job takes its priority.
+  const std::string merging = f.push({"--name", "report", "--unique-key", "digest", "--delay",
+                                      "3600", "--on-duplicate", "replace"});
+  const ProgramResult merged = f.ctl({"push", "--name", "report", "--unique-key", "digest",
+                                      "--priority", "-2", "--on-duplicate", "replace"});
+  CHECK(merged.exit_code == 0);
+  CHECK(parsed(merged) == json({{"id", merging}, {"duplicate", true}, {"merged", true}}));
+  CHECK(f.ok({"job", merging})["priority"] == -2);
 }
 
 TEST_CASE("jqctl push --file excludes every job flag", "[http]") {
@@ -216,7 +229,8 @@ TEST_CASE("jqctl push --file excludes every job flag", "[http]") {
                                              {"--unique-key", "k"},
                                              {"--unique-until", "started"},
                                              {"--unique-for", "60"},
-                                             {"--ordering-key", "o"}}) {
+                                             {"--ordering-key", "o"},
+                                             {"--on-duplicate", "append"}}) {
     std::vector<std::string> args = {"push", "--file", "-"};
     args.insert(args.end(), flag.begin(), flag.end());
     const ProgramResult r = f.ctl(args, R"({"name": "a"})");

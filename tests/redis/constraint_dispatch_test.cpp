@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/redis/script_test_support.hpp"
+#include "tests/redis/constraint_test_support.hpp"
 
 using namespace jq::test;
 using jq::redis::Reply;
@@ -16,24 +16,6 @@ using jq::store::JobState;
 using nlohmann::json;
 
 namespace {
-
-std::string packed(const json& value) {
-  const std::vector<std::uint8_t> bytes = json::to_msgpack(value);
-  return std::string(bytes.begin(), bytes.end());
-}
-
-// A definition as the API stores it (api::encode_constraint): only what the scripts read.
-void define(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name, json limits) {
-  limits["name"] = name;
-  if (!limits.contains("paused")) limits["paused"] = false;
-  r.call({"HSET", keys.constraints(), name, packed(limits)});
-}
-
-PushArgs constrained(const std::string& name, const std::string& key) {
-  PushArgs job;
-  job.constraints = packed(json::array({name, key}));
-  return job;
-}
 
 std::vector<std::string> take(SyncRedis& r, const jq::redis::Keys& keys, int max = 10,
                               std::int64_t now_ms = kNowMs) {
@@ -59,17 +41,6 @@ WakeConstraints::Woken wake(SyncRedis& r, const jq::redis::Keys& keys, const std
       r.eval(WakeConstraints::call(WakeConstraints::keys(keys), {now_ms, what, 1000})));
   REQUIRE(woken);
   return *woken;
-}
-
-std::string state_key(const jq::redis::Keys& keys, const std::string& kind, const std::string& name,
-                      const std::string& key) {
-  return keys.constraint_state_prefix() + kind + ":" + name + "#" + key;
-}
-
-std::vector<std::string> zmembers(SyncRedis& r, const std::string& key) {
-  std::vector<std::string> out;
-  for (const Reply& e : r.call({"ZRANGE", key, "0", "-1"}).elements) out.push_back(e.str);
-  return out;
 }
 
 std::string id(const std::string& field) {

@@ -1,4 +1,4 @@
-// pushJobs-8.lua: a batch of jobs stored in one shard and made ready, in order.
+// pushJobs-9.lua: a batch of jobs stored in one shard and made ready, in order.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

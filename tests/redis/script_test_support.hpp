@@ -25,7 +25,7 @@
 
 namespace jq::test {
 
-// One job as pushJobs-8.lua takes it (PushJobs::Job, with test defaults).
+// One job as pushJobs-9.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -39,22 +39,26 @@ struct PushArgs {
   std::int64_t unique_for_ms = 86'400'000;
   std::string ordering_key{};
   std::string constraints{};  // MessagePack [name, key, ...] of the constraints matched
+  redis::bindings::PushJobs::OnDuplicate on_duplicate = redis::bindings::PushJobs::OnDuplicate::keep;
 };
 
 inline constexpr std::int64_t kNowMs = 1700000000123;
 inline constexpr std::int64_t kStampUs = 1700000000123456;
+inline constexpr std::int64_t kMaxListBytes = 1 << 20;  // limits.max_body_bytes' default
 
-// pushJobs-8.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
+// pushJobs-9.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs,
-                              const std::string& traceparent = "") {
+                              const std::string& traceparent = "",
+                              std::int64_t max_list_bytes = kMaxListBytes) {
   using redis::bindings::PushJobs;
-  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, {}};
+  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, max_list_bytes,
+                      {}};
   for (const PushArgs& j : jobs) {
     args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
                          j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,
-                         j.ordering_key, j.constraints});
+                         j.ordering_key, j.constraints, j.on_duplicate});
   }
   redis::Reply reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
   REQUIRE(PushJobs::decode(reply, jobs.size()));
@@ -76,7 +80,7 @@ inline std::vector<std::int64_t> integers(const redis::Reply& reply) {
 // The fields a push returned, one per job (fails the test when the reply is not a push's).
 inline std::vector<std::string> fields_of(const redis::Reply& reply) {
   REQUIRE(reply.is_array());
-  REQUIRE(reply.elements.size() == 2);
+  REQUIRE(reply.elements.size() == 3);
   REQUIRE(reply.elements[0].is_array());
   std::vector<std::string> fields;
   for (const redis::Reply& e : reply.elements[0].elements) {

@@ -15,6 +15,7 @@ using jq::api::is_valid_job_name;
 using jq::api::JobDefaults;
 using jq::api::MediaType;
 using jq::api::NewJob;
+using jq::api::OnDuplicate;
 using jq::api::PushRequest;
 using jq::api::UniqueUntil;
 using jq::api::test::Mp;
@@ -172,6 +173,12 @@ std::vector<BadField> bad_fields() {
       {"ordering_key", "7", Mp().i(7), "got 7"},
       {"ordering_key", "{\"k\":1}", Mp().map(1).str("k").i(1), "got {\"k\":1}"},
       {"ordering_key", "null", Mp().nil(), "got null"},
+      {"on_duplicate", "\"merge\"", Mp().str("merge"),
+       "on_duplicate must be \"keep\", \"replace\" or \"append\", got \"merge\""},
+      {"on_duplicate", "\"Replace\"", Mp().str("Replace"), "got \"Replace\""},
+      {"on_duplicate", "\"\"", Mp().str(""), "got \"\""},
+      {"on_duplicate", "1", Mp().i(1), "got 1"},
+      {"on_duplicate", "null", Mp().nil(), "got null"},
   };
 }
 
@@ -197,6 +204,8 @@ TEST_CASE("a job with only a name takes the defaults", "[unit]") {
     CHECK(job.unique_until == UniqueUntil::finished);
     CHECK(job.unique_for == 600'000ms);
     CHECK(job.ordering_key.empty());
+    CHECK(job.on_duplicate == OnDuplicate::keep);
+    CHECK_FALSE(job.ready_at.given);
   }
 }
 
@@ -213,7 +222,7 @@ TEST_CASE("a job with every field keeps every value", "[unit]") {
   // delay and run_at exclude each other: run_at has its own case below.
   // clang-format off
   const std::string mp = Mp()
-      .map(11)
+      .map(12)
           .str("name").str("resize:image_2")
           .str("argument").map(1).str("w").i(640)
           .str("priority").i(-5)
@@ -224,12 +233,14 @@ TEST_CASE("a job with every field keeps every value", "[unit]") {
           .str("unique_key").str("image:42")
           .str("unique_until").str("started")
           .str("unique_for").i(600)
-          .str("ordering_key").str("album:7");
+          .str("ordering_key").str("album:7")
+          .str("on_duplicate").str("append");
   // clang-format on
   const std::string json =
       R"({"name":"resize:image_2","argument":{"w":640},"priority":-5,"max_retry":0,)"
       R"("keep_result":true,"timeout":2.5,"delay":90.5,"unique_key":"image:42",)"
-      R"("unique_until":"started","unique_for":600,"ordering_key":"album:7"})";
+      R"("unique_until":"started","unique_for":600,"ordering_key":"album:7",)"
+      R"("on_duplicate":"append"})";
   for (const auto& result : {push_mp(mp), push_json(json)}) {
     const NewJob job = one_job(result);
     CHECK(job.name == "resize:image_2");
@@ -244,6 +255,8 @@ TEST_CASE("a job with every field keeps every value", "[unit]") {
     CHECK(job.unique_until == UniqueUntil::started);
     CHECK(job.unique_for == 600'000ms);
     CHECK(job.ordering_key == "album:7");
+    CHECK(job.on_duplicate == OnDuplicate::append);
+    CHECK(job.ready_at.given);
   }
 }
 
@@ -254,6 +267,7 @@ TEST_CASE("run_at is kept as milliseconds since the epoch, in both encodings", "
     const NewJob job = one_job(result);
     CHECK(job.ready_at.run_at_ms == 1796115600250);
     CHECK(job.ready_at.delay == 0ms);
+    CHECK(job.ready_at.given);
   }
   // A time in the past is valid: the job is ready at once (the store's decision).
   CHECK(one_job(push_json(R"({"name":"a","run_at":"1970-01-01T00:00:00Z"})")).ready_at.run_at_ms ==
@@ -314,6 +328,7 @@ TEST_CASE("delay, unique_for and the keys accept their limits", "[unit]") {
     return one_job(push_json(json_job_with(field, value)));
   };
   CHECK(job("delay", "0").ready_at.delay == 0ms);
+  CHECK(job("delay", "0").ready_at.given);  // a replace takes it as "ready now"
   CHECK(job("delay", "0.0").ready_at.delay == 0ms);
   CHECK(job("delay", "-0.0").ready_at.delay == 0ms);
   CHECK(job("delay", "31536000").ready_at.delay == 31'536'000'000ms);
@@ -382,7 +397,8 @@ TEST_CASE("a job without a name is rejected in both encodings", "[unit]") {
 TEST_CASE("an unknown field is rejected and named", "[unit]") {
   const std::string message =
       "unknown field \"max_retries\": allowed fields are name, argument, priority, max_retry, "
-      "keep_result, timeout, delay, run_at, unique_key, unique_until, unique_for, ordering_key";
+      "keep_result, timeout, delay, run_at, unique_key, unique_until, unique_for, ordering_key, "
+      "on_duplicate";
   const auto json = push_json(R"({"name":"a","max_retries":3})");
   check_error(json, ErrorCode::invalid_job, "max_retries", message);
   CHECK(json.error().message == message);
@@ -390,9 +406,59 @@ TEST_CASE("an unknown field is rejected and named", "[unit]") {
               "max_retries", message);
 }
 
-TEST_CASE("on_duplicate is not a job field yet", "[unit]") {
-  check_error(push_json(R"({"name":"a","unique_key":"k","on_duplicate":"keep"})"),
-              ErrorCode::invalid_job, "on_duplicate", "unknown field \"on_duplicate\"");
+TEST_CASE("on_duplicate takes keep, replace or append, and merging makes the claim end at start",
+          "[unit]") {
+  const auto job = [](std::string_view fields) {
+    return one_job(push_json(R"({"name":"a","unique_key":"k",)" + std::string(fields) + "}"));
+  };
+  CHECK(job(R"("on_duplicate":"keep")").on_duplicate == OnDuplicate::keep);
+  CHECK(job(R"("on_duplicate":"keep")").unique_until == UniqueUntil::finished);
+  for (const char* mode : {"replace", "append"}) {
+    INFO(mode);
+    const std::string given = R"("on_duplicate":")" + std::string(mode) + "\"";
+    const NewJob merging = job(given);
+    CHECK(merging.on_duplicate ==
+          (std::string(mode) == "replace" ? OnDuplicate::replace : OnDuplicate::append));
+    CHECK(merging.unique_until == UniqueUntil::started);
+    CHECK(job(given + R"(,"unique_until":"started")").unique_until == UniqueUntil::started);
+  }
+  CHECK(one_job(push_mp(Mp().map(3).str("name").str("a").str("unique_key").str("k")
+                            .str("on_duplicate").str("replace")))
+            .on_duplicate == OnDuplicate::replace);
+}
+
+TEST_CASE("on_duplicate needs unique_key, and merging refuses unique_until finished", "[unit]") {
+  const std::string alone =
+      "on_duplicate applies only to a unique job: give unique_key as well, or leave on_duplicate "
+      "out";
+  for (const char* mode : {"keep", "replace", "append"}) {
+    INFO(mode);
+    const auto result = push_json(R"({"name":"a","ordering_key":"o","on_duplicate":")" +
+                                  std::string(mode) + "\"}");
+    check_error(result, ErrorCode::invalid_job, "on_duplicate", alone);
+    CHECK(result.error().message == alone);
+  }
+  for (const char* mode : {"replace", "append"}) {
+    INFO(mode);
+    // In either order of the fields, in both encodings.
+    check_error(push_json(R"({"name":"a","unique_key":"k","unique_until":"finished",)"
+                          R"("on_duplicate":")" +
+                          std::string(mode) + "\"}"),
+                ErrorCode::invalid_job, "unique_until",
+                "unique_until \"finished\" cannot go with on_duplicate \"replace\" or "
+                "\"append\"");
+    check_error(push_mp(Mp().map(4).str("on_duplicate").str(mode).str("unique_until")
+                            .str("finished").str("name").str("a").str("unique_key").str("k")),
+                ErrorCode::invalid_job, "unique_until", "cannot go with on_duplicate");
+  }
+  // keep goes with either.
+  CHECK(one_job(push_json(R"({"name":"a","unique_key":"k","unique_until":"finished",)"
+                          R"("on_duplicate":"keep"})"))
+            .unique_until == UniqueUntil::finished);
+  // In a batch, the job's index is named.
+  const auto batch = push_json(R"([{"name":"a"},{"name":"a","on_duplicate":"append"}])");
+  check_error(batch, ErrorCode::invalid_job, "on_duplicate", "job 1: on_duplicate applies only");
+  CHECK(batch.error().index == 1u);
 }
 
 TEST_CASE("a field name that is not a string is a bad request", "[unit]") {

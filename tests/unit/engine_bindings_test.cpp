@@ -99,9 +99,10 @@ std::vector<std::int64_t> negative_numbers(const std::string& text) {
 
 // How a header says how many ARGV each item of a variable list takes ("three per job").
 std::string count_word(std::size_t n) {
-  static const char* const words[] = {"zero",  "one",   "two",  "three", "four",   "five",  "six",
-                                      "seven", "eight", "nine", "ten",   "eleven", "twelve"};
-  return n < 13 ? words[n] : std::to_string(n);
+  static const char* const words[] = {"zero", "one",   "two",    "three",  "four",
+                                      "five", "six",   "seven",  "eight",  "nine",
+                                      "ten",  "eleven", "twelve", "thirteen"};
+  return n < 14 ? words[n] : std::to_string(n);
 }
 
 // `code` as a number of its own in `text` (not part of another number or word).

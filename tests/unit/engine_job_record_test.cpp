@@ -132,3 +132,22 @@ TEST_CASE("decode_record rejects bytes that are not MessagePack", "[unit]") {
   CHECK_FALSE(decode_record(whole.substr(0, whole.size() - 1)));
   CHECK_FALSE(decode_record("\xc1"));
 }
+
+TEST_CASE("an appended argument counts its values, and constraints match its last one", "[unit]") {
+  const std::string last = Mp().map(1).str("tenant").str("B").bytes();
+  const std::string list = Mp().array(3).i(1).str("two").raw(last).bytes();
+  Mp mp;
+  mp.array(20).str("sync").str(list);
+  for (int slot = 3; slot <= 13; ++slot) mp.i(slot == 7 ? 1 : 0);  // slot 7: state queued
+  for (int slot = 14; slot <= 19; ++slot) mp.nil();
+  mp.i(3);  // R_APPENDED
+  auto rec = decode_record(mp.bytes());
+  REQUIRE(rec);
+  CHECK(rec->argument == list);
+  CHECK(rec->appended == 3);
+  CHECK(jq::store::match_argument(*rec) == last);
+
+  rec->appended = 0;  // a pushed value, even an array, is matched whole
+  CHECK(jq::store::match_argument(*rec) == list);
+  CHECK(decode_record(record(1, 19))->appended == 0);  // records from before slot 20
+}

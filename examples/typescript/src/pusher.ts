@@ -69,7 +69,8 @@ export class JqClient {
   }
 
   // Pushes one job (a NewJob: name plus the optional fields of the contract's job table); its
-  // id, which is the existing job's when the push was a duplicate of a unique job (200).
+  // id, which is the existing job's when the push was a duplicate of a unique job (200), also
+  // when it was merged into that job (on_duplicate "replace" or "append": a debounce, a list).
   async push(job: NewJob): Promise<string> {
     const { data } = await ok(this.api.POST("/v1/jobs", { body: job, signal: within(30) }));
     if (data && "id" in data) return data.id;

@@ -63,16 +63,19 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   for (std::size_t d : stored->duplicates) --pushed.names[name_of[d]].second;
   pushed.elapsed = std::chrono::steady_clock::now() - started;
   on_pushed(pushed);
-  // Contract, "Unique jobs": 200 when nothing new was stored, and the duplicates named.
+  // Contract, "Unique jobs": 200 when nothing new was stored, and the duplicates named;
+  // "Merging duplicates": those merged into the job holding the claim also as merged.
   const bool all_duplicates = stored->duplicates.size() == stored->ids.size();
   const int status = all_duplicates ? 200 : 201;
   if (!batch) {
     nlohmann::json body = {{"id", std::move(stored->ids.front())}};
     if (all_duplicates) body["duplicate"] = true;
+    if (!stored->merged.empty()) body["merged"] = true;
     co_return respond(req, status, std::move(body));
   }
   nlohmann::json body = {{"ids", std::move(stored->ids)}};
   if (!stored->duplicates.empty()) body["duplicates"] = std::move(stored->duplicates);
+  if (!stored->merged.empty()) body["merged"] = std::move(stored->merged);
   co_return respond(req, status, std::move(body));
 }
 

@@ -1,5 +1,6 @@
-// lua/pushJobs-8.lua: stores a batch of new jobs in one shard: ready, scheduled, or waiting
-// behind their ordering key; duplicates of a held unique claim are not stored.
+// lua/pushJobs-9.lua: stores a batch of new jobs in one shard: ready, scheduled, or waiting
+// behind their ordering key; duplicates of a held unique claim are not stored, or merged into
+// the job holding it (on_duplicate replace or append) while it has not started.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -9,16 +10,19 @@ namespace jq::redis::bindings {
 
 struct PushJobs {
   static constexpr ScriptId id = ScriptId::push_jobs;
-  static constexpr std::array<std::string_view, 8> key_names = {
-      "stats",  "jobs",      "names",         "ready_prefix",
-      "counts", "scheduled", "unique_prefix", "order_prefix"};
-  static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "ready_stamp_us",
-                                                                "channel", "traceparent", "shard"};
-  static constexpr std::size_t args_per_item = 12;  // then twelve per job (Job)
+  static constexpr std::array<std::string_view, 9> key_names = {
+      "stats",     "jobs",          "names",        "ready_prefix",    "counts",
+      "scheduled", "unique_prefix", "order_prefix", "constraint_state"};
+  static constexpr std::array<std::string_view, 6> arg_names = {
+      "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes"};
+  static constexpr std::size_t args_per_item = 13;  // then thirteen per job (Job)
 
   struct Keys {
-    std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix;
+    std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix,
+        constraint_state;
   };
+  // What a duplicate push does to the waiting job holding its claim (D_* in the preamble).
+  enum class OnDuplicate : std::int64_t { keep = 0, replace = 1, append = 2 };
   struct Job {
     std::string name;
     std::string argument;  // MessagePack bytes
@@ -26,12 +30,13 @@ struct PushJobs {
     std::int64_t max_retry = 0;
     bool keep_result = false;
     std::int64_t timeout_ms = 0;
-    std::int64_t ready_at_ms = 0;  // 0: at once
+    std::int64_t ready_at_ms = 0;  // from delay or run_at; 0: neither given (at once)
     std::string unique_key;        // '' none
     bool unique_until_started = false;
     std::int64_t unique_for_ms = 0;
     std::string ordering_key;  // '' none
     std::string constraints;   // MessagePack array [name1, key1, ...] of those matched; '' none
+    OnDuplicate on_duplicate = OnDuplicate::keep;
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -39,22 +44,26 @@ struct PushJobs {
     std::string channel;
     std::string traceparent;  // '' for none
     std::int64_t shard = 0;
+    std::int64_t max_list_bytes = 0;  // the most bytes an appended list may reach
     std::vector<Job> jobs;
   };
   struct Pushed {
     std::vector<std::string> fields;      // one per job; a duplicate's is the claim holder's
     std::vector<std::size_t> duplicates;  // 0-based positions, ascending
+    std::vector<std::size_t> merged;      // those of the duplicates that were merged, ascending
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.stats(shard),  k.jobs_prefix(shard), k.names(shard),         k.ready_prefix(shard),
-            k.counts(shard), k.scheduled(shard),   k.unique_prefix(shard), k.order_prefix(shard)};
+    return {k.stats(shard),        k.jobs_prefix(shard),   k.names(shard),
+            k.ready_prefix(shard), k.counts(shard),        k.scheduled(shard),
+            k.unique_prefix(shard), k.order_prefix(shard), k.constraint_state_prefix()};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,
                  {std::move(k.stats), std::move(k.jobs), std::move(k.names),
                   std::move(k.ready_prefix), std::move(k.counts), std::move(k.scheduled),
-                  std::move(k.unique_prefix), std::move(k.order_prefix)},
+                  std::move(k.unique_prefix), std::move(k.order_prefix),
+                  std::move(k.constraint_state)},
                  {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));
@@ -62,6 +71,7 @@ struct PushJobs {
     c.args.push_back(std::move(a.channel));
     c.args.push_back(std::move(a.traceparent));
     c.args.push_back(arg(a.shard));
+    c.args.push_back(arg(a.max_list_bytes));
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.name));
       c.args.push_back(std::move(j.argument));
@@ -75,14 +85,16 @@ struct PushJobs {
       c.args.push_back(arg(j.unique_for_ms));
       c.args.push_back(std::move(j.ordering_key));
       c.args.push_back(std::move(j.constraints));
+      c.args.push_back(arg(static_cast<std::int64_t>(j.on_duplicate)));
     }
     return c;
   }
   // `jobs` is how many were pushed.
   static Decoded<Pushed> decode(const Reply& reply, std::size_t jobs) {
-    if (!reply.is_array() || reply.elements.size() != 2 || !reply.elements[0].is_array() ||
-        reply.elements[0].elements.size() != jobs || !reply.elements[1].is_array()) {
-      return unexpected(bad_reply(id, "not {fields (one per job), duplicates}", reply));
+    if (!reply.is_array() || reply.elements.size() != 3 || !reply.elements[0].is_array() ||
+        reply.elements[0].elements.size() != jobs || !reply.elements[1].is_array() ||
+        !reply.elements[2].is_array()) {
+      return unexpected(bad_reply(id, "not {fields (one per job), duplicates, merged}", reply));
     }
     Pushed out;
     out.fields.reserve(jobs);
@@ -90,12 +102,15 @@ struct PushJobs {
       if (f.type != Reply::Type::string) return unexpected(bad_reply(id, "a field", reply));
       out.fields.push_back(f.str);
     }
-    for (const Reply& d : reply.elements[1].elements) {
-      const auto at = d.as_integer();
-      if (!at || *at < 0 || static_cast<std::size_t>(*at) >= jobs) {
-        return unexpected(bad_reply(id, "a duplicate's position", reply));
+    for (int list = 1; list <= 2; ++list) {
+      auto& positions = list == 1 ? out.duplicates : out.merged;
+      for (const Reply& d : reply.elements[list].elements) {
+        const auto at = d.as_integer();
+        if (!at || *at < 0 || static_cast<std::size_t>(*at) >= jobs) {
+          return unexpected(bad_reply(id, "a duplicate's position", reply));
+        }
+        positions.push_back(static_cast<std::size_t>(*at));
       }
-      out.duplicates.push_back(static_cast<std::size_t>(*at));
     }
     return out;
   }

@@ -1,0 +1,215 @@
+#!lua
+--[[ pushJobs: stores a batch of new jobs in one shard, all or nothing, each ready at once,
+  scheduled (a delay or run_at), or queued behind the jobs of its ordering key. A job whose
+  (name, unique_key) claim is held by a live job is not stored, and the answer names that job;
+  with on_duplicate replace or append, and while that job has not started, the push is merged
+  into it instead (lua/lib/preamble_2_merge_target.lua), and the job moves to where its new
+  priority, ready time and constraints put it (lua/lib/preamble_4_settle_merged.lua), in this
+  same step: whichever master runs the pushes of one claim, they meet here one at a time.
+  Invariant: every ready job has a record in state queued and exactly one member,
+  R_READY_STAMP .. field, in the ready list of its name and priority
+  (lua/lib/preamble_1_ready_list.lua). Within a batch the jobs join their lists in push
+  order. A job of an ordering key is ready only as the first of its line
+  (lua/lib/preamble_4_finish_for_good.lua); the others wait, queued with R_BLOCKED_BY.
+  Memory: refused while Redis is over maxmemory, before it writes anything: it stores new jobs.
+  KEYS[1] stats hash of the shard (seq, pushed, ...)
+  KEYS[2] jobs prefix of the shard (record buckets, see the preamble)
+  KEYS[3] names set of the shard (job names seen)
+  KEYS[4] ready prefix of the shard: the queue of name N is KEYS[4] .. N (keys.cpp builds it so)
+  KEYS[5] counts hash of the shard (ready:<name>, scheduled:<name> += jobs pushed)
+  KEYS[6] scheduled zset of the shard (field, score = due ms)
+  KEYS[7] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
+  KEYS[8] order prefix of the shard: the line of ordering key K is KEYS[8] .. K
+  KEYS[9] constraint state prefix (lua/lib/preamble_1_constraint_context.lua): a merged job
+          held by a constraint may leave its held set
+  ARGV[1] now (ms since the epoch): enqueued_at
+  ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
+  ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready,
+          with the batch's best job of that name, and "s <due_ms>" with the earliest due time
+          when jobs were scheduled; a merged job that moved is announced on its own
+  ARGV[4] traceparent (W3C, validated by the master) kept in every job's R_TRACEPARENT; '' for
+          none
+  ARGV[5] the shard (its number, for the announcements)
+  ARGV[6] max list bytes: the most bytes a list made by on_duplicate append may reach (then,
+          as at 1000 elements, the next append makes a new job, which takes over the claim)
+  ARGV[7..] thirteen per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+            keep_result (0|1), timeout (ms), ready_at (ms since the epoch, from delay or
+            run_at; 0 when neither was given; at or before now = now), unique_key ('' none),
+            unique_until (0 finished | 1 started), unique_for (ms), ordering_key ('' none),
+            constraints (the ones it matched, for its own argument: a MessagePack array
+            [name1, key1, ...], kept as R_CONSTRAINTS; '' none), on_duplicate (0 keep,
+            1 replace, 2 append)
+  Returns: {fields, duplicates, merged}: one 9-character field per job in the order given (a
+           duplicate's is the field of the job holding the claim, possibly one earlier in the
+           batch), the 0-based positions of the duplicates (nothing new was stored for them),
+           and of those the positions that were merged into the job holding the claim.
+]]
+local stats, jobs, names, ready_prefix, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local scheduled, unique_prefix, order_prefix = KEYS[6], KEYS[7], KEYS[8]
+local now = tonumber(ARGV[1])
+local stamp = base62(tonumber(ARGV[2]), 9)
+local channel = ARGV[3]
+local traceparent = ARGV[4]
+local shard = ARGV[5]
+local max_list_bytes = tonumber(ARGV[6])
+local first_job, per_job = 7, 13
+local count = (#ARGV - first_job + 1) / per_job
+
+-- Job i of the batch (0-based) as a record, not yet placed (state and blocked_by come when it
+-- is stored), with what a merge reads from its push.
+local function arriving(i)
+  local a = first_job + i * per_job
+  local push = {argument = ARGV[a + 1], priority = tonumber(ARGV[a + 2]),
+                ready_at = tonumber(ARGV[a + 6]), unique_key = ARGV[a + 7],
+                unique_until = tonumber(ARGV[a + 8]), unique_for = ARGV[a + 9],
+                constraints = ARGV[a + 11] ~= '' and cmsgpack.unpack(ARGV[a + 11]) or false,
+                mode = tonumber(ARGV[a + 12])}
+  local argument, appended = push.argument, 0
+  if push.mode == D_APPEND then argument, appended = array_header(1) .. argument, 1 end
+  local record = {ARGV[a], argument, push.priority, tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]),
+    tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '', push.unique_key,
+    push.unique_until, ARGV[a + 10], push.ready_at, '', push.constraints, appended}
+  return push, record
+end
+
+-- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
+-- claim is free (a holder gone or dead should have let go of it). Only a waiting holder, one that
+-- has never started, takes merges.
+local function stored_holder(claim)
+  local field = rcall('GET', claim)
+  local record = field and load_record(jobs, field)
+  if not record or record[R_STATE] == S_DEAD then return nil end
+  local waiting = (record[R_STATE] == S_QUEUED or record[R_STATE] == S_SCHEDULED) and
+                  record[R_ATTEMPTS] == 0
+  return {field = field, record = record, was = {unpack(record)}, waiting = waiting}
+end
+
+-- First the claims. Per position: the holder a duplicate points at (a stored job, or a job of
+-- this batch: {index, record, waiting = true}) and whether it merged; nothing for a new job.
+local holders, fresh = {}, {}  -- claim -> its holder (false: free); the new jobs in push order
+local duplicate_of, merged_into, merged_stored = {}, {}, {}
+for i = 0, count - 1 do
+  local push, record = arriving(i)
+  local claim = push.unique_key ~= '' and unique_claim(unique_prefix, record[R_NAME],
+                                                       push.unique_key)
+  local holder = claim and holders[claim]
+  if claim and holder == nil then
+    holder = stored_holder(claim) or false
+    holders[claim] = holder
+  end
+  if holder then
+    if push.mode ~= D_KEEP and holder.waiting then
+      holder.merge = holder.merge or merge_target(holder.record, max_list_bytes)
+      if holder.merge.fold(push) then
+        merged_into[i] = true
+        holder.unique_for = push.unique_for
+        if holder.field and not holder.listed then
+          holder.listed = true
+          merged_stored[#merged_stored + 1] = {claim, holder}
+        end
+      else
+        holder = false  -- a full list: this push makes a new job, which takes over the claim
+      end
+    end
+    if holder then duplicate_of[i] = holder end
+  end
+  if not holder then
+    local job = {index = i, record = record, waiting = true, unique_for = push.unique_for}
+    fresh[#fresh + 1] = job
+    if claim then holders[claim] = job end
+  end
+end
+
+local fields, duplicates, merged = {}, {}, {}
+local next_seq = 0
+if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', #fresh) - #fresh + 1 end
+-- Per name made ready: {best priority, its first member, per priority the members in push
+-- order}.
+local by_name, ready_names = {}, {}
+local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n}
+local records, due_jobs, earliest_due = batched('HSET'), batched('ZADD'), nil
+for _, job in ipairs(fresh) do
+  local record = job.record
+  if job.merge then job.merge.finish() end
+  local name, priority, ready_at = record[R_NAME], record[R_PRIORITY], record[R_READY_AT_MS]
+  local unique_key, ordering_key = record[R_UNIQUE_KEY], record[R_ORDERING_KEY]
+  local field = base62(next_seq, 9)
+  next_seq = next_seq + 1
+  job.field = field
+  fields[job.index + 1] = field
+  if unique_key ~= '' then
+    rcall('SET', unique_claim(unique_prefix, name, unique_key), field, 'PX', job.unique_for)
+  end
+  if ordering_key ~= '' and rcall('RPUSH', order_prefix .. ordering_key, field) > 1 then
+    record[R_BLOCKED_BY] = 'ordering_key'
+  elseif ready_at > now then
+    record[R_STATE] = S_SCHEDULED
+  end
+  local bucket, slot = record_at(jobs, field)
+  records.add(bucket, slot, cmsgpack.pack(record))
+  local n = added[name]
+  if not n then
+    n = {ready = 0, scheduled = 0}
+    added[name] = n
+    names_in_batch[#names_in_batch + 1] = name
+  end
+  if record[R_STATE] == S_SCHEDULED then
+    n.scheduled = n.scheduled + 1
+    due_jobs.add(scheduled, ready_at, field)
+    if not earliest_due or ready_at < earliest_due then earliest_due = ready_at end
+  else
+    n.ready = n.ready + 1
+  end
+  if record[R_STATE] == S_QUEUED and record[R_BLOCKED_BY] == '' then
+    local member = stamp .. field
+    local r = by_name[name]
+    if not r then
+      r = {priority, member, {}}
+      by_name[name] = r
+      ready_names[#ready_names + 1] = name
+    elseif priority < r[1] then
+      r[1], r[2] = priority, member
+    end
+    local list = r[3][priority]
+    if list then list[#list + 1] = member else r[3][priority] = {member} end
+  end
+end
+for i = 0, count - 1 do
+  local holder = duplicate_of[i]
+  if holder then
+    fields[i + 1] = holder.field
+    duplicates[#duplicates + 1] = i
+    if merged_into[i] then merged[#merged + 1] = i end
+  end
+end
+records.send()
+due_jobs.send()
+for _, name in ipairs(ready_names) do
+  local queue = ready_prefix .. name
+  for priority, members in pairs(by_name[name][3]) do make_ready(queue, priority, members) end
+end
+for _, name in ipairs(names_in_batch) do
+  rcall('SADD', names, name)
+  for kind, n in pairs(added[name]) do
+    if n > 0 then count_add(counts, kind, name, n) end
+  end
+end
+if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', #fresh) end
+for _, name in ipairs(ready_names) do
+  announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
+end
+if earliest_due then rcall('PUBLISH', channel, string.format('s %d', earliest_due)) end
+
+-- Stored jobs that took merges move to where their new values put them. A merge renews the
+-- claim for the last merged push's unique_for, unless a new job has taken it over.
+local k = {jobs = jobs, ready_prefix = ready_prefix, scheduled = scheduled, counts = counts}
+local opts = {now_ms = now, stamp = stamp, channel = channel, shard = shard, cx = {c = KEYS[9]}}
+for _, entry in ipairs(merged_stored) do
+  local claim, holder = entry[1], entry[2]
+  holder.merge.finish()
+  settle_merged(k, opts, holder.field, holder.was, holder.record, holder.merge.retimed())
+  if holders[claim] == holder then
+    rcall('SET', claim, holder.field, 'PX', holder.unique_for)
+  end
+end
+return {fields, duplicates, merged}
