@@ -143,10 +143,16 @@ TEST_CASE("a cluster client asks every master when a question concerns all of th
   auto& cluster = jq::test::shared_cluster();
   StoreHarness h(cluster.url());
   Commands ping{{"PING"}};
-  auto replies = h.run(h.client().on_every_master(ping));
+  std::vector<jq::redis::Client::NodeReplies> replies;
+  // Each master's connection comes up on its own after the map is known.
+  const bool all = jq::test::wait_until(
+      [&] {
+        replies = h.run(h.client().on_every_master(ping));
+        return std::all_of(replies.begin(), replies.end(),
+                           [](const auto& node) { return node.replies.has_value(); });
+      },
+      5s, 20ms);
+  REQUIRE(all);
   CHECK(replies.size() == 3);
-  for (const auto& node : replies) {
-    REQUIRE(node.replies);
-    CHECK(node.replies->elements[0].str == "PONG");
-  }
+  for (const auto& node : replies) CHECK(node.replies->elements[0].str == "PONG");
 }
