@@ -134,15 +134,18 @@ void add_routes(http::Router& router, const RouteDeps& d) {
 // Everything that lives while the io_context runs.
 class Daemon {
  public:
-  Daemon(const config::Config& config, redis::Address address,
+  Daemon(const config::Config& config, const redis::Target& target,
          std::shared_ptr<http::TlsIdentity> tls)
       : config_(config),
         tls_(tls),
         io_(static_cast<int>(io_thread_count(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
-        redis_(io_.get_executor(), redis::ConnectionOptions{address},
+        keys_("jq", target.cluster ? redis::Keys::Deployment::cluster
+                                   : redis::Keys::Deployment::single_redis),
+        redis_(io_.get_executor(), target, redis::ConnectionOptions{},
                [this](redis::Client&) { return on_redis_connect(); }),
-        subscriber_(io_.get_executor(), address, keys_.events_channel()),
+        subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),
+                    redis_.router()),
         store_(redis_, keys_, config.shards, system_now, config.shard_run),
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
@@ -171,6 +174,9 @@ class Daemon {
                   },
                   metrics_, constraints_, [this] { return constraints_changed(); }});
     store_.use_constraints(&constraint_cache_);
+    store_.confirm_pushes(
+        config.redis.replicas_ack,
+        milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)));
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =
@@ -186,7 +192,13 @@ class Daemon {
       }
     });
     subscriber_.add_listener([this](const events::Event& e) {
-      if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
+      if (e.kind == events::EventKind::result) {
+        if (e.arg.empty()) {
+          waiters_.notify_all();  // events may have been missed: every long poll looks again
+        } else {
+          waiters_.notify(e.arg);
+        }
+      }
       scheduler_.on_event(e);
       promoter_.on_event(e);
       constraint_cache_.on_event(e);
@@ -238,7 +250,14 @@ class Daemon {
       co_await queues_.check_eviction_policy(redis::Phase::handshake);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
-    if (!config_constraints_applied_.exchange(true)) {
+    if (redis_.cluster() && !config_.constraints.empty()) {
+      if (!config_constraints_applied_.exchange(true)) {
+        spdlog::error(
+            "the config's {} constraints are not applied: constraints need a single Redis for "
+            "now, and this master runs on a Redis Cluster; jobs run unconstrained",
+            config_.constraints.size());
+      }
+    } else if (!config_constraints_applied_.exchange(true)) {
       asio::co_spawn(io_, apply_config_constraints(), asio::detached);
     }
     co_return std::error_code{};
@@ -460,12 +479,12 @@ int run(const config::Config& config) {
       embedded.emplace(redis::EmbeddedOptions{config.redis.server_path, config.data_dir});
       url = embedded->url();
     }
-    auto address = redis::parse_address(url);
-    if (!address) {
-      spdlog::critical("{}", address.error());
+    auto target = redis::parse_target(url);
+    if (!target) {
+      spdlog::critical("{}", target.error());
       return kExitBadConfig;
     }
-    int code = Daemon(config, std::move(*address), std::move(tls)).run();
+    int code = Daemon(config, *target, std::move(tls)).run();
     if (embedded) embedded->stop();
     spdlog::info("jqmaster stopped");
     return code;

@@ -26,8 +26,12 @@ struct ListenAddress {
 };
 
 struct Redis {
-  std::string url;  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p
+  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p |
+  // redis+cluster://host:port[,host:port...]
+  std::string url;
   std::string server_path = "redis-server";
+  int replicas_ack = 0;               // 0-16: replicas that must confirm a push (WAIT) before 201
+  double replicas_ack_timeout_s = 1;  // > 0, <= 60: how long the push waits for them
   bool operator==(const Redis&) const = default;
 };
 

@@ -59,14 +59,20 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(),
+    PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(group.shard),
                         traceparent, group.shard,           {}};
     args.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
       args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
     }
     redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
-    auto reply = co_await redis_.eval(std::move(call));
+    redis::ReplyResult reply;
+    if (replicas_ack_ > 0) {
+      reply =
+          co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
+    } else {
+      reply = co_await redis_.eval(std::move(call));
+    }
     if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
     auto pushed = PushJobs::decode(*reply, group.positions.size());
     if (!pushed) co_return unexpected(StoreError::bad_reply(pushed.error()));
@@ -133,8 +139,9 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
-                                           {id.field, now_ms(), keys_.events_channel(), id.shard});
+  redis::ScriptCall call =
+      CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
+                      {id.field, now_ms(), keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = CancelJob::decode(*reply);

@@ -52,6 +52,14 @@ class JobStore {
   // or none loaded yet: jobs match nothing. Set before the first push.
   void use_constraints(const ConstraintCache* constraints) { constraints_ = constraints; }
 
+  // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
+  // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
+  // Redis's answer is enough (the default). Set before the first push.
+  void confirm_pushes(int replicas, std::chrono::milliseconds timeout) {
+    replicas_ack_ = replicas;
+    replicas_ack_timeout_ = timeout;
+  }
+
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
   // W3C header, or empty for none) is kept with every job of the batch.
@@ -78,6 +86,8 @@ class JobStore {
 
   redis::Client& redis_;
   redis::Keys keys_;
+  int replicas_ack_ = 0;
+  std::chrono::milliseconds replicas_ack_timeout_{1000};
   int shards_;
   unsigned shard_run_;
   Clock clock_;

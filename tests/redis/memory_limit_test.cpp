@@ -67,13 +67,13 @@ TEST_CASE("over maxmemory a push changes nothing while running jobs still comple
   const auto stats = hgetall(r, keys.stats(0));
   exhaust_memory(r);
 
-  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(), "", 0, {}};
+  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, {}};
   args.jobs.push_back({"email", "\xc0", 0, 3, false, 30000, 0, "", false, 1000, "", ""});
   CHECK(refused_for_memory(r.eval(PushJobs::call(PushJobs::keys(keys, 0), std::move(args)))));
   CHECK(job_buckets_dump(r, keys, 0) == buckets);
   CHECK(hgetall(r, keys.stats(0)) == stats);
 
-  CompleteJobs::Args done{3600, keys.events_channel(), 0, kNowMs, {}};
+  CompleteJobs::Args done{3600, keys.events_channel(0), 0, kNowMs, {}};
   done.jobs.push_back({plain, 1, "\x81\xa4type\xa7success"});
   done.jobs.push_back({with_result, 1, "\x81\xa4type\xa7success"});
   const Reply completed = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(done)));
