@@ -27,6 +27,7 @@ Subscriber::Subscriber(boost::asio::any_io_executor executor, redis::Address add
         local(Event{EventKind::scheduled, "0"});
         local(Event{EventKind::pushed, {}});
         local(Event{EventKind::constraints, {}});
+        local(Event{EventKind::schedules, {}});
         co_return std::error_code{};
       },
       /*load_scripts=*/false);
