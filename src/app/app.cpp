@@ -30,6 +30,7 @@
 #include "src/http/handlers/jobs.hpp"
 #include "src/http/handlers/metrics.hpp"
 #include "src/http/handlers/queues.hpp"
+#include "src/http/handlers/schedules.hpp"
 #include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
 #include "src/metrics/metrics.hpp"
@@ -39,6 +40,8 @@
 #include "src/scheduler/maintenance.hpp"
 #include "src/scheduler/promoter.hpp"
 #include "src/scheduler/scheduler.hpp"
+#include "src/schedules/runner.hpp"
+#include "src/schedules/schedule_store.hpp"
 #include "src/store/constraint_set.hpp"
 #include "src/store/constraint_store.hpp"
 #include "src/store/dispatch_store.hpp"
@@ -117,6 +120,7 @@ struct RouteDeps {
   metrics::Metrics& metrics;
   store::ConstraintStore& constraints;
   std::function<asio::awaitable<void>()> on_constraints_changed;
+  schedules::ScheduleStore& schedules;
 };
 
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
@@ -127,8 +131,9 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
   http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
-  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints);
+  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints, d.schedules);
   http::add_dashboard_routes(router);
+  http::add_schedule_routes(router, d.schedules);
 }
 
 // Everything that lives while the io_context runs.
@@ -153,6 +158,8 @@ class Daemon {
         constraints_(redis_, keys_, system_now),
         constraint_cache_(io_.get_executor(), constraints_),
         reclassifier_(redis_, keys_, config.shards, system_now),
+        schedules_(redis_, keys_, config.shards, system_now, job_defaults(config)),
+        runner_(io_, schedules_),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_),
@@ -172,11 +179,12 @@ class Daemon {
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
-                  metrics_, constraints_, [this] { return constraints_changed(); }});
+                  metrics_, constraints_, [this] { return constraints_changed(); }, schedules_});
     store_.use_constraints(&constraint_cache_);
     store_.confirm_pushes(
         config.redis.replicas_ack,
         milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)));
+    schedules_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =
@@ -202,6 +210,7 @@ class Daemon {
       scheduler_.on_event(e);
       promoter_.on_event(e);
       constraint_cache_.on_event(e);
+      runner_.on_event(e);
     });
   }
 
@@ -216,6 +225,7 @@ class Daemon {
     promoter_.start();
     maintenance_.start();
     constraint_cache_.start();
+    runner_.start();
     signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
       if (!ec) {
         spdlog::info("received {}; shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -260,6 +270,9 @@ class Daemon {
     } else if (!config_constraints_applied_.exchange(true)) {
       asio::co_spawn(io_, apply_config_constraints(), asio::detached);
     }
+    if (!config_schedules_applied_.exchange(true)) {
+      asio::co_spawn(io_, apply_config_schedules(), asio::detached);
+    }
     co_return std::error_code{};
   }
 
@@ -275,6 +288,18 @@ class Daemon {
       }
     }
     if (!config_.constraints.empty()) co_await constraints_changed();
+  }
+
+  // The config file's schedules, created or replaced once per start, like its constraints.
+  asio::awaitable<void> apply_config_schedules() {
+    for (const api::Schedule& s : config_.schedules) {
+      auto applied = co_await schedules_.apply(s);
+      if (!applied) {
+        spdlog::error("schedule {} from the config: {}; applying again at the next connection",
+                      s.name, applied.error().message);
+        config_schedules_applied_ = false;
+      }
+    }
   }
 
   // This master changed the constraints: its snapshot reloads before the change is answered (a
@@ -381,6 +406,7 @@ class Daemon {
     promoter_.stop();
     maintenance_.stop();
     constraint_cache_.stop();
+    runner_.stop();
     co_await drain([this] { return dispatcher_.in_flight(); }, deadline);
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
       spdlog::warn(
@@ -412,9 +438,12 @@ class Daemon {
   // The constraints this master matches pushed jobs against (ConstraintCache::current()).
   store::ConstraintCache constraint_cache_;
   store::Reclassifier reclassifier_;
+  schedules::ScheduleStore schedules_;
+  schedules::Runner runner_;
   std::atomic<bool> reclassify_running_{false};
   std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
+  std::atomic<bool> config_schedules_applied_{false};
   std::atomic<bool> eviction_policy_checked_{false};
   dispatch::Dispatcher dispatcher_;
   std::shared_ptr<dispatch::TlsContexts> worker_tls_;  // one client context per CA file
@@ -443,11 +472,13 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::QueueStore queues(redis, keys, 1, system_now);
     workers::WorkerStore workers(redis, keys, system_now, "routes");
     store::ConstraintStore constraints(redis, keys, system_now);
+    schedules::ScheduleStore schedules(redis, keys, 1, system_now, api::JobDefaults{});
     metrics::Metrics metrics(1);
     http::Router router;
-    add_routes(router, RouteDeps{stopping, jobs, api::JobDefaults{}, waiters,
-                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics,
-                                 constraints, []() -> asio::awaitable<void> { co_return; }});
+    add_routes(router,
+               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
+                         workers, queues, [] {}, [] {}, metrics, constraints,
+                         []() -> asio::awaitable<void> { co_return; }, schedules});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/constraint.hpp"
+#include "api/schedule.hpp"
 #include "api/worker_registration.hpp"
 
 namespace jq::config {
@@ -141,6 +142,8 @@ struct Config {
   std::vector<StaticWorker> workers;
   // Created or replaced at start; checked by the rules of POST /v1/constraints.
   std::vector<api::Constraint> constraints;
+  // Created or replaced at start; checked by the rules of POST /v1/schedules.
+  std::vector<api::Schedule> schedules;
   bool operator==(const Config&) const = default;
 };
 

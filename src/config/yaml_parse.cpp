@@ -209,7 +209,7 @@ void parse_top_scalars(const At& root, Config& config) {
 Config parse_document(const At& root) {
   expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
                      "retry", "dispatch", "limits", "tls", "shutdown_grace", "log", "metrics",
-                     "auth", "workers", "constraints"});
+                     "auth", "workers", "constraints", "schedules"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
@@ -223,6 +223,7 @@ Config parse_document(const At& root) {
   if (auto v = field(root, "auth")) config.auth = parse_auth(*v);
   if (auto v = field(root, "workers")) config.workers = parse_workers(*v);
   if (auto v = field(root, "constraints")) config.constraints = parse_constraints(*v);
+  if (auto v = field(root, "schedules")) config.schedules = parse_schedules(*v);
   return config;
 }
 

@@ -76,6 +76,7 @@ void Subscriber::look_again() const {
   local(Event{EventKind::scheduled, "0"});
   local(Event{EventKind::pushed, {}});
   local(Event{EventKind::constraints, {}});
+  local(Event{EventKind::schedules, {}});
   local(Event{EventKind::result, {}});  // every long poll looks at its job again
 }
 

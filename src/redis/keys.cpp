@@ -73,6 +73,12 @@ std::string Keys::unique_prefix(int shard) const {
 std::string Keys::order_prefix(int shard) const {
   return shard_key(shard, "order:");
 }
+std::string Keys::schedules(int shard) const {
+  return shard_key(shard, "schedules");
+}
+std::string Keys::schedule_homes(int shard) const {
+  return shard_key(shard, "schedule_homes");
+}
 
 std::string Keys::workers() const {
   return control_key("workers");

@@ -45,6 +45,10 @@ class Keys {
   std::string counts(int shard) const;
   std::string unique_prefix(int shard) const;  // claims below it: unique_claim (Lua)
   std::string order_prefix(int shard) const;   // an ordering key's line: order_prefix + key
+  // Recurring schedules: the records of the schedules that live in the shard (name -> MessagePack
+  // map), and the claims of the names whose home is the shard (name -> "<shard> <token> ...").
+  std::string schedules(int shard) const;
+  std::string schedule_homes(int shard) const;
 
   std::string workers() const;
   std::string worker_urls() const;

@@ -63,7 +63,7 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
                         traceparent, group.shard,           {}};
     args.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
-      args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
+      args.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
     redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
     redis::ReplyResult reply;
@@ -100,8 +100,8 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
   return groups;
 }
 
-PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
-                                  const ConstraintSet* constraints) const {
+PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                            const ConstraintSet* constraints) {
   std::string matched;
   if (constraints && !constraints->constraints().empty()) {
     matched = encode_matched(constraints->match(job.name, job.argument));

@@ -41,6 +41,12 @@ struct Pushed {
   std::vector<std::size_t> duplicates;  // 0-based positions, ascending
 };
 
+// A new job as the scripts that store jobs take it (pushJobs, and fireSchedule for the jobs of
+// schedules): its `delay` or `run_at` as a due time after `now_ms`, and the constraints it matches
+// in `constraints` (null: none loaded).
+redis::bindings::PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                                             const ConstraintSet* constraints);
+
 class JobStore {
  public:
   // `shard_run`: consecutive push requests stored in one shard before moving to the next.
@@ -79,8 +85,6 @@ class JobStore {
     std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
   };
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
-  redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms,
-                                           const ConstraintSet* constraints) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
 

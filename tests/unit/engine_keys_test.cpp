@@ -28,7 +28,8 @@ std::vector<std::string> shard_keys(const Keys& keys, int shard) {
           keys.ready(shard, "email"), keys.scheduled(shard),
           keys.inflight(shard),       keys.dead(shard),
           keys.done_prefix(shard),    keys.done(shard, "00000000A"),
-          keys.counts(shard)};
+          keys.counts(shard),         keys.schedules(shard),
+          keys.schedule_homes(shard)};
 }
 
 std::vector<std::string> control_keys(const Keys& keys) {
