@@ -56,7 +56,7 @@ for a = 6, #ARGV, 3 do
       record[R_STATE] = S_SUCCEEDED
       record[R_RESULT] = ARGV[a + 2]
       rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
-      rcall('PUBLISH', channel, 'r ' .. shard .. '-' .. field)
+      rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
     end
     release_constraints(cx, record[R_CONSTRAINTS], shard .. '-' .. field)
     finish_for_good(k, opts, field, record)

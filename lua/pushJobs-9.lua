@@ -21,7 +21,8 @@
   KEYS[7] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[8] order prefix of the shard: the line of ordering key K is KEYS[8] .. K
   KEYS[9] constraint state prefix (lua/lib/preamble_1_constraint_context.lua): a merged job
-          held by a constraint may leave its held set
+          held by a constraint may leave its held set (Keys::dispatch_constraint_state: on a
+          Redis Cluster one in the shard's slot, which holds nothing)
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
   ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready,
@@ -68,7 +69,7 @@ local function arriving(i)
   if push.mode == D_APPEND then argument, appended = array_header(1) .. argument, 1 end
   local record = {ARGV[a], argument, push.priority, tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]),
     tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '', push.unique_key,
-    push.unique_until, ARGV[a + 10], push.ready_at, '', push.constraints, appended}
+    push.unique_until, ARGV[a + 10], push.ready_at, '', push.constraints, false, appended}
   return push, record
 end
 
@@ -198,7 +199,7 @@ if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', #fresh) end
 for _, name in ipairs(ready_names) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end
-if earliest_due then rcall('PUBLISH', channel, string.format('s %d', earliest_due)) end
+if earliest_due then rcall('SPUBLISH', channel, string.format('s %d', earliest_due)) end
 
 -- Stored jobs that took merges move to where their new values put them. A merge renews the
 -- claim for the last merged push's unique_for, unless a new job has taken it over.

@@ -24,12 +24,16 @@ local R_TRACEPARENT, R_RESULT = 12, 13
 -- (lua/lib/preamble_3_admit.lua), or false for none.
 local R_UNIQUE_KEY, R_UNIQUE_UNTIL, R_ORDERING_KEY, R_READY_AT_MS, R_BLOCKED_BY = 14, 15, 16, 17, 18
 local R_CONSTRAINTS = 19
--- Slot 20 came with merged duplicates (pushJobs, on_duplicate): R_APPENDED is how many pushed
+-- Slot 20 came with schedules: R_SCHEDULE is {schedule name, scheduled_at (ISO 8601 with the
+-- offset of the schedule's zone)} for a job a schedule made (fireSchedule), else false.
+local R_SCHEDULE = 20
+-- Slot 21 came with merged duplicates (pushJobs, on_duplicate): R_APPENDED is how many pushed
 -- arguments R_ARGUMENT lists when it was made by on_duplicate append (a MessagePack array of
 -- them, in push order), 0 when the argument is the one pushed value.
-local R_APPENDED = 20
-local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false, [20] = 0}
-local R_SLOTS = 20
+local R_APPENDED = 21
+local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false, [20] = false,
+                [21] = 0}
+local R_SLOTS = 21
 -- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
 -- of its name and priority is that stamp followed by its field
 -- (lua/lib/preamble_1_ready_list.lua).

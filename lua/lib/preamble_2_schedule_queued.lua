@@ -11,5 +11,5 @@ local function schedule_queued(k, opts, field, record)
   rcall('ZADD', k.scheduled, due, field)
   count_add(k.counts, 'ready', record[R_NAME], -1)
   count_add(k.counts, 'scheduled', record[R_NAME], 1)
-  rcall('PUBLISH', opts.channel, string.format('s %d', due))
+  rcall('SPUBLISH', opts.channel, string.format('s %d', due))
 end

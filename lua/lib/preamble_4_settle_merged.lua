@@ -26,7 +26,7 @@ local function settle_merged(k, opts, field, was, record, retimed)
   elseif was[R_STATE] == S_SCHEDULED then
     if ahead then
       rcall('ZADD', k.scheduled, record[R_READY_AT_MS], field)
-      rcall('PUBLISH', opts.channel, string.format('s %d', record[R_READY_AT_MS]))
+      rcall('SPUBLISH', opts.channel, string.format('s %d', record[R_READY_AT_MS]))
     elseif retimed then
       rcall('ZREM', k.scheduled, field)
       count_add(k.counts, 'scheduled', name, -1)

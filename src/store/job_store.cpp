@@ -66,19 +66,22 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushJobs::Args args{now,
-                        next_ready_stamp_us(),
-                        keys_.events_channel(),
-                        traceparent,
-                        group.shard,
-                        static_cast<std::int64_t>(max_list_bytes_),
-                        {}};
+    PushJobs::Args args{
+        now,         next_ready_stamp_us(), keys_.events_channel(group.shard),
+        traceparent, group.shard,           static_cast<std::int64_t>(max_list_bytes_),
+        {}};
     args.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
-      args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
+      args.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
     redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
-    auto reply = co_await redis_.eval(std::move(call));
+    redis::ReplyResult reply;
+    if (replicas_ack_ > 0) {
+      reply =
+          co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
+    } else {
+      reply = co_await redis_.eval(std::move(call));
+    }
     if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
     auto pushed = PushJobs::decode(*reply, group.positions.size());
     if (!pushed) co_return unexpected(StoreError::bad_reply(pushed.error()));
@@ -108,8 +111,8 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
   return groups;
 }
 
-PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
-                                  const ConstraintSet* constraints) const {
+PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                            const ConstraintSet* constraints) {
   // Matched against the argument pushed, also for an append, whose job lists the arguments:
   // the contract matches a merged job by the last element appended.
   std::string matched;
@@ -152,8 +155,9 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
-                                           {id.field, now_ms(), keys_.events_channel(), id.shard});
+  redis::ScriptCall call =
+      CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
+                      {id.field, now_ms(), keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = CancelJob::decode(*reply);

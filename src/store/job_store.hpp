@@ -43,6 +43,12 @@ struct Pushed {
   std::vector<std::size_t> merged;      // 0-based positions, ascending
 };
 
+// A new job as the scripts that store jobs take it (pushJobs, and fireSchedule for the jobs of
+// schedules): its `delay` or `run_at` as a due time after `now_ms`, and the constraints it matches
+// in `constraints` (null: none loaded).
+redis::bindings::PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                                             const ConstraintSet* constraints);
+
 class JobStore {
  public:
   // `shard_run`: consecutive push requests stored in one shard before moving to the next.
@@ -57,6 +63,14 @@ class JobStore {
   // The most bytes a job's argument may reach by on_duplicate append (limits.max_body_bytes:
   // no list grows past what one push could send); the next append then makes a new job.
   void limit_appended_lists(std::size_t max_bytes) { max_list_bytes_ = max_bytes; }
+
+  // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
+  // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
+  // Redis's answer is enough (the default). Set before the first push.
+  void confirm_pushes(int replicas, std::chrono::milliseconds timeout) {
+    replicas_ack_ = replicas;
+    replicas_ack_timeout_ = timeout;
+  }
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
@@ -77,13 +91,13 @@ class JobStore {
     std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
   };
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
-  redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms,
-                                           const ConstraintSet* constraints) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
 
   redis::Client& redis_;
   redis::Keys keys_;
+  int replicas_ack_ = 0;
+  std::chrono::milliseconds replicas_ack_timeout_{1000};
   int shards_;
   unsigned shard_run_;
   Clock clock_;

@@ -60,7 +60,7 @@ std::vector<std::string> take(SyncRedis& r, const jq::redis::Keys& keys,
 }
 
 void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
-  CompleteJobs::Args args{3600, keys.events_channel(), 0, kNowMs, {{field, 1, "\xc0"}}};
+  CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
   REQUIRE(status);
@@ -134,8 +134,11 @@ TEST_CASE("a batch merges into its own earlier job, and the last replace wins", 
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   auto p = pushed(push_jobs(r, keys, 0,
-                            {unique(Mode::append, 1), unique(Mode::append, 2), {},
-                             unique(Mode::keep, 3), unique(Mode::append, 4)}),
+                            {unique(Mode::append, 1),
+                             unique(Mode::append, 2),
+                             {},
+                             unique(Mode::keep, 3),
+                             unique(Mode::append, 4)}),
                   5);
   CHECK(p.fields[1] == p.fields[0]);
   CHECK(p.fields[3] == p.fields[0]);
@@ -145,8 +148,8 @@ TEST_CASE("a batch merges into its own earlier job, and the last replace wins", 
   CHECK(argument_of(r, keys, p.fields[0]) == json::array({1, 2, 4}));
   CHECK(hget(r, keys.stats(0), "pushed") == "2");
 
-  auto q = pushed(push_jobs(r, keys, 0, {unique(Mode::replace, "x", 9), unique(Mode::replace, "y")}),
-                  2);
+  auto q =
+      pushed(push_jobs(r, keys, 0, {unique(Mode::replace, "x", 9), unique(Mode::replace, "y")}), 2);
   CHECK(q.merged == std::vector<std::size_t>{0, 1});
   CHECK(argument_of(r, keys, p.fields[0]) == "y");
   CHECK(record_of(r, keys, p.fields[0]).priority == 0);
@@ -194,19 +197,16 @@ TEST_CASE("a list that would pass its byte limit makes a new job instead", "[red
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   const std::string ten(9, 'x');  // a str of 10 bytes packed
-  auto first = fields_of(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "",
-                                   32));
-  auto second = pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "",
-                                 32),
-                       1);
+  auto first =
+      fields_of(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "", 32));
+  auto second =
+      pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "", 32), 1);
   CHECK(second.fields == first);  // 1 + 10 + 10 = 21 bytes
-  auto third = pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "",
-                                32),
-                      1);
+  auto third =
+      pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "", 32), 1);
   CHECK(third.fields == first);  // 31
-  auto fourth = pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "",
-                                 32),
-                       1);
+  auto fourth =
+      pushed(push_jobs(r, keys, 0, {unique(Mode::append, ten)}, kNowMs, kStampUs, "", 32), 1);
   CHECK(fourth.fields != first);  // 41 > 32
   CHECK(fourth.duplicates.empty());
   CHECK(record_of(r, keys, first[0]).appended == 3);
@@ -279,11 +279,10 @@ TEST_CASE("a ready job merged to a new priority moves to that priority's list, a
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member});
   // At the back of priority 2 (it joined that list now), and priority 5 is gone.
   CHECK(ready_queue(r, keys, 0, "email") ==
-        std::vector<std::pair<std::string, std::int64_t>>{
-            {member_of(r, keys, 0, before[0]), 2},
-            {member_of(r, keys, 0, before[1]), 2},
-            {member_of(r, keys, 0, after[0]), 2},
-            {member, 2}});
+        std::vector<std::pair<std::string, std::int64_t>>{{member_of(r, keys, 0, before[0]), 2},
+                                                          {member_of(r, keys, 0, before[1]), 2},
+                                                          {member_of(r, keys, 0, after[0]), 2},
+                                                          {member, 2}});
   CHECK(take(r, keys) == std::vector<std::string>{before[0], before[1], after[0], f[0]});
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "4"}});
 }
@@ -326,8 +325,7 @@ TEST_CASE("replace with a ready time ahead debounces a ready job into the schedu
   CHECK(record.ready_at_ms == due);
   CHECK(zscore(r, keys.scheduled(0), f[0]) == due);
   CHECK(ready_queue(r, keys, 0, "email").empty());
-  CHECK(hgetall(r, keys.counts(0)) ==
-        std::map<std::string, std::string>{{"scheduled:email", "1"}});
+  CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
   CHECK(events.take(r) == std::vector<std::string>{"s " + std::to_string(due)});
 
   // Each later push moves it again: the job runs `delay` after the last one.
@@ -388,8 +386,9 @@ TEST_CASE("a held job merged with the same constraint keys stays held, in its tu
   CHECK(argument_of(r, keys, f[0]) == json::array({{{"t", "A"}}, {{"t", "A"}, {"n", 2}}}));
 }
 
-TEST_CASE("a held job merged to other constraint keys leaves the held set for the front of its list",
-          "[redis]") {
+TEST_CASE(
+    "a held job merged to other constraint keys leaves the held set for the front of its list",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});

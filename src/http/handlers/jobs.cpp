@@ -118,14 +118,21 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   auto fetched = co_await store.fetch_result(*id);
   if (fetched && fetched->kind == store::ResultFetch::Kind::pending && fetched->keep_result &&
       wait->count() > 0) {
-    // Watch first, then look again: a result stored in between still wakes us.
-    auto ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-    fetched = co_await store.fetch_result(*id);
-    if (fetched && fetched->kind == store::ResultFetch::Kind::pending &&
-        co_await events::ResultWaiters::wait(ticket, *wait)) {
+    // Watch first, then look again: a result stored in between still wakes us. A wake-up
+    // without the result (ResultWaiters::notify_all) waits again for the time left.
+    const auto deadline = std::chrono::steady_clock::now() + *wait;
+    for (;;) {
+      auto ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
       fetched = co_await store.fetch_result(*id);
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      bool woken = false;
+      if (fetched && fetched->kind == store::ResultFetch::Kind::pending && left.count() > 0) {
+        woken = co_await events::ResultWaiters::wait(ticket, left);
+      }
+      waiters.forget(ticket);
+      if (!woken) break;
     }
-    waiters.forget(ticket);
   }
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
   switch (fetched->kind) {

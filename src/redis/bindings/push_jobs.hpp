@@ -54,17 +54,17 @@ struct PushJobs {
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.stats(shard),        k.jobs_prefix(shard),   k.names(shard),
-            k.ready_prefix(shard), k.counts(shard),        k.scheduled(shard),
-            k.unique_prefix(shard), k.order_prefix(shard), k.constraint_state_prefix()};
+    return {k.stats(shard),         k.jobs_prefix(shard),  k.names(shard),
+            k.ready_prefix(shard),  k.counts(shard),       k.scheduled(shard),
+            k.unique_prefix(shard), k.order_prefix(shard), k.dispatch_constraint_state(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
-    ScriptCall c{id,
-                 {std::move(k.stats), std::move(k.jobs), std::move(k.names),
-                  std::move(k.ready_prefix), std::move(k.counts), std::move(k.scheduled),
-                  std::move(k.unique_prefix), std::move(k.order_prefix),
-                  std::move(k.constraint_state)},
-                 {}};
+    ScriptCall c{
+        id,
+        {std::move(k.stats), std::move(k.jobs), std::move(k.names), std::move(k.ready_prefix),
+         std::move(k.counts), std::move(k.scheduled), std::move(k.unique_prefix),
+         std::move(k.order_prefix), std::move(k.constraint_state)},
+        {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
