@@ -133,6 +133,13 @@ TEST_CASE("every bad schedule field is refused naming it", "[unit]") {
               "ticks say when");
   check_error(create_json(with("job", {{"name", "x"}, {"run_at", "2026-01-01T00:00:00Z"}})),
               "job.run_at", "ticks say when");
+  for (const char* merge : {"replace", "append"}) {
+    check_error(
+        create_json(with("job", {{"name", "x"}, {"unique_key", "k"}, {"on_duplicate", merge}})),
+        "job.on_duplicate", "nothing to merge");
+  }
+  check_error(create_json(with("job", {{"name", "x"}, {"on_duplicate", "keep"}})),
+              "job.on_duplicate", "only to a unique job");
   check_error(create_json(with("job", {{"priority", 1}})), "job.name", "name");
   check_error(create_json(with("job", "report")), "job", "a job as in POST /v1/jobs");
   check_error(create_json(with("overlap", "queue")), "overlap", "\"allow\" or \"skip\"");

@@ -151,10 +151,10 @@ TEST_CASE("an appended argument counts its values, and constraints match its las
   const std::string last = Mp().map(1).str("tenant").str("B").bytes();
   const std::string list = Mp().array(3).i(1).str("two").raw(last).bytes();
   Mp mp;
-  mp.array(20).str("sync").str(list);
+  mp.array(21).str("sync").str(list);
   for (int slot = 3; slot <= 13; ++slot) mp.i(slot == 7 ? 1 : 0);  // slot 7: state queued
-  for (int slot = 14; slot <= 19; ++slot) mp.nil();
-  mp.i(3);  // R_APPENDED
+  for (int slot = 14; slot <= 20; ++slot) mp.nil();                // ... R_SCHEDULE
+  mp.i(3);                                                         // R_APPENDED
   auto rec = decode_record(mp.bytes());
   REQUIRE(rec);
   CHECK(rec->argument == list);
@@ -163,5 +163,5 @@ TEST_CASE("an appended argument counts its values, and constraints match its las
 
   rec->appended = 0;  // a pushed value, even an array, is matched whole
   CHECK(jq::store::match_argument(*rec) == list);
-  CHECK(decode_record(record(1, 19))->appended == 0);  // records from before slot 20
+  CHECK(decode_record(record(1, 20))->appended == 0);  // records from before slot 21
 }
