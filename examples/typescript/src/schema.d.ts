@@ -45,6 +45,12 @@ export interface paths {
          *     the positions (also for a later job of the same batch repeating an earlier one); `201`
          *     when the batch stored at least one job, `200` when every job was a duplicate. The check
          *     and the store are one atomic step across all masters.
+         *
+         *     With `on_duplicate: replace` or `append` a duplicate is merged into the job that holds
+         *     the claim, while that job has not started (see `on_duplicate`): one job answers
+         *     `200 {id, duplicate: true, merged: true}`; a batch lists the merged jobs in
+         *     `duplicates` and also in `merged`. The merged job is matched against the constraints
+         *     again, in the same atomic step.
          */
         post: operations["pushJobs"];
         delete?: never;
@@ -805,7 +811,8 @@ export interface components {
              * @description When the claim of `unique_key` ends: when the job starts its first attempt
              *     (`started`), or when it finishes for good: succeeded, dead or cancelled (`finished`).
              *     Never later than `unique_for`. Only with `unique_key` (else `invalid_job`,
-             *     `field: "unique_until"`).
+             *     `field: "unique_until"`). With `on_duplicate` `replace` or `append` it is `started`;
+             *     `finished` with them is refused (`invalid_job`, `field: "unique_until"`).
              * @default finished
              * @enum {string}
              */
@@ -826,6 +833,28 @@ export interface components {
              * @example account:7
              */
             ordering_key?: string;
+            /**
+             * @description What a duplicate push does to the job holding the claim of `unique_key`, while that
+             *     job has not started (only with `unique_key`, else `invalid_job`,
+             *     `field: "on_duplicate"`). `keep`: nothing (the push stores nothing). `replace`: the
+             *     job takes this push's `argument` and `priority` (the default when none is given)
+             *     and, when the push gives `delay` or `run_at`, its ready time: a debounce. `append`:
+             *     the job's `argument` is the list of the pushed arguments in push order (the first
+             *     push already makes `[a1]`), its priority the smallest pushed, its ready time stays;
+             *     at 1,000 elements, or when the list would pass `limits.max_body_bytes`, the next
+             *     push makes a new job, which takes over the claim. The job keeps its id and its other
+             *     fields; the push answers `200 {id, duplicate: true, merged: true}`. The merged job
+             *     is matched against the constraints again with the new argument (for `append`, the
+             *     last element), in the same atomic step. Its claim ends when it starts, so a push
+             *     during a run makes a new job (give the jobs an `ordering_key` too and they run one at
+             *     a time, in order). A job that has started is never merged into: a push then finds
+             *     the claim free, or, for a job pushed with `unique_until: finished`, is a plain
+             *     duplicate.
+             * @default keep
+             * @example replace
+             * @enum {string}
+             */
+            on_duplicate?: "keep" | "replace" | "append";
         };
         /** @description One job (a map), or an array of 1 to 1000 jobs stored all or nothing. */
         PushRequest: components["schemas"]["NewJob"] | components["schemas"]["NewJob"][];
@@ -835,6 +864,7 @@ export interface components {
         } | {
             ids: components["schemas"]["BatchIds"];
             duplicates?: components["schemas"]["DuplicateIndexes"];
+            merged?: components["schemas"]["DuplicateIndexes"];
         };
         /**
          * @description The answer of a push that stored nothing because every job was a duplicate of a unique
@@ -844,14 +874,17 @@ export interface components {
             id: components["schemas"]["JobId"];
             /** @constant */
             duplicate: true;
+            /** @constant */
+            merged?: true;
         } | {
             ids: components["schemas"]["BatchIds"];
             duplicates: components["schemas"]["DuplicateIndexes"];
+            merged?: components["schemas"]["DuplicateIndexes"];
         };
         BatchIds: components["schemas"]["JobId"][];
         /**
-         * @description Positions in the batch (from 0, ascending) of the jobs that were duplicates, also of an
-         *     earlier job of the same batch.
+         * @description Positions in the batch (from 0, ascending) of the jobs that were duplicates (or merged),
+         *     also of an earlier job of the same batch.
          */
         DuplicateIndexes: number[];
         /**
@@ -1217,7 +1250,9 @@ export interface components {
          *     master's defaults when the job is made. With an `ordering_key` or `unique_key` the
          *     schedule's jobs are made in that key's shard, in line with the key's other jobs; a tick
          *     whose job would be a duplicate of a live job holding the `unique_key` makes none and
-         *     counts in `duplicates`.
+         *     counts in `duplicates`. `on_duplicate` may only be `keep`: every tick pushes the same
+         *     template, so there is nothing to merge (`replace` or `append`: `400`,
+         *     `field: "job.on_duplicate"`); `overlap: skip` keeps a schedule's jobs from piling up.
          */
         JobTemplate: components["schemas"]["NewJob"];
         /**
@@ -1775,8 +1810,9 @@ export interface operations {
         responses: {
             /**
              * @description Nothing stored: every job was a duplicate of a unique job that holds its claim.
-             *     `{id, duplicate: true}` for one job (the existing job's id); for a batch, `{ids,
-             *     duplicates}` with the existing ids and every position.
+             *     `{id, duplicate: true}` for one job (the existing job's id), with `merged: true`
+             *     when it was merged into that job; for a batch, `{ids, duplicates}` with the existing
+             *     ids and every position, and `merged` with the positions merged.
              */
             200: {
                 headers: {
