@@ -33,7 +33,7 @@ def call(port, method, path, body=None):
 
 
 def redis_cli(port, *args):
-    return subprocess.run(["redis-cli", "-p", str(port), "--no-raw", *args], check=True,
+    return subprocess.run(["redis-cli", "-p", str(port), "--raw", *args], check=True,
                           capture_output=True, text=True).stdout.strip()
 
 
