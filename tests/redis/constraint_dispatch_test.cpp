@@ -10,30 +10,11 @@
 using namespace jq::test;
 using jq::redis::Reply;
 using jq::redis::bindings::CancelJob;
-using jq::redis::bindings::CompleteJobs;
 using jq::redis::bindings::WakeConstraints;
 using jq::store::JobState;
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> take(SyncRedis& r, const jq::redis::Keys& keys, int max = 10,
-                              std::int64_t now_ms = kNowMs) {
-  Reply taken = reserve_jobs(r, keys, 0, "email", max, now_ms);
-  std::vector<std::string> fields;
-  for (std::size_t i = 0; i < taken.elements.size(); i += 2) {
-    fields.push_back(taken.elements[i].str);
-  }
-  return fields;
-}
-
-void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
-  CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
-  auto status = CompleteJobs::decode(
-      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
-  REQUIRE(status);
-  REQUIRE(status->front() == CompleteJobs::Status::done);
-}
 
 WakeConstraints::Woken wake(SyncRedis& r, const jq::redis::Keys& keys, const std::string& what,
                             std::int64_t now_ms = kNowMs) {

@@ -43,4 +43,25 @@ inline std::vector<std::string> zmembers(SyncRedis& r, const std::string& key) {
   return out;
 }
 
+// The fields of up to `max` jobs of name "email" that reserveJobs starts in shard 0.
+inline std::vector<std::string> take(SyncRedis& r, const redis::Keys& keys, int max = 10,
+                                     std::int64_t now_ms = kNowMs) {
+  redis::Reply taken = reserve_jobs(r, keys, 0, "email", max, now_ms);
+  std::vector<std::string> fields;
+  for (std::size_t i = 0; i < taken.elements.size(); i += 2) {
+    fields.push_back(taken.elements[i].str);
+  }
+  return fields;
+}
+
+// Ends the running job `field` of shard 0 as succeeded.
+inline void complete(SyncRedis& r, const redis::Keys& keys, const std::string& field) {
+  using redis::bindings::CompleteJobs;
+  CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
+  auto status = CompleteJobs::decode(
+      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
+  REQUIRE(status);
+  REQUIRE(status->front() == CompleteJobs::Status::done);
+}
+
 }  // namespace jq::test

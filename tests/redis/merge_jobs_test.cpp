@@ -11,7 +11,6 @@
 
 using namespace jq::test;
 using jq::redis::Reply;
-using jq::redis::bindings::CompleteJobs;
 using jq::redis::bindings::PushJobs;
 using jq::store::JobState;
 using nlohmann::json;
@@ -47,24 +46,6 @@ jq::store::JobRecord record_of(SyncRedis& r, const jq::redis::Keys& keys,
 
 json argument_of(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
   return json::from_msgpack(record_of(r, keys, field).argument);
-}
-
-std::vector<std::string> take(SyncRedis& r, const jq::redis::Keys& keys,
-                              std::int64_t now_ms = kNowMs) {
-  Reply taken = reserve_jobs(r, keys, 0, "email", 10, now_ms);
-  std::vector<std::string> fields;
-  for (std::size_t i = 0; i < taken.elements.size(); i += 2) {
-    fields.push_back(taken.elements[i].str);
-  }
-  return fields;
-}
-
-void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
-  CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
-  auto status = CompleteJobs::decode(
-      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
-  REQUIRE(status);
-  REQUIRE(status->front() == CompleteJobs::Status::done);
 }
 
 std::string claim_of(const jq::redis::Keys& keys) {
