@@ -1,6 +1,7 @@
 #include "src/store/job_store.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <spdlog/spdlog.h>
 #include "src/redis/bindings/cancel_job.hpp"
@@ -20,6 +21,9 @@ using redis::bindings::GetJob;
 using redis::bindings::InitStore;
 using redis::bindings::PushJobs;
 
+// Jobs in one merged pushJobs call: a request larger than this goes alone (kMaxBatchJobs).
+constexpr std::size_t kMaxMergedJobs = 256;
+
 }  // namespace
 
 JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run)
@@ -27,7 +31,24 @@ JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clo
       keys_(std::move(keys)),
       shards_(shards),
       shard_run_(static_cast<unsigned>(std::max(1, shard_run))),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)) {
+  // Requests of one traceparent (usually none) merge, up to kMaxMergedJobs in a call.
+  auto take = [](const std::vector<PushItem>& waiting) {
+    std::size_t n = 1;
+    std::size_t jobs = waiting.front().jobs.size();
+    while (n < waiting.size() && waiting[n].traceparent == waiting.front().traceparent &&
+           jobs + waiting[n].jobs.size() <= kMaxMergedJobs) {
+      jobs += waiting[n++].jobs.size();
+    }
+    return n;
+  };
+  for (int s = 0; s < shards_; ++s) {
+    pushes_.push_back(std::make_unique<PushBatcher>(
+        redis_.executor(),
+        [this, s](std::vector<PushItem> items) { return send_pushes(s, std::move(items)); }, take,
+        PushResult(unexpected(StoreError::internal("storing the jobs failed")))));
+  }
+}
 
 std::int64_t JobStore::now_ms() const {
   return epoch_ms(clock_());
@@ -59,23 +80,64 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushJobs::Args args{now,         next_ready_stamp_us(), keys_.events_channel(),
-                        traceparent, group.shard,           {}};
-    args.jobs.reserve(group.positions.size());
+    PushItem item{{}, traceparent};
+    item.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
-      args.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
+      item.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
     }
-    redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
-    auto reply = co_await redis_.eval(std::move(call));
-    if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-    auto pushed = PushJobs::decode(*reply, group.positions.size());
-    if (!pushed) co_return unexpected(StoreError::bad_reply(pushed.error()));
+    auto pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+    if (!pushed) co_return unexpected(std::move(pushed.error()));
     for (std::size_t i = 0; i < group.positions.size(); ++i) {
       out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
     }
     for (std::size_t d : pushed->duplicates) out.duplicates.push_back(group.positions[d]);
   }
   std::sort(out.duplicates.begin(), out.duplicates.end());
+  co_return out;
+}
+
+// One pushJobs call for the requests' jobs, in order; each request gets its own fields and
+// duplicates back (a duplicate of a job of an earlier request in the call names that job).
+asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
+    int shard, std::vector<PushItem> items) {
+  PushJobs::Args args{now_ms(),
+                      next_ready_stamp_us(),
+                      keys_.events_channel(),
+                      std::move(items.front().traceparent),
+                      shard,
+                      {}};
+  std::vector<std::size_t> sizes;
+  sizes.reserve(items.size());
+  for (PushItem& item : items) {
+    sizes.push_back(item.jobs.size());
+    std::move(item.jobs.begin(), item.jobs.end(), std::back_inserter(args.jobs));
+  }
+  const std::size_t total = args.jobs.size();
+  redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
+  auto reply = co_await redis_.eval(std::move(call));
+  std::vector<PushResult> out;
+  out.reserve(items.size());
+  if (!reply) {
+    out.assign(items.size(), PushResult(unexpected(StoreError::unavailable(reply.error()))));
+    co_return out;
+  }
+  auto pushed = PushJobs::decode(*reply, total);
+  if (!pushed) {
+    out.assign(items.size(), PushResult(unexpected(StoreError::bad_reply(pushed.error()))));
+    co_return out;
+  }
+  std::size_t first = 0;
+  auto duplicate = pushed->duplicates.begin();  // ascending
+  for (const std::size_t size : sizes) {
+    PushJobs::Pushed part;
+    part.fields.assign(std::make_move_iterator(pushed->fields.begin() + first),
+                       std::make_move_iterator(pushed->fields.begin() + first + size));
+    for (; duplicate != pushed->duplicates.end() && *duplicate < first + size; ++duplicate) {
+      part.duplicates.push_back(*duplicate - first);
+    }
+    out.emplace_back(std::move(part));
+    first += size;
+  }
   co_return out;
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
+#include "src/store/call_batcher.hpp"
 #include "src/store/constraint_set.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
@@ -54,7 +56,9 @@ class JobStore {
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
-  // W3C header, or empty for none) is kept with every job of the batch.
+  // W3C header, or empty for none) is kept with every job of the batch. Pushes that arrive while
+  // one of their shard is on its way go together in the next call (group commit, CallBatcher),
+  // each request still all or nothing.
   asio::awaitable<Expected<Pushed, StoreError>> push(std::vector<api::NewJob> jobs,
                                                      std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
@@ -70,6 +74,14 @@ class JobStore {
     int shard = 0;
     std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
   };
+  // One request's jobs for one shard: what a pushJobs call may merge with other requests'.
+  struct PushItem {
+    std::vector<redis::bindings::PushJobs::Job> jobs;
+    std::string traceparent;
+  };
+  using PushResult = Expected<redis::bindings::PushJobs::Pushed, StoreError>;
+  using PushBatcher = CallBatcher<PushItem, PushResult>;
+  asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
   redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms,
                                            const ConstraintSet* constraints) const;
@@ -84,6 +96,7 @@ class JobStore {
   const ConstraintCache* constraints_ = nullptr;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};
+  std::vector<std::unique_ptr<PushBatcher>> pushes_;  // one per shard
 };
 
 }  // namespace jq::store
