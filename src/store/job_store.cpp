@@ -216,9 +216,10 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
   co_return unexpected(StoreError::internal("cancelJob: unhandled status"));
 }
 
-asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
+asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(
+    JobId id, std::chrono::milliseconds watch) {
   redis::ScriptCall call =
-      FetchResult::call(FetchResult::keys(keys_, id.shard, id.field), {id.field});
+      FetchResult::call(FetchResult::keys(keys_, id.shard, id.field), {id.field, watch.count()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto fetched = FetchResult::decode(*reply);

@@ -63,7 +63,10 @@ class JobStore {
                                                      std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
   asio::awaitable<Expected<void, StoreError>> cancel(JobId id);
-  asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(JobId id);
+  // The result, handed out once. With `watch` > 0, a pending job that keeps its result is marked
+  // watched for that long: its result is then announced ("r <id>") when stored, and only then.
+  asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(
+      JobId id, std::chrono::milliseconds watch = std::chrono::milliseconds(0));
 
   // Run on every Redis (re)connect: creates the store's metadata or checks that its shard count
   // is ours. Returns false (after logging why) when this master must not run against the store.

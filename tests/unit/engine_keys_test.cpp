@@ -23,12 +23,19 @@ std::string hash_tag(const std::string& key) {
 }
 
 std::vector<std::string> shard_keys(const Keys& keys, int shard) {
-  return {keys.stats(shard),          keys.jobs_prefix(shard),
-          keys.names(shard),          keys.ready_prefix(shard),
-          keys.ready(shard, "email"), keys.scheduled(shard),
-          keys.inflight(shard),       keys.dead(shard),
-          keys.done_prefix(shard),    keys.done(shard, "00000000A"),
-          keys.counts(shard)};
+  return {keys.stats(shard),
+          keys.jobs_prefix(shard),
+          keys.names(shard),
+          keys.ready_prefix(shard),
+          keys.ready(shard, "email"),
+          keys.scheduled(shard),
+          keys.inflight(shard),
+          keys.dead(shard),
+          keys.done_prefix(shard),
+          keys.done(shard, "00000000A"),
+          keys.counts(shard),
+          keys.watch_prefix(shard),
+          keys.watch(shard, "00000000A")};
 }
 
 std::vector<std::string> control_keys(const Keys& keys) {
@@ -84,6 +91,13 @@ TEST_CASE("a job's done key is the shard's done prefix followed by its field", "
   const Keys keys("jq");
   CHECK(keys.done(5, "00000000A") == keys.done_prefix(5) + "00000000A");
   CHECK(keys.done_prefix(5) == "jq:{5}:done:");
+}
+
+TEST_CASE("a job's watch key is the shard's watch prefix followed by its field", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.watch(5, "00000000A") == keys.watch_prefix(5) + "00000000A");
+  CHECK(keys.watch_prefix(5) == "jq:{5}:watch:");
+  CHECK(keys.watch(5, "00000000A") != keys.done(5, "00000000A"));
 }
 
 TEST_CASE("a shard's counts hash is its own key", "[unit]") {
