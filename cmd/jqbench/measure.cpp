@@ -192,6 +192,12 @@ Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& 
   return out;
 }
 
+RedisCommandStats redis_stats(const std::string& url) {
+  if (url.empty()) return {};
+  auto stats = redis_command_stats(url);
+  return stats ? std::move(*stats) : RedisCommandStats{};
+}
+
 Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
                                                        const std::string& key,
                                                        const std::string& field) {

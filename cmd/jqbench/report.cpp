@@ -47,6 +47,21 @@ void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
   outcome.fields[prefix + "cpu_s_by_process"] = by_process;
 }
 
+void add_redis_per_job(Outcome& outcome, const std::string& prefix, const RedisCommandStats& before,
+                       const RedisCommandStats& after, std::int64_t jobs) {
+  if (after.empty() || jobs <= 0) return;
+  nlohmann::ordered_json by_command = nlohmann::ordered_json::object();
+  const auto n = static_cast<double>(jobs);
+  for (const auto& [command, stat] : after) {
+    const auto it = before.find(command);
+    const RedisCommandStat start = it == before.end() ? RedisCommandStat{} : it->second;
+    const double calls = static_cast<double>(stat.calls - start.calls) / n;
+    if (calls < 0.01) continue;
+    by_command[command] = {figure(calls), figure(static_cast<double>(stat.usec - start.usec) / n)};
+  }
+  outcome.fields[prefix + "redis_by_command"] = by_command;
+}
+
 void add_percentiles(Outcome& outcome, const std::string& prefix, const Percentiles& p) {
   outcome.fields[prefix + "_p50_ms"] = figure(p.p50_ms);
   outcome.fields[prefix + "_p90_ms"] = figure(p.p90_ms);
