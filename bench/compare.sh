@@ -21,8 +21,9 @@
 #            per job (BullMQ: add + job.waitUntilFinished)
 # Every external worker process is started here, fresh for each run, and its CPU is read from
 # /proc by jqbench (--pids worker=PID). After the repetitions one more, untimed, run of the
-# single pushes and of the steady rate is made with `strace -c -f` attached to the master, for
-# its syscalls per job (STRACE=0 leaves it out). Each run's JSON line goes to $OUT;
+# single pushes and of the steady rate is made with the master's syscalls counted (`perf trace
+# -s`, or `strace -c -f` where perf cannot trace), for its syscalls per job (SYSCALLS=0 leaves it
+# out). Each run's JSON line goes to $OUT;
 # bench/summarize.js prints the medians, the ratios jqmaster/BullMQ and the CPU per job of
 # every process.
 #
@@ -32,7 +33,7 @@
 # connections = BullMQ adds in flight, classic rows), BASELINE_BIN (another jqmaster binary,
 # e.g. an earlier commit's Release build: every jqmaster run is followed by the same run of it,
 # tagged baseline-*, and the summary adds a before/after table), SKIP_BULLMQ=1 (leave BullMQ
-# out, for a before/after run only), STRACE (1).
+# out, for a before/after run only), SYSCALLS (1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -42,7 +43,7 @@ WORKLOADS=${WORKLOADS:-classic issue14}
 BUILD_DIR=${BUILD_DIR:-build-release}
 CONCURRENCY=${CONCURRENCY:-50}
 CONNECTIONS=${CONNECTIONS:-16}
-STRACE=${STRACE:-1}
+SYSCALLS=${SYSCALLS:-1}
 mkdir -p bench/results
 OUT=${OUT:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 : >"$OUT"
@@ -63,8 +64,8 @@ EXTERNAL_E2E_JOBS=15000
 EXTERNAL_DRAIN_JOBS=20000
 STEADY_RATE=2000
 STEADY_SECONDS=3
-STRACE_PUSH_JOBS=5000
-STRACE_STEADY_SECONDS=1
+SYSCALL_PUSH_JOBS=10000
+SYSCALL_STEADY_SECONDS=2
 
 log() { echo "compare: $*" >&2; }
 wants() { [[ " $WORKLOADS " == *" $1 "* ]]; }
@@ -271,31 +272,41 @@ issue14() {
     --duration $STEADY_SECONDS
 }
 
-# strace_run TEST WORKER JQBENCH-ARGS...: one untimed run with strace -c -f attached to the
-# master; its syscalls per job go to $OUT as system jqmaster-strace.
-strace_run() {
+# count_syscalls PID FILE: counts the syscalls of process PID (every thread) into FILE until
+# SIGINT: perf trace (kernel tracepoints, little overhead) where it works, else strace -c -f
+# (ptrace: every call stops the thread, which slows the master far more).
+count_syscalls() {
+  if perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
+    exec perf trace -s -p "$1" -o "$2"
+  fi
+  exec strace -c -f -q -p "$1" -o "$2"
+}
+
+# syscall_run TEST WORKER JQBENCH-ARGS...: one untimed run with the master's syscalls counted;
+# its syscalls per job go to $OUT as system jqmaster-syscalls.
+syscall_run() {
   local test=$1 worker=$2
   shift 2
   start_master
   [[ $worker != builtin ]] && start_worker "$worker"
   jqbench_args off
-  strace -c -f -q -p "$MASTER_PID" -o "$WORK/strace.txt" &
-  local strace_pid=$!
+  count_syscalls "$MASTER_PID" "$WORK/syscalls.txt" &
+  local tracer_pid=$!
   sleep 0.5 # attached to every thread before the load starts
   local line
   line=$("$JQBENCH" "${JQBENCH_ARGS[@]}" "$@" | grep '^{' | tail -1) || true
-  kill -INT "$strace_pid"
-  wait "$strace_pid" || true
+  kill -INT "$tracer_pid"
+  wait "$tracer_pid" || true
   stop_worker
   stop_master
   if [[ -z $line ]]; then
-    log "strace $test FAILED (no result line)"
+    log "syscalls $test FAILED (no result line)"
     return 0
   fi
   local counted
-  counted=$(python3 bench/strace_count.py "$WORK/strace.txt" "$line")
-  echo "{\"system\":\"jqmaster-strace\",\"test\":\"$test\",\"result\":$counted}" >>"$OUT"
-  log "strace $test: $(echo "$counted" | cut -c1-150)"
+  counted=$(python3 bench/syscall_count.py "$WORK/syscalls.txt" "$line")
+  echo "{\"system\":\"jqmaster-syscalls\",\"test\":\"$test\",\"result\":$counted}" >>"$OUT"
+  log "syscalls $test: $(echo "$counted" | cut -c1-150)"
 }
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
@@ -311,11 +322,11 @@ for rep in $(seq "$REPS"); do
   wants classic && classic
   wants issue14 && issue14
 done
-if wants issue14 && [[ $STRACE == 1 ]] && command -v strace >/dev/null; then
-  strace_run push_single_json50 builtin --scenario push --batch 1 \
-    --connections $USER_CONNECTIONS --format json --jobs $STRACE_PUSH_JOBS
-  strace_run steady_keep_result jqworker-json --scenario steady --format json \
-    --rate $STEADY_RATE --duration $STRACE_STEADY_SECONDS
+if wants issue14 && [[ $SYSCALLS == 1 ]]; then
+  syscall_run push_single_json50 builtin --scenario push --batch 1 \
+    --connections $USER_CONNECTIONS --format json --jobs $SYSCALL_PUSH_JOBS
+  syscall_run steady_keep_result jqworker-json --scenario steady --format json \
+    --rate $STEADY_RATE --duration $SYSCALL_STEADY_SECONDS
 fi
 log "done in $(($(date +%s) - START)) s"
 node bench/summarize.js "$OUT"

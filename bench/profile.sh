@@ -22,7 +22,8 @@
 #              software event: this VM has no hardware counters) of the master and redis-server,
 #              kernel included; prints each process's share by library (kernel, libc, jqmaster,
 #              ...) and the top symbols of each. The raw data is kept in bench/results/.
-#   strace     jqmaster Release under `strace -c -f`: syscalls per job, by syscall.
+#   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
+#              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
 # INFO commandstats for the run.
 set -euo pipefail
@@ -54,8 +55,8 @@ fi
 
 case $PROFILER in
   callgrind) MASTER_BUILD=build ;;
-  perf | strace) MASTER_BUILD=build-release ;;
-  *) echo "profile: PROFILER is callgrind, perf or strace" >&2 && exit 2 ;;
+  perf | syscalls) MASTER_BUILD=build-release ;;
+  *) echo "profile: PROFILER is callgrind, perf or syscalls" >&2 && exit 2 ;;
 esac
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   if [[ $MASTER_BUILD == build ]]; then BUILD_DIR=build scripts/build.sh jqmaster >&2; fi
@@ -129,8 +130,12 @@ case $PROFILER in
     PROFILER_PID=$!
     sleep 0.5
     ;;
-  strace)
-    strace -c -f -q -p "$MASTER_PID" -o "$WORK/strace.txt" &
+  syscalls)
+    if perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
+      perf trace -s -p "$MASTER_PID" -o "$WORK/syscalls.txt" &
+    else
+      strace -c -f -q -p "$MASTER_PID" -o "$WORK/syscalls.txt" &
+    fi
     PROFILER_PID=$!
     sleep 0.5
     ;;
@@ -139,11 +144,11 @@ LINE=$("${BENCH[@]}" | grep '^{')
 echo "$LINE" >&2
 case $PROFILER in
   callgrind) callgrind_control -i off "$MASTER_PID" >/dev/null 2>&1 ;;
-  perf | strace) kill -INT "$PROFILER_PID" && wait "$PROFILER_PID" || true ;;
+  perf | syscalls) kill -INT "$PROFILER_PID" && wait "$PROFILER_PID" || true ;;
 esac
 echo "Redis commands during the run (calls, µs in Redis):" >&2
 redis-cli -p "$REDIS_PORT" info commandstats | grep '^cmdstat' | grep -v resetstat |
-  sed 's/cmdstat_//; s/:calls=/ /; s/,usec=/ /; s/,usec_per_call.*//' | sort -k2 -n -r | head -12 >&2
+  sed 's/cmdstat_//; s/:calls=/ /; s/,usec=/ /; s/,usec_per_call.*//' | sort -k2 -n -r | sed -n 1,12p >&2
 kill "$MASTER_PID"
 wait "$MASTER_PID" || true
 MASTER_PID=""
@@ -153,23 +158,26 @@ case $PROFILER in
     echo "== self (exclusive) instructions, top 25 =="
     callgrind_annotate --inclusive=no "$CALLGRIND_OUT" 2>/dev/null | sed -n '/^Ir/,$p' |
       sed -n '3,28p' | cut -c1-170
-    echo "== inclusive instructions of jqmaster's own functions, top 30 =="
+    # Sources are named relative to their build directory (ccache's CCACHE_BASEDIR), e.g.
+    # build/../src/http/server.cpp.
+    echo "== inclusive instructions of jqmaster's own functions, top 40 =="
     callgrind_annotate --inclusive=yes "$CALLGRIND_OUT" 2>/dev/null | grep -E '^ *[0-9,]+ \(' |
-      grep -v '=>' | grep -E "$ROOT/(src|api)/|hiredis|sprintf" | head -30 | cut -c1-170
+      grep -v '=>' | grep -E "/(src|api)/|hiredis" | sed -n '1,40p' | cut -c1-170
     echo "profile: $CALLGRIND_OUT"
     ;;
   perf)
     echo "== share of samples by process and library =="
+    # sed, not head: it reads to the end, so perf never writes into a closed pipe.
     perf report -i "$PERF_OUT" --no-children --sort comm,dso --stdio -q 2>/dev/null |
-      grep -v '^$' | head -20
+      grep -v '^$' | sed -n '1,20p'
     for comm in jqmaster redis-server; do
       echo "== $comm: top symbols (share of all samples) =="
       perf report -i "$PERF_OUT" --no-children --comms "$comm" --sort dso,sym --stdio -q \
-        2>/dev/null | grep -v '^$' | head -30 | cut -c1-150
+        2>/dev/null | grep -v '^$' | sed -n '1,40p' | cut -c1-150
     done
     echo "profile: $PERF_OUT (perf report -i ...)"
     ;;
-  strace)
-    python3 bench/strace_count.py "$WORK/strace.txt" "$LINE"
+  syscalls)
+    python3 bench/syscall_count.py "$WORK/syscalls.txt" "$LINE"
     ;;
 esac

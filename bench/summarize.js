@@ -2,7 +2,7 @@
 // Medians and ratios of a bench/compare.sh run: node bench/summarize.js RESULTS.jsonl
 // Each input line is {system, test, result} where result is a jqbench or bench.js JSON line;
 // systems are jqmaster-prio-off|on, bullmq-prio-off|on, baseline-prio-off|on (BASELINE_BIN) and
-// jqmaster-strace (syscalls per job). Prints Markdown tables: per row and priority setting the
+// jqmaster-syscalls (syscalls per job). Prints Markdown tables: per row and priority setting the
 // median over the repetitions for each system, the ratio jqmaster/BullMQ, the target (issue 6
 // for the classic rows, issue 14 for the others) with whether the medians meet it, and the CPU
 // per job of every process, median per process; then Redis's commands per job and the master's
@@ -157,15 +157,16 @@ function redisTable(runs) {
   }
 }
 
-function straceTable(runs) {
-  const traced = runs['jqmaster-strace'];
+function syscallTable(runs) {
+  const traced = runs['jqmaster-syscalls'];
   if (!traced) return;
-  console.log('\nThe master\'s syscalls per job (strace -c -f, one untimed run each).\n');
-  console.log('| run | jobs | syscalls per job | the most frequent (calls per job) |');
-  console.log('| --- | ---: | ---: | --- |');
+  console.log('\nThe master\'s syscalls per job (perf trace -s or strace -c -f, one untimed run each; connections: those jqbench opened).\n');
+  console.log('| run | jobs | connections | syscalls per job | the most frequent (calls per job) |');
+  console.log('| --- | ---: | ---: | ---: | --- |');
   for (const [test, [r]] of Object.entries(traced)) {
-    const top = Object.entries(r.by_syscall || {}).slice(0, 8).map(([n, [c]]) => `${n} ${show(c)}`).join(' · ');
-    console.log(`| ${test} | ${r.jobs} | ${show(r.syscalls_per_job)} | ${top} |`);
+    const top = Object.entries(r.by_syscall || {}).slice(0, 10).map(([n, [c]]) => `${n} ${show(c)}`).join(' · ');
+    const connections = [r.connections_opened, r.result_connections_opened].filter((c) => c != null).join(' + ');
+    console.log(`| ${test} | ${r.jobs} | ${connections} | ${show(r.syscalls_per_job)} | ${top} |`);
   }
 }
 
@@ -203,7 +204,7 @@ function main() {
   const runs = load(file);
   mainTable(runs);
   redisTable(runs);
-  straceTable(runs);
+  syscallTable(runs);
   if (runs['baseline-prio-off'] || runs['baseline-prio-on']) beforeAfter(runs);
 }
 
