@@ -22,6 +22,11 @@
 #              software event: this VM has no hardware counters) of the master and redis-server,
 #              kernel included; prints each process's share by library (kernel, libc, jqmaster,
 #              ...) and the top symbols of each. The raw data is kept in bench/results/.
+#              PERF_ARGS adds options to perf record (e.g. -g).
+#   redis      jqmaster Release at full speed, Redis with slowlog-log-slower-than 0 (every command
+#              a client sends logged with the µs Redis spent in it): per script (EVALSHA, named
+#              by matching its SHA1 to the build's lua/ sources) and command, calls and µs per
+#              job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
@@ -55,8 +60,8 @@ fi
 
 case $PROFILER in
   callgrind) MASTER_BUILD=build ;;
-  perf | syscalls) MASTER_BUILD=build-release ;;
-  *) echo "profile: PROFILER is callgrind, perf or syscalls" >&2 && exit 2 ;;
+  perf | syscalls | redis) MASTER_BUILD=build-release ;;
+  *) echo "profile: PROFILER is callgrind, perf, syscalls or redis" >&2 && exit 2 ;;
 esac
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   if [[ $MASTER_BUILD == build ]]; then BUILD_DIR=build scripts/build.sh jqmaster >&2; fi
@@ -126,9 +131,17 @@ case $PROFILER in
   callgrind) callgrind_control -i on "$MASTER_PID" >/dev/null 2>&1 ;;
   perf)
     PERF_OUT=bench/results/perf-$STAMP.data
-    perf record -e cpu-clock -F 2000 -p "$MASTER_PID,$REDIS_PID" -o "$PERF_OUT" -q &
+    # PERF_ARGS: more for perf record, e.g. -g (call chains: the kernel's are complete, the
+    # user-space ones stop at the first function without a frame pointer).
+    # shellcheck disable=SC2086
+    perf record -e cpu-clock -F 2000 ${PERF_ARGS:-} -p "$MASTER_PID,$REDIS_PID" -o "$PERF_OUT" -q &
     PROFILER_PID=$!
     sleep 0.5
+    ;;
+  redis)
+    redis-cli -p "$REDIS_PORT" config set slowlog-max-len 10000000 >/dev/null
+    redis-cli -p "$REDIS_PORT" config set slowlog-log-slower-than 0 >/dev/null
+    redis-cli -p "$REDIS_PORT" slowlog reset >/dev/null
     ;;
   syscalls)
     if perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
@@ -145,6 +158,10 @@ echo "$LINE" >&2
 case $PROFILER in
   callgrind) callgrind_control -i off "$MASTER_PID" >/dev/null 2>&1 ;;
   perf | syscalls) kill -INT "$PROFILER_PID" && wait "$PROFILER_PID" || true ;;
+  redis)
+    redis-cli -p "$REDIS_PORT" config set slowlog-log-slower-than -1 >/dev/null
+    redis-cli -p "$REDIS_PORT" --quoted-json slowlog get -1 >"$WORK/slowlog.json"
+    ;;
 esac
 echo "Redis commands during the run (calls, µs in Redis):" >&2
 redis-cli -p "$REDIS_PORT" info commandstats | grep '^cmdstat' | grep -v resetstat |
@@ -179,5 +196,9 @@ case $PROFILER in
     ;;
   syscalls)
     python3 bench/syscall_count.py "$WORK/syscalls.txt" "$LINE"
+    ;;
+  redis)
+    python3 bench/redis_scripts.py "$MASTER_BUILD/src/generated/lua_scripts.cpp" \
+      "$WORK/slowlog.json" "$LINE"
     ;;
 esac

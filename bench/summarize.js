@@ -5,8 +5,8 @@
 // jqmaster-syscalls (syscalls per job). Prints Markdown tables: per row and priority setting the
 // median over the repetitions for each system, the ratio jqmaster/BullMQ, the target (issue 6
 // for the classic rows, issue 14 for the others) with whether the medians meet it, and the CPU
-// per job of every process, median per process; then Redis's commands per job and the master's
-// syscalls per job where they were measured.
+// per job of every process, median per process; then the kernel's share of each process's CPU,
+// Redis's commands per job and the master's syscalls per job where they were measured.
 'use strict';
 
 const fs = require('fs');
@@ -147,6 +147,27 @@ function commandsPerJob(runs, system, test) {
   return calls.length ? `${show(total)}: ${calls.sort((a, b) => b[1] - a[1]).map(([n, c]) => `${n} ${show(c)}`).join(' · ')}` : '';
 }
 
+// "redis 20% · jqmaster 45%": the median share of each process's CPU spent in the kernel.
+function systemShares(runs, system, test) {
+  const results = ((runs[system] || {})[test] || []).filter((r) => r.cpu_sys_s_by_process);
+  const labels = [...new Set(results.flatMap((r) => Object.keys(r.cpu_sys_s_by_process)))];
+  const share = (label) => (r) => {
+    const all = (r.cpu_s_by_process || {})[label];
+    return all > 0 ? r.cpu_sys_s_by_process[label] / all : null;
+  };
+  return labels.map((l) => `${l} ${Math.round(100 * median(results.map(share(l))))} %`).join(' · ');
+}
+
+function systemTable(runs) {
+  if (!REDIS_ROWS.some(([, jq]) => ((runs['jqmaster-prio-off'] || {})[jq] || []).some((r) => r.cpu_sys_s_by_process))) return;
+  console.log('\nShare of each process\'s CPU spent in the kernel (system time, /proc), priorities off, medians.\n');
+  console.log('| row | jqmaster | BullMQ |');
+  console.log('| --- | --- | --- |');
+  for (const [label, jq, bull] of REDIS_ROWS) {
+    console.log(`| ${label} | ${systemShares(runs, 'jqmaster-prio-off', jq)} | ${systemShares(runs, 'bullmq-prio-off', bull)} |`);
+  }
+}
+
 function redisTable(runs) {
   if (!REDIS_ROWS.some(([, jq]) => (runs['jqmaster-prio-off'] || {})[jq])) return;
   console.log('\nRedis commands per job (INFO commandstats; commands run inside scripts count under their own names too), priorities off, medians.\n');
@@ -203,6 +224,7 @@ function main() {
   if (!file) throw new Error('usage: summarize.js RESULTS.jsonl');
   const runs = load(file);
   mainTable(runs);
+  systemTable(runs);
   redisTable(runs);
   syscallTable(runs);
   if (runs['baseline-prio-off'] || runs['baseline-prio-on']) beforeAfter(runs);

@@ -64,26 +64,35 @@ function connectionOf(url) {
 
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms, CLOCK_MONOTONIC (shared by processes)
 
-function cpuSeconds(pid) {
+// [user, system] CPU seconds of a process so far; a process that is gone counts as 0.
+function cpuTimes(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14, 15)
+    return [Number(fields[11]) / CLK_TCK, Number(fields[12]) / CLK_TCK]; // utime, stime (fields 14, 15)
   } catch (e) {
-    return 0;
+    return [0, 0];
   }
 }
 
 class CpuMeter {
   constructor(processes) { this.processes = processes.filter((p) => p.pid > 0); }
-  start() { this.before = this.processes.map((p) => cpuSeconds(p.pid)); }
+  start() { this.before = this.processes.map((p) => cpuTimes(p.pid)); }
   stop() {
     this.shares = {};
-    this.processes.forEach((p, i) => { this.shares[p.label] = cpuSeconds(p.pid) - this.before[i]; });
+    this.system = {};
+    this.processes.forEach((p, i) => {
+      const [user, system] = cpuTimes(p.pid);
+      this.system[p.label] = round(system - this.before[i][1]);
+      this.shares[p.label] = round(user - this.before[i][0] + system - this.before[i][1]);
+    });
   }
   fields(jobs) {
     const total = Object.values(this.shares).reduce((a, b) => a + b, 0);
-    return { cpu_s: round(total), cpu_us_per_job: round((total * 1e6) / jobs), cpu_s_by_process: this.shares };
+    return {
+      cpu_s: round(total), cpu_us_per_job: round((total * 1e6) / jobs), cpu_s_by_process: this.shares,
+      cpu_sys_s_by_process: this.system,
+    };
   }
 }
 

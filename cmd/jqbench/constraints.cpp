@@ -103,6 +103,7 @@ asio::awaitable<Expected<void, std::string>> throughput(Bench& bench, HttpConnec
   plan.jobs = o.jobs.value_or(kThroughputJobs);
   plan.window = o.window;
   const std::int64_t done_before = runner.done();
+  runner.expect(done_before + *plan.jobs);
   plan.done = [&runner, done_before] { return runner.done() - done_before; };
   CpuMeter meter(o.watched);
   meter.start();

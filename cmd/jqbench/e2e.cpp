@@ -43,6 +43,7 @@ asio::awaitable<Outcome> run_e2e(Bench& bench) {
   if (!idle) co_return failed("e2e", idle.error());
   auto runner = co_await start_runner(bench, *master);
   if (!runner) co_return failed("e2e", runner.error());
+  if (o.jobs) runner->expect(*o.jobs);
 
   const auto redis_before = redis_stats(o.redis_url);
   CpuMeter meter(o.watched);
@@ -103,6 +104,7 @@ asio::awaitable<Outcome> run_drain(Bench& bench) {
   const auto start = Clock::now();
   auto runner = co_await start_runner(bench, *master);
   if (!runner) co_return failed("drain", runner.error());
+  runner->expect(backlog);
   auto finished =
       co_await wait_for([&] { return runner->done() >= backlog; }, [&] { return runner->done(); },
                         o.completion_timeout, progress, "done");

@@ -23,6 +23,11 @@ struct Percentiles {
 };
 Percentiles percentiles(std::vector<Clock::duration> samples);
 
+struct CpuTimes {
+  double user = 0;
+  double system = 0;  // in the kernel on the process's behalf (syscalls, page faults)
+};
+
 // CPU seconds (user + system) used by each watched process, and by jqbench, between start()
 // and stop().
 class CpuMeter {
@@ -34,16 +39,17 @@ class CpuMeter {
 
   struct Share {
     std::string label;
-    double seconds = 0;
+    double seconds = 0;         // user + system
+    double system_seconds = 0;  // of which in the kernel
   };
   const std::vector<Share>& shares() const { return shares_; }  // jqbench last
   double total_seconds() const;
 
  private:
-  std::vector<double> sample() const;
+  std::vector<CpuTimes> sample() const;
 
   std::vector<WatchedProcess> watched_;
-  std::vector<double> at_start_;
+  std::vector<CpuTimes> at_start_;
   std::vector<Share> shares_;
 };
 

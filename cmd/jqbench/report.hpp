@@ -22,7 +22,8 @@ Outcome failed(std::string scenario, std::string error);
 // up) or 6 decimals.
 double figure(double v);
 
-// cpu_s, cpu_us_per_job and cpu_s_by_process, each name prefixed by `prefix`.
+// cpu_s, cpu_us_per_job, cpu_s_by_process and cpu_sys_s_by_process (the part of each spent in
+// the kernel), each name prefixed by `prefix`.
 void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
              const std::string& prefix = "");
 // <prefix>redis_by_command: {command: [calls per job, µs per job]} between two INFO commandstats

@@ -17,7 +17,8 @@ asio::awaitable<Outcome> run_steady(Bench& bench) {
   auto master = bench.connect();
   auto idle = co_await expect_no_jobs(*master);
   if (!idle) co_return failed("steady", idle.error());
-  auto runner = co_await start_runner(bench, *master);
+  // Each job's fetched result says it is done: no polling of GET /v1/stats.
+  auto runner = co_await start_runner(bench, *master, CountDone::no);
   if (!runner) co_return failed("steady", runner.error());
 
   OpenLoopPlan plan;
