@@ -9,7 +9,6 @@
 #include "api/field_map.hpp"
 #include "api/field_values.hpp"
 #include "api/msgpack_reader.hpp"
-#include "api/request_body.hpp"
 
 namespace jq::api {
 
@@ -301,18 +300,6 @@ Expected<void, ApiError> check_url_name(const std::optional<std::string>& name,
                               "\"; to rename a constraint, create the new one and delete the old"));
 }
 
-template <class Target, std::size_t N>
-Expected<Target, ApiError> decode_body(std::string_view body, MediaType type,
-                                       const std::array<FieldRule<Target>, N>& rules) {
-  const auto bytes = request_msgpack(body, type);
-  if (!bytes) return unexpected(bytes.error());
-  Target draft;
-  if (auto decoded = decode_field_map(*bytes, rules, kConstraintSpec, draft); !decoded) {
-    return unexpected(decoded.error());
-  }
-  return draft;
-}
-
 nlohmann::json pointer_view(const std::optional<JsonPointer>& pointer) {
   return pointer ? nlohmann::json(pointer->text) : nlohmann::json(nullptr);
 }
@@ -358,7 +345,7 @@ bool is_valid_constraint_name(std::string_view name) {
 }
 
 Expected<Constraint, ApiError> decode_constraint(std::string_view body, MediaType type) {
-  auto draft = decode_body(body, type, kConstraintRules);
+  auto draft = decode_body_map(body, type, kConstraintRules, kConstraintSpec);
   if (!draft) return unexpected(std::move(draft.error()));
   if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
   draft->constraint.name = std::move(*draft->name);
@@ -367,7 +354,7 @@ Expected<Constraint, ApiError> decode_constraint(std::string_view body, MediaTyp
 
 Expected<Constraint, ApiError> decode_constraint_replace(std::string_view body, MediaType type,
                                                          std::string_view url_name) {
-  auto draft = decode_body(body, type, kConstraintRules);
+  auto draft = decode_body_map(body, type, kConstraintRules, kConstraintSpec);
   if (!draft) return unexpected(std::move(draft.error()));
   if (auto same = check_url_name(draft->name, url_name); !same) return unexpected(same.error());
   draft->constraint.name = std::string(url_name);
@@ -376,7 +363,7 @@ Expected<Constraint, ApiError> decode_constraint_replace(std::string_view body, 
 
 Expected<ConstraintPatch, ApiError> decode_constraint_patch(std::string_view body, MediaType type,
                                                             std::string_view url_name) {
-  auto draft = decode_body(body, type, kPatchRules);
+  auto draft = decode_body_map(body, type, kPatchRules, kConstraintSpec);
   if (!draft) return unexpected(std::move(draft.error()));
   if (auto same = check_url_name(draft->name, url_name); !same) return unexpected(same.error());
   return std::move(draft->patch);

@@ -13,7 +13,9 @@
 #include <string_view>
 
 #include "api/error.hpp"
+#include "api/media_type.hpp"
 #include "api/msgpack_reader.hpp"
+#include "api/request_body.hpp"
 #include "common/expected.hpp"
 
 namespace jq::api {
@@ -96,6 +98,20 @@ Expected<FieldsGiven, ApiError> decode_field_map(std::string_view map_value,
     }
   }
   return seen;
+}
+
+// A request body (MessagePack or JSON) that is one map of `rules`, decoded into a fresh Target.
+template <class Target, std::size_t N>
+Expected<Target, ApiError> decode_body_map(std::string_view body, MediaType type,
+                                           const std::array<FieldRule<Target>, N>& rules,
+                                           const FieldMapSpec& spec) {
+  const auto bytes = request_msgpack(body, type);
+  if (!bytes) return unexpected(bytes.error());
+  Target draft;
+  if (auto decoded = decode_field_map(*bytes, rules, spec, draft); !decoded) {
+    return unexpected(decoded.error());
+  }
+  return draft;
 }
 
 }  // namespace jq::api

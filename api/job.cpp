@@ -249,4 +249,8 @@ Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType typ
   return request;
 }
 
+Expected<NewJob, ApiError> decode_job_map(std::string_view map_value, const JobDefaults& defaults) {
+  return decode_job(map_value, defaults);
+}
+
 }  // namespace jq::api

@@ -70,4 +70,8 @@ inline constexpr std::string_view kJobNameRule =
 Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType type,
                                             const JobDefaults& defaults);
 
+// One job's map (MessagePack), validated as decode_push validates each job of a batch: a
+// schedule's job template (api/schedule.hpp).
+Expected<NewJob, ApiError> decode_job_map(std::string_view map_value, const JobDefaults& defaults);
+
 }  // namespace jq::api

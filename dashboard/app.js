@@ -1,7 +1,9 @@
 // The jqmaster dashboard. Every 2 s it reads the public /v1 API (JSON) and /readyz (whose
 // message the status line shows while the master is not ready) and renders the totals,
 // the queues, the constraints (each with its live state from GET /v1/constraints/{name}), the
-// worker endpoints, the dead jobs, a page of the job browser (GET /v1/jobs) and a throughput chart. The chart has no history of its own on
+// schedules (their next runs, last run and counters from GET /v1/schedules), the worker
+// endpoints, the dead jobs, a page of the job browser (GET /v1/jobs) and a throughput chart.
+// The chart has no history of its own on
 // the server: it is computed here from successive GET /v1/stats answers (succeeded + failed
 // deltas) kept in memory, so it starts empty when the page loads.
 //
@@ -574,6 +576,65 @@ async function saveLimits(event) {
   refreshSoon();
 }
 
+// --- schedules ---------------------------------------------------------------------------------
+
+function schedulePath(name) {
+  return `/v1/schedules/${encodeURIComponent(name)}`;
+}
+
+// "30 2 * * * · Europe/Berlin", "every 300 s · from 2026-12-01T00:00:00Z"
+function timetableText(s) {
+  const parts = [s.cron !== null ? s.cron : `every ${count(s.every)} s`];
+  if (s.cron !== null) parts.push(s.timezone);
+  if (s.start_at) parts.push(`from ${s.start_at}`);
+  if (s.end_at) parts.push(`until ${s.end_at}`);
+  return parts.join(' · ');
+}
+
+// The next tick as the schedule's zone reads it, and how soon; the title lists the next five.
+function nextRunText(s) {
+  if (!s.next_run_at) return [s.paused ? 'paused' : 'none: it has ended', ''];
+  const due = (Date.parse(s.next_run_at) - Date.now()) / 1000;
+  return [`${s.next_run_at} · ${due > 0 ? `in ${duration(due)}` : 'now'}`, s.next_runs.join('\n')];
+}
+
+function createScheduleRow(s) {
+  const toggle = el('button', { type: 'button' });
+  const run = el('button', { type: 'button', textContent: 'Run now', className: 'secondary' });
+  run.setAttribute('aria-label', `Run schedule ${s.name} now`);
+  const row = el('tr', {}, [
+    el('th', { scope: 'row' }), el('td', { className: 'timetable' }), el('td'), el('td'),
+    el('td'), el('td', { className: 'num' }), el('td', { className: 'num' }),
+    el('td', { className: 'num' }), el('td'), el('td', { className: 'actions' }, [toggle, ' ', run]),
+  ]);
+  toggle.addEventListener('click', () => {
+    act(toggle, 'PATCH', schedulePath(s.name), { paused: row.dataset.paused !== 'true' });
+  });
+  run.addEventListener('click', () => act(run, 'POST', `${schedulePath(s.name)}/run`));
+  return row;
+}
+
+function updateScheduleRow(row, s) {
+  setCell(row, 0, s.name);
+  const timetable = timetableText(s);
+  setCell(row, 1, timetable, timetable);
+  setCell(row, 2, s.job.name, JSON.stringify(s.job));
+  const [next, upcoming] = nextRunText(s);
+  setCell(row, 3, next, upcoming);
+  setCell(row, 4, s.last_run_at ? `${ago(s.last_run_at)} · ${s.last_job_id}` : 'never',
+    s.last_run_at || 'no job made yet');
+  setCell(row, 5, count(s.runs), 'jobs made: ticks and runs now');
+  setCell(row, 6, count(s.skipped + s.duplicates),
+    `${count(s.skipped)} while the previous job ran (overlap: skip), ${count(s.duplicates)} duplicates of a held unique_key`);
+  setCell(row, 7, count(s.missed_count), `ticks no master could make in time (missed: ${s.missed})`);
+  showPaused(row, Boolean(s.paused), `schedule ${s.name}`);
+}
+
+function renderSchedules(schedules) {
+  syncRows($('schedules'), schedules, (s) => s.name, createScheduleRow, updateScheduleRow);
+  showEmpty('schedules-empty', schedules.length === 0);
+}
+
 // --- throughput ----------------------------------------------------------------------------------
 
 function record(stats, now) {
@@ -648,15 +709,17 @@ function setStatus(text, isError = false) {
 async function refreshOnce() {
   clearTimeout(state.timer);
   try {
-    const [stats, queues, workers, dead, constraints, unready, jobs] = await Promise.all([
+    const [stats, queues, workers, dead, constraints, unready, jobs, schedules] = await Promise.all([
       api('GET', '/v1/stats'), api('GET', '/v1/queues'), api('GET', '/v1/workers'),
       api('GET', `/v1/dead?limit=${DEAD_LIMIT}`), loadConstraints(), notReady(), loadJobs(),
+      api('GET', '/v1/schedules'),
     ]);
     const now = Date.now();
     record(stats, now);
     renderTotals(stats);
     renderQueues(queues);
     renderConstraints(constraints);
+    renderSchedules(schedules);
     renderWorkers(workers);
     renderDead(dead, queues.reduce((sum, q) => sum + (q.dead || 0), 0));
     renderJobs(jobs);

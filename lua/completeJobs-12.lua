@@ -61,7 +61,7 @@ for a = 6, #ARGV, 3 do
       record[R_RESULT] = ARGV[a + 2]
       rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
       if rcall('DEL', watch_prefix .. field) == 1 then
-        rcall('PUBLISH', channel, 'r ' .. shard .. '-' .. field)
+        rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
       end
     end
     release_constraints(cx, record[R_CONSTRAINTS], shard .. '-' .. field)

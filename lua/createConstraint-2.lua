@@ -18,5 +18,5 @@ if rcall('HEXISTS', constraints, name) == 1 then
 end
 rcall('HSET', constraints, name, ARGV[2])
 local version = rcall('INCR', version_key)
-rcall('PUBLISH', ARGV[3], 'c ' .. version)
+rcall('SPUBLISH', ARGV[3], 'c ' .. version)
 return {1, version}

@@ -25,5 +25,5 @@ for i = 1, #all, 2 do
     removed[#removed + 1] = id
   end
 end
-if #removed > 0 then rcall('PUBLISH', ARGV[2], 'w') end
+if #removed > 0 then rcall('SPUBLISH', ARGV[2], 'w') end
 return removed

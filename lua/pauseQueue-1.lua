@@ -16,5 +16,5 @@ if ARGV[2] == '1' then
 else
   changed = rcall('SREM', paused, name)
 end
-rcall('PUBLISH', ARGV[3], 'q')
+rcall('SPUBLISH', ARGV[3], 'q')
 return changed

@@ -150,5 +150,5 @@ if fresh > 0 then rcall('HINCRBY', stats, 'pushed', fresh) end
 for _, name in ipairs(heads) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end
-if earliest_due then rcall('PUBLISH', channel, string.format('s %d', earliest_due)) end
+if earliest_due then rcall('SPUBLISH', channel, string.format('s %d', earliest_due)) end
 return {fields, duplicates}

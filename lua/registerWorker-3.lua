@@ -24,5 +24,5 @@ if not id then
   created = 1
 end
 rcall('HSET', workers, id, ARGV[2])
-rcall('PUBLISH', ARGV[3], 'w')
+rcall('SPUBLISH', ARGV[3], 'w')
 return {id, created}

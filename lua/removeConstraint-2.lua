@@ -16,5 +16,5 @@ if rcall('HDEL', constraints, ARGV[1]) == 0 then
   return {-1, tonumber(rcall('GET', version_key)) or 0}
 end
 local version = rcall('INCR', version_key)
-rcall('PUBLISH', ARGV[2], 'c ' .. version)
+rcall('SPUBLISH', ARGV[2], 'c ' .. version)
 return {1, version}

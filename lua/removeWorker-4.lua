@@ -16,5 +16,5 @@ local json = rcall('HGET', workers, id)
 if not json then return -1 end
 forget_worker(workers, urls, id, json)
 rcall('DEL', slots, wstats)
-rcall('PUBLISH', ARGV[2], 'w')
+rcall('SPUBLISH', ARGV[2], 'w')
 return 1

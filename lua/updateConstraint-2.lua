@@ -25,5 +25,5 @@ if expected ~= '' and current ~= expected then return {-2, version} end
 if current == definition then return {0, version} end
 rcall('HSET', constraints, name, definition)
 version = rcall('INCR', version_key)
-rcall('PUBLISH', ARGV[4], 'c ' .. version)
+rcall('SPUBLISH', ARGV[4], 'c ' .. version)
 return {1, version}

@@ -14,6 +14,7 @@
 
 #include "cmd/jqctl/exit_codes.hpp"
 #include "cmd/jqctl/job_input.hpp"
+#include "cmd/jqctl/schedule_input.hpp"
 
 namespace jq::ctl {
 
@@ -33,8 +34,8 @@ struct WorkerFlags {
   std::optional<std::string> secret;  // signs the dispatches; never printed
 };
 
-// The body of `constraints create|replace|patch`: one JSON object, from a file or the command
-// line.
+// The body of `constraints|schedules create|replace|patch`: one JSON object, from a file or the
+// command line.
 struct ObjectFlags {
   std::string file;  // "-": stdin
   std::optional<std::string> json_text;
@@ -58,6 +59,7 @@ struct Commands::State {
   std::string job_file;
   WorkerFlags worker;
   ObjectFlags object;
+  ScheduleFlags schedule;
   Build chosen;  // set by the chosen subcommand's callback
 };
 
@@ -345,20 +347,25 @@ Expected<std::string, std::string> object_body(const ObjectFlags& f, const char*
   return text;
 }
 
-// A verb that sends `method path` (the operand in place of "{}") with the object body.
+// A verb that sends `method path` (the operand in place of "{}") with the object body; `what`
+// names the object ("constraint"). `from_flags`, when set, builds the body without --file or
+// --json.
 CLI::App* object_verb(Table& t, CLI::App& parent, State& s, const std::string& name,
-                      const std::string& help, Method method, std::string path,
-                      const char* operand) {
-  CLI::App* sub = t.verb(parent, name, help, [&s, method, path] {
-    auto body = object_body(s.object, "constraint");
+                      const std::string& help, Method method, std::string path, const char* operand,
+                      const char* what = "constraint",
+                      std::function<Expected<std::string, std::string>()> from_flags = {}) {
+  CLI::App* sub = t.verb(parent, name, help, [&s, method, path, what, from_flags] {
+    const bool given = !s.object.file.empty() || s.object.json_text;
+    auto body = given || !from_flags ? object_body(s.object, what) : from_flags();
     if (!body) return Expected<HttpRequest, std::string>(unexpected(std::move(body.error())));
     return Expected<HttpRequest, std::string>(
         HttpRequest{method, fill(path, s.operand), std::move(*body)});
   });
   if (operand != nullptr) sub->add_option(operand, s.operand, operand)->required();
-  auto* file = sub->add_option("--file", s.object.file, "the constraint as JSON; - reads stdin")
+  auto* file = sub->add_option("--file", s.object.file,
+                               "the " + std::string(what) + " as JSON; - reads stdin")
                    ->type_name("PATH");
-  sub->add_option("--json", s.object.json_text, "the constraint as JSON text")
+  sub->add_option("--json", s.object.json_text, "the " + std::string(what) + " as JSON text")
       ->type_name("JSON")
       ->excludes(file);
   return sub;
@@ -378,6 +385,82 @@ void add_constraints(Table& t, CLI::App& app, State& s) {
               "Change the fields given (null removes key, concurrency or rate); prints it",
               Method::patch, "/v1/constraints/{}", "NAME");
   t.simple(*c, "delete", "Delete a constraint", Method::del, "/v1/constraints/{}", "NAME");
+}
+
+// The timetable's flags of `schedules create` and `schedules preview`.
+void add_timetable_flags(CLI::App* sub, ScheduleFlags& f) {
+  sub->add_option("--cron", f.cron, "5 fields, or 6 with seconds first, or a macro (@daily)")
+      ->type_name("EXPR");
+  sub->add_option("--every", f.every_s, "tick every SECONDS instead of a cron")
+      ->type_name("SECONDS");
+  sub->add_option("--timezone", f.timezone, "IANA zone the cron is read in (default UTC)")
+      ->type_name("ZONE");
+  sub->add_option("--start-at", f.start_at, "no tick before TIME (ISO 8601 with an offset)")
+      ->type_name("TIME");
+}
+
+void add_schedule_create(Table& t, CLI::App& parent, State& s) {
+  ScheduleFlags& f = s.schedule;
+  CLI::App* create = object_verb(
+      t, parent, s, "create",
+      "Create a schedule from --file/--json, or from flags (409 if the name is taken); prints it",
+      Method::post, "/v1/schedules", nullptr, "schedule",
+      [&f] { return schedule_body_from_flags(f); });
+  create->add_option("--name", f.name, "the schedule's name");
+  add_timetable_flags(create, f);
+  create->add_option("--job", f.job_json, "the job each tick makes, as in push: a JSON object")
+      ->type_name("JSON");
+  create->add_option("--job-name", f.job_name, "or only the job's name ...");
+  create->add_option("--argument", f.argument_json, "... and its argument")->type_name("JSON");
+  create->add_option("--overlap", f.overlap, "allow (default), or skip while the last job runs")
+      ->type_name("allow|skip");
+  create->add_option("--missed", f.missed, "ticks no master could run: run_once (default), skip")
+      ->type_name("run_once|skip");
+  create->add_option("--end-at", f.end_at, "no tick after TIME")->type_name("TIME");
+  create->add_flag("--paused", f.paused, "create it paused");
+}
+
+void add_schedules(Table& t, CLI::App& app, State& s) {
+  CLI::App* c = t.group(app, "schedules",
+                        "Recurring jobs: list, get, create, replace, patch, delete, pause, "
+                        "resume, run, preview");
+  t.simple(*c, "list", "List the schedules with their next runs", Method::get, "/v1/schedules",
+           nullptr);
+  t.simple(*c, "get", "Show a schedule: next_runs, last_run_at, runs, skipped, missed_count",
+           Method::get, "/v1/schedules/{}", "NAME");
+  add_schedule_create(t, *c, s);
+  object_verb(t, *c, s, "replace", "Replace a whole schedule; prints it", Method::put,
+              "/v1/schedules/{}", "NAME", "schedule");
+  object_verb(t, *c, s, "patch",
+              "Change the fields given (a new timetable counts from now); prints it", Method::patch,
+              "/v1/schedules/{}", "NAME", "schedule");
+  t.simple(*c, "delete", "Delete a schedule (jobs it made stay)", Method::del, "/v1/schedules/{}",
+           "NAME");
+  for (const bool paused : {true, false}) {
+    CLI::App* sub = t.verb(
+        *c, paused ? "pause" : "resume",
+        paused ? "Make no more jobs until resumed" : "Tick again, from the next tick after now",
+        [&s, paused] {
+          return Expected<HttpRequest, std::string>(HttpRequest{
+              Method::patch, fill("/v1/schedules/{}", s.operand), dump({{"paused", paused}})});
+        });
+    sub->add_option("NAME", s.operand, "NAME")->required();
+  }
+  t.simple(*c, "run", "Make one job now (also while paused); prints {id}", Method::post,
+           "/v1/schedules/{}/run", "NAME");
+  CLI::App* preview =
+      t.verb(*c, "preview",
+             "Show the next ticks of a timetable, with their offsets; stores nothing", [&s] {
+               auto body = preview_body_from_flags(s.schedule);
+               if (!body)
+                 return Expected<HttpRequest, std::string>(unexpected(std::move(body.error())));
+               return Expected<HttpRequest, std::string>(
+                   HttpRequest{Method::post, "/v1/schedules/preview", std::move(*body)});
+             });
+  add_timetable_flags(preview, s.schedule);
+  preview->add_option("--from", s.schedule.from, "the ticks after TIME (default now)")
+      ->type_name("TIME");
+  preview->add_option("--count", s.schedule.count, "how many (1-100, default 10)")->type_name("N");
 }
 
 void add_dead(Table& t, CLI::App& app, State& s) {
@@ -409,6 +492,7 @@ Commands::Commands(CLI::App& app) : state_(std::make_unique<State>()) {
   add_queues(t, app);
   add_dead(t, app, *state_);
   add_constraints(t, app, *state_);
+  add_schedules(t, app, *state_);
   t.simple(app, "stats", "Show the counters: pushed, succeeded, failed, ready, running, ...",
            Method::get, "/v1/stats", nullptr);
 }

@@ -8,8 +8,8 @@
 //     cd examples/node && npm ci
 //     node pusher.mjs --master http://127.0.0.1:8080
 //
-// With --constraints it also shows the constraints API (an admin operation: give --admin-token
-// when the master has auth).
+// With --constraints it also shows the admin APIs: constraints, schedules and the job browser
+// (give --admin-token when the master has auth).
 
 import { parseArgs, inspect } from "node:util";
 import { decode, encode } from "@msgpack/msgpack";
@@ -150,6 +150,59 @@ class JqClient {
     await this.#call("DELETE", `/v1/constraints/${encodeURIComponent(name)}`);
   }
 
+  // Schedules: recurring jobs (role admin). A schedule is an object {name, cron | every,
+  // timezone, job (a job as in push, without delay/run_at), overlap, missed, start_at, end_at,
+  // paused}; reading one adds next_run_at, next_runs, last_run_at, last_job_id, runs, skipped,
+  // missed_count and duplicates. See the README.
+
+  // Every schedule, sorted by name, with its next runs.
+  async schedules() {
+    return (await this.#call("GET", "/v1/schedules")).body;
+  }
+
+  async schedule(name) {
+    return (await this.#call("GET", schedulePath(name))).body;
+  }
+
+  // Creates it; JqError conflict (409) when the name is taken. Resolves to it as stored.
+  async createSchedule(schedule) {
+    return (await this.#call("POST", "/v1/schedules", schedule)).body;
+  }
+
+  // Replaces the whole schedule (omitted fields take their defaults).
+  async putSchedule(name, schedule) {
+    return (await this.#call("PUT", schedulePath(name), schedule)).body;
+  }
+
+  // Changes the fields given; a new timetable counts from now.
+  async patchSchedule(name, changes) {
+    return (await this.#call("PATCH", schedulePath(name), changes)).body;
+  }
+
+  async pauseSchedule(name) {
+    return this.patchSchedule(name, { paused: true });
+  }
+
+  // Goes on from the next tick after now: the paused time is not missed.
+  async resumeSchedule(name) {
+    return this.patchSchedule(name, { paused: false });
+  }
+
+  async deleteSchedule(name) {
+    await this.#call("DELETE", schedulePath(name));
+  }
+
+  // Makes one job now (also while paused); resolves to its id.
+  async runSchedule(name) {
+    return (await this.#call("POST", `${schedulePath(name)}/run`)).body.id;
+  }
+
+  // The next ticks of {cron | every, timezone, start_at, from, count}, with their offsets;
+  // nothing is stored.
+  async previewSchedule(timetable) {
+    return (await this.#call("POST", "/v1/schedules/preview", timetable)).body.runs;
+  }
+
   async #call(method, path, body = undefined, timeout = 30) {
     const headers = { ...this.headers };
     if (body !== undefined) headers["Content-Type"] = MSGPACK;
@@ -175,6 +228,8 @@ class JqClient {
 }
 
 const show = (value) => inspect(value, { breakLength: Infinity, depth: null });
+
+const schedulePath = (name) => `/v1/schedules/${encodeURIComponent(name)}`;
 
 // A result object in a few words: the value, or why the job failed.
 function outcome(answer) {
@@ -216,6 +271,8 @@ async function showConstraints(jq) {
     console.log(`constraint deleted: ${e.status} ${e.error}`);
   }
 
+  await showSchedules(jq);
+
   // The job browser (also role admin): a job due in an hour is listed as scheduled.
   const demo = `browse-demo-${process.pid}`;
   const { id: later } = await jq.push(demo, null, { delay: 3600 });
@@ -223,6 +280,41 @@ async function showConstraints(jq) {
   const listed = page.jobs.length === 1 && page.jobs[0].id === later;
   console.log(`jobs browsed: scheduled=${listed} next_cursor=${page.next_cursor}`);
   await jq.cancel(later);
+}
+
+// The schedules API: preview a timetable across a daylight-saving change, create, pause, run
+// now, resume, list, delete.
+async function showSchedules(jq) {
+  const gap = await jq.previewSchedule({
+    cron: "30 2 * * *",
+    timezone: "Europe/Berlin",
+    from: "2026-03-28T00:00:00Z",
+    count: 3,
+  });
+  console.log(`schedule preview: ${gap[1]}`); // 02:30 does not exist that night in Berlin
+  const name = `demo-node-${process.pid}`;
+  const created = await jq.createSchedule({
+    name,
+    cron: "30 2 * * *",
+    timezone: "Europe/Berlin",
+    job: { name: "nightly-demo", argument: "report" },
+  });
+  console.log(`schedule created: ${created.name} cron=${created.cron} next_runs=${created.next_runs.length}`);
+  const paused = await jq.pauseSchedule(name);
+  console.log(`schedule paused: next_run_at=${paused.next_run_at}`);
+  const jobId = await jq.runSchedule(name);
+  console.log(`schedule ran now: schedule=${(await jq.job(jobId)).schedule}`);
+  await jq.cancel(jobId); // no worker serves nightly-demo here
+  const resumed = await jq.resumeSchedule(name);
+  console.log(`schedule resumed: runs=${resumed.runs} next_run_at set=${resumed.next_run_at !== null}`);
+  console.log(`schedules listed: ${(await jq.schedules()).some((s) => s.name === name)}`);
+  await jq.deleteSchedule(name);
+  try {
+    await jq.schedule(name);
+  } catch (e) {
+    if (!(e instanceof JqError)) throw e;
+    console.log(`schedule deleted: ${e.status} ${e.error}`);
+  }
 }
 
 async function main() {

@@ -7,8 +7,8 @@ copy it into your program. Running this file shows it at work:
     /usr/bin/python3 examples/python/pusher.py --master http://127.0.0.1:8080
 
 It needs a worker serving `sum` and `echo` to get results, e.g. examples/python/worker.py.
-With `--constraints` it also shows the constraints API (an admin operation: give
-`--admin-token` when the master has auth).
+With `--constraints` it also shows the admin APIs: constraints, schedules and the job browser
+(give `--admin-token` when the master has auth).
 """
 
 import argparse
@@ -168,6 +168,52 @@ class JqClient:
     def delete_constraint(self, name):
         self._call("DELETE", "/v1/constraints/" + urllib.parse.quote(name, safe=""))
 
+    # Schedules: recurring jobs (role admin). A schedule is a map {name, cron | every, timezone,
+    # job (a job as in push, without delay/run_at), overlap, missed, start_at, end_at, paused};
+    # reading one adds next_run_at, next_runs, last_run_at, last_job_id, runs, skipped,
+    # missed_count and duplicates. See the README.
+    def schedules(self):
+        """Every schedule, sorted by name, with its next runs."""
+        return self._call("GET", "/v1/schedules")
+
+    def schedule(self, name):
+        return self._call("GET", self._schedule_path(name))
+
+    def create_schedule(self, schedule):
+        """Creates it; JqError conflict (409) when the name is taken. Returns it as stored."""
+        return self._call("POST", "/v1/schedules", schedule)
+
+    def put_schedule(self, name, schedule):
+        """Replaces the whole schedule (omitted fields take their defaults)."""
+        return self._call("PUT", self._schedule_path(name), schedule)
+
+    def patch_schedule(self, name, changes):
+        """Changes the fields given; a new timetable counts from now."""
+        return self._call("PATCH", self._schedule_path(name), changes)
+
+    def pause_schedule(self, name):
+        return self.patch_schedule(name, {"paused": True})
+
+    def resume_schedule(self, name):
+        """Goes on from the next tick after now: the paused time is not missed."""
+        return self.patch_schedule(name, {"paused": False})
+
+    def delete_schedule(self, name):
+        self._call("DELETE", self._schedule_path(name))
+
+    def run_schedule(self, name):
+        """Makes one job now (also while paused) and returns its id."""
+        return self._call("POST", self._schedule_path(name) + "/run")["id"]
+
+    def preview_schedule(self, timetable):
+        """The next ticks of {cron | every, timezone, start_at, from, count}, with their offsets;
+        nothing is stored."""
+        return self._call("POST", "/v1/schedules/preview", timetable)["runs"]
+
+    @staticmethod
+    def _schedule_path(name):
+        return "/v1/schedules/" + urllib.parse.quote(name, safe="")
+
     def _call(self, method, path, body=None, timeout=30, with_status=False):
         headers = dict(self.headers)
         data = None
@@ -236,6 +282,8 @@ def show_constraints(jq):
     except JqError as e:
         print(f"constraint deleted: {e.status} {e.error}")
 
+    show_schedules(jq)
+
     # The job browser (also role admin): a job due in an hour is listed as scheduled.
     later = jq.push("browse-demo-%d" % os.getpid(), None, delay=3600)
     page = jq.jobs("scheduled", name="browse-demo-%d" % os.getpid(), limit=10)
@@ -244,12 +292,39 @@ def show_constraints(jq):
     jq.cancel(later)
 
 
+def show_schedules(jq):
+    """The schedules API: preview a timetable across a daylight-saving change, create, pause,
+    run now, resume, list, delete."""
+    gap = jq.preview_schedule({"cron": "30 2 * * *", "timezone": "Europe/Berlin",
+                               "from": "2026-03-28T00:00:00Z", "count": 3})
+    print(f"schedule preview: {gap[1]}")  # 02:30 does not exist that night in Berlin
+    name = "demo-python-%d" % os.getpid()
+    created = jq.create_schedule({"name": name, "cron": "30 2 * * *", "timezone": "Europe/Berlin",
+                                  "job": {"name": "nightly-demo", "argument": "report"}})
+    print(f"schedule created: {created['name']} cron={created['cron']} "
+          f"next_runs={len(created['next_runs'])}")
+    paused = jq.pause_schedule(name)
+    print(f"schedule paused: next_run_at={paused['next_run_at']}")
+    job_id = jq.run_schedule(name)
+    print(f"schedule ran now: schedule={jq.job(job_id)['schedule']}")
+    jq.cancel(job_id)  # no worker serves nightly-demo here
+    resumed = jq.resume_schedule(name)
+    print(f"schedule resumed: runs={resumed['runs']} next_run_at set={resumed['next_run_at'] is not None}")
+    print(f"schedules listed: {name in [s['name'] for s in jq.schedules()]}")
+    jq.delete_schedule(name)
+    try:
+        jq.schedule(name)
+    except JqError as e:
+        print(f"schedule deleted: {e.status} {e.error}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--master", default=os.environ.get("JQ_URL", "http://127.0.0.1:8080"))
     parser.add_argument("--token", default=os.environ.get("JQ_TOKEN"), help="bearer token, if any")
     parser.add_argument("--constraints", action="store_true",
-                        help="also show the constraints API (an admin operation)")
+                        help="also show the constraints, schedules and job browser APIs "
+                             "(admin operations)")
     parser.add_argument("--admin-token", default=os.environ.get("JQ_ADMIN_TOKEN"),
                         help="bearer token for --constraints; default --token")
     args = parser.parse_args()

@@ -24,8 +24,11 @@ local R_TRACEPARENT, R_RESULT = 12, 13
 -- (lua/lib/preamble_3_admit.lua), or false for none.
 local R_UNIQUE_KEY, R_UNIQUE_UNTIL, R_ORDERING_KEY, R_READY_AT_MS, R_BLOCKED_BY = 14, 15, 16, 17, 18
 local R_CONSTRAINTS = 19
-local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false}
-local R_SLOTS = 19
+-- Slot 20 came with schedules: R_SCHEDULE is {schedule name, scheduled_at (ISO 8601 with the
+-- offset of the schedule's zone)} for a job a schedule made (fireSchedule), else false.
+local R_SCHEDULE = 20
+local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false, [20] = false}
+local R_SLOTS = 20
 -- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
 -- of its name and priority is that stamp followed by its field
 -- (lua/lib/preamble_1_ready_list.lua).

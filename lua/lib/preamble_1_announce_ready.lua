@@ -3,5 +3,5 @@
 -- head: "p <name> <shard> <priority> <member>" on the events channel. A scheduler that knows
 -- the queue's head keeps the better of the two, so it needs no Redis read to see the new work.
 local function announce_ready(channel, shard, name, priority, member)
-  rcall('PUBLISH', channel, 'p ' .. name .. ' ' .. shard .. ' ' .. priority .. ' ' .. member)
+  rcall('SPUBLISH', channel, 'p ' .. name .. ' ' .. shard .. ' ' .. priority .. ' ' .. member)
 end

@@ -12,6 +12,6 @@ local function hold(cx, blocked, job_id, stamp)
   rcall('HINCRBY', cx.c .. 'counters', 'deferred:' .. name, 1)
   if due then
     rcall('ZADD', cx.c .. 'rate_due', 'LT', due, ck)
-    rcall('PUBLISH', cx.channel, string.format('s %d', due))
+    rcall('SPUBLISH', cx.channel, string.format('s %d', due))
   end
 end

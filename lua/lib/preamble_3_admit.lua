@@ -49,7 +49,7 @@ local function admit(cx, cons, job_id, stamp, deadline)
         if rcall('EXISTS', cx.c .. 'held:' .. ck) == 1 then
           local due = math.ceil(tat - limits.burst * limits.emission_ms)
           rcall('ZADD', cx.c .. 'rate_due', 'LT', due, ck)
-          rcall('PUBLISH', cx.channel, string.format('s %d', due))
+          rcall('SPUBLISH', cx.channel, string.format('s %d', due))
         end
       end
     end

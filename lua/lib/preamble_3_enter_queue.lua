@@ -14,7 +14,7 @@ local function enter_queue(k, opts, field, record)
     rcall('ZADD', k.scheduled, record[R_READY_AT_MS], field)
     count_add(k.counts, 'ready', name, -1)
     count_add(k.counts, 'scheduled', name, 1)
-    rcall('PUBLISH', opts.channel, string.format('s %d', record[R_READY_AT_MS]))
+    rcall('SPUBLISH', opts.channel, string.format('s %d', record[R_READY_AT_MS]))
     return
   end
   local stamp = base62(opts.now_ms * 1000, 9)

@@ -31,7 +31,7 @@ local function fail_running(k, opts, job, failure)
     rcall('ZADD', k.scheduled, due, field)
     count_add(k.counts, 'scheduled', name, 1)
     rcall('HINCRBY', k.stats, 'retried', 1)
-    rcall('PUBLISH', opts.channel, string.format('s %d', due))
+    rcall('SPUBLISH', opts.channel, string.format('s %d', due))
     return {1, due}
   end
   record[R_STATE] = S_DEAD
@@ -42,7 +42,7 @@ local function fail_running(k, opts, job, failure)
   rcall('HINCRBY', k.stats, 'dead', 1)
   if record[R_KEEP_RESULT] == 1 then
     rcall('SET', job.done, packed, 'EX', opts.ttl_s)
-    rcall('PUBLISH', opts.channel, 'r ' .. job.id)
+    rcall('SPUBLISH', opts.channel, 'r ' .. job.id)
   end
   finish_for_good(k, opts, field, record)
   return {2}

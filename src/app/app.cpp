@@ -30,6 +30,7 @@
 #include "src/http/handlers/jobs.hpp"
 #include "src/http/handlers/metrics.hpp"
 #include "src/http/handlers/queues.hpp"
+#include "src/http/handlers/schedules.hpp"
 #include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
 #include "src/metrics/metrics.hpp"
@@ -39,6 +40,8 @@
 #include "src/scheduler/maintenance.hpp"
 #include "src/scheduler/promoter.hpp"
 #include "src/scheduler/scheduler.hpp"
+#include "src/schedules/runner.hpp"
+#include "src/schedules/schedule_store.hpp"
 #include "src/store/constraint_set.hpp"
 #include "src/store/constraint_store.hpp"
 #include "src/store/dispatch_store.hpp"
@@ -117,6 +120,7 @@ struct RouteDeps {
   metrics::Metrics& metrics;
   store::ConstraintStore& constraints;
   std::function<asio::awaitable<void>()> on_constraints_changed;
+  schedules::ScheduleStore& schedules;
 };
 
 // Every route the master serves. The Daemon and route_table() both build their Router here, so
@@ -127,22 +131,26 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
   http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
-  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints);
+  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints, d.schedules);
   http::add_dashboard_routes(router);
+  http::add_schedule_routes(router, d.schedules);
 }
 
 // Everything that lives while the io_context runs.
 class Daemon {
  public:
-  Daemon(const config::Config& config, redis::Address address,
+  Daemon(const config::Config& config, const redis::Target& target,
          std::shared_ptr<http::TlsIdentity> tls)
       : config_(config),
         tls_(tls),
         io_(static_cast<int>(io_thread_count(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
-        redis_(io_.get_executor(), redis::ConnectionOptions{address},
+        keys_("jq", target.cluster ? redis::Keys::Deployment::cluster
+                                   : redis::Keys::Deployment::single_redis),
+        redis_(io_.get_executor(), target, redis::ConnectionOptions{},
                [this](redis::Client&) { return on_redis_connect(); }),
-        subscriber_(io_.get_executor(), address, keys_.events_channel()),
+        subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),
+                    redis_.router()),
         store_(redis_, keys_, config.shards, system_now, config.shard_run),
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
@@ -150,6 +158,8 @@ class Daemon {
         constraints_(redis_, keys_, system_now),
         constraint_cache_(io_.get_executor(), constraints_),
         reclassifier_(redis_, keys_, config.shards, system_now),
+        schedules_(redis_, keys_, config.shards, system_now, job_defaults(config)),
+        runner_(io_, schedules_),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_),
@@ -169,8 +179,12 @@ class Daemon {
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
-                  metrics_, constraints_, [this] { return constraints_changed(); }});
+                  metrics_, constraints_, [this] { return constraints_changed(); }, schedules_});
     store_.use_constraints(&constraint_cache_);
+    store_.confirm_pushes(
+        config.redis.replicas_ack,
+        milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)));
+    schedules_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
       const std::string_view pattern =
@@ -186,10 +200,17 @@ class Daemon {
       }
     });
     subscriber_.add_listener([this](const events::Event& e) {
-      if (e.kind == events::EventKind::result) waiters_.notify(e.arg);
+      if (e.kind == events::EventKind::result) {
+        if (e.arg.empty()) {
+          waiters_.notify_all();  // events may have been missed: every long poll looks again
+        } else {
+          waiters_.notify(e.arg);
+        }
+      }
       scheduler_.on_event(e);
       promoter_.on_event(e);
       constraint_cache_.on_event(e);
+      runner_.on_event(e);
     });
   }
 
@@ -204,6 +225,7 @@ class Daemon {
     promoter_.start();
     maintenance_.start();
     constraint_cache_.start();
+    runner_.start();
     signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
       if (!ec) {
         spdlog::info("received {}; shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
@@ -238,8 +260,18 @@ class Daemon {
       co_await queues_.check_eviction_policy(redis::Phase::handshake);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
-    if (!config_constraints_applied_.exchange(true)) {
+    if (redis_.cluster() && !config_.constraints.empty()) {
+      if (!config_constraints_applied_.exchange(true)) {
+        spdlog::error(
+            "the config's {} constraints are not applied: constraints need a single Redis for "
+            "now, and this master runs on a Redis Cluster; jobs run unconstrained",
+            config_.constraints.size());
+      }
+    } else if (!config_constraints_applied_.exchange(true)) {
       asio::co_spawn(io_, apply_config_constraints(), asio::detached);
+    }
+    if (!config_schedules_applied_.exchange(true)) {
+      asio::co_spawn(io_, apply_config_schedules(), asio::detached);
     }
     co_return std::error_code{};
   }
@@ -256,6 +288,18 @@ class Daemon {
       }
     }
     if (!config_.constraints.empty()) co_await constraints_changed();
+  }
+
+  // The config file's schedules, created or replaced once per start, like its constraints.
+  asio::awaitable<void> apply_config_schedules() {
+    for (const api::Schedule& s : config_.schedules) {
+      auto applied = co_await schedules_.apply(s);
+      if (!applied) {
+        spdlog::error("schedule {} from the config: {}; applying again at the next connection",
+                      s.name, applied.error().message);
+        config_schedules_applied_ = false;
+      }
+    }
   }
 
   // This master changed the constraints: its snapshot reloads before the change is answered (a
@@ -362,6 +406,7 @@ class Daemon {
     promoter_.stop();
     maintenance_.stop();
     constraint_cache_.stop();
+    runner_.stop();
     co_await drain([this] { return dispatcher_.in_flight(); }, deadline);
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
       spdlog::warn(
@@ -393,9 +438,12 @@ class Daemon {
   // The constraints this master matches pushed jobs against (ConstraintCache::current()).
   store::ConstraintCache constraint_cache_;
   store::Reclassifier reclassifier_;
+  schedules::ScheduleStore schedules_;
+  schedules::Runner runner_;
   std::atomic<bool> reclassify_running_{false};
   std::atomic<bool> reclassify_again_{false};
   std::atomic<bool> config_constraints_applied_{false};
+  std::atomic<bool> config_schedules_applied_{false};
   std::atomic<bool> eviction_policy_checked_{false};
   dispatch::Dispatcher dispatcher_;
   std::shared_ptr<dispatch::TlsContexts> worker_tls_;  // one client context per CA file
@@ -424,11 +472,13 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::QueueStore queues(redis, keys, 1, system_now);
     workers::WorkerStore workers(redis, keys, system_now, "routes");
     store::ConstraintStore constraints(redis, keys, system_now);
+    schedules::ScheduleStore schedules(redis, keys, 1, system_now, api::JobDefaults{});
     metrics::Metrics metrics(1);
     http::Router router;
-    add_routes(router, RouteDeps{stopping, jobs, api::JobDefaults{}, waiters,
-                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics,
-                                 constraints, []() -> asio::awaitable<void> { co_return; }});
+    add_routes(router,
+               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
+                         workers, queues, [] {}, [] {}, metrics, constraints,
+                         []() -> asio::awaitable<void> { co_return; }, schedules});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }
@@ -460,12 +510,12 @@ int run(const config::Config& config) {
       embedded.emplace(redis::EmbeddedOptions{config.redis.server_path, config.data_dir});
       url = embedded->url();
     }
-    auto address = redis::parse_address(url);
-    if (!address) {
-      spdlog::critical("{}", address.error());
+    auto target = redis::parse_target(url);
+    if (!target) {
+      spdlog::critical("{}", target.error());
       return kExitBadConfig;
     }
-    int code = Daemon(config, std::move(*address), std::move(tls)).run();
+    int code = Daemon(config, *target, std::move(tls)).run();
     if (embedded) embedded->stop();
     spdlog::info("jqmaster stopped");
     return code;

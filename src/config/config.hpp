@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/constraint.hpp"
+#include "api/schedule.hpp"
 #include "api/worker_registration.hpp"
 
 namespace jq::config {
@@ -26,8 +27,12 @@ struct ListenAddress {
 };
 
 struct Redis {
-  std::string url;  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p
+  // empty: start an embedded redis-server; else redis://host:port/db | unix:///p |
+  // redis+cluster://host:port[,host:port...]
+  std::string url;
   std::string server_path = "redis-server";
+  int replicas_ack = 0;               // 0-16: replicas that must confirm a push (WAIT) before 201
+  double replicas_ack_timeout_s = 1;  // > 0, <= 60: how long the push waits for them
   bool operator==(const Redis&) const = default;
 };
 
@@ -137,6 +142,8 @@ struct Config {
   std::vector<StaticWorker> workers;
   // Created or replaced at start; checked by the rules of POST /v1/constraints.
   std::vector<api::Constraint> constraints;
+  // Created or replaced at start; checked by the rules of POST /v1/schedules.
+  std::vector<api::Schedule> schedules;
   bool operator==(const Config&) const = default;
 };
 

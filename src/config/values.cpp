@@ -98,14 +98,15 @@ Role role_from(const std::string& key, std::string_view text) {
 }
 
 std::string redis_url_from(const std::string& key, std::string_view text) {
-  constexpr std::array<std::string_view, 2> kSchemes{"redis://", "unix://"};
+  constexpr std::array<std::string_view, 3> kSchemes{"redis://", "unix://", "redis+cluster://"};
   if (text.empty()) return {};
   for (std::string_view scheme : kSchemes) {
     if (text.starts_with(scheme) && text.size() > scheme.size()) return std::string(text);
   }
   fail_value(key,
-             "must be empty (start an embedded redis-server), redis://host:port/db or "
-             "unix:///path/to/redis.sock",
+             "must be empty (start an embedded redis-server), redis://host:port/db, "
+             "unix:///path/to/redis.sock or redis+cluster://host:port[,host:port...] (Redis "
+             "Cluster seed nodes)",
              text);
 }
 

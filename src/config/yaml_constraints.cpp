@@ -10,16 +10,6 @@
 namespace jq::config::detail {
 namespace {
 
-// The API's message without its leading field name: "rate.period must be ..." -> "must be ...",
-// since ConfigError puts the whole key in front.
-std::string problem_of(const api::ApiError& error) {
-  const std::string& message = error.message;
-  if (error.field && message.starts_with(*error.field + " ")) {
-    return message.substr(error.field->size() + 1);
-  }
-  return message;
-}
-
 api::Constraint parse_constraint(const At& at) {
   if (!at.node.IsMap()) {
     fail(at,
@@ -27,14 +17,21 @@ api::Constraint parse_constraint(const At& at) {
          "/v1/constraints");
   }
   auto constraint = api::decode_constraint(to_msgpack(at), api::MediaType::msgpack);
-  if (!constraint) {
-    const api::ApiError& error = constraint.error();
-    throw ConfigError(error.field ? join_path(at.path, *error.field) : at.path, problem_of(error));
-  }
+  if (!constraint) fail_api(at, constraint.error());
   return std::move(*constraint);
 }
 
 }  // namespace
+
+// The API's message without its leading field name ("rate.period must be ..." -> "must be ..."),
+// since ConfigError puts the whole key in front.
+void fail_api(const At& at, const api::ApiError& error) {
+  std::string problem = error.message;
+  if (error.field && problem.starts_with(*error.field + " ")) {
+    problem = problem.substr(error.field->size() + 1);
+  }
+  throw ConfigError(error.field ? join_path(at.path, *error.field) : at.path, std::move(problem));
+}
 
 std::vector<api::Constraint> parse_constraints(const At& at) {
   std::vector<api::Constraint> constraints;

@@ -38,13 +38,22 @@ std::string format_number(double value) {
 }
 
 Redis parse_redis(const At& at) {
-  expect_keys(at, {"url", "server_path"});
+  expect_keys(at, {"url", "server_path", "replicas_ack", "replicas_ack_timeout"});
   Redis redis;
   if (auto v = field(at, "url")) redis.url = redis_url_from(v->path, string(*v, kString));
   if (auto v = field(at, "server_path")) {
     redis.server_path = non_empty_string(*v,
                                          "must name the redis-server program (a path or a "
                                          "name looked up on PATH)");
+  }
+  if (auto v = field(at, "replicas_ack")) {
+    redis.replicas_ack = static_cast<int>(integer(
+        *v, 0, 16, "must be an integer from 0 (do not wait for replicas) to 16 (replicas)"));
+  }
+  if (auto v = field(at, "replicas_ack_timeout")) {
+    redis.replicas_ack_timeout_s = number(
+        *v, [](double s) { return s > 0 && s <= 60; },
+        "must be a number of seconds greater than 0 and at most 60");
   }
   return redis;
 }
@@ -200,7 +209,7 @@ void parse_top_scalars(const At& root, Config& config) {
 Config parse_document(const At& root) {
   expect_keys(root, {"listen", "io_threads", "data_dir", "redis", "shards", "shard_run", "defaults",
                      "retry", "dispatch", "limits", "tls", "shutdown_grace", "log", "metrics",
-                     "auth", "workers", "constraints"});
+                     "auth", "workers", "constraints", "schedules"});
   Config config;
   parse_top_scalars(root, config);
   if (auto v = field(root, "redis")) config.redis = parse_redis(*v);
@@ -214,6 +223,7 @@ Config parse_document(const At& root) {
   if (auto v = field(root, "auth")) config.auth = parse_auth(*v);
   if (auto v = field(root, "workers")) config.workers = parse_workers(*v);
   if (auto v = field(root, "constraints")) config.constraints = parse_constraints(*v);
+  if (auto v = field(root, "schedules")) config.schedules = parse_schedules(*v);
   return config;
 }
 

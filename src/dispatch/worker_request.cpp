@@ -16,7 +16,8 @@ std::string encode_worker_request(const std::string& id, const store::JobRecord&
         .pack_str_body(k.data(), static_cast<uint32_t>(k.size()));
   };
   auto str = key;
-  pk.pack_map(8);
+  const bool scheduled = !record.schedule.empty();
+  pk.pack_map(scheduled ? 10 : 8);
   key("id");
   str(id);
   key("name");
@@ -45,6 +46,12 @@ std::string encode_worker_request(const std::string& id, const store::JobRecord&
   }
   key("deadline");
   str(iso8601_utc(deadline_ms));
+  if (scheduled) {
+    key("schedule");
+    str(record.schedule);
+    key("scheduled_at");
+    str(record.scheduled_at);
+  }
   return std::string(buffer.data(), buffer.size());
 }
 

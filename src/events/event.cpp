@@ -53,6 +53,8 @@ std::optional<Event> parse_event(std::string_view payload) {
       return Event{EventKind::paused, {}};
     case 'c':
       return Event{EventKind::constraints, std::string(rest)};
+    case 't':
+      return Event{EventKind::schedules, std::string(rest)};
     default:
       return std::nullopt;
   }
@@ -78,6 +80,9 @@ std::string format_event(const Event& event) {
       break;
     case EventKind::constraints:
       tag = 'c';
+      break;
+    case EventKind::schedules:
+      tag = 't';
       break;
   }
   std::string out(1, tag);

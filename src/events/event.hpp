@@ -15,6 +15,7 @@ enum class EventKind {
   workers,      // "w": registrations changed
   paused,       // "q": a queue was paused or resumed
   constraints,  // "c <version>": constraint definitions changed (version: the new one)
+  schedules,    // "t <shard> <name>": a schedule's record in that shard changed; "t": any may have
 };
 
 // The best job that became ready in one queue (lua/lib/preamble_1_announce_ready.lua).
@@ -27,7 +28,9 @@ struct ReadyHead {
 
 struct Event {
   EventKind kind;
-  std::string arg;  // pushed: the name (empty: any name may have new jobs); constraints: version
+  // pushed: the name (empty: any name may have new jobs); constraints: version; schedules:
+  // "<shard> <name>" (empty: any)
+  std::string arg;
   std::optional<ReadyHead> head{};  // pushed: where; absent: any shard of the name
 };
 

@@ -30,6 +30,19 @@ asio::awaitable<bool> ResultWaiters::wait(std::shared_ptr<Ticket> ticket,
   co_return ticket->notified;
 }
 
+namespace {
+
+void wake(const std::vector<std::shared_ptr<ResultWaiters::Ticket>>& tickets) {
+  for (const auto& t : tickets) {
+    asio::post(t->timer.get_executor(), [t] {
+      t->notified = true;
+      t->timer.cancel();
+    });
+  }
+}
+
+}  // namespace
+
 void ResultWaiters::notify(const std::string& id) {
   std::vector<std::shared_ptr<Ticket>> tickets;
   {
@@ -39,12 +52,17 @@ void ResultWaiters::notify(const std::string& id) {
     tickets = std::move(it->second);
     by_id_.erase(it);
   }
-  for (auto& t : tickets) {
-    asio::post(t->timer.get_executor(), [t] {
-      t->notified = true;
-      t->timer.cancel();
-    });
+  wake(tickets);
+}
+
+void ResultWaiters::notify_all() {
+  std::vector<std::shared_ptr<Ticket>> tickets;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, some] : by_id_) tickets.insert(tickets.end(), some.begin(), some.end());
+    by_id_.clear();
   }
+  wake(tickets);
 }
 
 void ResultWaiters::forget(const std::shared_ptr<Ticket>& ticket) {

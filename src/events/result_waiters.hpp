@@ -25,6 +25,9 @@ class ResultWaiters {
   static boost::asio::awaitable<bool> wait(std::shared_ptr<Ticket> ticket,
                                            std::chrono::milliseconds timeout);
   void notify(const std::string& id);
+  // Wakes every waiter: after a resubscription, when a result's event may have been missed
+  // (each waiter looks at its job again and waits on if it is still pending).
+  void notify_all();
   void forget(const std::shared_ptr<Ticket>& ticket);
 
  private:

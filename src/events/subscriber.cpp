@@ -1,35 +1,52 @@
 #include "src/events/subscriber.hpp"
 
-#include <spdlog/spdlog.h>
+#include <algorithm>
 
-#include "src/redis/client.hpp"
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+
+#include "src/redis/cluster.hpp"
+#include "src/redis/node.hpp"
+#include "src/redis/slot.hpp"
 
 namespace jq::events {
+namespace {
 
-Subscriber::Subscriber(boost::asio::any_io_executor executor, redis::Address address,
-                       std::string channel)
-    : channel_(std::move(channel)) {
-  redis::ConnectionOptions options{std::move(address)};
-  options.on_push = [this](redis::Reply message) {
-    if (message.elements.size() != 3) return;
-    if (auto event = parse_event(message.elements[2].str)) local(*event);
-  };
-  // A subscribed connection has no commands in flight, so the watchdog never fires on it.
-  client_ = std::make_unique<redis::Client>(
-      std::move(executor), std::move(options),
-      [this](redis::Client& client) -> boost::asio::awaitable<std::error_code> {
-        std::vector<std::string> subscribe{"SUBSCRIBE", channel_};
-        auto reply = co_await client.command(std::move(subscribe), redis::Phase::handshake);
-        if (!reply) co_return reply.error();
-        // Events may have been missed while disconnected: tell listeners to look again.
-        local(Event{EventKind::workers, {}});
-        local(Event{EventKind::paused, {}});
-        local(Event{EventKind::scheduled, "0"});
-        local(Event{EventKind::pushed, {}});
-        local(Event{EventKind::constraints, {}});
-        co_return std::error_code{};
-      },
-      /*load_scripts=*/false);
+namespace asio = boost::asio;
+
+std::vector<std::vector<std::string>> subscriptions(const std::vector<std::string>& channels) {
+  std::vector<std::vector<std::string>> commands;
+  commands.reserve(channels.size());
+  // One SSUBSCRIBE per channel: on a cluster one command's channels must share a slot.
+  for (const std::string& c : channels) commands.push_back({"SSUBSCRIBE", c});
+  return commands;
+}
+
+}  // namespace
+
+struct Subscriber::Link {
+  std::shared_ptr<redis::Node> node;
+  std::mutex mutex;
+  std::vector<std::string> channels;  // what it should hear; the handshake subscribes to these
+
+  std::vector<std::string> snapshot() {
+    std::lock_guard lock(mutex);
+    return channels;
+  }
+};
+
+Subscriber::Subscriber(asio::any_io_executor executor, redis::Address address,
+                       std::vector<std::string> channels, redis::Cluster* cluster)
+    : executor_(executor),
+      strand_(asio::make_strand(executor)),
+      address_(std::move(address)),
+      channels_(std::move(channels)),
+      cluster_(cluster) {
+  if (cluster_) {
+    cluster_->on_table_change([this] { asio::post(strand_, [this] { follow_map(); }); });
+  }
 }
 
 Subscriber::~Subscriber() = default;
@@ -37,15 +54,119 @@ Subscriber::~Subscriber() = default;
 void Subscriber::add_listener(Listener listener) {
   listeners_.push_back(std::move(listener));
 }
+
 void Subscriber::start() {
-  client_->start();
+  asio::post(strand_, [this] { follow_map(); });
 }
+
 void Subscriber::stop() {
-  client_->stop();
+  asio::post(strand_, [this] {
+    stopped_ = true;
+    for (auto& [name, link] : links_) link->node->stop();
+  });
 }
 
 void Subscriber::local(const Event& event) const {
   for (const auto& listener : listeners_) listener(event);
+}
+
+void Subscriber::look_again() const {
+  local(Event{EventKind::workers, {}});
+  local(Event{EventKind::paused, {}});
+  local(Event{EventKind::scheduled, "0"});
+  local(Event{EventKind::pushed, {}});
+  local(Event{EventKind::constraints, {}});
+  local(Event{EventKind::schedules, {}});
+  local(Event{EventKind::result, {}});  // every long poll looks at its job again
+}
+
+void Subscriber::on_push(const redis::Reply& message) {
+  if (message.elements.size() != 3) return;
+  if (message.elements[0].str == "sunsubscribe") {
+    // The channel's slot left this node: the map changed.
+    if (cluster_) cluster_->refresh_soon();
+    return;
+  }
+  if (auto event = parse_event(message.elements[2].str)) local(*event);
+}
+
+std::shared_ptr<Subscriber::Link> Subscriber::link_to(const redis::Address& address) {
+  auto& link = links_[address.describe()];
+  if (link) return link;
+  link = std::make_shared<Link>();
+  redis::ConnectionOptions options{address};
+  options.on_push = [this](redis::Reply message) { on_push(message); };
+  std::weak_ptr<Link> weak = link;
+  // A subscribed connection has no commands in flight, so the watchdog never fires on it.
+  link->node = std::make_shared<redis::Node>(
+      executor_, std::move(options),
+      [this, weak](redis::Node& node) -> asio::awaitable<std::error_code> {
+        auto held = weak.lock();
+        if (!held) co_return std::error_code{};
+        auto reply =
+            co_await node.pipeline(subscriptions(held->snapshot()), redis::Phase::handshake);
+        if (!reply) co_return reply.error();
+        // Events may have been missed while disconnected: tell listeners to look again.
+        look_again();
+        co_return std::error_code{};
+      },
+      /*load_scripts=*/false);
+  if (!stopped_) link->node->start();
+  return link;
+}
+
+void Subscriber::follow_map() {
+  if (stopped_) return;
+  std::map<std::string, std::pair<redis::Address, std::vector<std::string>>> wanted;
+  if (!cluster_) {
+    wanted[address_.describe()] = {address_, channels_};
+  } else {
+    const auto table = cluster_->table();
+    if (!table) return;  // called again once the map is known
+    for (const std::string& channel : channels_) {
+      const auto owner = table->owner[static_cast<std::size_t>(redis::key_slot(channel))];
+      if (owner == redis::SlotTable::kNoNode) continue;
+      redis::Address at = address_;
+      at.host = table->masters[owner]->address().host;
+      at.port = table->masters[owner]->address().port;
+      auto& entry = wanted[at.describe()];
+      entry.first = at;
+      entry.second.push_back(channel);
+    }
+  }
+  // Links no longer wanted hear nothing new; they stay (a node that comes back as a replica,
+  // or a dead one reconnecting with backoff), so their connections can never be cut mid-use.
+  for (auto& [name, link] : links_) {
+    if (wanted.contains(name)) continue;
+    std::lock_guard lock(link->mutex);
+    link->channels.clear();
+  }
+  for (auto& [name, want] : wanted) {
+    auto link = link_to(want.first);
+    std::vector<std::string> added;
+    {
+      std::lock_guard lock(link->mutex);
+      for (const std::string& c : want.second) {
+        if (std::find(link->channels.begin(), link->channels.end(), c) == link->channels.end()) {
+          added.push_back(c);
+        }
+      }
+      link->channels = want.second;
+    }
+    if (added.empty() || !link->node->ready()) continue;  // a (re)connect subscribes them all
+    asio::co_spawn(
+        strand_,
+        [this, link, added]() -> asio::awaitable<void> {
+          auto reply = co_await link->node->pipeline(subscriptions(added));
+          if (!reply) {
+            spdlog::warn("could not subscribe to {} events channels at {}: {}", added.size(),
+                         link->node->address().describe(), reply.error().message());
+            co_return;
+          }
+          look_again();
+        },
+        asio::detached);
+  }
 }
 
 }  // namespace jq::events

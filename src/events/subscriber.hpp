@@ -1,21 +1,33 @@
-// Hears the events channel on its own Redis connection (a subscribed connection can do nothing
-// else) and hands each event to the listeners. Listeners run on the subscriber's strand and
-// must only post work elsewhere.
+// Hears the events channels (sharded pub/sub: SSUBSCRIBE) on connections of its own (a subscribed
+// connection can do nothing else) and hands each event to the listeners. On a single Redis one
+// connection hears every channel. On a Redis Cluster each master gets a connection subscribed to
+// the channels of the slots it serves (a message published with SPUBLISH stays on its shard),
+// and the subscriptions follow the cluster's map: when a failover or resharding moves a slot, the
+// new owner's connection subscribes to its channel (a node that loses a slot says so with
+// "sunsubscribe", which asks the map to be read again).
+//
+// Listeners run on a subscriber connection's strand (on a cluster, on several at once) and must
+// only post work elsewhere.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "src/events/event.hpp"
 #include "src/redis/address.hpp"
 
 namespace jq::redis {
-class Client;
-}
+class Cluster;
+class Node;
+struct Reply;
+}  // namespace jq::redis
 
 namespace jq::events {
 
@@ -23,7 +35,9 @@ using Listener = std::function<void(const Event&)>;
 
 class Subscriber {
  public:
-  Subscriber(boost::asio::any_io_executor executor, redis::Address address, std::string channel);
+  // A single Redis at `address` (`cluster` null), or every master of `cluster`'s map.
+  Subscriber(boost::asio::any_io_executor executor, redis::Address address,
+             std::vector<std::string> channels, redis::Cluster* cluster = nullptr);
   ~Subscriber();
 
   void add_listener(Listener listener);  // before start()
@@ -31,13 +45,26 @@ class Subscriber {
   void stop();
 
  private:
-  // Hands an event to every listener: one parsed from the channel, or one the subscriber makes
-  // up after a reconnect (everything may have changed while it was away).
-  void local(const Event& event) const;
+  struct Link;  // one node's connection and the channels it hears
 
-  std::string channel_;
+  // Hands an event to every listener: one parsed from a channel, or one the subscriber makes up
+  // after a (re)subscription (anything may have changed while it did not listen).
+  void local(const Event& event) const;
+  void look_again() const;
+  void on_push(const redis::Reply& message);
+  // On the strand: each master's link hears the channels of its slots (cluster), or the one link
+  // hears them all.
+  void follow_map();
+  std::shared_ptr<Link> link_to(const redis::Address& address);
+
+  boost::asio::any_io_executor executor_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  redis::Address address_;  // single Redis: the server; cluster: the credentials
+  std::vector<std::string> channels_;
+  redis::Cluster* cluster_;
   std::vector<Listener> listeners_;
-  std::unique_ptr<redis::Client> client_;
+  std::map<std::string, std::shared_ptr<Link>> links_;  // by node address; on the strand
+  bool stopped_ = false;
 };
 
 }  // namespace jq::events

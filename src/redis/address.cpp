@@ -1,11 +1,14 @@
 #include "src/redis/address.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace jq::redis {
 namespace {
 
-constexpr std::string_view kForms = "use redis://host:port/db or unix:///path/to/redis.sock";
+constexpr std::string_view kForms =
+    "use redis://host:port/db, unix:///path/to/redis.sock or "
+    "redis+cluster://host:port,host:port (Redis Cluster seed nodes)";
 
 template <class Int>
 bool parse_int(std::string_view text, Int& out) {
@@ -13,9 +16,13 @@ bool parse_int(std::string_view text, Int& out) {
   return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
 }
 
+std::string problem_with(std::string_view url, std::string_view problem) {
+  return "redis url \"" + std::string(url) + "\": " + std::string(problem) + "; " +
+         std::string(kForms);
+}
+
 Expected<Address, std::string> fail(std::string_view url, std::string_view problem) {
-  return unexpected("redis url \"" + std::string(url) + "\": " + std::string(problem) + "; " +
-                    std::string(kForms));
+  return unexpected(problem_with(url, problem));
 }
 
 Expected<Address, std::string> parse_unix(std::string_view url, std::string_view rest) {
@@ -72,6 +79,31 @@ Expected<Address, std::string> parse_tcp(std::string_view url, std::string_view 
   return a;
 }
 
+// "[user:password@]host:port[,host:port...][/0]": each seed parsed as a redis:// authority.
+Expected<Target, std::string> parse_cluster(std::string_view url, std::string_view rest) {
+  std::string_view authority = rest.substr(0, rest.find('/'));
+  const std::string_view path = rest.substr(authority.size());
+  if (path.size() > 1 && path != "/0") {
+    return unexpected(problem_with(url, "a Redis Cluster has only database 0"));
+  }
+  std::string user_info;
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+    user_info = std::string(authority.substr(0, at + 1));
+    authority = authority.substr(at + 1);
+  }
+  Target target{{}, true};
+  while (!authority.empty()) {
+    const std::string_view seed = authority.substr(0, authority.find(','));
+    authority = authority.substr(std::min(authority.size(), seed.size() + 1));
+    if (seed.empty()) return unexpected(problem_with(url, "an empty seed between commas"));
+    auto address = parse_tcp(url, user_info + std::string(seed));
+    if (!address) return unexpected(address.error());
+    target.servers.push_back(std::move(*address));
+  }
+  if (target.servers.empty()) return unexpected(problem_with(url, "no seed node given"));
+  return target;
+}
+
 }  // namespace
 
 std::string Address::describe() const {
@@ -85,6 +117,28 @@ Expected<Address, std::string> parse_address(std::string_view url) {
   if (url.starts_with(kRedis)) return parse_tcp(url, url.substr(kRedis.size()));
   if (url.starts_with(kUnix)) return parse_unix(url, url.substr(kUnix.size()));
   return fail(url, "unknown scheme");
+}
+
+}  // namespace jq::redis
+
+namespace jq::redis {
+
+std::string Target::describe() const {
+  if (!cluster) return servers.empty() ? std::string() : servers.front().describe();
+  std::string out = "redis+cluster://";
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    if (i > 0) out += ",";
+    out += servers[i].host + ":" + std::to_string(servers[i].port);
+  }
+  return out;
+}
+
+Expected<Target, std::string> parse_target(std::string_view url) {
+  constexpr std::string_view kCluster = "redis+cluster://";
+  if (url.starts_with(kCluster)) return parse_cluster(url, url.substr(kCluster.size()));
+  auto address = parse_address(url);
+  if (!address) return unexpected(address.error());
+  return Target{{std::move(*address)}, false};
 }
 
 }  // namespace jq::redis

@@ -1,9 +1,12 @@
-// Where a Redis server listens: redis://[:password@]host[:port][/db] or unix:///path[?db=N].
+// Where Redis listens: one server, redis://[:password@]host[:port][/db] or unix:///path[?db=N],
+// or a Redis Cluster, redis+cluster://[user:password@]host:port[,host:port...] (seed nodes: the
+// other nodes are discovered from CLUSTER SLOTS).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/expected.hpp"
 
@@ -22,5 +25,15 @@ struct Address {
 
 // Errors say what is wrong with the URL and what the accepted forms are.
 Expected<Address, std::string> parse_address(std::string_view url);
+
+// What redis.url names.
+struct Target {
+  std::vector<Address> servers;  // the one server; for a cluster its seeds, in the URL's order
+  bool cluster = false;          // redis+cluster://: every server shares the credentials, db 0
+
+  std::string describe() const;  // for logs: never shows the password
+};
+
+Expected<Target, std::string> parse_target(std::string_view url);
 
 }  // namespace jq::redis

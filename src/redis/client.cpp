@@ -1,70 +1,61 @@
 #include "src/redis/client.hpp"
 
-#include <charconv>
-#include <chrono>
-
 #include <spdlog/spdlog.h>
-#include <boost/asio/use_awaitable.hpp>
 
-#include "src/metrics/registry.hpp"
+#include "src/redis/address.hpp"
+#include "src/redis/cluster.hpp"
 #include "src/redis/errc.hpp"
+#include "src/redis/slot.hpp"
 
 namespace jq::redis {
 namespace {
 
-void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha) {
-  std::size_t size = 64 + (by_sha ? s.sha1.size() : s.source.size());
-  for (const std::string& k : call.keys) size += k.size() + 16;
-  for (const std::string& a : call.args) size += a.size() + 16;
-  frame.reserve(frame.size() + size);
-  char num_keys[16];
-  const char* num_keys_end =
-      std::to_chars(num_keys, num_keys + sizeof num_keys, call.keys.size()).ptr;
-  append_array_header(frame, 3 + call.keys.size() + call.args.size());
-  append_bulk(frame, by_sha ? "EVALSHA" : "EVAL");
-  append_bulk(frame, by_sha ? std::string_view(s.sha1) : s.source);
-  append_bulk(frame, std::string_view(num_keys, static_cast<std::size_t>(num_keys_end - num_keys)));
-  for (const std::string& k : call.keys) append_bulk(frame, k);
-  for (const std::string& a : call.args) append_bulk(frame, a);
-}
-
-std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
-  std::string frame;
-  append_script(frame, s, call, by_sha);
-  return frame;
-}
-
-bool lost_script(const ReplyResult& reply) {
-  return reply && reply->is_error() && reply->str.starts_with("NOSCRIPT");
-}
-
-// A refusal as an error code: the reply itself, or, for several commands, the first refused one.
-std::optional<Errc> refused(const Reply& reply, std::size_t replies) {
-  if (reply.is_error()) return refusal_of(reply.str);
-  if (replies == 1 || !reply.is_array()) return std::nullopt;
-  for (const Reply& r : reply.elements) {
-    if (!r.is_error()) continue;
-    if (auto errc = refusal_of(r.str)) return errc;
+// The slot of a script call's keys; -1 without keys. Keys in several slots cannot run on a
+// cluster (Redis would answer CROSSSLOT): every script's keys must share one hash tag.
+Expected<int, std::error_code> script_slot(const ScriptCall& call) {
+  if (call.keys.empty()) return -1;
+  const int slot = key_slot(call.keys.front());
+  for (const std::string& key : call.keys) {
+    if (key_slot(key) != slot) {
+      spdlog::error("script {} was given keys of different hash slots ({} and {}): not sent",
+                    script(call.id).file, call.keys.front(), key);
+      return unexpected(make_error_code(Errc::cross_slot));
+    }
   }
-  return std::nullopt;
+  return slot;
 }
 
-Reply empty_array() {
-  Reply array;
-  array.type = Reply::Type::array;
-  return array;
+asio::awaitable<ReplyResult> failed(std::error_code ec) {
+  co_return unexpected(ec);
 }
 
 }  // namespace
 
 Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect,
                bool load_scripts)
-    : executor_(executor),
-      options_(options),
-      on_connect_(std::move(on_connect)),
-      load_scripts_(load_scripts) {
-  connection_ = Connection::create(std::move(executor), std::move(options),
-                                   [this](Connection&) { return handshake(); });
+    : executor_(executor), on_connect_(std::move(on_connect)) {
+  Node::OnConnect hook;
+  if (on_connect_) hook = [this](Node&) { return on_connect_(*this); };
+  single_ = std::make_unique<Node>(std::move(executor), std::move(options), std::move(hook),
+                                   load_scripts);
+}
+
+Client::Client(asio::any_io_executor executor, const Target& target, ConnectionOptions options,
+               OnConnect on_connect, bool load_scripts)
+    : executor_(executor), on_connect_(std::move(on_connect)) {
+  Node::OnConnect hook;
+  if (on_connect_) hook = [this](Node&) { return on_connect_(*this); };
+  if (!target.cluster) {
+    options.address = target.servers.front();
+    single_ = std::make_unique<Node>(std::move(executor), std::move(options), std::move(hook),
+                                     load_scripts);
+    return;
+  }
+  options.address = target.servers.front();  // the credentials every node shares
+  Cluster::Hook on_ready;
+  if (on_connect_) on_ready = [this] { return on_connect_(*this); };
+  cluster_ = std::make_unique<Cluster>(std::move(executor), target.servers, std::move(options),
+                                       std::move(on_ready), load_scripts);
 }
 
 Client::~Client() {
@@ -72,120 +63,136 @@ Client::~Client() {
 }
 
 void Client::start() {
-  connection_->start();
+  if (single_) single_->start();
+  if (cluster_) cluster_->start();
 }
+
 void Client::stop() {
-  connection_->stop();
+  if (single_) single_->stop();
+  if (cluster_) cluster_->stop();
 }
+
 bool Client::ready() const {
-  return connection_->ready();
+  return single_ ? single_->ready() : cluster_->ready();
 }
 
-asio::awaitable<ReplyResult> Client::send(std::string frame, std::size_t replies, Phase phase) {
-  const auto started = std::chrono::steady_clock::now();
-  ReplyResult reply = co_await exec(std::move(frame), replies, phase);
-  if (command_duration_ != nullptr) {
-    command_duration_->observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+void Client::time_commands(metrics::Histogram* histogram) {
+  if (single_) single_->time_commands(histogram);
+  if (cluster_) cluster_->time_commands(histogram);
+}
+
+void Client::on_error(std::function<void(const std::error_code&)> hook) {
+  on_error_ = hook;
+  if (single_) single_->on_error(std::move(hook));
+}
+
+asio::awaitable<ReplyResult> Client::routed(std::vector<ClusterOp> ops, bool as_array) {
+  if (ops.empty()) co_return empty_array();
+  auto replies = co_await cluster_->run(std::move(ops));
+  if (!replies) {
+    if (on_error_) on_error_(replies.error());
+    co_return unexpected(replies.error());
   }
-  if (reply) {
-    if (auto errc = refused(*reply, replies)) reply = unexpected(make_error_code(*errc));
-  }
-  if (!reply && on_error_) on_error_(reply.error());
-  co_return reply;
-}
-
-asio::awaitable<ReplyResult> Client::exec(std::string frame, std::size_t replies, Phase phase) {
-  if (phase == Phase::handshake) {
-    co_return co_await connection_->async_exec_handshake(std::move(frame), replies,
-                                                         asio::use_awaitable);
-  }
-  co_return co_await connection_->async_exec(std::move(frame), replies, asio::use_awaitable);
-}
-
-asio::awaitable<ReplyResult> Client::command(std::vector<std::string> args, Phase phase) {
-  std::string frame;
-  append_command(frame, args);
-  co_return co_await send(std::move(frame), 1, phase);
-}
-
-asio::awaitable<ReplyResult> Client::send_many(std::string frame, std::size_t replies,
-                                               Phase phase) {
-  auto reply = co_await send(std::move(frame), replies, phase);
-  // The connection hands back a lone command's reply as it is; a pipeline answers an array
-  // whatever its length (a one-name stats or heads query would otherwise misread the reply).
-  if (!reply || replies != 1) co_return reply;
+  if (!as_array) co_return std::move(replies->front());
   Reply array = empty_array();
-  array.elements.push_back(std::move(*reply));
+  array.elements = std::move(*replies);
   co_return array;
+}
+
+// The four calls are plain functions, not coroutines: a single Redis's call is its node's
+// coroutine itself, with no frame of the client's in between (the single-Redis path costs what
+// it did before clusters).
+asio::awaitable<ReplyResult> Client::command(std::vector<std::string> args, Phase phase) {
+  if (single_) return single_->command(std::move(args), phase);
+  std::vector<ClusterOp> ops;
+  ops.push_back(ClusterOp{command_slot(args), std::move(args)});
+  return routed(std::move(ops), false);
 }
 
 asio::awaitable<ReplyResult> Client::pipeline(std::vector<std::vector<std::string>> commands,
                                               Phase phase) {
-  if (commands.empty()) co_return empty_array();
-  std::string frame;
-  for (const auto& args : commands) append_command(frame, args);
-  co_return co_await send_many(std::move(frame), commands.size(), phase);
+  if (single_) return single_->pipeline(std::move(commands), phase);
+  std::vector<ClusterOp> ops;
+  ops.reserve(commands.size());
+  for (auto& args : commands) ops.push_back(ClusterOp{command_slot(args), std::move(args)});
+  return routed(std::move(ops), true);
 }
 
 asio::awaitable<ReplyResult> Client::eval(ScriptCall call, Phase phase) {
-  const Script& s = script(call.id);
-  auto reply = co_await send(encode_script(s, call, /*by_sha=*/true), 1, phase);
-  if (lost_script(reply)) {
-    spdlog::info("Redis lost script {}; sending it again", s.file);
-    reply = co_await send(encode_script(s, call, /*by_sha=*/false), 1, phase);
-  }
-  co_return reply;
+  if (single_) return single_->eval(std::move(call), phase);
+  auto slot = script_slot(call);
+  if (!slot) return failed(slot.error());
+  std::vector<ClusterOp> ops;
+  ops.push_back(ClusterOp{*slot, std::move(call)});
+  return routed(std::move(ops), false);
 }
 
 asio::awaitable<ReplyResult> Client::eval_pipeline(std::vector<ScriptCall> calls,
                                                    std::vector<std::vector<std::string>> extra,
                                                    Phase phase) {
-  const std::size_t count = calls.size() + extra.size();
-  if (count == 0) co_return empty_array();
-  std::string frame;
-  for (const ScriptCall& call : calls) append_script(frame, script(call.id), call, /*by_sha=*/true);
-  for (const auto& args : extra) append_command(frame, args);
-  auto reply = co_await send_many(std::move(frame), count, phase);
-  if (!reply || !reply->is_array() || reply->elements.size() != count) co_return reply;
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    ReplyResult one(std::move(reply->elements[i]));
-    if (lost_script(one)) one = co_await eval(std::move(calls[i]), phase);
-    if (!one) co_return one;
-    reply->elements[i] = std::move(*one);
+  if (single_) return single_->eval_pipeline(std::move(calls), std::move(extra), phase);
+  std::vector<ClusterOp> ops;
+  ops.reserve(calls.size() + extra.size());
+  for (ScriptCall& call : calls) {
+    auto slot = script_slot(call);
+    if (!slot) return failed(slot.error());
+    ops.push_back(ClusterOp{*slot, std::move(call)});
   }
-  co_return reply;
+  for (auto& args : extra) ops.push_back(ClusterOp{command_slot(args), std::move(args)});
+  return routed(std::move(ops), true);
 }
 
-// AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
-// must stop the start, not the first request that needs it.
-asio::awaitable<std::error_code> Client::handshake() {
-  std::vector<std::vector<std::string>> setup;
-  const Address& a = options_.address;
-  if (!a.password.empty()) {
-    setup.push_back(a.username.empty() ? std::vector<std::string>{"AUTH", a.password}
-                                       : std::vector<std::string>{"AUTH", a.username, a.password});
-  }
-  if (a.db != 0) setup.push_back({"SELECT", std::to_string(a.db)});
-  if (load_scripts_) {
-    for (const Script& s : all_scripts())
-      setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
-  }
-  if (setup.empty()) setup.push_back({"PING"});
-  auto replies = co_await pipeline(std::move(setup), Phase::handshake);
-  if (!replies) co_return replies.error();
-  for (const Reply& r : replies->elements) {
-    if (r.is_error()) {
-      // The scripts' first line (#!lua flags=...) is Redis 7 syntax; Redis 6 cannot compile it.
-      spdlog::error("Redis refused the connection set-up: {}{}", r.str,
-                    r.str.find("compiling script") != std::string::npos
-                        ? " (jqmaster needs Redis 7.0 or newer)"
-                        : "");
-      co_return make_error_code(Errc::protocol_error);
+asio::awaitable<ReplyResult> Client::eval_replicated(ScriptCall call, int replicas,
+                                                     std::chrono::milliseconds timeout) {
+  if (replicas <= 0) co_return co_await eval(std::move(call));
+  std::vector<std::string> wait{"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
+  ReplyResult both;
+  if (single_) {
+    // EVALSHA and WAIT in one write; a lost script goes again by its source, WAIT with it.
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool by_sha = pass == 0;
+      std::string frame;
+      append_script(frame, script(call.id), call, by_sha);
+      append_command(frame, wait);
+      both = co_await single_->exec(std::move(frame), 2);
+      if (!both || !by_sha || !both->is_array() || both->elements.empty() ||
+          !both->elements[0].is_error() || !both->elements[0].str.starts_with("NOSCRIPT")) {
+        break;
+      }
     }
+  } else {
+    auto slot = script_slot(call);
+    if (!slot) co_return unexpected(slot.error());
+    std::vector<ClusterOp> ops;
+    ops.push_back(ClusterOp{*slot, std::move(call)});
+    ops.push_back(ClusterOp{-1, std::move(wait), /*with_previous=*/true});
+    both = co_await routed(std::move(ops), true);
   }
-  if (on_connect_) co_return co_await on_connect_(*this);
-  co_return std::error_code{};
+  if (!both) co_return both;
+  if (!both->is_array() || both->elements.size() != 2) {
+    co_return unexpected(make_error_code(Errc::protocol_error));
+  }
+  const Reply& acked = both->elements[1];
+  if (!both->elements[0].is_error() && (!acked.is_integer() || acked.integer < replicas)) {
+    const std::error_code ec = make_error_code(Errc::not_replicated);
+    if (on_error_) on_error_(ec);
+    co_return unexpected(ec);
+  }
+  co_return std::move(both->elements[0]);
+}
+
+asio::awaitable<std::vector<Client::NodeReplies>> Client::on_every_master(
+    std::vector<std::vector<std::string>> commands, Phase phase) {
+  std::vector<NodeReplies> out;
+  if (single_) {
+    std::string frame;
+    for (const auto& args : commands) append_command(frame, args);
+    const std::size_t count = commands.size();
+    ReplyResult replies = co_await single_->exec(std::move(frame), count, phase);
+    out.push_back(NodeReplies{single_->address().describe(), std::move(replies)});
+    co_return out;
+  }
+  co_return co_await cluster_->on_every_master(std::move(commands));
 }
 
 }  // namespace jq::redis

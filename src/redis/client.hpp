@@ -1,10 +1,17 @@
-// The engine's door to Redis: commands and scripts over one pipelined, self-healing connection.
-// Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH) is retried once with
-// EVAL, which also puts the script back in Redis's cache. An error reply by which Redis refuses
-// to serve now (-OOM, -LOADING, ...: see refusal_of) comes back as that Errc, not as a reply, so
-// callers treat it like a lost connection; for a pipeline, any command refused fails the whole.
+// The engine's door to Redis, one client with a mode: a single Redis (one redis::Node: one
+// pipelined, self-healing connection) or a Redis Cluster (redis::Cluster: a Node per master,
+// each command routed by its first key's slot, a script by its first KEYS entry). The stores
+// and the scripts do not know which: every script's keys share one shard's hash tag, so one
+// node serves each call, and a batch that spans shards is split per node and its answers put
+// back in order.
+//
+// Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH, a promoted replica)
+// is retried with EVAL on that node. An error reply by which Redis refuses to serve now (-OOM,
+// -LOADING, ...: see refusal_of) comes back as that Errc, not as a reply, so callers treat it
+// like a lost connection; for a pipeline, any command refused fails the whole.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,27 +21,25 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
-#include "src/redis/connection.hpp"
-#include "src/redis/scripts.hpp"
-
-namespace jq::metrics {
-class Histogram;
-}
+#include "src/redis/cluster.hpp"
 
 namespace jq::redis {
 
-// Commands may run during the handshake (from the OnConnect hook) or once the client is ready.
-enum class Phase { ready, handshake };
+struct Target;
 
 class Client {
  public:
-  // Runs at the end of every handshake, after AUTH, SELECT and SCRIPT LOAD; an error drops the
-  // connection (and is retried), unless the hook decides the process must stop.
+  // Runs at the end of every handshake of a single Redis (after AUTH, SELECT and SCRIPT LOAD),
+  // or once a cluster's map is known and again after its masters changed; an error is retried.
   using OnConnect = std::function<asio::awaitable<std::error_code>(Client&)>;
 
-  // `load_scripts`: SCRIPT LOAD every script on connect (not needed on a subscriber connection).
+  // A single Redis at options.address.
   Client(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {},
          bool load_scripts = true);
+  // What redis.url names: a single Redis, or a cluster's seeds (`options` give the timeouts
+  // for every node's connection).
+  Client(asio::any_io_executor executor, const Target& target, ConnectionOptions options,
+         OnConnect on_connect = {}, bool load_scripts = true);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -42,41 +47,50 @@ class Client {
   void start();
   void stop();
   bool ready() const;
-  // The executor its connection runs on: where work tied to this Redis can have a strand.
+  bool cluster() const { return cluster_ != nullptr; }
+  // The executor its connections run on: where work tied to this Redis can have a strand.
   const asio::any_io_executor& executor() const { return executor_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
-  // Several commands in one write; the reply is an array with one element per command.
+  // Several independent commands; the reply is an array with one element per command. On a
+  // cluster the commands for different nodes run at once, in no order between nodes.
   asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
-  // Scripts by EVALSHA, then the `extra` commands, in one write; the reply is an array with one
-  // element per script, then per command. A script Redis no longer has is sent again alone, by
-  // its source, as eval() does.
+  // Scripts, then the `extra` commands, as one pipeline; the reply is an array with one element
+  // per script, then per command.
   asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
                                              std::vector<std::vector<std::string>> extra = {},
                                              Phase phase = Phase::ready);
+  // The script, then WAIT `replicas` `timeout` on the node that ran it, in one write: the
+  // script's reply, or Errc::not_replicated when fewer replicas confirmed it in time (the
+  // write stays done). `replicas` 0: the script alone.
+  asio::awaitable<ReplyResult> eval_replicated(ScriptCall call, int replicas,
+                                               std::chrono::milliseconds timeout);
+
+  // `commands` on every master (the one server of a single Redis), each answered as an array,
+  // with the node's address for messages.
+  using NodeReplies = Cluster::NodeReplies;
+  asio::awaitable<std::vector<NodeReplies>> on_every_master(
+      std::vector<std::vector<std::string>> commands, Phase phase = Phase::ready);
+
+  // The cluster's router (for the subscriber's per-node connections); null for a single Redis.
+  Cluster* router() { return cluster_.get(); }
 
   // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
   // seconds from sending to the answer; null: not timed. Set before start().
-  void time_commands(metrics::Histogram* histogram) { command_duration_ = histogram; }
+  void time_commands(metrics::Histogram* histogram);
   // Called with every failed call's error (a refusal or a connection failure), on the thread
   // that awaited the call. Set before start().
-  void on_error(std::function<void(const std::error_code&)> hook) { on_error_ = std::move(hook); }
+  void on_error(std::function<void(const std::error_code&)> hook);
 
  private:
-  asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
-  // send() for `replies` > 0 commands, answered as an array whatever their number.
-  asio::awaitable<ReplyResult> send_many(std::string frame, std::size_t replies, Phase phase);
-  asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies, Phase phase);
-  asio::awaitable<std::error_code> handshake();
+  asio::awaitable<ReplyResult> routed(std::vector<ClusterOp> ops, bool as_array);
 
   asio::any_io_executor executor_;
-  ConnectionOptions options_;
   OnConnect on_connect_;
-  bool load_scripts_;
-  std::shared_ptr<Connection> connection_;
-  metrics::Histogram* command_duration_ = nullptr;
+  std::unique_ptr<Node> single_;
+  std::unique_ptr<Cluster> cluster_;
   std::function<void(const std::error_code&)> on_error_;
 };
 

@@ -20,6 +20,15 @@ using asio::use_awaitable;
 using std::chrono::milliseconds;
 constexpr milliseconds kWatchdogPeriod{250};
 
+// What Redis sends a subscribed connection unasked: a message (PUBLISH, SPUBLISH), or the end of
+// a sharded subscription whose slot left the node (a failover or resharding; we never send
+// SUNSUBSCRIBE).
+bool is_push(const Reply& reply) {
+  if (!reply.is_array() || reply.elements.empty()) return false;
+  const std::string& kind = reply.elements[0].str;
+  return kind == "message" || kind == "smessage" || kind == "sunsubscribe";
+}
+
 }  // namespace
 
 std::shared_ptr<Connection> Connection::create(asio::any_io_executor executor,
@@ -103,8 +112,7 @@ void Connection::maybe_write() {
 void Connection::on_bytes(std::size_t n) {
   parser_->feed(read_buf_.data(), n);
   while (auto reply = parser_->next()) {
-    if (options_.on_push && reply->is_array() && !reply->elements.empty() &&
-        reply->elements[0].str == "message") {
+    if (options_.on_push && is_push(*reply)) {
       options_.on_push(std::move(*reply));
       continue;
     }

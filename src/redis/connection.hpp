@@ -69,8 +69,9 @@ struct ConnectionOptions {
   std::chrono::milliseconds command_timeout{10'000};
   std::chrono::milliseconds reconnect_min{50};
   std::chrono::milliseconds reconnect_max{2'000};
-  // Subscriber connections: pub/sub messages (["message", channel, payload]) go here, on the
-  // connection's strand, instead of being matched to a command.
+  // Subscriber connections: pub/sub messages (["message" or "smessage", channel, payload]) and
+  // server-sent ["sunsubscribe", channel, count] go here, on the connection's strand, instead of
+  // being matched to a command.
   std::function<void(Reply)> on_push{};
 };
 

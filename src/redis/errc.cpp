@@ -32,6 +32,13 @@ constexpr std::array kKinds = {
          "Redis refuses writes because it cannot save to disk"},
     Kind{Errc::no_replicas, "NOREPLICAS", "no_replicas",
          "Redis refuses writes: too few replicas are connected"},
+    Kind{Errc::cluster_down, "", "cluster_down",
+         "Redis Cluster cannot serve the key's slot now (a failover or resharding, or its node "
+         "is down)"},
+    Kind{Errc::cross_slot, "", "cross_slot",
+         "a script's keys are in different Redis Cluster hash slots"},
+    Kind{Errc::not_replicated, "", "not_replicated",
+         "fewer Redis replicas than redis.replicas_ack confirmed the write in time"},
 };
 
 const Kind* kind_of(int value) {

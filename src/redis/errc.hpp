@@ -24,6 +24,11 @@ enum class Errc {
   master_down,     // -MASTERDOWN: a replica that lost its primary and serves no stale data
   cannot_persist,  // -MISCONF: the last RDB or AOF write failed, so Redis refuses writes
   no_replicas,     // -NOREPLICAS: fewer good replicas than min-replicas-to-write
+  // Redis Cluster (redis::Cluster), after its bounded retries: nothing of the command ran.
+  cluster_down,  // the slot's node could not be reached or served it (failover, resharding)
+  cross_slot,    // a script's keys are in several hash slots: a bug, refused before sending
+  // WAIT (redis.replicas_ack): the write ran, but fewer replicas than asked confirmed it in time.
+  not_replicated,
 };
 
 const std::error_category& redis_category();

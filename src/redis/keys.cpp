@@ -79,6 +79,12 @@ std::string Keys::unique_prefix(int shard) const {
 std::string Keys::order_prefix(int shard) const {
   return shard_key(shard, "order:");
 }
+std::string Keys::schedules(int shard) const {
+  return shard_key(shard, "schedules");
+}
+std::string Keys::schedule_homes(int shard) const {
+  return shard_key(shard, "schedule_homes");
+}
 
 std::string Keys::workers() const {
   return control_key("workers");
@@ -151,8 +157,29 @@ std::string Keys::constraint_tat(std::string_view name, std::string_view key) co
   return constraint_tats(name).append(key);
 }
 
-std::string Keys::events_channel() const {
-  return prefix_ + ":events";
+std::string Keys::dispatch_constraints(int shard) const {
+  return cluster_ ? shard_key(shard, "constraints") : constraints();
+}
+std::string Keys::dispatch_constraint_state(int shard) const {
+  return cluster_ ? shard_key(shard, "c:") : constraint_state_prefix();
+}
+
+std::string Keys::events_channel(int shard) const {
+  return shard_key(shard, "events");
+}
+std::string Keys::control_channel() const {
+  return control_key("events");
+}
+std::string Keys::constraint_channel() const {
+  return constraint_key("events");
+}
+std::vector<std::string> Keys::all_channels(int shards) const {
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(shards) + 2);
+  for (int s = 0; s < shards; ++s) out.push_back(events_channel(s));
+  out.push_back(control_channel());
+  out.push_back(constraint_channel());
+  return out;
 }
 
 }  // namespace jq::redis

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace jq::redis {
 
@@ -22,7 +23,11 @@ class Keys {
   // master refuses a store of another layout (2: ready lists and record buckets).
   static constexpr int kLayoutVersion = 2;
 
-  explicit Keys(std::string prefix = "jq") : prefix_(std::move(prefix)) {}
+  // What the keys are for: a Redis Cluster changes dispatch_constraints() and nothing else.
+  enum class Deployment { single_redis, cluster };
+
+  explicit Keys(std::string prefix = "jq", Deployment deployment = Deployment::single_redis)
+      : prefix_(std::move(prefix)), cluster_(deployment == Deployment::cluster) {}
 
   const std::string& prefix() const { return prefix_; }
 
@@ -43,6 +48,10 @@ class Keys {
   std::string counts(int shard) const;
   std::string unique_prefix(int shard) const;  // claims below it: unique_claim (Lua)
   std::string order_prefix(int shard) const;   // an ordering key's line: order_prefix + key
+  // Recurring schedules: the records of the schedules that live in the shard (name -> MessagePack
+  // map), and the claims of the names whose home is the shard (name -> "<shard> <token> ...").
+  std::string schedules(int shard) const;
+  std::string schedule_homes(int shard) const;
 
   std::string workers() const;
   std::string worker_urls() const;
@@ -82,7 +91,25 @@ class Keys {
   std::string constraint_tats(std::string_view name) const;
   std::string constraint_tat(std::string_view name, std::string_view key) const;
 
-  std::string events_channel() const;
+  // The constraint definitions and state prefix given to the scripts that start and end attempts
+  // of shard `shard` (reserveJobs, completeJobs, failJob, reapJobs, releaseJob, cancelJob,
+  // reclassifyJobs). On one Redis: constraints() and constraint_state_prefix(). On a Redis
+  // Cluster a script's keys must share one slot, and {c} is another shard's: these scripts get
+  // keys in their own shard's slot instead, which nothing writes, so they see no constraint and
+  // hold no job. Constraints are refused on a cluster (ConstraintStore) until their state moves
+  // into the shards.
+  std::string dispatch_constraints(int shard) const;
+  std::string dispatch_constraint_state(int shard) const;
+
+  // Events between masters (src/events/event.hpp) go by sharded pub/sub (SPUBLISH), each on a
+  // channel in the slot of the keys of the script that publishes it, so on a Redis Cluster a
+  // script never reaches outside its slot and a message stays on its node and replicas: one
+  // channel per shard, one for the worker control plane ({w}), one for constraints ({c}).
+  std::string events_channel(int shard) const;
+  std::string control_channel() const;
+  std::string constraint_channel() const;
+  // Every channel a master listens to: the shards' 0 .. shards-1, then control and constraints.
+  std::vector<std::string> all_channels(int shards) const;
 
  private:
   std::string shard_key(int shard, std::string_view suffix) const;
@@ -90,6 +117,7 @@ class Keys {
   std::string constraint_key(std::string_view suffix) const;
 
   std::string prefix_;
+  bool cluster_ = false;
 };
 
 }  // namespace jq::redis

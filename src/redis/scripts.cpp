@@ -48,6 +48,11 @@ constexpr std::array kBindings = {
     Binding{ScriptId::reclassify_jobs, "reclassifyJobs-4"},
     Binding{ScriptId::constraint_stats, "constraintStats-5"},
     Binding{ScriptId::beat_master, "beatMaster-1"},
+    Binding{ScriptId::claim_schedule_name, "claimScheduleName-1"},
+    Binding{ScriptId::save_schedule, "saveSchedule-1"},
+    Binding{ScriptId::leave_schedule, "leaveSchedule-1"},
+    Binding{ScriptId::remove_schedule, "removeSchedule-1"},
+    Binding{ScriptId::fire_schedule, "fireSchedule-8"},
 };
 
 std::string sha1_hex(std::string_view data) {

@@ -39,6 +39,11 @@ enum class ScriptId {
   reclassify_jobs,
   constraint_stats,
   beat_master,
+  claim_schedule_name,
+  save_schedule,
+  leave_schedule,
+  remove_schedule,
+  fire_schedule,
 };
 
 struct Script {

@@ -36,6 +36,9 @@ class Timetable {
   std::optional<std::int64_t> next_after(std::int64_t after_ms) const;
 
   const date::time_zone* zone() const { return zone_; }
+  // `every`: the period (ticks are evenly spaced, so they can be counted without walking them);
+  // 0 for a cron timetable.
+  std::int64_t period_ms() const { return period_ms_; }
 
  private:
   Timetable() = default;

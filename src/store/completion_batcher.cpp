@@ -15,7 +15,7 @@ CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& ke
       keys_(CompleteJobs::keys(keys, shard)),
       shard_(shard),
       result_ttl_s_(result_ttl_s),
-      channel_(keys.events_channel()),
+      channel_(keys.events_channel(shard)),
       clock_(std::move(clock)),
       batcher_(
           redis.executor(), [this](std::vector<Job> jobs) { return send(std::move(jobs)); },

@@ -39,6 +39,16 @@ std::optional<api::Constraint> decode_stored(const std::string& name, const std:
   return std::move(*c);
 }
 
+// Constraint state lives under one hash tag ({c}) and the dispatch scripts reach it from every
+// shard's slot, which Redis Cluster refuses (see Keys::dispatch_constraints). Until that state
+// moves into the shards, a cluster takes no constraint.
+StoreError needs_single_redis(const std::string& name) {
+  return StoreError{StoreErrc::conflict,
+                    "constraint " + name +
+                        " not stored: constraints need a single Redis for now, and this master "
+                        "runs on a Redis Cluster (redis+cluster://); jobs run unconstrained"};
+}
+
 }  // namespace
 
 std::optional<std::int64_t> next_start_at_ms(const std::optional<api::RateLimit>& rate,
@@ -118,8 +128,10 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::get(std:
 }
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::create(api::Constraint c) {
-  redis::ScriptCall call = CreateConstraint::call(
-      CreateConstraint::keys(keys_), {c.name, api::encode_constraint(c), keys_.events_channel()});
+  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
+  redis::ScriptCall call =
+      CreateConstraint::call(CreateConstraint::keys(keys_),
+                             {c.name, api::encode_constraint(c), keys_.constraint_channel()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto written = CreateConstraint::decode(*reply);
@@ -133,9 +145,10 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::create(a
 }
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::replace(api::Constraint c) {
+  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
   redis::ScriptCall call = UpdateConstraint::call(
       UpdateConstraint::keys(keys_),
-      {c.name, api::encode_constraint(c), std::string(), keys_.events_channel()});
+      {c.name, api::encode_constraint(c), std::string(), keys_.constraint_channel()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto written = UpdateConstraint::decode(*reply);
@@ -153,6 +166,7 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::replace(
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     std::string name, api::ConstraintPatch patch) {
+  if (redis_.cluster()) co_return unexpected(needs_single_redis(name));
   for (int attempt = 0; attempt < kPatchAttempts; ++attempt) {
     auto bytes = co_await read(name);
     if (!bytes) co_return unexpected(std::move(bytes.error()));
@@ -163,7 +177,7 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     api::Constraint changed = api::apply_patch(std::move(*current), patch);
     redis::ScriptCall call = UpdateConstraint::call(
         UpdateConstraint::keys(keys_),
-        {name, api::encode_constraint(changed), std::move(**bytes), keys_.events_channel()});
+        {name, api::encode_constraint(changed), std::move(**bytes), keys_.constraint_channel()});
     auto reply = co_await eval(std::move(call));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto written = UpdateConstraint::decode(*reply);
@@ -187,7 +201,7 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
 
 asio::awaitable<Expected<void, StoreError>> ConstraintStore::remove(std::string name) {
   redis::ScriptCall call =
-      RemoveConstraint::call(RemoveConstraint::keys(keys_), {name, keys_.events_channel()});
+      RemoveConstraint::call(RemoveConstraint::keys(keys_), {name, keys_.constraint_channel()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto written = RemoveConstraint::decode(*reply);
@@ -225,6 +239,7 @@ asio::awaitable<void> ConstraintStore::wake_held(const std::string& name) {
 // Replace first: the usual case at a restart is a constraint that is already there. A create
 // that loses to another master's create of the same name replaces in turn.
 asio::awaitable<Expected<void, StoreError>> ConstraintStore::apply(api::Constraint c) {
+  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto replaced = co_await replace(c);
     if (replaced) co_return Expected<void, StoreError>{};

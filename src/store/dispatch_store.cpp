@@ -125,7 +125,7 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
   redis::ScriptCall call =
       FailJob::call(FailJob::keys(keys_, id.shard),
                     {id.field, attempt, std::move(failure), should_retry, std::move(message),
-                     now_ms(), retry_args(retry_), keys_.events_channel(), id.shard});
+                     now_ms(), retry_args(retry_), keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto failed = FailJob::decode(*reply);
@@ -145,7 +145,7 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
                                                                    int attempt) {
   redis::ScriptCall call =
       ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                       {id.field, attempt, keys_.events_channel(), id.shard, now_ms()});
+                       {id.field, attempt, keys_.events_channel(id.shard), id.shard, now_ms()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);
@@ -155,7 +155,7 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std
 
 asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
   redis::ScriptCall call = PromoteJobs::call(PromoteJobs::keys(keys_, shard),
-                                             {now_ms(), limit, keys_.events_channel(), shard});
+                                             {now_ms(), limit, keys_.events_channel(shard), shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto promoted = PromoteJobs::decode(*reply);
@@ -183,7 +183,7 @@ asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::i
       ReapJobs::keys(keys_, shard),
       {cutoff_ms, now, limit,
        api::encode_failure(api::FailureReason::timeout, true, kReapMessage, iso8601_utc(now)),
-       std::string(kReapMessage), retry_args(retry_), keys_.events_channel(), shard});
+       std::string(kReapMessage), retry_args(retry_), keys_.events_channel(shard), shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto reaped = ReapJobs::decode(*reply);

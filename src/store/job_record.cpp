@@ -2,6 +2,8 @@
 
 #include <msgpack.hpp>
 
+#include "src/store/msgpack_values.hpp"
+
 namespace jq::store {
 namespace {
 
@@ -27,27 +29,8 @@ enum Slot : std::size_t {
   kReadyAtMs,  // R_READY_AT_MS: when a scheduled job is due
   kBlockedBy,
   kConstraints,  // R_CONSTRAINTS: [name1, key1, ...] or false
+  kSchedule,     // R_SCHEDULE: [name, scheduled_at] or false
 };
-
-std::string as_string(const msgpack::object& o) {
-  if (o.type == msgpack::type::STR) return std::string(o.via.str.ptr, o.via.str.size);
-  if (o.type == msgpack::type::BIN) return std::string(o.via.bin.ptr, o.via.bin.size);
-  return {};
-}
-
-std::int64_t as_int(const msgpack::object& o) {
-  switch (o.type) {
-    case msgpack::type::POSITIVE_INTEGER:
-      return static_cast<std::int64_t>(o.via.u64);
-    case msgpack::type::NEGATIVE_INTEGER:
-      return o.via.i64;
-    case msgpack::type::FLOAT32:
-    case msgpack::type::FLOAT64:
-      return static_cast<std::int64_t>(o.via.f64);
-    default:
-      return 0;
-  }
-}
 
 }  // namespace
 
@@ -75,6 +58,11 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
     if (root.via.array.size > kConstraints && s[kConstraints].type == msgpack::type::ARRAY) {
       const msgpack::object_array& list = s[kConstraints].via.array;
       for (std::uint32_t i = 0; i < list.size; ++i) r.constraints.push_back(as_string(list.ptr[i]));
+    }
+    if (root.via.array.size > kSchedule && s[kSchedule].type == msgpack::type::ARRAY &&
+        s[kSchedule].via.array.size == 2) {
+      r.schedule = as_string(s[kSchedule].via.array.ptr[0]);
+      r.scheduled_at = as_string(s[kSchedule].via.array.ptr[1]);
     }
     if (root.via.array.size >= kBlockedBy + 1) {
       r.unique_key = as_string(s[kUniqueKey]);

@@ -29,6 +29,8 @@ struct JobRecord {
   std::int64_t ready_at_ms = 0;  // scheduled jobs: when they are due (0: unknown, or at once)
   std::string blocked_by;  // queued jobs held back: "ordering_key" or a constraint; empty: not
   std::vector<std::string> constraints;  // matched at push: name1, key1, name2, key2, ...
+  std::string schedule;                  // made by a schedule: its name; else empty
+  std::string scheduled_at;  // made by a schedule: its tick, ISO 8601 with the zone's offset
 };
 
 // nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.

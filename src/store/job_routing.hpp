@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "api/job.hpp"
 
@@ -12,5 +13,8 @@ namespace jq::store {
 // whichever master runs it. nullopt for a job that may go anywhere. The hash (FNV-1a, 64 bits)
 // must be the same on every master: never change it for a store in use.
 std::optional<int> routed_shard(const api::NewJob& job, int shards);
+
+// The shard a key hashes to, by the same hash (a schedule's name: its home shard).
+int hashed_shard(std::string_view key, int shards);
 
 }  // namespace jq::store

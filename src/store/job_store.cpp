@@ -83,7 +83,7 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
     PushItem item{{}, traceparent};
     item.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
-      item.jobs.push_back(push_args(std::move(jobs[at]), now, constraints.get()));
+      item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
     auto pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
     if (!pushed) co_return unexpected(std::move(pushed.error()));
@@ -102,7 +102,7 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     int shard, std::vector<PushItem> items) {
   PushJobs::Args args{now_ms(),
                       next_ready_stamp_us(),
-                      keys_.events_channel(),
+                      keys_.events_channel(shard),
                       std::move(items.front().traceparent),
                       shard,
                       {}};
@@ -114,7 +114,12 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
   }
   const std::size_t total = args.jobs.size();
   redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
-  auto reply = co_await redis_.eval(std::move(call));
+  redis::ReplyResult reply;
+  if (replicas_ack_ > 0) {
+    reply = co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
+  } else {
+    reply = co_await redis_.eval(std::move(call));
+  }
   std::vector<PushResult> out;
   out.reserve(items.size());
   if (!reply) {
@@ -156,8 +161,8 @@ std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api
   return groups;
 }
 
-PushJobs::Job JobStore::push_args(api::NewJob job, std::int64_t now_ms,
-                                  const ConstraintSet* constraints) const {
+PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                            const ConstraintSet* constraints) {
   std::string matched;
   if (constraints && !constraints->constraints().empty()) {
     matched = encode_matched(constraints->match(job.name, job.argument));
@@ -195,8 +200,9 @@ asio::awaitable<Expected<JobRecord, StoreError>> JobStore::get(JobId id) {
 }
 
 asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
-  redis::ScriptCall call = CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
-                                           {id.field, now_ms(), keys_.events_channel(), id.shard});
+  redis::ScriptCall call =
+      CancelJob::call(CancelJob::keys(keys_, id.shard, id.field),
+                      {id.field, now_ms(), keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = CancelJob::decode(*reply);

@@ -43,6 +43,12 @@ struct Pushed {
   std::vector<std::size_t> duplicates;  // 0-based positions, ascending
 };
 
+// A new job as the scripts that store jobs take it (pushJobs, and fireSchedule for the jobs of
+// schedules): its `delay` or `run_at` as a due time after `now_ms`, and the constraints it matches
+// in `constraints` (null: none loaded).
+redis::bindings::PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
+                                             const ConstraintSet* constraints);
+
 class JobStore {
  public:
   // `shard_run`: consecutive push requests stored in one shard before moving to the next.
@@ -53,6 +59,14 @@ class JobStore {
   // Where pushes find the constraints to match jobs against (contract: "Constraints"); none set,
   // or none loaded yet: jobs match nothing. Set before the first push.
   void use_constraints(const ConstraintCache* constraints) { constraints_ = constraints; }
+
+  // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
+  // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
+  // Redis's answer is enough (the default). Set before the first push.
+  void confirm_pushes(int replicas, std::chrono::milliseconds timeout) {
+    replicas_ack_ = replicas;
+    replicas_ack_timeout_ = timeout;
+  }
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
@@ -86,13 +100,13 @@ class JobStore {
   using PushBatcher = CallBatcher<PushItem, PushResult>;
   asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
-  redis::bindings::PushJobs::Job push_args(api::NewJob job, std::int64_t now_ms,
-                                           const ConstraintSet* constraints) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
 
   redis::Client& redis_;
   redis::Keys keys_;
+  int replicas_ack_ = 0;
+  std::chrono::milliseconds replicas_ack_timeout_{1000};
   int shards_;
   unsigned shard_run_;
   Clock clock_;

@@ -210,7 +210,7 @@ asio::awaitable<Expected<QueueInfo, StoreError>> QueueStore::set_paused(std::str
   std::vector<ScriptCall> calls;
   for (int s = 0; s < shards_; ++s) calls.push_back(queue_stats_call(s, name));
   calls.push_back(
-      PauseQueue::call(PauseQueue::keys(keys_), {name, paused, keys_.events_channel()}));
+      PauseQueue::call(PauseQueue::keys(keys_), {name, paused, keys_.control_channel()}));
   std::vector<Command> no_commands;
   auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
   if (!replies) co_return unexpected(std::move(replies.error()));
@@ -243,7 +243,7 @@ asio::awaitable<Expected<std::vector<DeadJob>, StoreError>> QueueStore::dead(std
 asio::awaitable<Expected<void, StoreError>> QueueStore::retry_dead(JobId id) {
   redis::ScriptCall call =
       RetryDeadJob::call(RetryDeadJob::keys(keys_, id.shard, id.field),
-                         {id.field, now_us(), keys_.events_channel(), id.shard});
+                         {id.field, now_us(), keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = RetryDeadJob::decode(*reply);
@@ -302,52 +302,61 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
   co_return out;
 }
 
+// PING is refused while Redis loads its data set (INFO is not), and INFO memory says whether
+// Redis is over its limit: both in one round trip, on every master of a cluster (each holds
+// some shards: any one down or full stops some queues).
 asio::awaitable<Expected<void, StoreError>> QueueStore::ping() {
-  // PING is refused while Redis loads its data set (INFO is not), and INFO memory says whether
-  // Redis is over its limit: both in one round trip.
   std::vector<Command> commands{{"PING"}, {"INFO", "memory"}};
-  auto replies = co_await redis_.pipeline(std::move(commands));
-  if (!replies || replies->elements[0].is_error()) {
-    const std::string why = replies ? replies->elements[0].str : replies.error().message();
-    co_return unexpected(StoreError{
-        StoreErrc::unavailable, "Redis does not answer (" + why + "); the master keeps retrying"});
-  }
-  // INFO renamed or not allowed: ready as far as can be told.
-  const Reply& info = replies->elements[1];
-  const auto memory = info.is_string() ? redis::parse_memory_info(info.str) : std::nullopt;
-  if (memory && memory->over_limit()) {
-    co_return unexpected(StoreError{
-        StoreErrc::out_of_memory,
-        fmt::format("Redis is out of memory (used_memory {} bytes, maxmemory {}) and refuses new "
-                    "jobs until memory is freed: raise maxmemory, or fetch kept results, delete "
-                    "dead jobs and let workers finish the queued jobs",
-                    memory->used, memory->max)});
+  const auto nodes = co_await redis_.on_every_master(std::move(commands));
+  for (const auto& node : nodes) {
+    const auto& replies = node.replies;
+    if (!replies || replies->elements[0].is_error()) {
+      const std::string why = replies ? replies->elements[0].str : replies.error().message();
+      co_return unexpected(StoreError{
+          StoreErrc::unavailable,
+          "Redis does not answer (" + node.node + ": " + why + "); the master keeps retrying"});
+    }
+    // INFO renamed or not allowed: ready as far as can be told.
+    const Reply& info = replies->elements[1];
+    const auto memory = info.is_string() ? redis::parse_memory_info(info.str) : std::nullopt;
+    if (memory && memory->over_limit()) {
+      co_return unexpected(StoreError{
+          StoreErrc::out_of_memory,
+          fmt::format("Redis is out of memory ({}: used_memory {} bytes, maxmemory {}) and "
+                      "refuses new jobs until memory is freed: raise maxmemory, or fetch kept "
+                      "results, delete dead jobs and let workers finish the queued jobs",
+                      node.node, memory->used, memory->max)});
+    }
   }
   co_return Expected<void, StoreError>{};
 }
 
 // From INFO rather than CONFIG GET: managed Redis services often disable CONFIG, not INFO.
 asio::awaitable<void> QueueStore::check_eviction_policy(redis::Phase phase) {
-  std::vector<std::string> command{"INFO", "memory"};
-  auto info = co_await redis_.command(std::move(command), phase);
-  const auto memory =
-      info && info->is_string() ? redis::parse_memory_info(info->str) : std::nullopt;
-  if (memory && !memory->policy.empty()) {
-    if (memory->policy == "noeviction") co_return;
+  std::vector<Command> commands{{"INFO", "memory"}};
+  const auto nodes = co_await redis_.on_every_master(std::move(commands), phase);
+  for (const auto& node : nodes) {
+    const auto& info = node.replies;
+    const redis::Reply* text = info && !info->elements.empty() ? &info->elements[0] : nullptr;
+    const auto memory =
+        text && text->is_string() ? redis::parse_memory_info(text->str) : std::nullopt;
+    if (memory && memory->policy == "noeviction") continue;
+    if (memory && !memory->policy.empty()) {
+      spdlog::warn(
+          "Redis's maxmemory-policy is {} (at {}): a Redis that reaches maxmemory deletes keys, "
+          "which loses jobs, results and registrations. Set maxmemory-policy noeviction: a full "
+          "Redis then refuses new jobs (503) and keeps what it has",
+          memory->policy, node.node);
+      continue;
+    }
+    const std::string why = !info                      ? info.error().message()
+                            : text && text->is_error() ? text->str
+                                                       : "it has no maxmemory_policy";
     spdlog::warn(
-        "Redis's maxmemory-policy is {}: a Redis that reaches maxmemory deletes keys, which "
-        "loses jobs, results and registrations. Set maxmemory-policy noeviction: a full Redis "
-        "then refuses new jobs (503) and keeps what it has",
-        memory->policy);
-    co_return;
+        "could not check Redis's maxmemory-policy (at {}; INFO memory: {}): make sure it is "
+        "noeviction, or a Redis that reaches maxmemory deletes jobs and results",
+        node.node, why);
   }
-  const std::string why = !info              ? info.error().message()
-                          : info->is_error() ? info->str
-                                             : "it has no maxmemory_policy";
-  spdlog::warn(
-      "could not check Redis's maxmemory-policy (INFO memory: {}): make sure it is noeviction, "
-      "or a Redis that reaches maxmemory deletes jobs and results",
-      why);
 }
 
 }  // namespace jq::store

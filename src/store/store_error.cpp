@@ -13,6 +13,12 @@ StoreError StoreError::unavailable(const std::error_code& cause) {
             "Retry later; to make room, raise Redis's maxmemory or free space: fetch kept "
             "results, delete dead jobs, let workers finish the queued jobs"};
   }
+  if (cause == redis::Errc::not_replicated) {
+    return {StoreErrc::unavailable,
+            "the jobs were stored, but fewer Redis replicas than redis.replicas_ack confirmed "
+            "them in time, so a Redis failover now could lose them; pushing again is safe but may "
+            "store them twice (at-least-once)"};
+  }
   return {StoreErrc::unavailable,
           "the job store is unavailable (" + cause.message() + "); retry in a moment"};
 }

@@ -92,7 +92,7 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
   // description, so registering the url again without a secret makes it unsigned.
   if (!registration.secret.empty()) doc["secret_hex"] = hex_encode(registration.secret);
   redis::ScriptCall call = RegisterWorker::call(
-      RegisterWorker::keys(keys_), {registration.url, doc.dump(), keys_.events_channel()});
+      RegisterWorker::keys(keys_), {registration.url, doc.dump(), keys_.control_channel()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto registered = RegisterWorker::decode(*reply);
@@ -103,7 +103,7 @@ asio::awaitable<Expected<Registered, StoreError>> WorkerStore::add(
 asio::awaitable<Expected<void, StoreError>> WorkerStore::remove(std::string id) {
   drop_outcomes(id);  // else a later flush would bring its deleted counters back
   redis::ScriptCall call =
-      RemoveWorker::call(RemoveWorker::keys(keys_, id), {id, keys_.events_channel()});
+      RemoveWorker::call(RemoveWorker::keys(keys_, id), {id, keys_.control_channel()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = RemoveWorker::decode(*reply);
@@ -273,7 +273,7 @@ asio::awaitable<void> WorkerStore::heartbeat() {
 
 asio::awaitable<void> WorkerStore::expire() {
   redis::ScriptCall call =
-      ExpireWorkers::call(ExpireWorkers::keys(keys_), {now_ms(), keys_.events_channel()});
+      ExpireWorkers::call(ExpireWorkers::keys(keys_), {now_ms(), keys_.control_channel()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return;
   auto removed = ExpireWorkers::decode(*reply);

@@ -4,7 +4,9 @@
 // and build/cmd/jqworker (registered through the API), fills the queues through the API, then
 // opens the page the way an operator would: it enters the token when the page asks, reads the
 // queue's ready count, clicks Resume and Pause (checked through the API), reads a constraint's
-// numbers and top keys, pauses, resumes and edits its limits (checked through the API), retries a
+// numbers and top keys, pauses, resumes and edits its limits (checked through the API), reads a
+// schedule's timetable and next run, runs it now, pauses and resumes it (checked through the
+// API), retries a
 // dead job (checked through the API), browses a queue's jobs and the dead ones, and saves a
 // screenshot to build/dashboard.png.
 //
@@ -44,6 +46,7 @@ const ECHO = 'dash.echo';       // runs, for the throughput chart
 const DOOMED = 'dash.doomed';   // fails for good (status 500, max_retry 0)
 const LIMITED = 'dash.limited'; // long jobs under a constraint of one at a time per tenant
 const CONSTRAINT = 'dash-per-tenant';
+const SCHEDULE = 'dash-nightly';     // a schedule whose job no worker serves: what it makes stays
 const SLOW_SECRET = 'dash-slow-worker-secret-5d1e'; // the slow worker is signed: shown, never its secret
 
 // --- processes ---------------------------------------------------------------------------------
@@ -270,6 +273,8 @@ const deadRow = (page, id) => page.locator(`#dead tr[data-key="${id}"]`);
 const constraintRow = (page, name) => page.locator(`#constraints > tr[data-key="${name}"]`);
 const cellText = async (row, column) => (await row.locator(':scope > td').nth(column).textContent()).trim();
 const constraintNow = async (api) => (await api('GET', `/v1/constraints/${CONSTRAINT}`)).body;
+const scheduleRow = (page, name) => page.locator(`#schedules > tr[data-key="${name}"]`);
+const scheduleNow = async (api) => (await api('GET', `/v1/schedules/${SCHEDULE}`)).body;
 
 async function run() {
   const redis = await startRedis();
@@ -436,6 +441,39 @@ async function run() {
         await page.getByRole('button', { name: 'Show', exact: true }).click();
         await until('the kept dead job to be listed', async () =>
           (await rows.count()) === 1 && (await rows.nth(0).textContent()).includes(keptId));
+      });
+      // The row's cells after its name: timetable, job, next run, last run, runs, skipped,
+      // missed, state.
+      await check('a schedule made through the API is listed with its timetable and next run', async () => {
+        const created = await api('POST', '/v1/schedules', {
+          name: SCHEDULE, cron: '30 2 * * *', timezone: 'Europe/Berlin', job: { name: 'dash.nightly' },
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const row = scheduleRow(page, SCHEDULE);
+        await row.waitFor({ timeout: 10_000 });
+        assert.equal(await cellText(row, 0), '30 2 * * * · Europe/Berlin');
+        assert.equal(await cellText(row, 1), 'dash.nightly');
+        assert.ok((await cellText(row, 2)).startsWith(`${created.body.next_runs[0]} · in `));
+        assert.equal(await row.locator(':scope > td').nth(2).getAttribute('title'), created.body.next_runs.join('\n'));
+        assert.equal(await cellText(row, 3), 'never');
+        assert.match(await cellText(row, 7), /active/);
+      });
+
+      await check('Run now on the page makes a job, Pause and Resume patch the schedule (checked through the API)', async () => {
+        await page.getByRole('button', { name: `Run schedule ${SCHEDULE} now` }).click();
+        await until('the API to count the run', async () => (await scheduleNow(api)).runs === 1);
+        const { last_job_id: jobId } = await scheduleNow(api);
+        assert.equal((await api('GET', `/v1/jobs/${jobId}`)).body.schedule, SCHEDULE);
+        const row = scheduleRow(page, SCHEDULE);
+        await until('the row to show the run and its job', async () => (await cellText(row, 4)) === '1'
+          && (await cellText(row, 3)).endsWith(` · ${jobId}`));
+        await page.getByRole('button', { name: `Pause schedule ${SCHEDULE}` }).click();
+        await until('the API to say the schedule is paused', async () => (await scheduleNow(api)).paused === true);
+        await until('the page to show it paused', async () => /paused/.test(await cellText(row, 7))
+          && (await cellText(row, 2)) === 'paused');
+        await page.getByRole('button', { name: `Resume schedule ${SCHEDULE}` }).click({ timeout: 10_000 });
+        await until('the API to say the schedule ticks again', async () => (await scheduleNow(api)).next_run_at !== null);
+        await until('the page to show it active', async () => /active/.test(await cellText(row, 7)));
       });
 
       await check('workers and the throughput chart are drawn from the API', async () => {

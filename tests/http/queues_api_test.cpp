@@ -83,7 +83,7 @@ struct Fixture {
                                                           "boom",
                                                           at_ms,
                                                           {kBackoffMs, kBackoffMs, 0, 3600},
-                                                          keys.events_channel(),
+                                                          keys.events_channel(0),
                                                           s}));
     auto failed = FailJob::decode(reply);
     REQUIRE(failed);

@@ -13,7 +13,7 @@ namespace {
 CancelJob::Status cancel_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                              const std::string& field) {
   auto status = CancelJob::decode(r.eval(CancelJob::call(
-      CancelJob::keys(keys, shard, field), {field, kNowMs, keys.events_channel(), shard})));
+      CancelJob::keys(keys, shard, field), {field, kNowMs, keys.events_channel(shard), shard})));
   REQUIRE(status);
   return *status;
 }

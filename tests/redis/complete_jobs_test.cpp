@@ -23,7 +23,7 @@ struct Success {
 std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                         const std::vector<Success>& batch,
                                         std::int64_t result_ttl_s = 3600) {
-  CompleteJobs::Args args{result_ttl_s, keys.events_channel(), shard, kNowMs, {}};
+  CompleteJobs::Args args{result_ttl_s, keys.events_channel(shard), shard, kNowMs, {}};
   for (const Success& s : batch) args.jobs.push_back({s.field, s.attempt, kResult});
   auto reply = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, shard), std::move(args)));
   REQUIRE(CompleteJobs::decode(reply, batch.size()));

@@ -46,7 +46,7 @@ std::vector<std::string> take(SyncRedis& r, const jq::redis::Keys& keys, int max
 }
 
 void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
-  CompleteJobs::Args args{3600, keys.events_channel(), 0, kNowMs, {{field, 1, "\xc0"}}};
+  CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
   REQUIRE(status);
@@ -203,7 +203,7 @@ TEST_CASE("a cancelled held job leaves the held set and the waiting count", "[re
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   auto status = CancelJob::decode(r.eval(
-      CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(), 0})));
+      CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(0), 0})));
   REQUIRE(status);
   CHECK(*status == CancelJob::Status::cancelled);
   CHECK_FALSE(exists(r, state_key(keys, "held", "one", "k")));

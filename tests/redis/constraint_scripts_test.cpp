@@ -16,7 +16,7 @@ namespace {
 auto create(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
             const std::string& definition) {
   auto out = CreateConstraint::decode(r.eval(CreateConstraint::call(
-      CreateConstraint::keys(keys), {name, definition, keys.events_channel()})));
+      CreateConstraint::keys(keys), {name, definition, keys.constraint_channel()})));
   REQUIRE(out);
   return *out;
 }
@@ -24,14 +24,14 @@ auto create(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
 auto update(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
             const std::string& definition, const std::string& expected = "") {
   auto out = UpdateConstraint::decode(r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(keys), {name, definition, expected, keys.events_channel()})));
+      UpdateConstraint::keys(keys), {name, definition, expected, keys.constraint_channel()})));
   REQUIRE(out);
   return *out;
 }
 
 auto remove(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name) {
-  auto out = RemoveConstraint::decode(
-      r.eval(RemoveConstraint::call(RemoveConstraint::keys(keys), {name, keys.events_channel()})));
+  auto out = RemoveConstraint::decode(r.eval(
+      RemoveConstraint::call(RemoveConstraint::keys(keys), {name, keys.constraint_channel()})));
   REQUIRE(out);
   return *out;
 }

@@ -15,7 +15,7 @@ namespace {
 std::vector<std::string> expire_workers(SyncRedis& r, const jq::redis::Keys& keys,
                                         std::int64_t now_ms) {
   Reply reply =
-      r.eval(ExpireWorkers::call(ExpireWorkers::keys(keys), {now_ms, keys.events_channel()}));
+      r.eval(ExpireWorkers::call(ExpireWorkers::keys(keys), {now_ms, keys.control_channel()}));
   auto removed = ExpireWorkers::decode(reply);
   REQUIRE(removed);
   std::vector<std::string> ids = *removed;

@@ -37,7 +37,7 @@ Reply fail_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::
                                                  "worker said no",
                                                  f.now_ms,
                                                  {f.base_ms, f.max_ms, f.jitter, f.result_ttl_s},
-                                                 keys.events_channel(),
+                                                 keys.events_channel(shard),
                                                  shard}));
   REQUIRE(FailJob::decode(reply));
   return reply;
@@ -93,7 +93,7 @@ TEST_CASE("a job with max_retry 2 is retried after attempts 1 and 2 and dead aft
   auto promote = [&] {
     r.call({"ZADD", keys.scheduled(0), "0", field});  // due now: skip the wait
     return r.eval(
-        PromoteJobs::call(PromoteJobs::keys(keys, 0), {kNowMs, 10, keys.events_channel(), 0}));
+        PromoteJobs::call(PromoteJobs::keys(keys, 0), {kNowMs, 10, keys.events_channel(0), 0}));
   };
 
   CHECK(integers(fail_job(r, keys, 0, field, 1))[0] == 1);

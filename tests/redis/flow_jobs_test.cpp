@@ -28,7 +28,7 @@ PushJobs::Pushed pushed(const Reply& reply, std::size_t jobs) {
 
 void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field, int attempt,
               std::int64_t now_ms = kNowMs) {
-  CompleteJobs::Args args{3600, keys.events_channel(), 0, now_ms, {{field, attempt, "\xc0"}}};
+  CompleteJobs::Args args{3600, keys.events_channel(0), 0, now_ms, {{field, attempt, "\xc0"}}};
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
   REQUIRE(status);
@@ -45,15 +45,15 @@ FailJob::Status fail(SyncRedis& r, const jq::redis::Keys& keys, const std::strin
                                                                     "no",
                                                                     kNowMs,
                                                                     {1000, 300000, 0, 3600},
-                                                                    keys.events_channel(),
+                                                                    keys.events_channel(0),
                                                                     0})));
   REQUIRE(failed);
   return failed->status;
 }
 
 CancelJob::Status cancel(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
-  auto status = CancelJob::decode(r.eval(
-      CancelJob::call(CancelJob::keys(keys, 0, field), {field, kNowMs, keys.events_channel(), 0})));
+  auto status = CancelJob::decode(r.eval(CancelJob::call(
+      CancelJob::keys(keys, 0, field), {field, kNowMs, keys.events_channel(0), 0})));
   REQUIRE(status);
   return *status;
 }
@@ -247,7 +247,7 @@ TEST_CASE("a retry keeps its ordering key's head, and a dead job lets the next o
 
   // Its second attempt, once due, fails for good.
   auto promoted = PromoteJobs::decode(r.eval(PromoteJobs::call(
-      PromoteJobs::keys(keys, 0), {kNowMs + 2000, 100, keys.events_channel(), 0})));
+      PromoteJobs::keys(keys, 0), {kNowMs + 2000, 100, keys.events_channel(0), 0})));
   REQUIRE(promoted);
   REQUIRE(take(r, keys, "email") == std::vector<std::string>{f[0]});
   CHECK(fail(r, keys, f[0], 2, false) == FailJob::Status::dead);
@@ -294,7 +294,7 @@ TEST_CASE("a dead ordered job retried by an operator joins the back of its line"
   REQUIRE(take(r, keys, "email") == std::vector<std::string>{f[0]});
   REQUIRE(fail(r, keys, f[0], 1, false) == FailJob::Status::dead);
   auto status = RetryDeadJob::decode(r.eval(RetryDeadJob::call(
-      RetryDeadJob::keys(keys, 0, f[0]), {f[0], kStampUs + 10, keys.events_channel(), 0})));
+      RetryDeadJob::keys(keys, 0, f[0]), {f[0], kStampUs + 10, keys.events_channel(0), 0})));
   REQUIRE(status);
   CHECK(*status == RetryDeadJob::Status::ready);
   CHECK(lrange(r, line_of(keys, "o")) == std::vector<std::string>{f[1], f[0]});

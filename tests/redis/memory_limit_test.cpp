@@ -45,7 +45,9 @@ TEST_CASE("over maxmemory Redis refuses exactly the scripts that declare it, bef
     CHECK(refused_for_memory(call(s)));
     ++refused;
   }
-  CHECK(refused == 5);  // pushJobs, reclassifyJobs and the three constraint changes
+  // pushJobs, reclassifyJobs, the three constraint changes, and saveSchedule, leaveSchedule and
+  // fireSchedule
+  CHECK(refused == 8);
   CHECK(r.call({"DBSIZE"}).integer == 0);
   for (const Script& s : jq::redis::all_scripts()) {
     if (s.source.starts_with("#!lua\n")) continue;
@@ -67,13 +69,13 @@ TEST_CASE("over maxmemory a push changes nothing while running jobs still comple
   const auto stats = hgetall(r, keys.stats(0));
   exhaust_memory(r);
 
-  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(), "", 0, {}};
+  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, {}};
   args.jobs.push_back({"email", "\xc0", 0, 3, false, 30000, 0, "", false, 1000, "", ""});
   CHECK(refused_for_memory(r.eval(PushJobs::call(PushJobs::keys(keys, 0), std::move(args)))));
   CHECK(job_buckets_dump(r, keys, 0) == buckets);
   CHECK(hgetall(r, keys.stats(0)) == stats);
 
-  CompleteJobs::Args done{3600, keys.events_channel(), 0, kNowMs, {}};
+  CompleteJobs::Args done{3600, keys.events_channel(0), 0, kNowMs, {}};
   done.jobs.push_back({plain, 1, "\x81\xa4type\xa7success"});
   done.jobs.push_back({with_result, 1, "\x81\xa4type\xa7success"});
   const Reply completed = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(done)));

@@ -11,7 +11,7 @@ namespace {
 PauseQueue::Status pause_queue(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
                                bool pause) {
   auto status = PauseQueue::decode(
-      r.eval(PauseQueue::call(PauseQueue::keys(keys), {name, pause, keys.events_channel()})));
+      r.eval(PauseQueue::call(PauseQueue::keys(keys), {name, pause, keys.control_channel()})));
   REQUIRE(status);
   return *status;
 }

@@ -13,7 +13,7 @@ namespace {
 std::vector<std::int64_t> promote_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                        std::int64_t now_ms, int limit = 100) {
   Reply reply = r.eval(PromoteJobs::call(PromoteJobs::keys(keys, shard),
-                                         {now_ms, limit, keys.events_channel(), shard}));
+                                         {now_ms, limit, keys.events_channel(shard), shard}));
   REQUIRE(PromoteJobs::decode(reply));
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);

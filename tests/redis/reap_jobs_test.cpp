@@ -24,7 +24,7 @@ Reply reap_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard, std::int64
                                                                     kTimeout,
                                                                     "no answer before the deadline",
                                                                     {2000, 300000, 0, 600},
-                                                                    keys.events_channel(),
+                                                                    keys.events_channel(shard),
                                                                     shard}));
   REQUIRE(ReapJobs::decode(reply));
   return reply;
@@ -146,8 +146,9 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   REQUIRE(reap_jobs(r, keys, 0, kReapNowMs).integer == 1);
   const std::string before = job_buckets_dump(r, keys, 0);
 
-  auto late = r.eval(CompleteJobs::call(
-      CompleteJobs::keys(keys, 0), {3600, keys.events_channel(), 0, kNowMs, {{field, 1, "\xc0"}}}));
+  auto late =
+      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0),
+                                {3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}}));
   CHECK(CompleteJobs::decode(late, 1).value() ==
         std::vector<CompleteJobs::Status>{CompleteJobs::Status::stale});
   CHECK(job_buckets_dump(r, keys, 0) == before);

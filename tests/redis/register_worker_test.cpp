@@ -21,7 +21,7 @@ std::pair<std::string, std::int64_t> register_worker(SyncRedis& r, const jq::red
                                                      const std::string& url,
                                                      const std::string& json) {
   Reply reply =
-      r.eval(RegisterWorker::call(RegisterWorker::keys(keys), {url, json, keys.events_channel()}));
+      r.eval(RegisterWorker::call(RegisterWorker::keys(keys), {url, json, keys.control_channel()}));
   REQUIRE(RegisterWorker::decode(reply));
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() == 2);
@@ -67,7 +67,7 @@ TEST_CASE("different urls get increasing ids that are never reused", "[redis]") 
   auto keys = fresh_keys();
   CHECK(register_worker(r, keys, "http://a/", registration("http://a/")).first == "w1");
   CHECK(register_worker(r, keys, "http://b/", registration("http://b/")).first == "w2");
-  r.eval(RemoveWorker::call(RemoveWorker::keys(keys, "w2"), {"w2", keys.events_channel()}));
+  r.eval(RemoveWorker::call(RemoveWorker::keys(keys, "w2"), {"w2", keys.control_channel()}));
   CHECK(register_worker(r, keys, "http://b/", registration("http://b/")) ==
         std::pair<std::string, std::int64_t>{"w3", 1});
   CHECK(hgetall(r, keys.worker_urls()) ==

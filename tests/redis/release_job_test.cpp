@@ -14,7 +14,7 @@ ReleaseJob::Status release_job(SyncRedis& r, const jq::redis::Keys& keys, int sh
                                const std::string& field, int attempt,
                                const std::string& name = "email") {
   auto status = ReleaseJob::decode(r.eval(ReleaseJob::call(
-      ReleaseJob::keys(keys, shard, name), {field, attempt, keys.events_channel(), shard})));
+      ReleaseJob::keys(keys, shard, name), {field, attempt, keys.events_channel(shard), shard})));
   REQUIRE(status);
   return *status;
 }

@@ -12,7 +12,7 @@ namespace {
 RemoveWorker::Status remove_worker(SyncRedis& r, const jq::redis::Keys& keys,
                                    const std::string& id) {
   auto status = RemoveWorker::decode(
-      r.eval(RemoveWorker::call(RemoveWorker::keys(keys, id), {id, keys.events_channel()})));
+      r.eval(RemoveWorker::call(RemoveWorker::keys(keys, id), {id, keys.control_channel()})));
   REQUIRE(status);
   return *status;
 }

@@ -16,7 +16,7 @@ RetryDeadJob::Status retry_dead_job(SyncRedis& r, const jq::redis::Keys& keys, i
                                     const std::string& field) {
   auto status = RetryDeadJob::decode(
       r.eval(RetryDeadJob::call(RetryDeadJob::keys(keys, shard, field),
-                                {field, kRetryStampUs, keys.events_channel(), shard})));
+                                {field, kRetryStampUs, keys.events_channel(shard), shard})));
   REQUIRE(status);
   return *status;
 }

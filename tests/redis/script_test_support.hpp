@@ -50,7 +50,7 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               std::int64_t stamp_us = kStampUs,
                               const std::string& traceparent = "") {
   using redis::bindings::PushJobs;
-  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(), traceparent, shard, {}};
+  PushJobs::Args args{now_ms, stamp_us, keys.events_channel(shard), traceparent, shard, {}};
   for (const PushArgs& j : jobs) {
     args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
                          j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,
@@ -302,23 +302,26 @@ inline std::string push_and_reserve(SyncRedis& r, const redis::Keys& keys, int s
   return field[0];
 }
 
-// A second connection subscribed to the events channel of `keys`, to check what scripts publish.
+// A second connection subscribed (SSUBSCRIBE) to every events channel of `keys` (16 shards,
+// control, constraints), to check what scripts publish.
 class EventListener {
  public:
   EventListener(std::uint16_t port, const redis::Keys& keys)
-      : sub_(port), channel_(keys.events_channel()) {
-    redis::Reply confirm = sub_.call({"SUBSCRIBE", channel_});
-    REQUIRE(confirm.is_array());
+      : sub_(port), channel_(keys.events_channel(0)) {
+    for (const std::string& channel : keys.all_channels(16)) {
+      redis::Reply confirm = sub_.call({"SSUBSCRIBE", channel});
+      REQUIRE(confirm.is_array());
+    }
   }
 
   // Every message published on the channel since the last take(), in order. Publishes an end
   // marker through `r` and reads up to it: Redis delivers in publish order, so nothing published
   // before the marker can still be on its way.
   std::vector<std::string> take(SyncRedis& r) {
-    r.call({"PUBLISH", channel_, kEndMarker});
+    r.call({"SPUBLISH", channel_, kEndMarker});
     std::vector<std::string> messages;
     for (;;) {
-      redis::Reply message = sub_.read();  // {"message", channel, payload}
+      redis::Reply message = sub_.read();  // {"smessage", channel, payload}
       REQUIRE(message.is_array());
       REQUIRE(message.elements.size() == 3);
       if (message.elements[2].str == kEndMarker) return messages;

@@ -27,7 +27,7 @@ Daemon::Daemon(DaemonOptions options)
         << "shards: " << options.shards << "\n"
         << "shard_run: " << options.shard_run << "\n"
         << "redis:\n  url: \"" << options.redis_url << "\"\n"
-        << options.extra_yaml << "\n";
+        << options.redis_yaml << options.extra_yaml << "\n";
   }
   process_ = ChildProcess({master_binary(), "--config", config}, dir_.file("jqmaster.log"));
   const HttpClient client = http();

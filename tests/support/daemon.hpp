@@ -20,7 +20,8 @@ struct DaemonOptions {
   // Set when extra_yaml has a tls section: the daemon is then reached over HTTPS, its
   // certificate verified against this CA (tests/support/tls.hpp).
   std::string tls_ca_file{};
-  std::uint16_t port = 0;  // 0: a free one; else this one (a master started again in its place)
+  std::uint16_t port = 0;    // 0: a free one; else this one (a master started again in its place)
+  std::string redis_yaml{};  // more keys of the redis section ("  replicas_ack: 1\n")
 };
 
 class Daemon {

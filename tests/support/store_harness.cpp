@@ -4,10 +4,12 @@
 
 namespace jq::test {
 
-StoreHarness::StoreHarness(std::uint16_t redis_port) {
-  redis::ConnectionOptions options;
-  options.address = *redis::parse_address("redis://127.0.0.1:" + std::to_string(redis_port));
-  client_ = std::make_unique<redis::Client>(io_.get_executor(), options);
+StoreHarness::StoreHarness(std::uint16_t redis_port)
+    : StoreHarness("redis://127.0.0.1:" + std::to_string(redis_port)) {}
+
+StoreHarness::StoreHarness(const std::string& url) {
+  client_ = std::make_unique<redis::Client>(io_.get_executor(), *redis::parse_target(url),
+                                            redis::ConnectionOptions{});
   client_->start();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!client_->ready()) {

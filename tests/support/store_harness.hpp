@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -35,6 +36,7 @@ class TestClock {
 class StoreHarness {
  public:
   explicit StoreHarness(std::uint16_t redis_port);  // connected when it returns
+  explicit StoreHarness(const std::string& url);    // redis:// or redis+cluster://
   ~StoreHarness();
 
   redis::Client& client() { return *client_; }

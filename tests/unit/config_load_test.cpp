@@ -188,3 +188,12 @@ TEST_CASE("docker-compose's config loads: all interfaces, the Redis service, aut
   CHECK(config.auth.configured);
   CHECK(config.auth.tokens.size() == 3);
 }
+
+TEST_CASE("the cluster compose file's config loads: the cluster's seeds, replicas_ack 1",
+          "[unit]") {
+  const std::string path = std::string(JQ_SOURCE_DIR) + "/docker/jqmaster.cluster.yaml";
+  const Config config = load(Flags{.config_file = path}, kNoEnv);
+  CHECK(config.redis.url == "redis+cluster://redis-1:6379,redis-2:6379,redis-3:6379");
+  CHECK(config.redis.replicas_ack == 1);
+  CHECK(config.auth.configured);
+}

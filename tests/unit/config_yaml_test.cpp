@@ -16,6 +16,8 @@ TEST_CASE("an empty file gives every default", "[unit]") {
   CHECK(config.data_dir == "./data");
   CHECK(config.redis.url.empty());
   CHECK(config.redis.server_path == "redis-server");
+  CHECK(config.redis.replicas_ack == 0);
+  CHECK(config.redis.replicas_ack_timeout_s == 1);
   CHECK(config.shards == 16);
   CHECK(config.defaults.max_retry == 3);
   CHECK(config.defaults.timeout_s == 30);
@@ -51,6 +53,8 @@ data_dir: /var/lib/jq
 redis:
   url: redis://10.0.0.1:6379/2
   server_path: /usr/local/bin/redis-server
+  replicas_ack: 1
+  replicas_ack_timeout: 0.25
 shards: 64
 shard_run: 1
 defaults:
@@ -90,7 +94,7 @@ workers:
   CHECK(config.listen == ListenAddress{"0.0.0.0", 9090});
   CHECK(config.io_threads == 4);
   CHECK(config.data_dir == "/var/lib/jq");
-  CHECK(config.redis == Redis{"redis://10.0.0.1:6379/2", "/usr/local/bin/redis-server"});
+  CHECK(config.redis == Redis{"redis://10.0.0.1:6379/2", "/usr/local/bin/redis-server", 1, 0.25});
   CHECK(config.shards == 64);
   CHECK(config.shard_run == 1);
   CHECK(config.defaults == Defaults{0, 2.5, 60, 600});
@@ -146,11 +150,14 @@ TEST_CASE("defaults.unique_for becomes milliseconds exactly as a pushed unique_f
 TEST_CASE("redis.url accepts empty, redis:// and unix://", "[unit]") {
   CHECK(parse_yaml("redis: {url: ''}").redis.url.empty());
   CHECK(parse_yaml("redis: {url: 'unix:///run/redis.sock'}").redis.url == "unix:///run/redis.sock");
+  CHECK(parse_yaml("redis: {url: 'redis+cluster://a:7000,b:7001'}").redis.url ==
+        "redis+cluster://a:7000,b:7001");
   const auto bad = yaml_error("redis: {url: 'http://localhost:6379'}");
   CHECK(bad.key == "redis.url");
   CHECK(bad.message ==
-        "config: redis.url: must be empty (start an embedded redis-server), redis://host:port/db "
-        "or unix:///path/to/redis.sock, got \"http://localhost:6379\"");
+        "config: redis.url: must be empty (start an embedded redis-server), redis://host:port/db, "
+        "unix:///path/to/redis.sock or redis+cluster://host:port[,host:port...] (Redis Cluster "
+        "seed nodes), got \"http://localhost:6379\"");
   CHECK(yaml_error("redis: {url: 'redis://'}").key == "redis.url");
 }
 
@@ -164,6 +171,10 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"io_threads: 257", "io_threads"},
       {"data_dir: ''", "data_dir"},
       {"redis: {server_path: ''}", "redis.server_path"},
+      {"redis: {replicas_ack: -1}", "redis.replicas_ack"},
+      {"redis: {replicas_ack: 17}", "redis.replicas_ack"},
+      {"redis: {replicas_ack_timeout: 0}", "redis.replicas_ack_timeout"},
+      {"redis: {replicas_ack_timeout: 61}", "redis.replicas_ack_timeout"},
       {"shards: 0", "shards"},
       {"shards: 1025", "shards"},
       {"shard_run: 0", "shard_run"},

@@ -114,3 +114,41 @@ TEST_CASE("a unix URL with a relative path or another query is refused", "[unit]
   CHECK_FALSE(parse_address("unix:///tmp/r.sock?db=-2"));
   CHECK_FALSE(parse_address("unix:///tmp/r.sock?timeout=1"));
 }
+
+TEST_CASE("a redis+cluster URL names the seed nodes, which share the credentials", "[unit]") {
+  auto t =
+      jq::redis::parse_target("redis+cluster://alice:pw@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002");
+  REQUIRE(t);
+  CHECK(t->cluster);
+  REQUIRE(t->servers.size() == 3);
+  CHECK(t->servers[0].host == "10.0.0.1");
+  CHECK(t->servers[0].port == 7000);
+  CHECK(t->servers[1].port == 7001);
+  CHECK(t->servers[2].host == "::1");
+  for (const auto& s : t->servers) {
+    CHECK(s.username == "alice");
+    CHECK(s.password == "pw");
+    CHECK(s.db == 0);
+  }
+  CHECK(t->describe() == "redis+cluster://10.0.0.1:7000,10.0.0.2:7001,::1:7002");
+}
+
+TEST_CASE("a redis or unix URL is a target of one server", "[unit]") {
+  auto t = jq::redis::parse_target("redis://127.0.0.1:6380/2");
+  REQUIRE(t);
+  CHECK_FALSE(t->cluster);
+  REQUIRE(t->servers.size() == 1);
+  CHECK(t->servers[0].db == 2);
+}
+
+TEST_CASE("a redis+cluster URL without seeds, with an empty seed or a database is refused",
+          "[unit]") {
+  for (const char* url : {"redis+cluster://", "redis+cluster://a:1,,b:2", "redis+cluster://a:1/3",
+                          "redis+cluster://a:99999"}) {
+    INFO(url);
+    auto t = jq::redis::parse_target(url);
+    REQUIRE_FALSE(t);
+    CHECK(t.error().find("redis+cluster://host:port") != std::string::npos);
+  }
+  CHECK(jq::redis::parse_target("redis+cluster://a:1/0"));
+}

@@ -52,3 +52,14 @@ TEST_CASE("a constraints event carries the new version, or none after a reconnec
   CHECK(parse_event("c")->arg.empty());
   CHECK(format_event(Event{EventKind::constraints, {}}) == "c");
 }
+
+TEST_CASE("a schedules event names the shard and the schedule, or none after a reconnect",
+          "[unit]") {
+  auto e = parse_event("t 3 nightly-report");
+  REQUIRE(e);
+  CHECK(e->kind == EventKind::schedules);
+  CHECK(e->arg == "3 nightly-report");
+  CHECK(format_event(*e) == "t 3 nightly-report");
+  CHECK(parse_event("t")->arg.empty());
+  CHECK(format_event(Event{EventKind::schedules, {}}) == "t");
+}

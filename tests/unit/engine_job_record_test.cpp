@@ -100,6 +100,20 @@ TEST_CASE("decode_record accepts slots added after the thirteenth", "[unit]") {
   CHECK(rec->name == "resize");
 }
 
+TEST_CASE("decode_record reads the schedule a job was made by, from slot 20", "[unit]") {
+  // record(1, 20) ends in seven nils (slots 14-20); the last becomes [name, scheduled_at].
+  std::string bytes = record(1, 20);
+  bytes.pop_back();
+  bytes += Mp().array(2).str("nightly").str("2026-03-29T03:00:00+02:00").bytes();
+  const auto rec = decode_record(bytes);
+  REQUIRE(rec);
+  CHECK(rec->schedule == "nightly");
+  CHECK(rec->scheduled_at == "2026-03-29T03:00:00+02:00");
+  const auto pushed = decode_record(record(1, 20));
+  REQUIRE(pushed);
+  CHECK(pushed->schedule.empty());
+}
+
 TEST_CASE("decode_record rejects what is not an array", "[unit]") {
   CHECK_FALSE(decode_record(Mp().map(1).str("name").str("x").bytes()));
   CHECK_FALSE(decode_record(Mp().str("resize").bytes()));

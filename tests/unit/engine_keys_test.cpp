@@ -23,18 +23,13 @@ std::string hash_tag(const std::string& key) {
 }
 
 std::vector<std::string> shard_keys(const Keys& keys, int shard) {
-  return {keys.stats(shard),
-          keys.jobs_prefix(shard),
-          keys.names(shard),
-          keys.ready_prefix(shard),
-          keys.ready(shard, "email"),
-          keys.scheduled(shard),
-          keys.inflight(shard),
-          keys.dead(shard),
-          keys.done_prefix(shard),
-          keys.done(shard, "00000000A"),
-          keys.counts(shard),
-          keys.watch_prefix(shard),
+  return {keys.stats(shard),          keys.jobs_prefix(shard),
+          keys.names(shard),          keys.ready_prefix(shard),
+          keys.ready(shard, "email"), keys.scheduled(shard),
+          keys.inflight(shard),       keys.dead(shard),
+          keys.done_prefix(shard),    keys.done(shard, "00000000A"),
+          keys.counts(shard),         keys.schedules(shard),
+          keys.schedule_homes(shard), keys.watch_prefix(shard),
           keys.watch(shard, "00000000A")};
 }
 
@@ -129,10 +124,25 @@ TEST_CASE("a worker's slots and stats keys end with its id", "[unit]") {
   CHECK(keys.worker_stats("w1") != keys.worker_stats("w2"));
 }
 
-TEST_CASE("the events channel follows the prefix and is no key of a shard", "[unit]") {
-  CHECK(Keys("jq").events_channel() == "jq:events");
-  CHECK(Keys("other").events_channel() == "other:events");
-  CHECK(hash_tag(Keys("jq").events_channel()).empty());
+TEST_CASE("each events channel is in the slot of the keys whose scripts publish on it", "[unit]") {
+  CHECK(Keys("jq").events_channel(7) == "jq:{7}:events");
+  CHECK(Keys("other").events_channel(0) == "other:{0}:events");
+  CHECK(hash_tag(Keys("jq").events_channel(7)) == hash_tag(Keys("jq").inflight(7)));
+  CHECK(hash_tag(Keys("jq").control_channel()) == hash_tag(Keys("jq").workers()));
+  CHECK(hash_tag(Keys("jq").constraint_channel()) == hash_tag(Keys("jq").constraints()));
+  const auto all = Keys("jq").all_channels(3);
+  CHECK(all == std::vector<std::string>{"jq:{0}:events", "jq:{1}:events", "jq:{2}:events",
+                                        "jq:{w}:events", "jq:{c}:events"});
+}
+
+TEST_CASE("on a cluster the dispatch scripts get constraint keys of their own shard", "[unit]") {
+  const Keys single("jq");
+  const Keys cluster = Keys("jq", Keys::Deployment::cluster);
+  CHECK(single.dispatch_constraints(3) == single.constraints());
+  CHECK(single.dispatch_constraint_state(3) == single.constraint_state_prefix());
+  CHECK(hash_tag(cluster.dispatch_constraints(3)) == hash_tag(cluster.inflight(3)));
+  CHECK(hash_tag(cluster.dispatch_constraint_state(3)) == hash_tag(cluster.inflight(3)));
+  CHECK(cluster.inflight(3) == single.inflight(3));
 }
 
 TEST_CASE("the meta key is global and keys follow the prefix", "[unit]") {

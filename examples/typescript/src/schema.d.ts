@@ -432,6 +432,124 @@ export interface paths {
         patch: operations["patchConstraint"];
         trace?: never;
     };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the schedules
+         * @description Every schedule, sorted by name, with what its ticks did.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule
+         * @description Stores a schedule under a new `name`; every master's runner reads it at once and makes
+         *     its first job at its first tick. The answer is the schedule with what its ticks did
+         *     (`next_run_at`, `next_runs`, ...), as `GET` gives it.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The ticks a timetable would have
+         * @description The next `count` ticks after `from` of a timetable (`cron` or `every`, `timezone`,
+         *     `start_at`), each with the offset its zone has then; nothing is stored. So an operator
+         *     sees what a timetable does across a daylight-saving change before trusting it. `every`
+         *     without `start_at` counts from `from`.
+         */
+        post: operations["previewSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        /** Read a schedule with what its ticks did */
+        get: operations["getSchedule"];
+        /**
+         * Replace a schedule
+         * @description Replaces the whole schedule: fields left out take their defaults. `name` may be left
+         *     out; when given it must be the one in the URL (`400`, `field: "name"`). What `GET`
+         *     answers can be sent back as it is (its read-only fields are ignored). A new timetable or
+         *     zone counts from now; the counters are kept. Does not create: an unknown name is `404`.
+         */
+        put: operations["replaceSchedule"];
+        post?: never;
+        /**
+         * Delete a schedule
+         * @description No more ticks; the jobs it made stay.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change some fields of a schedule
+         * @description Changes the fields given and keeps the others: `cron` replaces `every` and the other way
+         *     round, `null` removes `start_at` or `end_at` (and leaves any other field as it is), `job`
+         *     is replaced whole. A new timetable or zone counts from now; `paused: true` stops the
+         *     ticks, `paused: false` goes on from the next tick after now (the paused time is not
+         *     missed). `name`, when given, must be the one in the URL.
+         */
+        patch: operations["patchSchedule"];
+        trace?: never;
+    };
+    "/v1/schedules/{name}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make one job now
+         * @description One job from the template now (`scheduled_at` = now), also while the schedule is
+         *     paused; its timetable is unchanged, and `overlap` does not apply. Counted in `runs`.
+         */
+        post: operations["runSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -485,7 +603,8 @@ export interface paths {
          *     (`Content-Type: text/plain; version=0.0.4; charset=utf-8`), for a Prometheus server to
          *     scrape. Open also when auth is on. The counters and histograms are this master's own
          *     events since it started (with several masters, sum them across masters); the queue
-         *     gauges, `jq_worker_healthy` and the `jq_constraint_*` series (counters included) are
+         *     gauges, `jq_worker_healthy`, the `jq_constraint_*` and `jq_schedule_*` series (counters
+         *     included) are
          *     read from Redis at scrape time and say the same on every master, so do not sum those.
          *     When Redis does not answer, they have no samples and the rest is served as usual.
          *
@@ -508,13 +627,16 @@ export interface paths {
          *     | `jq_dispatch_duration_seconds` | histogram | `worker` | worker round trip of an attempt (answer or timeout) |
          *     | `jq_job_latency_seconds` | histogram | | push to done: `enqueued_at` to success or death |
          *     | `jq_redis_command_duration_seconds` | histogram | | one Redis command, script call or pipeline |
-         *     | `jq_redis_errors_total` | counter | `kind` | Redis calls that failed: the connection (`not_connected`, `connection_lost`, `timed_out`, `protocol_error`) or a refusal by Redis (`oom`: over `maxmemory`; `loading`, `busy`, `read_only`, `master_down`, `cannot_persist`, `no_replicas`); every kind is exposed from the start, at 0 |
+         *     | `jq_redis_errors_total` | counter | `kind` | Redis calls that failed: the connection (`not_connected`, `connection_lost`, `timed_out`, `protocol_error`) or a refusal by Redis (`oom`: over `maxmemory`; `loading`, `busy`, `read_only`, `master_down`, `cannot_persist`, `no_replicas`); on a Redis Cluster `cluster_down` (a slot not served after the retries: failover, resharding), `cross_slot` (a script's keys in several slots: a bug, not sent); `not_replicated` (a push fewer replicas than `redis.replicas_ack` confirmed in time); every kind is exposed from the start, at 0 |
          *     | `jq_http_requests_total` | counter | `route`, `method`, `status` | requests answered |
          *     | `jq_constraint_waiting_jobs` | gauge | `constraint` | queued jobs the constraint holds back now, over all its keys |
          *     | `jq_constraint_running_jobs` | gauge | `constraint` | attempts running now that count against it (any master's), over all its keys |
          *     | `jq_constraint_limit` | gauge | `constraint`, `kind` | `kind="concurrency"`: jobs it lets run at once; `kind="rate"`: its rate in starts per second (`limit / period`, burst not included); per key when it has a `key`; no sample for a limit it does not have |
          *     | `jq_constraint_started_total` | counter | `constraint` | jobs it let start, since the data store was created |
          *     | `jq_constraint_deferred_total` | counter | `constraint` | times it held a job back at dispatch, since the data store was created (a job held again after being woken counts again) |
+         *     | `jq_schedule_runs_total` | counter | `schedule` | jobs the schedule made (ticks and runs now), since it was created |
+         *     | `jq_schedule_skipped_total` | counter | `schedule`, `reason` | its ticks that made no job: `reason="overlap"` (the previous job had not finished), `"missed"` (no master could make it within 1 s), `"duplicate"` (a live job held its `unique_key`) |
+         *     | `jq_schedule_next_run_timestamp_seconds` | gauge | `schedule` | its next tick (Unix time); no sample while paused or ended |
          *
          *     `name` is a job name: the first `metrics.max_job_names` names seen (default 100) keep
          *     their own label; later ones are counted as `name="_other"` and have no queue gauges.
@@ -609,6 +731,13 @@ export interface components {
          * @example 2026-11-21T01:50:47.123Z
          */
         Timestamp: string;
+        /**
+         * Format: date-time
+         * @description An ISO 8601 time with the offset a time zone has at that instant, with milliseconds only
+         *     when there are any.
+         * @example 2026-03-29T03:00:00+02:00
+         */
+        ZonedTimestamp: string;
         /**
          * @description Any MessagePack value (nil, boolean, integer, float, string, binary, array, map, ext).
          *     In JSON, binary and ext values are written `{"$bin": "<base64>"}`.
@@ -764,6 +893,13 @@ export interface components {
             unique_key?: string;
             /** @description The job's `ordering_key`, when it was pushed with one. */
             ordering_key?: string;
+            /** @description The schedule that made the job; absent for a pushed job. */
+            schedule?: components["schemas"]["ScheduleName"];
+            /**
+             * @description The tick the job was made for (a run now: when it was asked for), with the offset of
+             *     the schedule's `timezone`; absent for a pushed job.
+             */
+            scheduled_at?: components["schemas"]["ZonedTimestamp"];
             /** @description The job's argument, in `GET /v1/jobs` listings only. */
             argument?: unknown;
         };
@@ -1051,6 +1187,156 @@ export interface components {
             /** @description The keys with the most waiting jobs, most first. */
             top_keys: components["schemas"]["ConstraintKeyState"][];
         };
+        /**
+         * @description A schedule name: 1-128 bytes of `A-Z a-z 0-9 _ . : -`; the id in URLs.
+         * @example nightly-report
+         */
+        ScheduleName: string;
+        /**
+         * @description Vixie cron: 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds
+         *     first; each a comma list of `*`, `n`, `a-b`, `*\/n` or `a-b/n`; month and weekday names
+         *     (`JAN`, `mon`); weekday 0-7 (0 and 7 are Sunday); when both day fields are restricted a
+         *     day matching either runs; or one of `@yearly @annually @monthly @weekly @daily
+         *     @midnight @hourly`. Read as wall-clock times in `timezone`.
+         * @example 30 2 * * *
+         * @example *\/15 * * * *
+         * @example 0 0 9 * * mon-fri
+         */
+        Cron: string;
+        /**
+         * @description An IANA time zone name, read with the system's tz database.
+         * @default UTC
+         * @example Europe/Berlin
+         * @example America/New_York
+         * @example UTC
+         */
+        TimeZone: string;
+        /**
+         * @description The job each tick makes: a job as in `POST /v1/jobs`, without `delay` or `run_at`
+         *     (its errors name the field under `job.`, e.g. `job.priority`). Fields left out take the
+         *     master's defaults when the job is made. With an `ordering_key` or `unique_key` the
+         *     schedule's jobs are made in that key's shard, in line with the key's other jobs; a tick
+         *     whose job would be a duplicate of a live job holding the `unique_key` makes none and
+         *     counts in `duplicates`.
+         */
+        JobTemplate: components["schemas"]["NewJob"];
+        /**
+         * @description The fields of a schedule as a client sends them. Exactly one of `cron` and `every` (else
+         *     `400` with `field: cron`); `null` for an optional field is the same as leaving it out.
+         *     Unknown keys are rejected (`invalid_job`, `field` = the key); the read-only fields `GET`
+         *     adds are accepted and ignored, so its answer can be sent back.
+         */
+        ScheduleFields: {
+            name?: components["schemas"]["ScheduleName"];
+            cron?: components["schemas"]["Cron"] | null;
+            /**
+             * @description Seconds between ticks, counted in real time: ticks at `start_at` + k*N, or without
+             *     `start_at` from when the timetable was set (the first N seconds after it).
+             */
+            every?: number | null;
+            timezone?: components["schemas"]["TimeZone"];
+            job?: components["schemas"]["JobTemplate"];
+            /**
+             * @description `skip`: no new job while the previous one of this schedule has not finished.
+             * @default allow
+             * @enum {string}
+             */
+            overlap?: "allow" | "skip";
+            /**
+             * @description What happens to ticks no master could make within 1 s of their time (every master
+             *     stopped, or Redis unreachable): `run_once` makes one job for the latest of them and
+             *     counts the others in `missed_count`; `skip` makes none and counts them all.
+             * @default run_once
+             * @enum {string}
+             */
+            missed?: "run_once" | "skip";
+            /** @description No tick before this time. */
+            start_at?: components["schemas"]["Timestamp"] | null;
+            /** @description No tick after this time; not before `start_at`. */
+            end_at?: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description true = no jobs; resumed, it goes on from its next tick after now.
+             * @default false
+             */
+            paused?: boolean;
+            /** @description Read-only; ignored. */
+            next_run_at?: unknown;
+            /** @description Read-only; ignored. */
+            next_runs?: unknown;
+            /** @description Read-only; ignored. */
+            last_run_at?: unknown;
+            /** @description Read-only; ignored. */
+            last_job_id?: unknown;
+            /** @description Read-only; ignored. */
+            runs?: unknown;
+            /** @description Read-only; ignored. */
+            skipped?: unknown;
+            /** @description Read-only; ignored. */
+            missed_count?: unknown;
+            /** @description Read-only; ignored. */
+            duplicates?: unknown;
+        };
+        /** @description A schedule to create (`POST`). */
+        NewSchedule: WithRequired<components["schemas"]["ScheduleFields"], "name" | "job">;
+        /** @description A whole schedule (`PUT`); `name` may be left out. */
+        ScheduleReplacement: WithRequired<components["schemas"]["ScheduleFields"], "job">;
+        /** @description Any of the fields (`PATCH`). */
+        SchedulePatch: components["schemas"]["ScheduleFields"];
+        /**
+         * @description A schedule as the master answers it (absent optional fields are null), with what its
+         *     ticks did. Times are ISO 8601 with the offset of the schedule's `timezone`.
+         */
+        Schedule: {
+            name: components["schemas"]["ScheduleName"];
+            cron: components["schemas"]["Cron"] | null;
+            every: number | null;
+            timezone: components["schemas"]["TimeZone"];
+            job: components["schemas"]["JobTemplate"];
+            /** @enum {string} */
+            overlap: "allow" | "skip";
+            /**
+             * @description The policy for missed ticks (the count is `missed_count`).
+             * @enum {string}
+             */
+            missed: "run_once" | "skip";
+            start_at: components["schemas"]["Timestamp"] | null;
+            end_at: components["schemas"]["Timestamp"] | null;
+            paused: boolean;
+            /** @description The next tick; null while paused or once it has ended. */
+            next_run_at: components["schemas"]["ZonedTimestamp"] | null;
+            /** @description The next 5 ticks (fewer when it ends sooner; none while paused). */
+            next_runs: components["schemas"]["ZonedTimestamp"][];
+            /** @description The tick of the last job made (a run now: when it ran); null before any. */
+            last_run_at: components["schemas"]["ZonedTimestamp"] | null;
+            /** @description The last job made; null before any. */
+            last_job_id: components["schemas"]["JobId"] | null;
+            /** @description Jobs made (ticks and runs now). */
+            runs: components["schemas"]["Count"];
+            /** @description Ticks skipped because the previous job had not finished (`overlap: skip`). */
+            skipped: components["schemas"]["Count"];
+            /** @description Ticks no master could make within 1 s of their time and that made no job. */
+            missed_count: components["schemas"]["Count"];
+            /** @description Ticks whose job would have been a duplicate of a live job holding its `unique_key`. */
+            duplicates: components["schemas"]["Count"];
+        };
+        ScheduleList: components["schemas"]["Schedule"][];
+        ScheduleRun: {
+            id: components["schemas"]["JobId"];
+        };
+        /** @description A timetable, from when and how many ticks; exactly one of `cron` and `every`. */
+        SchedulePreviewRequest: {
+            cron?: components["schemas"]["Cron"] | null;
+            every?: number | null;
+            timezone?: components["schemas"]["TimeZone"];
+            start_at?: components["schemas"]["Timestamp"] | null;
+            /** @description The ticks after this time; default now. */
+            from?: components["schemas"]["Timestamp"] | null;
+            /** @default 10 */
+            count?: number | null;
+        };
+        SchedulePreview: {
+            runs: components["schemas"]["ZonedTimestamp"][];
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -1208,6 +1494,47 @@ export interface components {
                 "application/json": components["schemas"]["BadRequestError"];
             };
         };
+        /** @description The schedule after the change, with what its ticks did. */
+        ScheduleChanged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/msgpack": components["schemas"]["Schedule"];
+                "application/json": components["schemas"]["Schedule"];
+            };
+        };
+        /**
+         * @description `invalid_job` with `field` naming the field: `cron` (with the part of the expression
+         *     that is wrong; also when neither or both of `cron` and `every` are given), `every`,
+         *     `timezone`, `job` or a template field under it (`job.priority`, `job.delay`),
+         *     `overlap`, `missed`, `start_at`, `end_at` (also before `start_at`), `count`, `from`, an
+         *     unknown key, or a `PUT`/`PATCH` body whose `name` is not the URL's. `bad_request` without
+         *     `field`: the body is not valid MessagePack/JSON or not a map.
+         */
+        BadSchedule: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/msgpack": components["schemas"]["BadRequestError"];
+                "application/json": components["schemas"]["BadRequestError"];
+            };
+        };
+        /**
+         * @description `conflict`: the schedule kept changing (other masters' changes) while this request ran,
+         *     five times in a row, or a change that came first makes this `PATCH` invalid; send it
+         *     again.
+         */
+        ScheduleBusy: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/msgpack": components["schemas"]["ConflictError"];
+                "application/json": components["schemas"]["ConflictError"];
+            };
+        };
         /**
          * @description `bad_request`: the master cannot parse the request: it is not valid HTTP/1.1 (a
          *     malformed request line or header, a bad `Content-Length` or chunk), or its path is
@@ -1305,7 +1632,10 @@ export interface components {
          * @description `unavailable`: Redis cannot be reached (the master reconnects by itself) or cannot
          *     serve for a moment, Redis is out of memory (over its `maxmemory`: a request that must
          *     store something is refused whole, nothing of it is written), the master is shutting
-         *     down, or it has too many open connections. `Retry-After` comes with those Redis caused.
+         *     down, or it has too many open connections. On a Redis Cluster also a slot whose node
+         *     does not serve it within the retries (a failover or resharding in progress). With
+         *     `redis.replicas_ack`, a push fewer replicas confirmed in time: its jobs are stored, and
+         *     pushing again may store them twice. `Retry-After` comes with those Redis caused.
          */
         Unavailable: {
             headers: {
@@ -1339,6 +1669,11 @@ export interface components {
          * @example mail-per-tenant
          */
         ConstraintNamePath: components["schemas"]["ConstraintName"];
+        /**
+         * @description A schedule's name.
+         * @example nightly-report
+         */
+        ScheduleNamePath: components["schemas"]["ScheduleName"];
     };
     requestBodies: never;
     headers: {
@@ -2068,7 +2403,10 @@ export interface operations {
             400: components["responses"]["BadConstraint"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `conflict`: a constraint of this `name` exists (`PUT` replaces it). */
+            /**
+             * @description `conflict`: a constraint of this `name` exists (`PUT` replaces it), or the master runs
+             *     on a Redis Cluster, where constraints are not supported yet (the message says so).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2143,6 +2481,19 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /**
+             * @description `conflict`: the master runs on a Redis Cluster, where constraints are not supported
+             *     yet (the message says so).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -2207,7 +2558,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `conflict`: the constraint kept changing (other masters' changes) while this patch
-             *     was merged into it, five times in a row; send it again.
+             *     was merged into it, five times in a row; send it again. Also: the master runs on a
+             *     Redis Cluster, where constraints are not supported yet (the message says so).
              */
             409: {
                 headers: {
@@ -2220,6 +2572,286 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ScheduleList"];
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["NewSchedule"];
+                "application/x-msgpack": components["schemas"]["NewSchedule"];
+                "application/json": components["schemas"]["NewSchedule"];
+            };
+        };
+        responses: {
+            /** @description Created; the schedule as stored, with its next runs. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["Schedule"];
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["BadSchedule"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a schedule of this `name` exists (`PUT` replaces it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["SchedulePreviewRequest"];
+                "application/x-msgpack": components["schemas"]["SchedulePreviewRequest"];
+                "application/json": components["schemas"]["SchedulePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The ticks, earliest first; fewer than `count` when the timetable ends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["SchedulePreview"];
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
+            400: components["responses"]["BadSchedule"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["Schedule"];
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ScheduleBusy"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replaceSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["ScheduleReplacement"];
+                "application/x-msgpack": components["schemas"]["ScheduleReplacement"];
+                "application/json": components["schemas"]["ScheduleReplacement"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ScheduleChanged"];
+            400: components["responses"]["BadSchedule"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ScheduleBusy"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ScheduleBusy"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/msgpack": components["schemas"]["SchedulePatch"];
+                "application/x-msgpack": components["schemas"]["SchedulePatch"];
+                "application/json": components["schemas"]["SchedulePatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ScheduleChanged"];
+            400: components["responses"]["BadSchedule"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ScheduleBusy"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A schedule's name.
+                 * @example nightly-report
+                 */
+                name: components["parameters"]["ScheduleNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job was made. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ScheduleRun"];
+                    "application/json": components["schemas"]["ScheduleRun"];
+                };
+            };
+            400: components["responses"]["MalformedRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `conflict`: the template has a `unique_key` whose claim a live job holds (the
+             *     message names it), so nothing was made; or the schedule kept changing meanwhile.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/msgpack": components["schemas"]["ConflictError"];
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

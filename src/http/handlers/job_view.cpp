@@ -34,6 +34,10 @@ json job_view(const std::string& id, const store::JobRecord& r) {
   }
   if (!r.unique_key.empty()) view["unique_key"] = r.unique_key;
   if (!r.ordering_key.empty()) view["ordering_key"] = r.ordering_key;
+  if (!r.schedule.empty()) {
+    view["schedule"] = r.schedule;
+    view["scheduled_at"] = r.scheduled_at;
+  }
   return view;
 }
 

@@ -123,8 +123,21 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
   auto fetched = co_await store.fetch_result(*id, watch);
   if (ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
-      fetched->keep_result && co_await events::ResultWaiters::wait(ticket, *wait)) {
-    fetched = co_await store.fetch_result(*id);
+      fetched->keep_result) {
+    // A wake-up without the result (ResultWaiters::notify_all after the events connection came
+    // back) waits again for the time left.
+    const auto deadline = std::chrono::steady_clock::now() + *wait;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      const bool woken = co_await events::ResultWaiters::wait(ticket, left);
+      if (!woken) break;
+      waiters.forget(ticket);
+      ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+      fetched = co_await store.fetch_result(*id);
+      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
+    }
   }
   if (ticket) waiters.forget(ticket);
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));

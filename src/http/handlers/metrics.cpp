@@ -115,6 +115,57 @@ asio::awaitable<std::vector<store::ConstraintTotals>> read_constraints(
   co_return std::move(*totals);
 }
 
+// Every schedule as stored; empty when Redis does not answer. Made by admins, so not capped.
+asio::awaitable<std::vector<schedules::StoredSchedule>> read_schedules(
+    schedules::ScheduleStore& schedules) {
+  auto all = co_await schedules.list();
+  if (!all) {
+    spdlog::debug("metrics: schedules not read: {}", all.error().message);
+    co_return std::vector<schedules::StoredSchedule>();
+  }
+  co_return std::move(*all);
+}
+
+// The counters live in each schedule's record in Redis, shared by every master (as the
+// constraint counters: do not sum them across masters).
+void write_schedule_series(std::string& out, const std::vector<schedules::StoredSchedule>& all) {
+  std::vector<ScrapedSample> runs, skipped, next;
+  for (const schedules::StoredSchedule& s : all) {
+    const std::string& name = s.schedule.name;
+    const schedules::ScheduleRecord& r = s.record;
+    runs.push_back(ScrapedSample{{name}, static_cast<double>(r.runs)});
+    skipped.push_back(ScrapedSample{{name, "overlap"}, static_cast<double>(r.skipped)});
+    skipped.push_back(ScrapedSample{{name, "missed"}, static_cast<double>(r.missed)});
+    skipped.push_back(ScrapedSample{{name, "duplicate"}, static_cast<double>(r.duplicates)});
+    if (r.next_ms > 0) {
+      next.push_back(ScrapedSample{{name}, static_cast<double>(r.next_ms) / 1000.0});
+    }
+  }
+  metrics::write_scraped(out,
+                         Desc{"jq_schedule_runs_total",
+                              "Jobs the schedule made (ticks and runs now), since it was created "
+                              "(all masters).",
+                              Type::counter,
+                              {"schedule"}},
+                         runs);
+  metrics::write_scraped(
+      out,
+      Desc{"jq_schedule_skipped_total",
+           "Ticks of the schedule that made no job, since it was created (all masters): "
+           "reason=\"overlap\" the previous job had not finished (overlap: skip), "
+           "reason=\"missed\" no master could make it within 1 s of its time, "
+           "reason=\"duplicate\" its job's unique_key was held by a live job.",
+           Type::counter,
+           {"schedule", "reason"}},
+      skipped);
+  metrics::write_scraped(out,
+                         gauge_desc("jq_schedule_next_run_timestamp_seconds",
+                                    "When the schedule ticks next (Unix time); no sample while it "
+                                    "is paused or has ended.",
+                                    "schedule"),
+                         next);
+}
+
 void write_queue_gauges(std::string& out, const std::vector<store::QueueInfo>& counts) {
   for (const QueueGauge& gauge : kQueueGauges) {
     std::vector<ScrapedSample> samples;
@@ -156,11 +207,12 @@ void write_constraint_series(std::string& out, const std::vector<store::Constrai
 }
 
 asio::awaitable<Response> scrape(metrics::Metrics& metrics, store::QueueStore& queues,
-                                 workers::WorkerStore& workers,
-                                 store::ConstraintStore& constraints) {
+                                 workers::WorkerStore& workers, store::ConstraintStore& constraints,
+                                 schedules::ScheduleStore& schedules) {
   const std::vector<store::QueueInfo> counts = co_await read_queues(metrics, queues);
   const std::vector<ScrapedSample> health = co_await read_worker_health(metrics, workers);
   const std::vector<store::ConstraintTotals> totals = co_await read_constraints(constraints);
+  const std::vector<schedules::StoredSchedule> all = co_await read_schedules(schedules);
   Response r;
   r.content_type = std::string(metrics::kContentType);
   metrics.expose(r.body);
@@ -172,16 +224,19 @@ asio::awaitable<Response> scrape(metrics::Metrics& metrics, store::QueueStore& q
                                     "worker"),
                          health);
   write_constraint_series(r.body, totals);
+  write_schedule_series(r.body, all);
   co_return r;
 }
 
 }  // namespace
 
 void add_metrics_routes(Router& router, metrics::Metrics& metrics, store::QueueStore& queues,
-                        workers::WorkerStore& workers, store::ConstraintStore& constraints) {
-  router.add(Method::get, "/metrics", [&metrics, &queues, &workers, &constraints](Request&) {
-    return scrape(metrics, queues, workers, constraints);
-  });
+                        workers::WorkerStore& workers, store::ConstraintStore& constraints,
+                        schedules::ScheduleStore& schedules) {
+  router.add(Method::get, "/metrics",
+             [&metrics, &queues, &workers, &constraints, &schedules](Request&) {
+               return scrape(metrics, queues, workers, constraints, schedules);
+             });
 }
 
 }  // namespace jq::http

@@ -13,6 +13,7 @@
 #include "src/redis/bindings/expire_workers.hpp"
 #include "src/redis/bindings/fail_job.hpp"
 #include "src/redis/bindings/fetch_result.hpp"
+#include "src/redis/bindings/fire_schedule.hpp"
 #include "src/redis/bindings/get_job.hpp"
 #include "src/redis/bindings/init_store.hpp"
 #include "src/redis/bindings/list_dead.hpp"
@@ -28,6 +29,7 @@
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
+#include "src/redis/bindings/schedule_writes.hpp"
 #include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::redis::bindings {
@@ -40,6 +42,7 @@ using All =
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, BrowseJobs,
          PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
-         WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster>;
+         WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster, ClaimScheduleName,
+         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule>;
 
 }  // namespace jq::redis::bindings

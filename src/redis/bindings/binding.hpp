@@ -86,4 +86,22 @@ inline Decoded<std::vector<std::int64_t>> integers_reply(ScriptId id, const Repl
   return out;
 }
 
+// A {status, version} reply: a documented status and the version the write left (the
+// definition changes of constraints and schedules).
+template <class Status>
+struct Written {
+  Status status;
+  std::int64_t version = 0;
+};
+
+template <class Status, std::size_t N>
+Decoded<Written<Status>> written_reply(ScriptId id, const std::array<Status, N>& statuses,
+                                       const Reply& reply) {
+  auto n = integers_reply(id, reply, 2);
+  if (!n) return unexpected(std::move(n.error()));
+  auto status = status_of(id, (*n)[0], statuses, reply);
+  if (!status) return unexpected(std::move(status.error()));
+  return Written<Status>{*status, (*n)[1]};
+}
+
 }  // namespace jq::redis::bindings

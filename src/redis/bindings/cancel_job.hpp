@@ -32,11 +32,16 @@ struct CancelJob {
                                           Status::finished};
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
-    return {k.jobs_prefix(shard),        k.scheduled(shard),
-            k.done(shard, field),        k.counts(shard),
-            k.ready_prefix(shard),       k.unique_prefix(shard),
-            k.order_prefix(shard),       k.constraints(),
-            k.constraint_state_prefix(), k.prefix()};
+    return {k.jobs_prefix(shard),
+            k.scheduled(shard),
+            k.done(shard, field),
+            k.counts(shard),
+            k.ready_prefix(shard),
+            k.unique_prefix(shard),
+            k.order_prefix(shard),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
+            k.prefix()};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,

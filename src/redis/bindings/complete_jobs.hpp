@@ -47,8 +47,8 @@ struct CompleteJobs {
             k.scheduled(shard),
             k.unique_prefix(shard),
             k.order_prefix(shard),
-            k.constraints(),
-            k.constraint_state_prefix(),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
             k.watch_prefix(shard),
             k.prefix()};
   }

@@ -14,22 +14,7 @@ struct ConstraintKeys {
 };
 
 template <class Status>
-struct ConstraintWritten {
-  Status status;
-  std::int64_t version = 0;
-};
-
-// A {status, version} reply with a documented status.
-template <class Status, std::size_t N>
-Decoded<ConstraintWritten<Status>> decode_written(ScriptId id,
-                                                  const std::array<Status, N>& statuses,
-                                                  const Reply& reply) {
-  auto n = integers_reply(id, reply, 2);
-  if (!n) return unexpected(std::move(n.error()));
-  auto status = status_of(id, (*n)[0], statuses, reply);
-  if (!status) return unexpected(std::move(status.error()));
-  return ConstraintWritten<Status>{*status, (*n)[1]};
-}
+using ConstraintWritten = Written<Status>;
 
 inline ConstraintKeys constraint_keys(const redis::Keys& k) {
   return {k.constraints(), k.constraints_version()};
@@ -57,7 +42,7 @@ struct CreateConstraint {
             {std::move(a.name), std::move(a.definition), std::move(a.channel)}};
   }
   static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
-    return decode_written(id, statuses, reply);
+    return written_reply(id, statuses, reply);
   }
 };
 
@@ -87,7 +72,7 @@ struct UpdateConstraint {
         {std::move(a.name), std::move(a.definition), std::move(a.expected), std::move(a.channel)}};
   }
   static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
-    return decode_written(id, statuses, reply);
+    return written_reply(id, statuses, reply);
   }
 };
 
@@ -112,7 +97,7 @@ struct RemoveConstraint {
             {std::move(a.name), std::move(a.channel)}};
   }
   static Decoded<ConstraintWritten<Status>> decode(const Reply& reply) {
-    return decode_written(id, statuses, reply);
+    return written_reply(id, statuses, reply);
   }
 };
 

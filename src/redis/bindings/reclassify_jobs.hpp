@@ -30,9 +30,12 @@ struct ReclassifyJobs {
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard), k.ready_prefix(shard),
-            k.constraints(),      k.constraint_state_prefix(),
-            k.prefix(),           k.events_channel()};
+    return {k.jobs_prefix(shard),
+            k.ready_prefix(shard),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
+            k.prefix(),
+            k.events_channel(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,

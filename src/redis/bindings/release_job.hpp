@@ -33,8 +33,8 @@ struct ReleaseJob {
             k.inflight(shard),
             k.ready(shard, name),
             k.counts(shard),
-            k.constraints(),
-            k.constraint_state_prefix(),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
             k.prefix()};
   }
   static ScriptCall call(Keys k, Args a) {

@@ -49,10 +49,10 @@ struct ReserveJobs {
             k.counts(shard),
             k.stats(shard),
             k.unique_prefix(shard),
-            k.constraints(),
-            k.constraint_state_prefix(),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
             k.prefix(),
-            k.events_channel(),
+            k.events_channel(shard),
             shard};
   }
   static ScriptCall call(Keys k, Args a) {

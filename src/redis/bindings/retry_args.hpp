@@ -41,8 +41,8 @@ struct FailKeys {
             k.ready_prefix(shard),
             k.unique_prefix(shard),
             k.order_prefix(shard),
-            k.constraints(),
-            k.constraint_state_prefix(),
+            k.dispatch_constraints(shard),
+            k.dispatch_constraint_state(shard),
             k.prefix()};
   }
   // In the scripts' KEYS order.

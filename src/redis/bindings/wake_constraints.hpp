@@ -30,7 +30,7 @@ struct WakeConstraints {
   };
 
   static Keys keys(const redis::Keys& k) {
-    return {k.constraints(), k.constraint_state_prefix(), k.prefix(), k.events_channel()};
+    return {k.constraints(), k.constraint_state_prefix(), k.prefix(), k.constraint_channel()};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,

@@ -1,0 +1,188 @@
+#include "src/redis/node.hpp"
+
+#include <charconv>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "src/metrics/registry.hpp"
+#include "src/redis/errc.hpp"
+
+namespace jq::redis {
+
+void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha) {
+  std::size_t size = 64 + (by_sha ? s.sha1.size() : s.source.size());
+  for (const std::string& k : call.keys) size += k.size() + 16;
+  for (const std::string& a : call.args) size += a.size() + 16;
+  frame.reserve(frame.size() + size);
+  char num_keys[16];
+  const char* num_keys_end =
+      std::to_chars(num_keys, num_keys + sizeof num_keys, call.keys.size()).ptr;
+  append_array_header(frame, 3 + call.keys.size() + call.args.size());
+  append_bulk(frame, by_sha ? "EVALSHA" : "EVAL");
+  append_bulk(frame, by_sha ? std::string_view(s.sha1) : s.source);
+  append_bulk(frame, std::string_view(num_keys, static_cast<std::size_t>(num_keys_end - num_keys)));
+  for (const std::string& k : call.keys) append_bulk(frame, k);
+  for (const std::string& a : call.args) append_bulk(frame, a);
+}
+
+Reply empty_array() {
+  Reply array;
+  array.type = Reply::Type::array;
+  return array;
+}
+
+namespace {
+
+std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
+  std::string frame;
+  append_script(frame, s, call, by_sha);
+  return frame;
+}
+
+bool lost_script(const ReplyResult& reply) {
+  return reply && reply->is_error() && reply->str.starts_with("NOSCRIPT");
+}
+
+// A refusal as an error code: the reply itself, or, for several commands, the first refused one.
+std::optional<Errc> refused(const Reply& reply, std::size_t replies) {
+  if (reply.is_error()) return refusal_of(reply.str);
+  if (replies == 1 || !reply.is_array()) return std::nullopt;
+  for (const Reply& r : reply.elements) {
+    if (!r.is_error()) continue;
+    if (auto errc = refusal_of(r.str)) return errc;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Node::Node(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect,
+           bool load_scripts)
+    : options_(options), on_connect_(std::move(on_connect)), load_scripts_(load_scripts) {
+  connection_ = Connection::create(std::move(executor), std::move(options),
+                                   [this](Connection&) { return handshake(); });
+}
+
+Node::~Node() {
+  stop();
+}
+
+void Node::start() {
+  connection_->start();
+}
+void Node::stop() {
+  connection_->stop();
+}
+bool Node::ready() const {
+  return connection_->ready();
+}
+
+asio::awaitable<ReplyResult> Node::send(std::string frame, std::size_t replies, Phase phase) {
+  const auto started = std::chrono::steady_clock::now();
+  ReplyResult reply = co_await raw(std::move(frame), replies, phase);
+  if (command_duration_ != nullptr) {
+    command_duration_->observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  if (reply) {
+    if (auto errc = refused(*reply, replies)) reply = unexpected(make_error_code(*errc));
+  }
+  if (!reply && on_error_) on_error_(reply.error());
+  co_return reply;
+}
+
+asio::awaitable<ReplyResult> Node::raw(std::string frame, std::size_t replies, Phase phase) {
+  if (phase == Phase::handshake) {
+    co_return co_await connection_->async_exec_handshake(std::move(frame), replies,
+                                                         asio::use_awaitable);
+  }
+  co_return co_await connection_->async_exec(std::move(frame), replies, asio::use_awaitable);
+}
+
+asio::awaitable<ReplyResult> Node::command(std::vector<std::string> args, Phase phase) {
+  std::string frame;
+  append_command(frame, args);
+  co_return co_await send(std::move(frame), 1, phase);
+}
+
+asio::awaitable<ReplyResult> Node::exec(std::string frame, std::size_t replies, Phase phase) {
+  auto reply = co_await send(std::move(frame), replies, phase);
+  // The connection hands back a lone command's reply as it is; a pipeline answers an array
+  // whatever its length (a one-name stats or heads query would otherwise misread the reply).
+  if (!reply || replies != 1) co_return reply;
+  Reply array = empty_array();
+  array.elements.push_back(std::move(*reply));
+  co_return array;
+}
+
+asio::awaitable<ReplyResult> Node::pipeline(std::vector<std::vector<std::string>> commands,
+                                            Phase phase) {
+  if (commands.empty()) co_return empty_array();
+  std::string frame;
+  for (const auto& args : commands) append_command(frame, args);
+  co_return co_await exec(std::move(frame), commands.size(), phase);
+}
+
+asio::awaitable<ReplyResult> Node::eval(ScriptCall call, Phase phase) {
+  const Script& s = script(call.id);
+  auto reply = co_await send(encode_script(s, call, /*by_sha=*/true), 1, phase);
+  if (lost_script(reply)) {
+    spdlog::info("Redis lost script {}; sending it again", s.file);
+    reply = co_await send(encode_script(s, call, /*by_sha=*/false), 1, phase);
+  }
+  co_return reply;
+}
+
+asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
+                                                 std::vector<std::vector<std::string>> extra,
+                                                 Phase phase) {
+  const std::size_t count = calls.size() + extra.size();
+  if (count == 0) co_return empty_array();
+  std::string frame;
+  for (const ScriptCall& call : calls) append_script(frame, script(call.id), call, /*by_sha=*/true);
+  for (const auto& args : extra) append_command(frame, args);
+  auto reply = co_await exec(std::move(frame), count, phase);
+  if (!reply || !reply->is_array() || reply->elements.size() != count) co_return reply;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    ReplyResult one(std::move(reply->elements[i]));
+    if (lost_script(one)) one = co_await eval(std::move(calls[i]), phase);
+    if (!one) co_return one;
+    reply->elements[i] = std::move(*one);
+  }
+  co_return reply;
+}
+
+// AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
+// must stop the start, not the first request that needs it.
+asio::awaitable<std::error_code> Node::handshake() {
+  std::vector<std::vector<std::string>> setup;
+  const Address& a = options_.address;
+  if (!a.password.empty()) {
+    setup.push_back(a.username.empty() ? std::vector<std::string>{"AUTH", a.password}
+                                       : std::vector<std::string>{"AUTH", a.username, a.password});
+  }
+  if (a.db != 0) setup.push_back({"SELECT", std::to_string(a.db)});
+  if (load_scripts_) {
+    for (const Script& s : all_scripts())
+      setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+  }
+  if (setup.empty()) setup.push_back({"PING"});
+  auto replies = co_await pipeline(std::move(setup), Phase::handshake);
+  if (!replies) co_return replies.error();
+  for (const Reply& r : replies->elements) {
+    if (r.is_error()) {
+      // The scripts' first line (#!lua flags=...) is Redis 7 syntax; Redis 6 cannot compile it.
+      spdlog::error("Redis refused the connection set-up: {}{}", r.str,
+                    r.str.find("compiling script") != std::string::npos
+                        ? " (jqmaster needs Redis 7.0 or newer)"
+                        : "");
+      co_return make_error_code(Errc::protocol_error);
+    }
+  }
+  if (on_connect_) co_return co_await on_connect_(*this);
+  co_return std::error_code{};
+}
+
+}  // namespace jq::redis

@@ -1,0 +1,90 @@
+// One Redis server behind one pipelined, self-healing connection: the handshake (AUTH, SELECT,
+// SCRIPT LOAD of every script), scripts by EVALSHA with EVAL on NOSCRIPT, and refusals as errors.
+// redis::Client uses one Node for a single Redis and one per master for a Redis Cluster.
+//
+// An error reply by which Redis refuses to serve now (-OOM, -LOADING, ...: see refusal_of) comes
+// back as that Errc, not as a reply, so callers treat it like a lost connection; for a pipeline,
+// any command refused fails the whole.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "src/redis/connection.hpp"
+#include "src/redis/scripts.hpp"
+
+namespace jq::metrics {
+class Histogram;
+}
+
+namespace jq::redis {
+
+// Commands may run during the handshake (from the OnConnect hook) or once the client is ready.
+enum class Phase { ready, handshake };
+
+// The frame of one script call: EVALSHA (by_sha) or EVAL with the source.
+void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha);
+// An array reply with no elements.
+Reply empty_array();
+
+class Node {
+ public:
+  // Runs at the end of every handshake, after AUTH, SELECT and SCRIPT LOAD; an error drops the
+  // connection (and is retried).
+  using OnConnect = std::function<asio::awaitable<std::error_code>(Node&)>;
+
+  // `load_scripts`: SCRIPT LOAD every script on connect (not needed on a subscriber connection).
+  Node(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {},
+       bool load_scripts = true);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  void start();
+  void stop();
+  bool ready() const;
+  const Address& address() const { return options_.address; }
+
+  asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
+  // Several commands in one write; the reply is an array with one element per command.
+  asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
+                                        Phase phase = Phase::ready);
+  asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
+  // Scripts by EVALSHA, then the `extra` commands, in one write; the reply is an array with one
+  // element per script, then per command. A script Redis no longer has is sent again alone, by
+  // its source, as eval() does.
+  asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
+                                             std::vector<std::vector<std::string>> extra = {},
+                                             Phase phase = Phase::ready);
+  // `frame` holds `replies` encoded commands (> 0); the answer is an array of their replies
+  // whatever their number. Timed and checked for refusals like every call; no EVAL fallback.
+  asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies,
+                                    Phase phase = Phase::ready);
+
+  // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
+  // seconds from sending to the answer; null: not timed. Set before start().
+  void time_commands(metrics::Histogram* histogram) { command_duration_ = histogram; }
+  // Called with every failed call's error (a refusal or a connection failure), on the thread
+  // that awaited the call. Set before start().
+  void on_error(std::function<void(const std::error_code&)> hook) { on_error_ = std::move(hook); }
+
+ private:
+  asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
+  asio::awaitable<ReplyResult> raw(std::string frame, std::size_t replies, Phase phase);
+  asio::awaitable<std::error_code> handshake();
+
+  ConnectionOptions options_;
+  OnConnect on_connect_;
+  bool load_scripts_;
+  std::shared_ptr<Connection> connection_;
+  metrics::Histogram* command_duration_ = nullptr;
+  std::function<void(const std::error_code&)> on_error_;
+};
+
+}  // namespace jq::redis

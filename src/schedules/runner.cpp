@@ -1,0 +1,188 @@
+#include "src/schedules/runner.hpp"
+
+#include <charconv>
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+namespace jq::schedules {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Nothing due: the wait ends on an event; the timer only bounds it.
+constexpr Periodic::Duration kIdle = std::chrono::hours(1);
+
+// "<shard> <name>"; nullopt for anything else (then every schedule is read again).
+std::optional<std::pair<std::string, int>> parse_key(std::string_view arg) {
+  const auto space = arg.find(' ');
+  if (space == std::string_view::npos || space + 1 >= arg.size()) return std::nullopt;
+  int shard = 0;
+  const auto [end, ec] = std::from_chars(arg.data(), arg.data() + space, shard);
+  if (ec != std::errc{} || end != arg.data() + space) return std::nullopt;
+  return std::pair<std::string, int>(std::string(arg.substr(space + 1)), shard);
+}
+
+}  // namespace
+
+Runner::Runner(asio::io_context& io, ScheduleStore& store)
+    : store_(store), loop_(io.get_executor(), "schedules", [this] { return step(); }) {}
+
+void Runner::on_event(const events::Event& event) {
+  if (event.kind != events::EventKind::schedules) return;
+  auto key = parse_key(event.arg);
+  asio::post(loop_.strand(), [this, key = std::move(key)] {
+    if (key) {
+      to_reload_.insert(*key);
+    } else {
+      reload_all_ = true;
+    }
+    loop_.poke();
+  });
+}
+
+asio::awaitable<Periodic::Duration> Runner::step() {
+  const milliseconds retry(kRetryMs);
+  // Redis away: wait for it quietly (the subscriber's reconnect asks for a reload anyway).
+  if (!store_.redis_ready()) co_return retry;
+  if (reload_all_) {
+    const bool loaded = co_await reload_all();
+    if (!loaded) co_return retry;
+  }
+  while (!to_reload_.empty()) {
+    Key key = *to_reload_.begin();
+    to_reload_.erase(to_reload_.begin());
+    const bool read = co_await reload(key);
+    if (!read) {
+      to_reload_.insert(std::move(key));
+      co_return retry;
+    }
+  }
+  for (;;) {
+    if (due_.empty()) co_return kIdle;
+    const std::int64_t wait = due_.begin()->first - store_.now_ms();
+    if (wait > 0) co_return milliseconds(wait);
+    const Key key = due_.begin()->second;
+    co_await act(key);
+  }
+}
+
+asio::awaitable<bool> Runner::reload_all() {
+  reload_all_ = false;
+  std::vector<StoredSchedule> loaded;
+  for (int shard = 0; shard < store_.shards(); ++shard) {
+    auto records = co_await store_.load_shard(shard);
+    if (!records) {
+      spdlog::warn("schedules: cannot load them ({}); retrying", records.error().message);
+      reload_all_ = true;
+      co_return false;
+    }
+    for (StoredSchedule& s : *records) loaded.push_back(std::move(s));
+  }
+  entries_.clear();
+  due_.clear();
+  for (StoredSchedule& s : loaded) {
+    Key key{s.schedule.name, s.shard};
+    put(std::move(key), std::move(s));
+  }
+  spdlog::info("schedules: {} loaded", entries_.size());
+  co_return true;
+}
+
+asio::awaitable<bool> Runner::reload(Key key) {
+  auto stored = co_await store_.load(key.second, key.first);
+  if (!stored) {
+    spdlog::warn("schedules: cannot read {} ({}); retrying", key.first, stored.error().message);
+    co_return false;
+  }
+  put(std::move(key), std::move(*stored));
+  co_return true;
+}
+
+void Runner::put(Key key, std::optional<StoredSchedule> stored) {
+  drop(key);
+  if (!stored) return;
+  const std::int64_t anchor = stored->record.anchor_ms;
+  Timetable timetable = timetable_of(stored->schedule, anchor);
+  const std::int64_t due = stored->record.next_ms;  // leaving: when to finish the move
+  const auto it = entries_.emplace(key, Entry{std::move(*stored), std::move(timetable), 0}).first;
+  set_due(key, it->second, due);
+}
+
+void Runner::set_due(const Key& key, Entry& entry, std::int64_t due_ms) {
+  if (entry.due_ms > 0) due_.erase({entry.due_ms, key});
+  entry.due_ms = due_ms;
+  if (due_ms > 0) due_.insert({due_ms, key});
+}
+
+void Runner::drop(const Key& key) {
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  set_due(key, it->second, 0);
+  entries_.erase(it);
+}
+
+asio::awaitable<void> Runner::act(Key key) {
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) co_return;
+  if (it->second.stored.record.status == RecordStatus::active) {
+    co_await tick(key, it->second);
+    co_return;
+  }
+  // A move that the master which began it has not finished in time.
+  auto finished = co_await store_.finish_leaving(key.second, key.first);
+  if (!finished) {
+    spdlog::warn("schedule {}: cannot finish its move yet ({}); retrying", key.first,
+                 finished.error().message);
+  }
+  const bool read = finished && co_await reload(key);
+  if (!read) {
+    if (const auto again = entries_.find(key); again != entries_.end()) {
+      set_due(key, again->second, store_.now_ms() + kRetryMs);
+    }
+  }
+}
+
+// `entry` is a copy: the map may change while the tick is in Redis.
+asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
+  const std::int64_t now = store_.now_ms();
+  const ScheduleRecord& read = entry.stored.record;
+  const TickPlan plan = plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, now);
+  auto fired = co_await store_.fire(entry.stored, plan);
+  const auto retry_later = [&] {
+    if (const auto it = entries_.find(key); it != entries_.end()) {
+      set_due(key, it->second, store_.now_ms() + kRetryMs);
+    }
+  };
+  if (!fired) {
+    spdlog::warn("schedule {}: its tick could not be made ({}); retrying", key.first,
+                 fired.error().message);
+    retry_later();
+    co_return;
+  }
+  if (!*fired) {  // another master made it, or the schedule changed: read it again
+    const bool reread = co_await reload(key);
+    if (!reread) {
+      retry_later();
+      co_return;
+    }
+    const auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.stored.record.version == read.version &&
+        it->second.stored.record.next_ms == read.next_ms && it->second.due_ms <= now) {
+      spdlog::error("schedule {}: its tick was refused, yet the record did not change", key.first);
+      retry_later();
+    }
+    co_return;
+  }
+  if (plan.missed > 0) {
+    spdlog::info("schedule {}: {} ticks missed (missed: {})", key.first, plan.missed,
+                 api::to_string(entry.stored.schedule.missed));
+  }
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) co_return;
+  it->second.stored.record.next_ms = plan.after_ms;
+  set_due(key, it->second, plan.after_ms);
+}
+
+}  // namespace jq::schedules

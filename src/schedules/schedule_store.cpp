@@ -1,0 +1,575 @@
+#include "src/schedules/schedule_store.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "src/redis/bindings/fire_schedule.hpp"
+#include "src/redis/bindings/schedule_writes.hpp"
+#include "src/store/job_routing.hpp"
+#include "src/store/job_store.hpp"
+
+namespace jq::schedules {
+namespace {
+
+using redis::Reply;
+using redis::bindings::ClaimScheduleName;
+using redis::bindings::FireSchedule;
+using redis::bindings::LeaveSchedule;
+using redis::bindings::RemoveSchedule;
+using redis::bindings::SaveSchedule;
+using store::StoreErrc;
+
+StoreError no_schedule(const std::string& name) {
+  return StoreError{StoreErrc::not_found, "no schedule " + name};
+}
+
+StoreError kept_changing(const std::string& name) {
+  return StoreError{StoreErrc::conflict,
+                    "schedule " + name + " kept changing while this request ran; try again"};
+}
+
+// Whether a claim names this record: the same shard and token.
+bool names(const std::optional<Claim>& claim, int shard, std::int64_t token) {
+  return claim && claim->shard == shard && claim->token == token;
+}
+
+}  // namespace
+
+std::optional<StoredSchedule> stored_schedule(const std::string& name, int shard,
+                                              ScheduleRecord record) {
+  auto s = api::decode_schedule(record.definition, api::MediaType::msgpack);
+  if (!s) {
+    spdlog::error("schedule {} in shard {} does not decode ({}); it is ignored", name, shard,
+                  s.error().message);
+    return std::nullopt;
+  }
+  if (s->name != name) {
+    spdlog::error("schedule {} in shard {} is stored as {}; it is ignored", name, shard, s->name);
+    return std::nullopt;
+  }
+  return StoredSchedule{std::move(*s), shard, std::move(record)};
+}
+
+std::int64_t first_tick(const api::Schedule& schedule, std::int64_t anchor_ms,
+                        std::int64_t after_ms) {
+  if (schedule.paused) return 0;
+  return tick_after(schedule, timetable_of(schedule, anchor_ms), after_ms).value_or(0);
+}
+
+ScheduleStore::ScheduleStore(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock,
+                             api::JobDefaults defaults)
+    : redis_(redis),
+      keys_(std::move(keys)),
+      shards_(shards),
+      clock_(std::move(clock)),
+      defaults_(defaults) {}
+
+int ScheduleStore::home(const std::string& name) const {
+  return store::hashed_shard(name, shards_);
+}
+
+int ScheduleStore::shard_of(const api::Schedule& schedule) const {
+  auto job = api::template_job(schedule, defaults_);
+  if (!job) return home(schedule.name);
+  return store::routed_shard(*job, shards_).value_or(home(schedule.name));
+}
+
+asio::awaitable<Expected<Reply, StoreError>> ScheduleStore::eval(redis::ScriptCall call) {
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (reply->is_error()) co_return unexpected(StoreError::bad_reply("Redis", *reply));
+  co_return std::move(*reply);
+}
+
+asio::awaitable<Expected<std::string, StoreError>> ScheduleStore::read_claim(
+    const std::string& name) {
+  std::vector<std::string> hget{"HGET", keys_.schedule_homes(home(name)), name};
+  auto reply = co_await redis_.command(std::move(hget));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (reply->is_nil()) co_return std::string();
+  if (reply->type != Reply::Type::string) {
+    co_return unexpected(StoreError::bad_reply("reading a schedule's claim", *reply));
+  }
+  co_return std::move(reply->str);
+}
+
+asio::awaitable<Expected<std::optional<ScheduleRecord>, StoreError>> ScheduleStore::read_record(
+    int shard, const std::string& name) {
+  std::vector<std::string> hget{"HGET", keys_.schedules(shard), name};
+  auto reply = co_await redis_.command(std::move(hget));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (reply->is_nil()) co_return std::optional<ScheduleRecord>();
+  auto record = decode_schedule_record(reply->str);
+  if (!record) {
+    co_return unexpected(StoreError::internal("unreadable record of schedule " + name));
+  }
+  co_return std::move(record);
+}
+
+asio::awaitable<Expected<bool, StoreError>> ScheduleStore::cas_claim(const std::string& name,
+                                                                     std::string expected,
+                                                                     std::string claim) {
+  redis::ScriptCall call = ClaimScheduleName::call(ClaimScheduleName::keys(keys_, home(name)),
+                                                   {name, std::move(expected), std::move(claim)});
+  auto reply = co_await eval(std::move(call));
+  if (!reply) co_return unexpected(std::move(reply.error()));
+  auto claimed = ClaimScheduleName::decode(*reply);
+  if (!claimed) co_return unexpected(StoreError::bad_reply(claimed.error()));
+  co_return claimed->done;
+}
+
+// Tokens come from a counter in the name's home shard, so the tokens of one name only grow.
+asio::awaitable<Expected<std::int64_t, StoreError>> ScheduleStore::next_token(
+    const std::string& name) {
+  std::vector<std::string> incr{"HINCRBY", keys_.stats(home(name)), "schedule_token", "1"};
+  auto reply = co_await redis_.command(std::move(incr));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_integer()) co_return unexpected(StoreError::bad_reply("a token", *reply));
+  co_return reply->integer;
+}
+
+asio::awaitable<Expected<ScheduleStore::Settled, StoreError>> ScheduleStore::settle(
+    std::string name) {
+  for (int round = 0; round < 2 * kAttempts; ++round) {
+    auto claim = co_await read_claim(name);
+    if (!claim) co_return unexpected(std::move(claim.error()));
+    if (claim->empty()) co_return Settled{};
+    auto live = co_await settle_round(name, *claim);
+    if (!live) co_return unexpected(std::move(live.error()));
+    if (*live) co_return Settled{std::move(*claim), std::move(*live)};
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+// The live record the claim names; or nullopt after one step that settles the name further: a
+// move finished, or a claim whose record is missing fenced and cleared.
+asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleStore::settle_round(
+    const std::string& name, std::string claim_text) {
+  using Live = std::optional<StoredSchedule>;
+  const auto claim = parse_claim(claim_text);
+  if (claim) {
+    auto record = co_await read_record(claim->shard, name);
+    if (!record) co_return unexpected(std::move(record.error()));
+    if (*record && (*record)->token == claim->token && (*record)->status != RecordStatus::gone) {
+      if ((*record)->status == RecordStatus::leaving) {
+        auto moved = co_await finish_move(claim->shard, name, std::move(**record));
+        if (!moved) co_return unexpected(std::move(moved.error()));
+        co_return Live();
+      }
+      auto live = stored_schedule(name, claim->shard, std::move(**record));
+      if (!live)
+        co_return unexpected(StoreError::internal("schedule " + name + " does not decode"));
+      co_return std::move(live);
+    }
+    if (claim->from_shard) {  // a move whose new record is not written yet
+      auto from = co_await read_record(*claim->from_shard, name);
+      if (!from) co_return unexpected(std::move(from.error()));
+      const auto& f = *from;
+      if (f && f->token == claim->from_token && f->status == RecordStatus::leaving && f->to &&
+          f->to->shard == claim->shard && f->to->token == claim->token) {
+        auto moved = co_await finish_move(*claim->from_shard, name, std::move(*f));
+        if (!moved) co_return unexpected(std::move(moved.error()));
+        co_return Live();
+      }
+    }
+    // The claim's record is missing: its writer died, or is slow. Fence its token there first,
+    // so that it cannot arrive after the name has been given to someone else.
+    redis::ScriptCall fence = RemoveSchedule::call(
+        RemoveSchedule::keys(keys_, claim->shard),
+        {name, claim->token, RemoveSchedule::Mode::fence, keys_.events_channel(claim->shard), claim->shard});
+    auto reply = co_await eval(std::move(fence));
+    if (!reply) co_return unexpected(std::move(reply.error()));
+    auto fenced = RemoveSchedule::decode(*reply);
+    if (!fenced) co_return unexpected(StoreError::bad_reply(fenced.error()));
+    if (*fenced == RemoveSchedule::Status::done) co_return Live();  // it arrived meanwhile
+  } else {
+    spdlog::error("the claim of schedule {} is unreadable ({}); it is cleared", name, claim_text);
+  }
+  auto cleared = co_await cas_claim(name, std::move(claim_text), "");
+  if (!cleared) co_return unexpected(std::move(cleared.error()));
+  co_return Live();
+}
+
+// The claim first (from the leaving record to the new one), then the new record, then the old
+// record goes. Each step is safe to repeat, so two masters finishing one move agree.
+asio::awaitable<Expected<void, StoreError>> ScheduleStore::finish_move(int shard, std::string name,
+                                                                       ScheduleRecord leaving) {
+  if (!leaving.to) {
+    co_return unexpected(StoreError::internal("leaving schedule " + name + " has no destination"));
+  }
+  const MoveIntent to = *leaving.to;
+  auto claimed = co_await claim_move(shard, name, leaving.token, to);
+  if (!claimed) co_return unexpected(std::move(claimed.error()));
+  if (*claimed) {
+    redis::ScriptCall save = SaveSchedule::call(
+        SaveSchedule::keys(keys_, to.shard),
+        {name, SaveSchedule::Mode::arrive, to.token, 0, to.definition, to.anchor_ms, to.next_ms,
+         encode_carried(leaving), keys_.events_channel(to.shard), to.shard});
+    auto reply = co_await eval(std::move(save));
+    if (!reply) co_return unexpected(std::move(reply.error()));
+    auto saved = SaveSchedule::decode(*reply);
+    if (!saved) co_return unexpected(StoreError::bad_reply(saved.error()));
+    // Saved, there already, or overtaken (removed there since): the old record can go.
+    if (saved->status == SaveSchedule::Status::taken) {
+      co_return unexpected(StoreError::internal("schedule " + name + " moving to shard " +
+                                                std::to_string(to.shard) +
+                                                " meets another live record there"));
+    }
+  }
+  redis::ScriptCall remove = RemoveSchedule::call(
+      RemoveSchedule::keys(keys_, shard),
+      {name, leaving.token, RemoveSchedule::Mode::remove, keys_.events_channel(shard), shard});
+  auto reply = co_await eval(std::move(remove));
+  if (!reply) co_return unexpected(std::move(reply.error()));
+  if (auto removed = RemoveSchedule::decode(*reply); !removed) {
+    co_return unexpected(StoreError::bad_reply(removed.error()));
+  }
+  co_return Expected<void, StoreError>{};
+}
+
+// Moves the claim from the leaving record to `to`. false: the move was given up (the name was
+// deleted, or is another schedule's by now), so only the leaving record must go.
+asio::awaitable<Expected<bool, StoreError>> ScheduleStore::claim_move(int shard,
+                                                                      const std::string& name,
+                                                                      std::int64_t token,
+                                                                      MoveIntent to) {
+  const std::string target = format_claim(Claim{to.shard, to.token, shard, token});
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto current = co_await read_claim(name);
+    if (!current) co_return unexpected(std::move(current.error()));
+    const auto claim = parse_claim(*current);
+    if (names(claim, to.shard, to.token)) co_return true;  // another master moved it already
+    if (!names(claim, shard, token)) {
+      spdlog::warn("schedule {}: its move to shard {} was given up; its old record goes", name,
+                   to.shard);
+      co_return false;
+    }
+    auto moved = co_await cas_claim(name, *current, target);
+    if (!moved) co_return unexpected(std::move(moved.error()));
+    if (*moved) co_return true;
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+asio::awaitable<Expected<std::vector<StoredSchedule>, StoreError>> ScheduleStore::list() {
+  std::vector<std::vector<std::string>> commands;
+  for (int shard = 0; shard < shards_; ++shard) {
+    commands.push_back({"HGETALL", keys_.schedules(shard)});
+    commands.push_back({"HGETALL", keys_.schedule_homes(shard)});
+  }
+  auto reply = co_await redis_.pipeline(std::move(commands));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array() || reply->elements.size() != 2 * static_cast<std::size_t>(shards_)) {
+    co_return unexpected(StoreError::bad_reply("listing the schedules", *reply));
+  }
+  std::map<std::string, std::optional<Claim>> claims;
+  for (int shard = 0; shard < shards_; ++shard) {
+    const auto& flat = reply->elements[2 * static_cast<std::size_t>(shard) + 1].elements;
+    for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+      claims[flat[i].str] = parse_claim(flat[i + 1].str);
+    }
+  }
+  std::vector<StoredSchedule> out;
+  for (int shard = 0; shard < shards_; ++shard) {
+    const auto& flat = reply->elements[2 * static_cast<std::size_t>(shard)].elements;
+    for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+      auto record = decode_schedule_record(flat[i + 1].str);
+      const auto claim = claims.find(flat[i].str);
+      if (!record || record->status != RecordStatus::active || claim == claims.end() ||
+          !names(claim->second, shard, record->token)) {
+        continue;
+      }
+      if (auto s = stored_schedule(flat[i].str, shard, std::move(*record))) {
+        out.push_back(std::move(*s));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const StoredSchedule& a, const StoredSchedule& b) {
+    return a.schedule.name < b.schedule.name;
+  });
+  co_return out;
+}
+
+asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::get(std::string name) {
+  auto settled = co_await settle(name);
+  if (!settled) co_return unexpected(std::move(settled.error()));
+  if (!settled->live) co_return unexpected(no_schedule(name));
+  co_return std::move(*settled->live);
+}
+
+asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::create(
+    api::Schedule schedule) {
+  const std::string name = schedule.name;
+  const int shard = shard_of(schedule);
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto settled = co_await settle(name);
+    if (!settled) co_return unexpected(std::move(settled.error()));
+    if (settled->live) {
+      co_return unexpected(StoreError{StoreErrc::conflict,
+                                      "schedule " + name + " exists; PUT /v1/schedules/" + name +
+                                          " replaces it, PATCH changes some of its fields"});
+    }
+    auto token = co_await next_token(name);
+    if (!token) co_return unexpected(std::move(token.error()));
+    const std::string claim = format_claim(Claim{shard, *token, std::nullopt, 0});
+    auto claimed = co_await cas_claim(name, "", claim);
+    if (!claimed) co_return unexpected(std::move(claimed.error()));
+    if (!*claimed) continue;  // another request claimed it meanwhile: look again
+    const std::int64_t now = now_ms();
+    ScheduleRecord record;
+    record.token = *token;
+    record.definition = api::encode_schedule(schedule);
+    record.anchor_ms = now;
+    record.next_ms = first_tick(schedule, now, now);
+    redis::ScriptCall save = SaveSchedule::call(
+        SaveSchedule::keys(keys_, shard),
+        {name, SaveSchedule::Mode::arrive, record.token, 0, record.definition, record.anchor_ms,
+         record.next_ms, std::string(), keys_.events_channel(shard), shard});
+    auto reply = co_await eval(std::move(save));
+    if (!reply) {
+      // Give the name back; if that fails too, the claim without a record is free anyway.
+      auto given_back = co_await cas_claim(name, claim, "");
+      if (!given_back) spdlog::warn("schedule {}: its claim stays until the name is used", name);
+      co_return unexpected(std::move(reply.error()));
+    }
+    auto saved = SaveSchedule::decode(*reply);
+    if (!saved) co_return unexpected(StoreError::bad_reply(saved.error()));
+    if (saved->status != SaveSchedule::Status::saved) {
+      co_return unexpected(
+          StoreError{StoreErrc::conflict,
+                     "schedule " + name + " was created by another request at the same time"});
+    }
+    record.version = saved->version;
+    co_return StoredSchedule{std::move(schedule), shard, std::move(record)};
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::replace(
+    api::Schedule schedule) {
+  const std::string name = schedule.name;
+  auto to = [schedule](api::Schedule) -> Expected<api::Schedule, StoreError> { return schedule; };
+  co_return co_await change(name, std::move(to));
+}
+
+asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::patch(
+    std::string name, api::SchedulePatch patch) {
+  auto to = [patch](api::Schedule current) -> Expected<api::Schedule, StoreError> {
+    auto patched = api::apply_patch(std::move(current), patch);
+    if (!patched) {
+      return unexpected(StoreError{StoreErrc::conflict,
+                                   "another change of the schedule came first, and this patch "
+                                   "does not apply to it: " +
+                                       patched.error().message});
+    }
+    return std::move(*patched);
+  };
+  co_return co_await change(std::move(name), std::move(to));
+}
+
+asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::change(
+    std::string name, std::function<Expected<api::Schedule, StoreError>(api::Schedule)> to) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto settled = co_await settle(name);
+    if (!settled) co_return unexpected(std::move(settled.error()));
+    if (!settled->live) co_return unexpected(no_schedule(name));
+    auto next = to(settled->live->schedule);
+    if (!next) co_return unexpected(std::move(next.error()));
+    auto wrote = co_await write_change(*settled->live, *next);
+    if (!wrote) co_return unexpected(std::move(wrote.error()));
+    if (*wrote) co_return co_await get(name);
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+std::pair<std::int64_t, std::int64_t> ScheduleStore::times_after_change(
+    const StoredSchedule& current, const api::Schedule& next) const {
+  const ScheduleRecord& r = current.record;
+  const bool timetable = api::timetable_changed(current.schedule, next);
+  if (!timetable && current.schedule.paused == next.paused) return {r.anchor_ms, r.next_ms};
+  // A new timetable counts from now; a resumed one goes on from its next tick after now.
+  const std::int64_t now = now_ms();
+  const std::int64_t anchor = timetable ? now : r.anchor_ms;
+  return {anchor, first_tick(next, anchor, now)};
+}
+
+asio::awaitable<Expected<bool, StoreError>> ScheduleStore::write_change(
+    const StoredSchedule& current, const api::Schedule& next) {
+  const std::string& name = next.name;
+  const ScheduleRecord& r = current.record;
+  const auto [anchor, next_ms] = times_after_change(current, next);
+  const int to_shard = shard_of(next);
+  if (to_shard == current.shard) {
+    redis::ScriptCall save = SaveSchedule::call(
+        SaveSchedule::keys(keys_, current.shard),
+        {name, SaveSchedule::Mode::update, r.token, r.version, api::encode_schedule(next), anchor,
+         next_ms, std::string(), keys_.events_channel(current.shard), current.shard});
+    auto reply = co_await eval(std::move(save));
+    if (!reply) co_return unexpected(std::move(reply.error()));
+    auto saved = SaveSchedule::decode(*reply);
+    if (!saved) co_return unexpected(StoreError::bad_reply(saved.error()));
+    co_return saved->status == SaveSchedule::Status::saved;
+  }
+  auto token = co_await next_token(name);
+  if (!token) co_return unexpected(std::move(token.error()));
+  MoveIntent to{to_shard, *token, api::encode_schedule(next), anchor, next_ms};
+  redis::ScriptCall leave = LeaveSchedule::call(
+      LeaveSchedule::keys(keys_, current.shard),
+      {name, r.token, r.version, to.shard, to.token, to.definition, to.anchor_ms, to.next_ms,
+       now_ms() + kSettleAfterMs, keys_.events_channel(current.shard), current.shard});
+  auto reply = co_await eval(std::move(leave));
+  if (!reply) co_return unexpected(std::move(reply.error()));
+  auto left = LeaveSchedule::decode(*reply);
+  if (!left) co_return unexpected(StoreError::bad_reply(left.error()));
+  if (left->status != LeaveSchedule::Status::leaving) co_return false;
+  ScheduleRecord leaving = r;
+  leaving.status = RecordStatus::leaving;
+  leaving.version = left->version;
+  leaving.to = std::move(to);
+  auto moved = co_await finish_move(current.shard, name, std::move(leaving));
+  if (!moved) co_return unexpected(std::move(moved.error()));
+  co_return true;
+}
+
+asio::awaitable<Expected<void, StoreError>> ScheduleStore::remove(std::string name) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto settled = co_await settle(name);
+    if (!settled) co_return unexpected(std::move(settled.error()));
+    if (!settled->live) co_return unexpected(no_schedule(name));
+    const StoredSchedule& live = *settled->live;
+    redis::ScriptCall call =
+        RemoveSchedule::call(RemoveSchedule::keys(keys_, live.shard),
+                             {name, live.record.token, RemoveSchedule::Mode::remove,
+                              keys_.events_channel(live.shard), live.shard});
+    auto reply = co_await eval(std::move(call));
+    if (!reply) co_return unexpected(std::move(reply.error()));
+    auto removed = RemoveSchedule::decode(*reply);
+    if (!removed) co_return unexpected(StoreError::bad_reply(removed.error()));
+    if (*removed != RemoveSchedule::Status::done) continue;
+    // If this fails, the claim names a removed record: the name is free all the same.
+    auto cleared = co_await cas_claim(name, settled->claim, "");
+    if (!cleared) spdlog::warn("schedule {} removed; its claim stays until the name is used", name);
+    co_return Expected<void, StoreError>{};
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+asio::awaitable<Expected<Fired, StoreError>> ScheduleStore::run_now(std::string name) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto settled = co_await settle(name);
+    if (!settled) co_return unexpected(std::move(settled.error()));
+    if (!settled->live) co_return unexpected(no_schedule(name));
+    TickPlan plan;
+    plan.tick_ms = now_ms();
+    auto fired = co_await fire_call(*settled->live, plan, true);
+    if (!fired) co_return unexpected(std::move(fired.error()));
+    if (*fired) co_return std::move(**fired);
+  }
+  co_return unexpected(kept_changing(name));
+}
+
+// Replace first: the usual case at a restart is a schedule that is already there.
+asio::awaitable<Expected<void, StoreError>> ScheduleStore::apply(api::Schedule schedule) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto replaced = co_await replace(schedule);
+    if (replaced) co_return Expected<void, StoreError>{};
+    if (replaced.error().code != StoreErrc::not_found) co_return unexpected(replaced.error());
+    auto created = co_await create(schedule);
+    if (created) co_return Expected<void, StoreError>{};
+    if (created.error().code != StoreErrc::conflict) co_return unexpected(created.error());
+  }
+  co_return unexpected(kept_changing(schedule.name));
+}
+
+asio::awaitable<Expected<std::vector<StoredSchedule>, StoreError>> ScheduleStore::load_shard(
+    int shard) {
+  std::vector<std::string> hgetall{"HGETALL", keys_.schedules(shard)};
+  auto reply = co_await redis_.command(std::move(hgetall));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array()) co_return unexpected(StoreError::bad_reply("loading schedules", *reply));
+  std::vector<StoredSchedule> out;
+  const auto& flat = reply->elements;
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
+    auto record = decode_schedule_record(flat[i + 1].str);
+    if (!record || record->status == RecordStatus::gone) continue;
+    if (auto s = stored_schedule(flat[i].str, shard, std::move(*record))) {
+      out.push_back(std::move(*s));
+    }
+  }
+  co_return out;
+}
+
+asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleStore::load(
+    int shard, std::string name) {
+  auto record = co_await read_record(shard, name);
+  if (!record) co_return unexpected(std::move(record.error()));
+  if (!*record || (*record)->status == RecordStatus::gone) {
+    co_return std::optional<StoredSchedule>();
+  }
+  co_return stored_schedule(name, shard, std::move(**record));
+}
+
+asio::awaitable<Expected<std::optional<Fired>, StoreError>> ScheduleStore::fire(StoredSchedule s,
+                                                                                TickPlan plan) {
+  co_return co_await fire_call(s, plan, false);
+}
+
+asio::awaitable<Expected<void, StoreError>> ScheduleStore::finish_leaving(int shard,
+                                                                          std::string name) {
+  auto record = co_await read_record(shard, name);
+  if (!record) co_return unexpected(std::move(record.error()));
+  if (!*record || (*record)->status != RecordStatus::leaving) {
+    co_return Expected<void, StoreError>{};
+  }
+  co_return co_await finish_move(shard, name, std::move(**record));
+}
+
+asio::awaitable<Expected<std::optional<Fired>, StoreError>> ScheduleStore::fire_call(
+    const StoredSchedule& s, const TickPlan& plan, bool now_mode) {
+  auto job = api::template_job(s.schedule, defaults_);
+  if (!job) {
+    co_return unexpected(StoreError::internal("the job template of schedule " + s.schedule.name +
+                                              " does not decode: " + job.error().message));
+  }
+  const auto constraints = constraints_ ? constraints_->current() : nullptr;
+  FireSchedule::Args args;
+  args.name = s.schedule.name;
+  args.token = s.record.token;
+  args.version = s.record.version;
+  args.mode = now_mode ? FireSchedule::Mode::now : FireSchedule::Mode::tick;
+  args.next_tick_ms = s.record.next_ms;
+  args.action = plan.run ? FireSchedule::Action::run : FireSchedule::Action::skip;
+  args.missed = plan.missed;
+  args.after_ms = plan.after_ms;
+  args.overlap_skip = s.schedule.overlap == api::Overlap::skip;
+  args.scheduled_at_ms = plan.tick_ms;
+  args.scheduled_at = format_in_zone(plan.tick_ms, s.schedule.zone);
+  args.now_ms = now_ms();
+  args.ready_stamp_us = epoch_us(clock_());
+  args.channel = keys_.events_channel(s.shard);
+  args.shard = s.shard;
+  args.job = store::push_job_args(std::move(*job), args.now_ms, constraints.get());
+  redis::ScriptCall call = FireSchedule::call(FireSchedule::keys(keys_, s.shard), std::move(args));
+  auto reply = co_await eval(std::move(call));
+  if (!reply) co_return unexpected(std::move(reply.error()));
+  auto fired = FireSchedule::decode(*reply);
+  if (!fired) co_return unexpected(StoreError::bad_reply(fired.error()));
+  switch (fired->status) {
+    case FireSchedule::Status::made:
+      co_return std::optional<Fired>(Fired{FireOutcome::made, std::move(fired->job_id)});
+    case FireSchedule::Status::overlap:
+      co_return std::optional<Fired>(Fired{FireOutcome::overlap, std::move(fired->job_id)});
+    case FireSchedule::Status::duplicate:
+      co_return std::optional<Fired>(Fired{FireOutcome::duplicate, std::move(fired->job_id)});
+    case FireSchedule::Status::missed:
+      co_return std::optional<Fired>(Fired{FireOutcome::missed, {}});
+    case FireSchedule::Status::not_found:
+    case FireSchedule::Status::changed:
+      break;
+  }
+  co_return std::optional<Fired>();
+}
+
+}  // namespace jq::schedules

@@ -1,0 +1,368 @@
+// Several jqmaster processes on a real Redis Cluster (3 masters + 3 replicas): the contract's
+// guarantees across shards that live on different nodes, and faults during a run of 20,000
+// trivial jobs (a Redis master killed, a live reshard, a jqmaster killed) with the accounting
+// afterwards. Each test has its own cluster (a failover changes it for good).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "src/redis/slot.hpp"
+#include "src/util/time.hpp"
+#include "tests/cluster/cluster_support.hpp"
+#include "tests/support/daemon.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+#include "tests/support/worker_journal.hpp"
+
+namespace jq::test {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kShards = 16;
+constexpr int kJobs = 20'000;  // the figure
+constexpr int kBatch = 100;    // jobs per push
+constexpr int kPushers = 4;
+constexpr int kFaultAt = 6'000;  // acknowledged jobs before the fault
+// Fast retries and reaping: a job whose attempt a fault cut off runs again within seconds.
+const std::string kYaml = "retry:\n  base: 0.05\n  max: 0.5\n  jitter: 0\n";
+
+DaemonOptions on(const RedisCluster& cluster, const std::string& redis_yaml = "") {
+  DaemonOptions o{cluster.url(), kShards, kYaml};
+  o.redis_yaml = redis_yaml;
+  return o;
+}
+
+void register_worker(const HttpClient& http, const std::string& url, int concurrency) {
+  const json body = {{"url", url}, {"names", {"*"}}, {"concurrency", concurrency}};
+  const auto res = http.post("/v1/workers", body);
+  REQUIRE((res.status == 201 || res.status == 200));
+}
+
+json stats(const HttpClient& http) {
+  try {
+    const HttpResult res = http.get("/v1/stats");
+    if (res.status == 200) return res.value();
+  } catch (const std::exception&) {
+  }
+  return nullptr;
+}
+
+// Pushes kJobs trivial jobs in batches from kPushers threads, each batch to the next master that
+// answers; a batch not answered 201 is pushed again (the first try may have stored it: then it
+// exists twice, the documented at-least-once case). Only ids answered 201 count as acknowledged.
+class Run {
+ public:
+  explicit Run(std::vector<std::uint16_t> masters) : masters_(std::move(masters)) {}
+
+  void start() {
+    for (int p = 0; p < kPushers; ++p) threads_.emplace_back([this, p] { push_loop(p); });
+  }
+  void join() {
+    for (auto& t : threads_) t.join();
+  }
+  // A master that is gone: pushers stop using it.
+  void drop_master(std::uint16_t port) {
+    std::lock_guard lock(mutex_);
+    std::erase(masters_, port);
+  }
+  std::size_t acknowledged() const {
+    std::lock_guard lock(mutex_);
+    return ids_.size();
+  }
+  std::vector<std::string> ids() const {
+    std::lock_guard lock(mutex_);
+    return ids_;
+  }
+  int refused() const { return refused_; }
+  bool gave_up() const { return gave_up_; }
+
+ private:
+  void push_loop(int pusher) {
+    json batch = json::array();
+    for (int i = 0; i < kBatch; ++i) batch.push_back({{"name", "c"}, {"timeout", 2}});
+    for (int n = pusher; n * kBatch < kJobs; n += kPushers) {
+      for (int attempt = 0;; ++attempt) {
+        const std::uint16_t port = master(n + attempt);
+        std::optional<json> ids;
+        try {
+          const HttpResult res = HttpClient(port).post("/v1/jobs", batch);
+          if (res.status == 201) ids = res.value()["ids"];
+        } catch (const std::exception&) {
+        }
+        if (ids) {
+          std::lock_guard lock(mutex_);
+          for (const auto& id : *ids) ids_.push_back(id.get<std::string>());
+          break;
+        }
+        ++refused_;
+        if (attempt >= 500) {  // 10 s of refusals: give up (Catch2 asserts only on its thread)
+          gave_up_ = true;
+          return;
+        }
+        std::this_thread::sleep_for(20ms);
+      }
+    }
+  }
+  std::uint16_t master(int n) const {
+    std::lock_guard lock(mutex_);
+    return masters_[static_cast<std::size_t>(n) % masters_.size()];
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<std::uint16_t> masters_;
+  std::vector<std::string> ids_;
+  std::atomic<int> refused_{0};
+  std::atomic<bool> gave_up_{false};
+  std::vector<std::thread> threads_;
+};
+
+struct Accounting {
+  long long pushed = 0, succeeded = 0, dead = 0, ready = 0, scheduled = 0, running = 0;
+  std::size_t acknowledged = 0;
+  std::vector<std::string> lost;  // acknowledged, never succeeded
+  std::size_t reran = 0;          // succeeded more than once
+};
+
+// Waits until the store is drained, then sets what happened to every acknowledged job against
+// the worker's journal.
+Accounting account(const HttpClient& http, const Run& run, const std::string& journal_file,
+                   std::chrono::seconds drain_within = 90s) {
+  json s;
+  const bool drained = wait_until(
+      [&] {
+        s = stats(http);
+        return !s.is_null() && s["ready"] == 0 && s["scheduled"] == 0 && s["running"] == 0;
+      },
+      drain_within, 100ms);
+  INFO("stats: " << s.dump());
+  CHECK(drained);
+  WorkerJournal journal;
+  journal.add(read_file(journal_file));
+  Accounting a;
+  a.pushed = s["pushed"];
+  a.succeeded = s["succeeded"];
+  a.dead = s["dead"];
+  a.ready = s["ready"];
+  a.scheduled = s["scheduled"];
+  a.running = s["running"];
+  CHECK_FALSE(run.gave_up());
+  const auto ids = run.ids();
+  a.acknowledged = ids.size();
+  for (const std::string& id : ids) {
+    const auto found = journal.successes_by_job.find(id);
+    if (found == journal.successes_by_job.end()) {
+      a.lost.push_back(id);
+    } else if (found->second > 1) {
+      ++a.reran;
+    }
+  }
+  std::cout << "accounting: acknowledged " << a.acknowledged << ", pushed " << a.pushed
+            << " (pushes refused and repeated: " << run.refused() << "), succeeded " << a.succeeded
+            << ", dead " << a.dead << ", ready " << a.ready << ", scheduled " << a.scheduled
+            << ", running " << a.running << ", acknowledged and lost " << a.lost.size()
+            << ", ran twice " << a.reran << std::endl;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("on a cluster jobs run by priority across shards on different nodes", "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  const std::vector<long long> priorities = {5, INT_MIN, 0, 0, INT_MAX, -3, 0, 7, -3, 1};
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < priorities.size(); ++i) {
+    const HttpClient http = i % 2 == 0 ? one.http() : two.http();
+    const auto res = http.post("/v1/jobs", {{"name", "order"}, {"priority", priorities[i]}});
+    REQUIRE(res.status == 201);
+    ids.push_back(res.value()["id"]);
+  }
+  // Round robin over 16 shards: the jobs sit on all three nodes.
+  std::set<std::uint16_t> nodes;
+  for (const auto& id : ids) {
+    const std::string shard = id.substr(0, id.find('-'));
+    nodes.insert(cluster.master_of(redis::key_slot("{" + shard + "}")));
+  }
+  CHECK(nodes.size() == 3);
+  Worker worker;
+  register_worker(one.http(), worker.url(), 1);  // one at a time: arrival order is choice order
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == priorities.size(); }, 20s));
+  const std::vector<std::string> expected = {ids[1], ids[5], ids[8], ids[2], ids[3],
+                                             ids[6], ids[9], ids[0], ids[7], ids[4]};
+  CHECK(worker.stats()["order"].get<std::vector<std::string>>() == expected);
+}
+
+TEST_CASE("on a cluster an endpoint's concurrency holds across three masters", "[cluster]") {
+  RedisCluster cluster;
+  Daemon a(on(cluster)), b(on(cluster)), c(on(cluster));
+  Worker worker({"--threads", "2"});
+  register_worker(a.http(), worker.url(), 3);
+  json batch = json::array();
+  for (int i = 0; i < 12; ++i) batch.push_back({{"name", "n"}, {"argument", {{"sleep_ms", 40}}}});
+  for (const Daemon* d : {&a, &b, &c}) REQUIRE(d->http().post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 36; }, 30s));
+  CHECK(worker.stats()["max_in_flight"] == 3);
+}
+
+TEST_CASE(
+    "on a cluster a long poll on one master answers within 50 ms of a result stored on any "
+    "node",
+    "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  Worker worker;
+  register_worker(one.http(), worker.url(), 4);
+  std::set<std::uint16_t> nodes;
+  for (int i = 0; i < 6; ++i) {  // round robin: shards on every node
+    const auto pushed = two.http().post(
+        "/v1/jobs", {{"name", "n"}, {"keep_result", true}, {"argument", {{"sleep_ms", 300}}}});
+    REQUIRE(pushed.status == 201);
+    const std::string id = pushed.value()["id"];
+    nodes.insert(cluster.master_of(redis::key_slot("{" + id.substr(0, id.find('-')) + "}")));
+    const auto res = one.http().get("/v1/jobs/" + id + "/result?wait=10");
+    const auto answered_ms = epoch_ms(std::chrono::system_clock::now());
+    REQUIRE(res.status == 200);
+    const json result = res.value();
+    REQUIRE(result["type"] == "success");
+    // finished_at is when the worker answered (same machine clock).
+    std::tm tm{};
+    int millis = 0;
+    const std::string at = result["finished_at"];
+    REQUIRE(sscanf(at.c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) == 7);
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    const long long finished_ms = static_cast<long long>(timegm(&tm)) * 1000 + millis;
+    CHECK(answered_ms - finished_ms < 50);
+  }
+  CHECK(nodes.size() == 3);
+}
+
+TEST_CASE("on a cluster constraints are refused with a reason and other jobs run", "[cluster]") {
+  RedisCluster cluster;
+  Daemon daemon(on(cluster));
+  const json constraint = {{"name", "limit"}, {"match", {{"name", "*"}}}, {"concurrency", 1}};
+  const auto res = daemon.http().post("/v1/constraints", constraint);
+  CHECK(res.status == 409);
+  CHECK(res.value()["message"].get<std::string>().find("single Redis") != std::string::npos);
+  CHECK(daemon.http().get("/v1/constraints").value() == json::array());
+  Worker worker;
+  register_worker(daemon.http(), worker.url(), 2);
+  const auto pushed = daemon.http().post("/v1/jobs", {{"name", "n"}, {"keep_result", true}});
+  REQUIRE(pushed.status == 201);
+  const auto result =
+      daemon.http().get("/v1/jobs/" + pushed.value()["id"].get<std::string>() + "/result?wait=10");
+  CHECK(result.value()["type"] == "success");
+}
+
+TEST_CASE("a Redis master killed during a run loses no job acknowledged with replicas_ack 1",
+          "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster, "  replicas_ack: 1\n")), two(on(cluster, "  replicas_ack: 1\n"));
+  TempDir dir;
+  Worker worker({"--threads", "2", "--journal", dir.file("journal")});
+  register_worker(one.http(), worker.url(), 64);
+  Run run({one.port(), two.port()});
+  run.start();
+  REQUIRE(wait_until([&] { return run.acknowledged() >= kFaultAt; }, 60s, 10ms));
+  const std::uint16_t victim = cluster.master_of(redis::key_slot("{0}"));
+  const auto killed_at = Clock::now();
+  cluster.kill(victim);
+  REQUIRE(cluster.wait_ok(30s));
+  std::cout
+      << "failover: every slot served again "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed_at).count()
+      << " ms after kill -9 of the master on port " << victim << std::endl;
+  run.join();
+  const Accounting a = account(one.http(), run, dir.file("journal"));
+  CHECK(a.acknowledged == kJobs);
+  CHECK(a.lost.empty());
+  CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+}
+
+TEST_CASE("a Redis master killed during a run without replicas_ack: what is lost is counted",
+          "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  TempDir dir;
+  Worker worker({"--threads", "2", "--journal", dir.file("journal")});
+  register_worker(one.http(), worker.url(), 64);
+  Run run({one.port(), two.port()});
+  run.start();
+  REQUIRE(wait_until([&] { return run.acknowledged() >= kFaultAt; }, 60s, 10ms));
+  cluster.kill(cluster.master_of(redis::key_slot("{0}")));
+  REQUIRE(cluster.wait_ok(30s));
+  run.join();
+  const Accounting a = account(one.http(), run, dir.file("journal"));
+  CHECK(a.acknowledged == kJobs);
+  // Asynchronous replication: a push acknowledged just before the kill may not have reached the
+  // replica. Reported, not required: the README quotes what runs like this one lose.
+  std::cout << "without replicas_ack: " << a.lost.size() << " of " << a.acknowledged
+            << " acknowledged jobs lost in the failover" << std::endl;
+  CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+}
+
+TEST_CASE("a live reshard of slots holding jobs during a run loses nothing", "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  TempDir dir;
+  Worker worker({"--threads", "2", "--journal", dir.file("journal")});
+  register_worker(one.http(), worker.url(), 64);
+  // The lowest shard slot of a master, and how many of its slots reach it (redis-cli moves a
+  // master's slots from the lowest up).
+  const std::uint16_t from = cluster.masters().front();
+  const std::uint16_t to = cluster.masters().back();
+  const std::vector<int> slots = cluster.slots_of(from);
+  int shard_slot = 16384;
+  for (int s = 0; s < kShards; ++s) {
+    const int slot = redis::key_slot("{" + std::to_string(s) + "}");
+    if (std::find(slots.begin(), slots.end(), slot) != slots.end()) {
+      shard_slot = std::min(shard_slot, slot);
+    }
+  }
+  REQUIRE(shard_slot < 16384);
+  const auto moved = std::find(slots.begin(), slots.end(), shard_slot) - slots.begin() + 1;
+  Run run({one.port(), two.port()});
+  run.start();
+  REQUIRE(wait_until([&] { return run.acknowledged() >= kFaultAt; }, 60s, 10ms));
+  ChildProcess reshard = cluster.reshard(from, to, static_cast<int>(moved));
+  const auto code = reshard.wait(120s);
+  REQUIRE(code == 0);
+  CHECK(cluster.master_of(shard_slot) == to);
+  run.join();
+  const Accounting a = account(one.http(), run, dir.file("journal"));
+  CHECK(a.acknowledged == kJobs);
+  CHECK(a.lost.empty());
+  CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+}
+
+TEST_CASE("a jqmaster killed during a run on a cluster loses nothing", "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  TempDir dir;
+  Worker worker({"--threads", "2", "--journal", dir.file("journal")});
+  register_worker(one.http(), worker.url(), 64);
+  Run run({one.port(), two.port()});
+  run.start();
+  REQUIRE(wait_until([&] { return run.acknowledged() >= kFaultAt; }, 60s, 10ms));
+  run.drop_master(two.port());
+  two.stop(SIGKILL, 5s);
+  run.join();
+  const Accounting a = account(one.http(), run, dir.file("journal"));
+  CHECK(a.acknowledged == kJobs);
+  CHECK(a.lost.empty());
+  CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+}
+
+}  // namespace jq::test

@@ -1,0 +1,301 @@
+// ScheduleStore against a real Redis: where a schedule lives, its changes, its ticks, and what a
+// master that dies between two steps leaves behind, finished or cleared by the next step on the
+// name (each crash is made by running the steps before it by hand).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "src/redis/bindings/fire_schedule.hpp"
+#include "src/redis/bindings/schedule_writes.hpp"
+#include "src/schedules/schedule_store.hpp"
+#include "src/store/job_routing.hpp"
+#include "tests/store/store_test_support.hpp"
+
+using jq::schedules::FireOutcome;
+using jq::schedules::RecordStatus;
+using jq::schedules::ScheduleRecord;
+using jq::schedules::ScheduleStore;
+using jq::schedules::StoredSchedule;
+using jq::store::StoreErrc;
+using namespace jq::test;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kShards = 8;
+
+jq::api::Schedule schedule(const std::string& name, json job = {{"name", "report"}},
+                           json more = json::object()) {
+  json body = {{"name", name}, {"every", 60}, {"job", std::move(job)}};
+  body.update(more);
+  auto s = jq::api::decode_schedule(body.dump(), jq::api::MediaType::json);
+  REQUIRE(s);
+  return *s;
+}
+
+struct Fixture {
+  StoreHarness h{shared_redis().port()};
+  TestClock clock{kEpoch};
+  jq::redis::Keys keys = fresh_keys();
+  ScheduleStore store{h.client(), keys, kShards, clock.fn(), jq::api::JobDefaults{}};
+  SyncRedis r{shared_redis().port()};
+
+  StoredSchedule create(jq::api::Schedule s) {
+    auto created = h.run(store.create(std::move(s)));
+    REQUIRE(created);
+    return *created;
+  }
+  jq::Expected<StoredSchedule, jq::store::StoreError> get(const std::string& name) {
+    return h.run(store.get(name));
+  }
+  std::string claim(const std::string& name) {
+    return r.call({"HGET", keys.schedule_homes(jq::store::hashed_shard(name, kShards)), name}).str;
+  }
+  std::optional<ScheduleRecord> record(int shard, const std::string& name) {
+    auto raw = r.call({"HGET", keys.schedules(shard), name});
+    if (raw.is_nil()) return std::nullopt;
+    return jq::schedules::decode_schedule_record(raw.str);
+  }
+  // The shard an ordering key routes to: a template with it lives there.
+  static int shard_of_key(const std::string& key) { return jq::store::hashed_shard(key, kShards); }
+};
+
+// Two ordering keys that route to different shards, neither the name's home.
+std::pair<std::string, std::string> keys_apart(const std::string& name) {
+  const int home = jq::store::hashed_shard(name, kShards);
+  std::string a;
+  for (int i = 0;; ++i) {
+    std::string k = "key-" + std::to_string(i);
+    const int shard = jq::store::hashed_shard(k, kShards);
+    if (shard == home) continue;
+    if (a.empty()) {
+      a = k;
+    } else if (shard != jq::store::hashed_shard(a, kShards)) {
+      return {a, k};
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ScheduleStore: a schedule lives in its name's shard and its claim names it", "[redis]") {
+  Fixture f;
+  const auto created = f.create(schedule("hourly"));
+  const int home = jq::store::hashed_shard("hourly", kShards);
+  CHECK(created.shard == home);
+  CHECK(created.record.next_ms == jq::epoch_ms(kEpoch) + 60'000);
+  CHECK(f.claim("hourly") == std::to_string(home) + " " + std::to_string(created.record.token));
+  const auto read = f.get("hourly");
+  REQUIRE(read);
+  CHECK(read->schedule == created.schedule);
+
+  const auto again = f.h.run(f.store.create(schedule("hourly")));
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == StoreErrc::conflict);
+  CHECK(f.get("never").error().code == StoreErrc::not_found);
+}
+
+TEST_CASE("ScheduleStore: a template with an ordering key puts the schedule in that key's shard",
+          "[redis]") {
+  Fixture f;
+  const auto [key, other] = keys_apart("ordered");
+  const auto created = f.create(schedule("ordered", {{"name", "sync"}, {"ordering_key", key}}));
+  CHECK(created.shard == Fixture::shard_of_key(key));
+  REQUIRE(f.record(created.shard, "ordered"));
+  CHECK(f.get("ordered")->shard == created.shard);
+  // The name is still unique: a second schedule of that name elsewhere is refused.
+  const auto elsewhere =
+      f.h.run(f.store.create(schedule("ordered", {{"name", "sync"}, {"ordering_key", other}})));
+  REQUIRE_FALSE(elsewhere);
+  CHECK(elsewhere.error().code == StoreErrc::conflict);
+}
+
+TEST_CASE(
+    "ScheduleStore: a change that routes the jobs elsewhere moves the schedule with what "
+    "it counted",
+    "[redis]") {
+  Fixture f;
+  const auto [from_key, to_key] = keys_apart("moving");
+  const auto created = f.create(schedule("moving", {{"name", "sync"}, {"ordering_key", from_key}}));
+  // One tick made in the old shard.
+  auto fired =
+      f.h.run(f.store.fire(created, jq::schedules::TickPlan{true, created.record.next_ms, 0,
+                                                            created.record.next_ms + 60'000}));
+  REQUIRE(fired);
+  REQUIRE(*fired);
+
+  auto moved =
+      f.h.run(f.store.replace(schedule("moving", {{"name", "sync"}, {"ordering_key", to_key}})));
+  REQUIRE(moved);
+  CHECK(moved->shard == Fixture::shard_of_key(to_key));
+  CHECK(moved->record.runs == 1);
+  CHECK(moved->record.next_ms == created.record.next_ms + 60'000);  // same timetable
+  CHECK(f.record(created.shard, "moving")->status == RecordStatus::gone);
+  CHECK(f.h.run(f.store.list())->size() == 1);
+  // The record left behind cannot tick.
+  auto stale = f.h.run(f.store.fire(created, jq::schedules::TickPlan{true, 1, 0, 2}));
+  REQUIRE(stale);
+  CHECK_FALSE(*stale);
+}
+
+TEST_CASE("ScheduleStore: a move left after its first step is finished by the next request",
+          "[redis]") {
+  Fixture f;
+  const auto [from_key, to_key] = keys_apart("half");
+  const auto created = f.create(schedule("half", {{"name", "sync"}, {"ordering_key", from_key}}));
+  const auto next = schedule("half", {{"name", "sync"}, {"ordering_key", to_key}});
+  const int to_shard = Fixture::shard_of_key(to_key);
+  using jq::redis::bindings::LeaveSchedule;
+  // The master that began the move died right after leaveSchedule.
+  auto left = LeaveSchedule::decode(f.r.eval(
+      LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
+                          {"half", created.record.token, created.record.version, to_shard,
+                           created.record.token + 100, jq::api::encode_schedule(next), 5,
+                           created.record.next_ms, 1, f.keys.events_channel(created.shard), created.shard})));
+  REQUIRE(left);
+  REQUIRE(left->status == LeaveSchedule::Status::leaving);
+
+  SECTION("a read finishes it") {
+    const auto read = f.get("half");
+    REQUIRE(read);
+    CHECK(read->shard == to_shard);
+    CHECK(read->schedule == next);
+  }
+  SECTION("any master's runner finishes it") {
+    REQUIRE(f.h.run(f.store.finish_leaving(created.shard, "half")));
+    CHECK(f.record(to_shard, "half")->status == RecordStatus::active);
+  }
+  CHECK(f.record(created.shard, "half")->status == RecordStatus::gone);
+  CHECK(f.claim("half").starts_with(std::to_string(to_shard) + " "));
+}
+
+TEST_CASE(
+    "ScheduleStore: a move whose claim moved but whose record was not written yet is "
+    "finished from the leaving record",
+    "[redis]") {
+  Fixture f;
+  const auto [from_key, to_key] = keys_apart("claimed");
+  const auto created =
+      f.create(schedule("claimed", {{"name", "sync"}, {"ordering_key", from_key}}));
+  const auto next = schedule("claimed", {{"name", "sync"}, {"ordering_key", to_key}});
+  const int to_shard = Fixture::shard_of_key(to_key);
+  const std::int64_t to_token = created.record.token + 100;
+  using jq::redis::bindings::ClaimScheduleName;
+  using jq::redis::bindings::LeaveSchedule;
+  REQUIRE(LeaveSchedule::decode(f.r.eval(
+      LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
+                          {"claimed", created.record.token, created.record.version, to_shard,
+                           to_token, jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
+                           f.keys.events_channel(created.shard), created.shard}))));
+  const std::string old_claim = f.claim("claimed");
+  const std::string new_claim = std::to_string(to_shard) + " " + std::to_string(to_token) + " " +
+                                std::to_string(created.shard) + " " +
+                                std::to_string(created.record.token);
+  REQUIRE(ClaimScheduleName::decode(
+              f.r.eval(ClaimScheduleName::call(
+                  ClaimScheduleName::keys(f.keys, jq::store::hashed_shard("claimed", kShards)),
+                  {"claimed", old_claim, new_claim})))
+              ->done);
+  // Dead here. A create of the name must not take it: the schedule is moving, not gone.
+  const auto create = f.h.run(f.store.create(schedule("claimed")));
+  REQUIRE_FALSE(create);
+  CHECK(create.error().code == StoreErrc::conflict);
+  CHECK(f.record(to_shard, "claimed")->status == RecordStatus::active);
+  CHECK(f.record(created.shard, "claimed")->status == RecordStatus::gone);
+  CHECK(f.claim("claimed") == new_claim);
+}
+
+TEST_CASE(
+    "ScheduleStore: a claim whose create died before its record is free, and that create "
+    "can never write it late",
+    "[redis]") {
+  Fixture f;
+  const int home = jq::store::hashed_shard("orphan", kShards);
+  using jq::redis::bindings::ClaimScheduleName;
+  using jq::redis::bindings::SaveSchedule;
+  // The first create took a token and claimed the name, then died (or stalled).
+  const std::int64_t token =
+      f.r.call({"HINCRBY", f.keys.stats(home), "schedule_token", "1"}).integer;
+  const std::string claim = std::to_string(home) + " " + std::to_string(token);
+  REQUIRE(
+      ClaimScheduleName::decode(f.r.eval(ClaimScheduleName::call(
+                                    ClaimScheduleName::keys(f.keys, home), {"orphan", "", claim})))
+          ->done);
+  const auto created = f.create(schedule("orphan"));
+  CHECK(created.record.token > token);
+  // The first create wakes up and writes its record: refused.
+  auto late = SaveSchedule::decode(f.r.eval(SaveSchedule::call(
+      SaveSchedule::keys(f.keys, home), {"orphan", SaveSchedule::Mode::arrive, token, 0, "def", 0,
+                                         0, "", f.keys.events_channel(home), home})));
+  REQUIRE(late);
+  CHECK(late->status != SaveSchedule::Status::saved);
+  CHECK(f.get("orphan")->record.token == created.record.token);
+}
+
+TEST_CASE("ScheduleStore: a delete that died before removing the claim leaves the name free",
+          "[redis]") {
+  Fixture f;
+  const auto created = f.create(schedule("gone"));
+  using jq::redis::bindings::RemoveSchedule;
+  REQUIRE(RemoveSchedule::decode(
+      f.r.eval(RemoveSchedule::call(RemoveSchedule::keys(f.keys, created.shard),
+                                    {"gone", created.record.token, RemoveSchedule::Mode::remove,
+                                     f.keys.events_channel(created.shard), created.shard}))));
+  CHECK(f.get("gone").error().code == StoreErrc::not_found);
+  CHECK(f.h.run(f.store.list())->empty());
+  f.create(schedule("gone"));
+  CHECK(f.get("gone"));
+}
+
+TEST_CASE("ScheduleStore: patch, pause and resume recompute the next tick from now", "[redis]") {
+  Fixture f;
+  const auto created = f.create(schedule("p"));
+  f.clock.advance(30s);
+  jq::api::SchedulePatch pause;
+  pause.paused = true;
+  pause.values.paused = true;
+  auto paused = f.h.run(f.store.patch("p", pause));
+  REQUIRE(paused);
+  CHECK(paused->record.next_ms == 0);
+  f.clock.advance(600s);  // paused time is not missed
+  jq::api::SchedulePatch resume;
+  resume.paused = true;
+  auto resumed = f.h.run(f.store.patch("p", resume));
+  REQUIRE(resumed);
+  // every: 60 from the creation: the first tick after now on that grid.
+  CHECK(resumed->record.next_ms == jq::epoch_ms(kEpoch) + 660'000);
+  jq::api::SchedulePatch every;
+  every.every = true;
+  every.values.every_s = 10;
+  auto changed = f.h.run(f.store.patch("p", every));
+  REQUIRE(changed);
+  CHECK(changed->record.next_ms == jq::epoch_ms(kEpoch) + 640'000);  // 10 s from now
+  CHECK(changed->record.version == created.record.version + 3);
+}
+
+TEST_CASE("ScheduleStore: run now makes a job, or names the job holding its unique key",
+          "[redis]") {
+  Fixture f;
+  f.create(schedule("now", {{"name", "sync"}, {"unique_key", "acct"}}));
+  auto first = f.h.run(f.store.run_now("now"));
+  REQUIRE(first);
+  CHECK(first->outcome == FireOutcome::made);
+  auto second = f.h.run(f.store.run_now("now"));
+  REQUIRE(second);
+  CHECK(second->outcome == FireOutcome::duplicate);
+  CHECK(second->job_id == first->job_id);
+  CHECK(f.get("now")->record.runs == 1);
+  CHECK(f.get("now")->record.duplicates == 0);  // a run now is not a tick
+  CHECK(f.h.run(f.store.run_now("nothing")).error().code == StoreErrc::not_found);
+}
+
+TEST_CASE("ScheduleStore: remove and apply", "[redis]") {
+  Fixture f;
+  REQUIRE(f.h.run(f.store.apply(schedule("cfg"))));
+  REQUIRE(f.h.run(f.store.apply(schedule("cfg", {{"name", "other"}}))));
+  CHECK(f.get("cfg")->schedule.job == schedule("cfg", {{"name", "other"}}).job);
+  REQUIRE(f.h.run(f.store.remove("cfg")));
+  CHECK(f.claim("cfg").empty());
+  CHECK(f.h.run(f.store.remove("cfg")).error().code == StoreErrc::not_found);
+}
