@@ -41,8 +41,11 @@ class CallBatcher {
   // How many of the waiting items, from the front, go in the next call (at least 1).
   using Take = std::function<std::size_t(const Items& waiting)>;
 
-  // `failed`: every item's result when a call throws or answers for the wrong number of items.
-  CallBatcher(asio::any_io_executor executor, Send send, Take take, Result failed)
+  // Makes every item's result when a call throws or answers for the wrong number of items
+  // (called then, not before: making a store error logs it).
+  using Failed = std::function<Result()>;
+
+  CallBatcher(asio::any_io_executor executor, Send send, Take take, Failed failed)
       : executor_(std::move(executor)),
         send_(std::move(send)),
         take_(std::move(take)),
@@ -147,14 +150,14 @@ class CallBatcher {
     } catch (const std::exception&) {
       results.clear();
     }
-    if (results.size() != n) results.assign(n, failed_);
+    if (results.size() != n) results.assign(n, failed_());
     co_return results;
   }
 
   asio::any_io_executor executor_;
   Send send_;
   Take take_;
-  Result failed_;
+  Failed failed_;
   std::mutex mutex_;
   bool busy_ = false;  // a call is on its way, or a drain is about to send
   Items items_;        // waiting, in arrival order

@@ -21,7 +21,8 @@ CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& ke
           redis.executor(), [this](std::vector<Job> jobs) { return send(std::move(jobs)); },
           [](const std::vector<Job>& waiting) { return std::min(waiting.size(), kMaxBatch); },
           // Not recorded: the job runs again after its deadline.
-          Result(unexpected(StoreError::internal("recording the success failed")))) {}
+          [] { return Result(unexpected(StoreError::internal("recording the success failed"))); }) {
+}
 
 asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
                                                                        int attempt,

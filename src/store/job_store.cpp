@@ -46,7 +46,7 @@ JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clo
     pushes_.push_back(std::make_unique<PushBatcher>(
         redis_.executor(),
         [this, s](std::vector<PushItem> items) { return send_pushes(s, std::move(items)); }, take,
-        PushResult(unexpected(StoreError::internal("storing the jobs failed")))));
+        [] { return PushResult(unexpected(StoreError::internal("storing the jobs failed"))); }));
   }
 }
 
