@@ -4,27 +4,46 @@
 #   flock /tmp/jq-build.lock bash bench/compare.sh
 #
 # (the lock keeps builds off the cores while it measures; drop `flock ...` on a machine of your
-# own). It builds the Release binaries (build-release/), installs BullMQ from
-# bench/bullmq/package-lock.json when missing, starts a redis-server on a free port with no
-# persistence, and then, REPS times, runs every workload with jqmaster (a fresh master on a
-# FLUSHALLed Redis per run) and with BullMQ (FLUSHALL before each), each with priorities off and
-# on, alternating. Each run's JSON line goes to $OUT; bench/summarize.js prints the medians and the
-# ratios jqmaster/BullMQ. docs/BENCHMARKS.md says what each workload measures.
+# own). It builds the Release binaries (build-release/: jqmaster, jqbench, jqworker), installs
+# BullMQ from bench/bullmq/package-lock.json when missing (npm ci), starts a redis-server on a
+# free port with no persistence, and then, REPS times, runs every workload with jqmaster (a fresh
+# master on a FLUSHALLed Redis per run) and with BullMQ (FLUSHALL before each), alternating.
+# Two groups of workloads (docs/BENCHMARKS.md says what each measures):
+#   classic  the rows measured since issue 6, priorities off and on: single pushes and batches
+#            of 100 over 16 connections, backlog drain and e2e (batches of 50) with jqbench's
+#            built-in worker, latency at 2,000/s, memory per queued job
+#   issue14  the workloads users run: single JSON pushes over 50 connections (BullMQ: add, 50 in
+#            flight); e2e with single JSON pushes and a worker in a process of its own that
+#            decodes each job and encodes its answer (jqworker and a Node worker, each answering
+#            JSON and MessagePack; BullMQ: Worker in a second Node process returning job.data);
+#            backlog drain with that worker (jqworker, JSON) at concurrency 50 and 200,
+#            priorities off and on; 2,000 jobs/s steady with keep_result and a long-polled result
+#            per job (BullMQ: add + job.waitUntilFinished)
+# Every external worker process is started here, fresh for each run, and its CPU is read from
+# /proc by jqbench (--pids worker=PID). After the repetitions one more, untimed, run of the
+# single pushes and of the steady rate is made with the master's syscalls counted (`perf trace
+# -s`, or `strace -c -f` where perf cannot trace), for its syscalls per job (SYSCALLS=0 leaves it
+# out). Each run's JSON line goes to $OUT;
+# bench/summarize.js prints the medians, the ratios jqmaster/BullMQ and the CPU per job of
+# every process.
 #
-# Environment: REPS (3), OUT (bench/results/compare-<date>.jsonl), SKIP_BUILD=1 (use the
-# binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY (50: worker
-# concurrency, both systems), CONNECTIONS (16: jqbench connections = BullMQ adds in flight),
-# BASELINE_BIN (another jqmaster binary, e.g. an earlier commit's Release build: every jqmaster
-# run is followed by the same run of it, tagged baseline-*, and the summary adds a before/after
-# table), SKIP_BULLMQ=1 (leave BullMQ out, for a before/after run only).
+# Environment: REPS (3), WORKLOADS ("classic issue14"), OUT (bench/results/compare-<date>.jsonl),
+# SKIP_BUILD=1 (use the binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY
+# (50: worker concurrency of the classic rows, both systems), CONNECTIONS (16: jqbench
+# connections = BullMQ adds in flight, classic rows), BASELINE_BIN (another jqmaster binary,
+# e.g. an earlier commit's Release build: every jqmaster run is followed by the same run of it,
+# tagged baseline-*, and the summary adds a before/after table), SKIP_BULLMQ=1 (leave BullMQ
+# out, for a before/after run only), SYSCALLS (1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 REPS=${REPS:-3}
+WORKLOADS=${WORKLOADS:-classic issue14}
 BUILD_DIR=${BUILD_DIR:-build-release}
 CONCURRENCY=${CONCURRENCY:-50}
 CONNECTIONS=${CONNECTIONS:-16}
+SYSCALLS=${SYSCALLS:-1}
 mkdir -p bench/results
 OUT=${OUT:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
 : >"$OUT"
@@ -38,17 +57,29 @@ LATENCY_RATE=2000
 LATENCY_SECONDS=3
 MEMORY_JOBS=50000
 ARG_BYTES=16
+# issue 14
+USER_CONNECTIONS=50    # single pushes: keep-alive connections (BullMQ: adds in flight)
+SINGLE_JOBS=30000      # single pushes
+EXTERNAL_E2E_JOBS=15000
+EXTERNAL_DRAIN_JOBS=20000
+STEADY_RATE=2000
+STEADY_SECONDS=3
+SYSCALL_PUSH_JOBS=10000
+SYSCALL_STEADY_SECONDS=2
 
 log() { echo "compare: $*" >&2; }
+wants() { [[ " $WORKLOADS " == *" $1 "* ]]; }
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   log "building Release binaries in $BUILD_DIR"
-  BUILD_DIR=$BUILD_DIR BUILD_TYPE=Release scripts/build.sh jqmaster jqbench >&2
+  BUILD_DIR=$BUILD_DIR BUILD_TYPE=Release scripts/build.sh jqmaster jqbench jqworker >&2
 fi
 JQMASTER=$ROOT/$BUILD_DIR/cmd/jqmaster
 JQBENCH=$ROOT/$BUILD_DIR/cmd/jqbench
-if [[ ${SKIP_BULLMQ:-0} != 1 && ! -d bench/bullmq/node_modules/bullmq ]]; then
-  log "installing BullMQ (npm ci, pinned by bench/bullmq/package-lock.json)"
+JQWORKER=$ROOT/$BUILD_DIR/cmd/jqworker
+NODE_WORKER=$ROOT/bench/bullmq/worker.js
+if [[ ! -d bench/bullmq/node_modules/bullmq || ! -d bench/bullmq/node_modules/msgpackr ]]; then
+  log "installing BullMQ and msgpackr (npm ci, pinned by bench/bullmq/package-lock.json)"
   (cd bench/bullmq && npm ci --no-audit --no-fund >&2)
 fi
 
@@ -59,7 +90,9 @@ free_port() {
 WORK=$(mktemp -d /tmp/jq-compare.XXXXXX)
 REDIS_PID=""
 MASTER_PID=""
+WORKER_PID=""
 cleanup() {
+  [[ -n $WORKER_PID ]] && kill "$WORKER_PID" 2>/dev/null && wait "$WORKER_PID" 2>/dev/null
   [[ -n $MASTER_PID ]] && kill "$MASTER_PID" 2>/dev/null && wait "$MASTER_PID" 2>/dev/null
   [[ -n $REDIS_PID ]] && kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null
   rm -rf "$WORK"
@@ -103,6 +136,38 @@ stop_master() {
   MASTER_PID=""
 }
 
+# start_worker KIND: an external worker on a free port, not registered (jqbench registers it);
+# its URL in WORKER_URL. KIND: jqworker-json | jqworker-msgpack (jqworker, one io thread, no
+# per-job /stats record) or node-json | node-msgpack (bench/bullmq/worker.js); the suffix is
+# the format of its answers.
+start_worker() {
+  local kind=$1 command
+  case $kind in
+    jqworker-*) command=("$JQWORKER" --listen 127.0.0.1:0 --no-stats --answer "${kind#jqworker-}") ;;
+    node-*) command=(node "$NODE_WORKER" --listen 127.0.0.1:0 --answer "${kind#node-}") ;;
+    *) log "unknown worker $kind" && exit 1 ;;
+  esac
+  : >"$WORK/worker.log"
+  "${command[@]}" >"$WORK/worker.log" 2>&1 &
+  WORKER_PID=$!
+  until grep -q 'listening on' "$WORK/worker.log"; do
+    if ! kill -0 "$WORKER_PID" 2>/dev/null; then
+      log "$kind stopped at start-up:"
+      tail -20 "$WORK/worker.log" >&2
+      exit 1
+    fi
+    sleep 0.02
+  done
+  WORKER_URL="http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')/"
+}
+
+stop_worker() {
+  [[ -z $WORKER_PID ]] && return 0
+  kill "$WORKER_PID"
+  wait "$WORKER_PID" || true
+  WORKER_PID=""
+}
+
 # record SYSTEM TEST COMMAND...: runs it and appends its JSON line, tagged, to $OUT. A failed
 # run is logged and left out (the summary shows the gap); the comparison goes on.
 record() {
@@ -118,33 +183,47 @@ record() {
   log "$system $test: $(echo "$line" | cut -c1-150)"
 }
 
-# run_jq TEST JQBENCH-ARGS...: priorities off (every job 0) then on (0-9 at random), each on a
-# fresh master and an empty Redis; with BASELINE_BIN, each run again on the baseline master.
+# jqbench_args PRIORITIES: the flags every jqmaster run shares (pids, worker concurrency,
+# argument, priorities); later flags of a run override them.
+jqbench_args() {
+  local pids="redis=$REDIS_PID,jqmaster=$MASTER_PID"
+  [[ -n $WORKER_PID ]] && pids="$pids,worker=$WORKER_PID"
+  JQBENCH_ARGS=(--url "http://127.0.0.1:$MASTER_PORT" --quiet --pids "$pids"
+    --redis-url "$REDIS_URL" --worker-concurrency "$CONCURRENCY" --connections "$CONNECTIONS"
+    --arg-bytes "$ARG_BYTES" --priorities "$([[ $1 == on ]] && echo 10 || echo 1)")
+  [[ -n $WORKER_PID ]] && JQBENCH_ARGS+=(--external-worker "$WORKER_URL")
+  return 0
+}
+
+# run_jq TEST PRIORITIES WORKER JQBENCH-ARGS...: for each of PRIORITIES ("off on" or "off"; on
+# draws 0-9 at random), a fresh master on an empty Redis and, unless WORKER is "builtin", a fresh
+# external worker of that kind; with BASELINE_BIN, each run again on the baseline master.
 run_jq() {
-  local test=$1
-  shift
+  local test=$1 prios=$2 worker=$3
+  shift 3
   local priorities system binary
-  for priorities in off on; do
+  for priorities in $prios; do
     for system in jqmaster ${BASELINE_BIN:+baseline}; do
       binary=$JQMASTER
       [[ $system == baseline ]] && binary=$BASELINE_BIN
       start_master "$binary"
-      record "$system-prio-$priorities" "$test" "$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" \
-        --quiet --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" --worker-concurrency "$CONCURRENCY" \
-        --connections "$CONNECTIONS" --arg-bytes "$ARG_BYTES" \
-        --priorities "$([[ $priorities == on ]] && echo 10 || echo 1)" "$@"
+      [[ $worker != builtin ]] && start_worker "$worker"
+      jqbench_args "$priorities"
+      record "$system-prio-$priorities" "$test" "$JQBENCH" "${JQBENCH_ARGS[@]}" "$@"
+      stop_worker
       stop_master
     done
   done
 }
 
-# run_bull TEST BENCH.JS-ARGS...: priorities off then on (1-10 at random), on an empty Redis.
+# run_bull TEST PRIORITIES BENCH.JS-ARGS...: for each of PRIORITIES (on: 1-10 at random), on an
+# empty Redis.
 run_bull() {
   [[ ${SKIP_BULLMQ:-0} == 1 ]] && return 0
-  local test=$1
-  shift
+  local test=$1 prios=$2
+  shift 2
   local priorities
-  for priorities in off on; do
+  for priorities in $prios; do
     flushall
     local flag=()
     [[ $priorities == on ]] && flag=(--priorities)
@@ -154,28 +233,100 @@ run_bull() {
   done
 }
 
+classic() {
+  run_jq enqueue_single "off on" builtin --scenario push --batch 1 --jobs $ENQUEUE_JOBS
+  run_bull enqueue_single "off on" --scenario add --batch 1 --jobs $ENQUEUE_JOBS
+  run_jq enqueue_batch "off on" builtin --scenario push --batch 100 --jobs $ENQUEUE_JOBS
+  run_bull enqueue_batch "off on" --scenario add --batch 100 --jobs $ENQUEUE_JOBS
+  run_jq drain "off on" builtin --scenario drain --jobs $DRAIN_JOBS
+  run_bull drain "off on" --scenario drain --jobs $DRAIN_JOBS
+  run_jq e2e "off on" builtin --scenario e2e --batch $E2E_BATCH --jobs $E2E_JOBS
+  run_bull e2e "off on" --scenario e2e --batch $E2E_BATCH --jobs $E2E_JOBS
+  run_jq latency "off on" builtin --scenario latency --rate $LATENCY_RATE --duration $LATENCY_SECONDS
+  run_bull latency "off on" --scenario latency --rate $LATENCY_RATE --duration $LATENCY_SECONDS
+  run_jq memory "off on" builtin --scenario memory --batch 1000 --jobs $MEMORY_JOBS
+  run_bull memory "off on" --scenario memory --batch 1000 --jobs $MEMORY_JOBS
+}
+
+issue14() {
+  local single=(--batch 1 --connections $USER_CONNECTIONS --format json)
+  local worker c
+  run_jq push_single_json50 off builtin --scenario push "${single[@]}" --jobs $SINGLE_JOBS
+  run_bull push_single_json50 off --scenario add --batch 1 --inflight $USER_CONNECTIONS \
+    --jobs $SINGLE_JOBS
+  for worker in jqworker-json jqworker-msgpack node-json node-msgpack; do
+    run_jq "e2e_single_$worker" off "$worker" --scenario e2e "${single[@]}" \
+      --jobs $EXTERNAL_E2E_JOBS
+  done
+  run_bull e2e_single_worker off --scenario e2e --batch 1 --inflight $USER_CONNECTIONS --echo \
+    --jobs $EXTERNAL_E2E_JOBS
+  for c in 50 200; do
+    run_jq "drain_external_c$c" "off on" jqworker-json --scenario drain --format json \
+      --worker-concurrency $c --jobs $EXTERNAL_DRAIN_JOBS
+    run_bull "drain_external_c$c" "off on" --scenario drain --concurrency $c --echo \
+      --jobs $EXTERNAL_DRAIN_JOBS
+  done
+  run_jq steady_keep_result off jqworker-json --scenario steady --format json \
+    --rate $STEADY_RATE --duration $STEADY_SECONDS
+  run_bull steady_keep_result off --scenario steady --echo --rate $STEADY_RATE \
+    --duration $STEADY_SECONDS
+}
+
+# count_syscalls PID FILE: counts the syscalls of process PID (every thread) into FILE until
+# SIGINT: perf trace (kernel tracepoints, little overhead) where it works, else strace -c -f
+# (ptrace: every call stops the thread, which slows the master far more).
+count_syscalls() {
+  if perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
+    exec perf trace -s -p "$1" -o "$2"
+  fi
+  exec strace -c -f -q -p "$1" -o "$2"
+}
+
+# syscall_run TEST WORKER JQBENCH-ARGS...: one untimed run with the master's syscalls counted;
+# its syscalls per job go to $OUT as system jqmaster-syscalls.
+syscall_run() {
+  local test=$1 worker=$2
+  shift 2
+  start_master
+  [[ $worker != builtin ]] && start_worker "$worker"
+  jqbench_args off
+  count_syscalls "$MASTER_PID" "$WORK/syscalls.txt" &
+  local tracer_pid=$!
+  sleep 0.5 # attached to every thread before the load starts
+  local line
+  line=$("$JQBENCH" "${JQBENCH_ARGS[@]}" "$@" | grep '^{' | tail -1) || true
+  kill -INT "$tracer_pid"
+  wait "$tracer_pid" || true
+  stop_worker
+  stop_master
+  if [[ -z $line ]]; then
+    log "syscalls $test FAILED (no result line)"
+    return 0
+  fi
+  local counted
+  counted=$(python3 bench/syscall_count.py "$WORK/syscalls.txt" "$line")
+  echo "{\"system\":\"jqmaster-syscalls\",\"test\":\"$test\",\"result\":$counted}" >>"$OUT"
+  log "syscalls $test: $(echo "$counted" | cut -c1-150)"
+}
+
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
   "$(git status --porcelain -- src api lua cmd 2>/dev/null | wc -l) files changed since"
 [[ -n ${BASELINE_BIN:-} ]] && log "baseline: $BASELINE_BIN"
 log "redis $(redis-server --version | awk '{print $3}') on port $REDIS_PORT; node $(node --version);" \
   "bullmq $([[ ${SKIP_BULLMQ:-0} == 1 ]] && echo skipped ||
     node -p 'require("./bench/bullmq/node_modules/bullmq/package.json").version');" \
-  "$REPS repetitions; results in $OUT"
+  "$REPS repetitions of: $WORKLOADS; results in $OUT"
 START=$(date +%s)
 for rep in $(seq "$REPS"); do
   log "repetition $rep of $REPS"
-  run_jq enqueue_single --scenario push --batch 1 --jobs $ENQUEUE_JOBS
-  run_bull enqueue_single --scenario add --batch 1 --jobs $ENQUEUE_JOBS
-  run_jq enqueue_batch --scenario push --batch 100 --jobs $ENQUEUE_JOBS
-  run_bull enqueue_batch --scenario add --batch 100 --jobs $ENQUEUE_JOBS
-  run_jq drain --scenario drain --jobs $DRAIN_JOBS
-  run_bull drain --scenario drain --jobs $DRAIN_JOBS
-  run_jq e2e --scenario e2e --batch $E2E_BATCH --jobs $E2E_JOBS
-  run_bull e2e --scenario e2e --batch $E2E_BATCH --jobs $E2E_JOBS
-  run_jq latency --scenario latency --rate $LATENCY_RATE --duration $LATENCY_SECONDS
-  run_bull latency --scenario latency --rate $LATENCY_RATE --duration $LATENCY_SECONDS
-  run_jq memory --scenario memory --batch 1000 --jobs $MEMORY_JOBS --redis-url "$REDIS_URL"
-  run_bull memory --scenario memory --batch 1000 --jobs $MEMORY_JOBS
+  wants classic && classic
+  wants issue14 && issue14
 done
+if wants issue14 && [[ $SYSCALLS == 1 ]]; then
+  syscall_run push_single_json50 builtin --scenario push --batch 1 \
+    --connections $USER_CONNECTIONS --format json --jobs $SYSCALL_PUSH_JOBS
+  syscall_run steady_keep_result jqworker-json --scenario steady --format json \
+    --rate $STEADY_RATE --duration $SYSCALL_STEADY_SECONDS
+fi
 log "done in $(($(date +%s) - START)) s"
 node bench/summarize.js "$OUT"

@@ -37,8 +37,11 @@ def call(port, method, path, body=None):
 def wait_for(cond, timeout=30):
     end = time.time() + timeout
     while time.time() < end:
-        if cond():
-            return True
+        try:
+            if cond():
+                return True
+        except OSError:  # not listening yet
+            pass
         time.sleep(0.05)
     return False
 

@@ -25,9 +25,11 @@
           Redis Cluster one in the shard's slot, which holds nothing)
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
-  ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready,
-          with the batch's best job of that name, and "s <due_ms>" with the earliest due time
-          when jobs were scheduled; a merged job that moved is announced on its own
+  ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready
+          when the batch's best job of that name is its queue's new head (no job of that
+          priority or better was ready: a master that knows the queue holds a head at least as
+          good, and reserving finds the jobs behind it), and "s <due_ms>" with the earliest due
+          time when jobs were scheduled; a merged job that moved is announced on its own
   ARGV[4] traceparent (W3C, validated by the master) kept in every job's R_TRACEPARENT; '' for
           none
   ARGV[5] the shard (its number, for the announcements)
@@ -185,9 +187,14 @@ for i = 0, count - 1 do
 end
 records.send()
 due_jobs.send()
+local heads = {}  -- the names whose best pushed job is their queue's new head
 for _, name in ipairs(ready_names) do
   local queue = ready_prefix .. name
-  for priority, members in pairs(by_name[name][3]) do make_ready(queue, priority, members) end
+  local best = by_name[name]
+  if #rcall('ZRANGEBYSCORE', queue, '-inf', best[1], 'LIMIT', 0, 1) == 0 then
+    heads[#heads + 1] = name
+  end
+  for priority, members in pairs(best[3]) do make_ready(queue, priority, members) end
 end
 for _, name in ipairs(names_in_batch) do
   rcall('SADD', names, name)
@@ -196,7 +203,7 @@ for _, name in ipairs(names_in_batch) do
   end
 end
 if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', #fresh) end
-for _, name in ipairs(ready_names) do
+for _, name in ipairs(heads) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end
 if earliest_due then rcall('SPUBLISH', channel, string.format('s %d', earliest_due)) end

@@ -19,13 +19,11 @@
 #include <cmath>
 #include <string>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/strand.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cmd/jqbench/open_loop.hpp"
 #include "cmd/jqbench/push_load.hpp"
+#include "cmd/jqbench/runner.hpp"
 #include "cmd/jqbench/scenarios.hpp"
 
 namespace jq::bench {
@@ -37,7 +35,6 @@ constexpr const char* kBacklogConstraint = "jqbench-backlog";
 constexpr std::int64_t kThroughputJobs = 50000;
 constexpr int kBacklogBatch = 1000;
 constexpr int kHeldJobTimeoutS = 3600;  // the job that keeps the backlog's key full
-constexpr std::chrono::milliseconds kStatsPoll{10};
 constexpr std::chrono::milliseconds kHeldPoll{50};
 // A master matches pushes against its snapshot of the constraints, which it reloads after its
 // own POST /v1/constraints has answered: pushes wait this long after a constraint is created.
@@ -81,77 +78,6 @@ std::string backlog_constraint(const Options& o) {
       .dump();
 }
 
-// Jobs an external worker finished, as the master counts them (GET /v1/stats `succeeded`), read
-// every kStatsPoll on a connection of its own until stop(). Shared with its polling coroutine.
-class SucceededPoller {
- public:
-  SucceededPoller(std::unique_ptr<HttpConnection> master, std::int64_t base)
-      : master_(std::move(master)), base_(base) {}
-
-  static void start(std::shared_ptr<SucceededPoller> self, asio::io_context& io) {
-    asio::co_spawn(asio::make_strand(io), loop(self), asio::detached);
-  }
-  void stop() { stopped_ = true; }
-  std::int64_t done() const { return done_.load(); }
-  Clock::time_point last_change() const {
-    return Clock::time_point(Clock::duration(last_change_ticks_.load()));
-  }
-
- private:
-  // `self` keeps the poller alive until the loop has seen stop().
-  static asio::awaitable<void> loop(std::shared_ptr<SucceededPoller> self) {
-    while (!self->stopped_) {
-      const auto succeeded = co_await succeeded_jobs(*self->master_);
-      if (succeeded && *succeeded - self->base_ != self->done_.load()) {
-        self->done_ = *succeeded - self->base_;
-        self->last_change_ticks_ = Clock::now().time_since_epoch().count();
-      }
-      co_await sleep_for(kStatsPoll);
-    }
-  }
-
-  std::unique_ptr<HttpConnection> master_;
-  std::int64_t base_;
-  std::atomic<std::int64_t> done_{0};
-  std::atomic<std::int64_t> last_change_ticks_{0};
-  std::atomic<bool> stopped_{false};
-};
-
-// Who runs the jobs: the built-in worker, or the --worker-url one, registered with the master.
-struct Runner {
-  WorkerEndpoint* endpoint = nullptr;       // the built-in worker; nullptr with --worker-url
-  std::shared_ptr<SucceededPoller> poller;  // with --worker-url
-  std::string id;                           // the registration
-  std::string kind;                         // noop | decode | external
-
-  std::int64_t done() const { return endpoint ? endpoint->answered() : poller->done(); }
-  Clock::time_point last_done() const {
-    return endpoint ? endpoint->last_answer() : poller->last_change();
-  }
-};
-
-asio::awaitable<Expected<Runner, std::string>> start_runner(Bench& bench, HttpConnection& master) {
-  const Options& o = bench.options();
-  Runner runner;
-  std::string url = o.worker_url;
-  if (url.empty()) {
-    runner.endpoint = &bench.worker();
-    runner.endpoint->start();
-    url = runner.endpoint->url();
-    runner.kind = o.worker_mode == WorkerMode::decode ? "decode" : "noop";
-  } else {
-    const auto base = co_await succeeded_jobs(master);
-    if (!base) co_return unexpected(base.error());
-    runner.poller = std::make_shared<SucceededPoller>(bench.connect(), *base);
-    SucceededPoller::start(runner.poller, bench.io());
-    runner.kind = "external";
-  }
-  auto id = co_await register_worker(master, url, o.worker_concurrency);
-  if (!id) co_return unexpected(id.error());
-  runner.id = std::move(*id);
-  co_return runner;
-}
-
 // HGET of the constraint's counter `what` (deferred, started) when --redis-url is given.
 void add_counter(Fields& out, const Options& o, const std::string& what, const char* name) {
   if (o.redis_url.empty()) return;
@@ -177,6 +103,7 @@ asio::awaitable<Expected<void, std::string>> throughput(Bench& bench, HttpConnec
   plan.jobs = o.jobs.value_or(kThroughputJobs);
   plan.window = o.window;
   const std::int64_t done_before = runner.done();
+  runner.expect(done_before + *plan.jobs);
   plan.done = [&runner, done_before] { return runner.done() - done_before; };
   CpuMeter meter(o.watched);
   meter.start();
@@ -316,31 +243,6 @@ asio::awaitable<void> idle(const Options& o, Outcome& out) {
   out.fields["idle_cpu_pct_by_process"] = cpu_percent(meter, seconds);
 }
 
-// Redis's command counts, with --redis-url; empty without (or when they cannot be read).
-RedisCommandStats redis_stats(const Options& o) {
-  if (o.redis_url.empty()) return {};
-  auto stats = redis_command_stats(o.redis_url);
-  return stats ? std::move(*stats) : RedisCommandStats{};
-}
-
-// latency_redis_by_command: {command: [calls per job, µs per job]} over the latency part
-// (warm-up included, as the counts cannot tell them apart), the commands that ran at least once
-// per 100 jobs.
-void add_redis_per_job(Outcome& out, const RedisCommandStats& before,
-                       const RedisCommandStats& after, std::int64_t jobs) {
-  if (after.empty() || jobs <= 0) return;
-  Fields by_command = Fields::object();
-  const auto n = static_cast<double>(jobs);
-  for (const auto& [command, stat] : after) {
-    const auto it = before.find(command);
-    const RedisCommandStat start = it == before.end() ? RedisCommandStat{} : it->second;
-    const double calls = static_cast<double>(stat.calls - start.calls) / n;
-    if (calls < 0.01) continue;
-    by_command[command] = {figure(calls), figure(static_cast<double>(stat.usec - start.usec) / n)};
-  }
-  out.fields["latency_redis_by_command"] = by_command;
-}
-
 asio::awaitable<Expected<void, std::string>> latency(Bench& bench, WorkerEndpoint& worker,
                                                      Outcome& out) {
   const Options& o = bench.options();
@@ -352,13 +254,15 @@ asio::awaitable<Expected<void, std::string>> latency(Bench& bench, WorkerEndpoin
   plan.warmup_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.warmup.count()));
   plan.measured_jobs = static_cast<std::int64_t>(std::llround(o.rate * o.duration.count()));
   CpuMeter meter(o.watched);
-  const auto redis_before = redis_stats(o);
-  auto figures = co_await run_open_loop(bench, worker, plan, meter);
+  const auto redis_before = redis_stats(o.redis_url);
+  auto figures = co_await run_open_loop(bench, &worker, plan, meter);
   if (!figures) co_return unexpected(figures.error());
   out.fields["latency_rate_offered_per_s"] = figure(o.rate);
   add_open_loop(out, *figures, "latency_");
   add_cpu(out, meter, figures->jobs, "latency_");
-  add_redis_per_job(out, redis_before, redis_stats(o), plan.warmup_jobs + plan.measured_jobs);
+  // The warm-up counts too: the command counts cannot tell its jobs apart.
+  add_redis_per_job(out, "latency_", redis_before, redis_stats(o.redis_url),
+                    plan.warmup_jobs + plan.measured_jobs);
   co_return Expected<void, std::string>{};
 }
 
@@ -421,10 +325,9 @@ asio::awaitable<Expected<void, std::string>> run_parts(Bench& bench, HttpConnect
 // Leaves the master as the scenario found it, whatever failed.
 asio::awaitable<void> clean_up(HttpConnection& master, Runner& runner) {
   if (runner.endpoint) runner.endpoint->release_held();
-  if (runner.poller) runner.poller->stop();
   co_await delete_constraint(master, kTenantConstraint);
   co_await delete_constraint(master, kBacklogConstraint);
-  if (!runner.id.empty()) co_await remove_worker(master, runner.id);
+  co_await stop_runner(master, runner);
 }
 
 }  // namespace
@@ -440,8 +343,7 @@ asio::awaitable<Outcome> run_constraints(Bench& bench) {
   Outcome out;
   out.fields["scenario"] = kScenario;
   out.fields["constraint"] = o.constraint ? "on" : "off";
-  out.fields["worker"] = runner->kind;
-  out.fields["worker_concurrency"] = o.worker_concurrency;
+  add_runner(out, *runner, o);
   out.fields["tenants"] = o.tenants;
   out.fields["tenant_concurrency"] = o.tenant_concurrency;
   out.fields["unconstrained_share"] = o.unconstrained_share;

@@ -1,10 +1,12 @@
-// e2e: pushers and the built-in worker run together; a job is done when the worker has written
-// its answer (keep_result=false), or when its pusher has fetched its result (keep_result=true).
+// e2e: pushers and the worker run together; a job is done when the worker has written its
+// answer (built-in worker, keep_result=false), the master has stored its success (external
+// worker, runner.hpp), or its pusher has fetched its result (keep_result=true).
 // drain: a backlog is pushed first with no worker; then the worker registers and the master
 // empties the backlog.
 #include <string>
 
 #include "cmd/jqbench/push_load.hpp"
+#include "cmd/jqbench/runner.hpp"
 #include "cmd/jqbench/scenarios.hpp"
 
 namespace jq::bench {
@@ -18,15 +20,16 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 }
 
 // The figures e2e and drain share.
-Outcome rate_outcome(const char* scenario, const Options& o, std::int64_t jobs, double seconds,
-                     const CpuMeter& meter) {
+Outcome rate_outcome(const char* scenario, const Options& o, const Runner& runner,
+                     std::int64_t jobs, double seconds, const CpuMeter& meter) {
   Outcome out;
   out.fields["scenario"] = scenario;
   out.fields["jobs"] = jobs;
   out.fields["seconds"] = figure(seconds);
   out.fields["jobs_per_s"] = figure(static_cast<double>(jobs) / seconds);
   out.fields["keep_result"] = o.keep_result;
-  out.fields["worker_concurrency"] = o.worker_concurrency;
+  out.fields["format"] = format_name(o.format);
+  add_runner(out, runner, o);
   add_cpu(out, meter, jobs);
   return out;
 }
@@ -38,12 +41,11 @@ asio::awaitable<Outcome> run_e2e(Bench& bench) {
   auto master = bench.connect();
   auto idle = co_await expect_no_jobs(*master);
   if (!idle) co_return failed("e2e", idle.error());
-  WorkerEndpoint& worker = bench.worker();
-  worker.start();
-  const std::int64_t answered_before = worker.answered();
-  auto worker_id = co_await register_worker(*master, worker.url(), o.worker_concurrency);
-  if (!worker_id) co_return failed("e2e", worker_id.error());
+  auto runner = co_await start_runner(bench, *master);
+  if (!runner) co_return failed("e2e", runner.error());
+  if (o.jobs) runner->expect(*o.jobs);
 
+  const auto redis_before = redis_stats(o.redis_url);
   CpuMeter meter(o.watched);
   meter.start();
   const auto start = Clock::now();
@@ -55,26 +57,28 @@ asio::awaitable<Outcome> run_e2e(Bench& bench) {
   plan.fetch_results = o.keep_result;
   plan.window = o.window;
   PushLoad* load_ptr = nullptr;
-  plan.done = [&worker, &load_ptr, answered_before, keep = o.keep_result] {
-    return keep ? load_ptr->fetched() : worker.answered() - answered_before;
+  plan.done = [&runner, &load_ptr, keep = o.keep_result] {
+    return keep ? load_ptr->fetched() : runner->done();
   };
   PushLoad load(bench, std::move(plan), job_shape(o));
   load_ptr = &load;
   Progress progress(o.progress);
   co_await load.run(progress);
   const std::int64_t pushed = load.acked();
-  auto finished = co_await wait_for(
-      [&] { return load.errors() > 0 || worker.answered() - answered_before >= pushed; },
-      [&] { return worker.answered() - answered_before; }, o.completion_timeout, progress, "done");
-  const auto end = o.keep_result ? load.last_fetch() : worker.last_answer();
+  auto finished =
+      co_await wait_for([&] { return load.errors() > 0 || runner->done() >= pushed; },
+                        [&] { return runner->done(); }, o.completion_timeout, progress, "done");
+  const auto end = o.keep_result ? load.last_fetch() : runner->last_done();
   meter.stop();
-  co_await remove_worker(*master, *worker_id);
+  const auto redis_after = redis_stats(o.redis_url);
+  co_await stop_runner(*master, *runner);
   if (load.errors() > 0) co_return failed("e2e", load.first_error());
   if (!finished) co_return failed("e2e", finished.error());
 
-  Outcome out = rate_outcome("e2e", o, pushed, seconds_between(start, end), meter);
+  Outcome out = rate_outcome("e2e", o, *runner, pushed, seconds_between(start, end), meter);
   out.fields["batch"] = o.batch;
   out.fields["connections"] = o.connections;
+  add_redis_per_job(out, "", redis_before, redis_after, pushed);
   co_return out;
 }
 
@@ -94,22 +98,24 @@ asio::awaitable<Outcome> run_drain(Bench& bench) {
   if (load.errors() > 0) co_return failed("drain", load.first_error());
   const std::int64_t backlog = load.acked();
 
-  WorkerEndpoint& worker = bench.worker();
-  worker.start();
-  const std::int64_t answered_before = worker.answered();
+  const auto redis_before = redis_stats(o.redis_url);
   CpuMeter meter(o.watched);
   meter.start();
   const auto start = Clock::now();
-  auto worker_id = co_await register_worker(*master, worker.url(), o.worker_concurrency);
-  if (!worker_id) co_return failed("drain", worker_id.error());
-  auto finished = co_await wait_for([&] { return worker.answered() - answered_before >= backlog; },
-                                    [&] { return worker.answered() - answered_before; },
-                                    o.completion_timeout, progress, "done");
-  const auto end = worker.last_answer();
+  auto runner = co_await start_runner(bench, *master);
+  if (!runner) co_return failed("drain", runner.error());
+  runner->expect(backlog);
+  auto finished =
+      co_await wait_for([&] { return runner->done() >= backlog; }, [&] { return runner->done(); },
+                        o.completion_timeout, progress, "done");
+  const auto end = runner->last_done();
   meter.stop();
-  co_await remove_worker(*master, *worker_id);
+  const auto redis_after = redis_stats(o.redis_url);
+  co_await stop_runner(*master, *runner);
   if (!finished) co_return failed("drain", finished.error());
-  co_return rate_outcome("drain", o, backlog, seconds_between(start, end), meter);
+  Outcome out = rate_outcome("drain", o, *runner, backlog, seconds_between(start, end), meter);
+  add_redis_per_job(out, "", redis_before, redis_after, backlog);
+  co_return out;
 }
 
 }  // namespace jq::bench

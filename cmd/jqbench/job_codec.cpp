@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include <msgpack.hpp>
+#include <nlohmann/json.hpp>
 
 namespace jq::bench {
 namespace {
@@ -60,59 +61,104 @@ std::string_view as_view(const msgpack::object& o) {
 
 }  // namespace
 
+std::string_view format_name(Format f) {
+  return f == Format::json ? "json" : "msgpack";
+}
+
 JobEncoder::JobEncoder(JobShape shape, std::uint64_t seed) : shape_(std::move(shape)), rng_(seed) {
-  put_str(name_, "name");
-  put_str(name_, shape_.name);
-  put_str(other_name_, "name");
-  put_str(other_name_, shape_.other_name);
+  put_member(name_, "name", encode_string(shape_.name), true);
+  put_member(other_name_, "name", encode_string(shape_.other_name), true);
   fields_ = 1;
   if (shape_.tenants > 0) {
     ++fields_;  // the argument, written per job around its data
     if (shape_.arg_bytes > 0) {
-      put_str(data_, "data");
-      put_str(data_, std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x'));
+      put_member(data_, "data",
+                 encode_string(std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x')));
     }
   } else if (shape_.arg_bytes > 0) {
-    put_str(fixed_, "argument");
-    put_str(fixed_, std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x'));
+    put_member(fixed_, "argument",
+               encode_string(std::string(static_cast<std::size_t>(shape_.arg_bytes), 'x')));
     ++fields_;
   }
   if (shape_.keep_result) {
-    put_str(fixed_, "keep_result");
-    put_byte(fixed_, 0xc3);  // true
+    put_member(fixed_, "keep_result", json() ? "true" : "\xc3");
     ++fields_;
   }
   if (shape_.timeout_s > 0) {
-    put_str(fixed_, "timeout");
-    put_uint(fixed_, static_cast<std::uint32_t>(shape_.timeout_s));
+    std::string timeout;
+    if (json()) {
+      timeout = std::to_string(shape_.timeout_s);
+    } else {
+      put_uint(timeout, static_cast<std::uint32_t>(shape_.timeout_s));
+    }
+    put_member(fixed_, "timeout", timeout);
     ++fields_;
   }
   if (shape_.priorities > 1) ++fields_;
 }
 
+std::string JobEncoder::encode_string(std::string_view s) const {
+  if (json()) return nlohmann::json(s).dump();
+  std::string out;
+  put_str(out, s);
+  return out;
+}
+
+void JobEncoder::put_member(std::string& out, std::string_view key, std::string_view encoded_value,
+                            bool first) const {
+  if (json()) {
+    if (!first) out.push_back(',');
+    out.push_back('"');
+    out.append(key);  // jqbench's own keys: nothing to escape
+    out.append("\":");
+  } else {
+    put_str(out, key);
+  }
+  out.append(encoded_value);
+}
+
 void JobEncoder::append_tenant_argument(std::string& out) {
-  put_str(out, "argument");
-  put_byte(out, 0x80 | (data_.empty() ? 1u : 2u));  // fixmap
-  put_str(out, "tenant");
   char tenant[24];
   const int n = std::snprintf(
       tenant, sizeof tenant, "t%llu",
       static_cast<unsigned long long>(rng_() % static_cast<std::uint64_t>(shape_.tenants)));
-  put_str(out, std::string_view(tenant, static_cast<std::size_t>(n)));
-  out.append(data_);
+  std::string& argument = scratch_;
+  argument.clear();
+  if (json()) {
+    argument.push_back('{');
+  } else {
+    put_byte(argument, 0x80 | (data_.empty() ? 1u : 2u));  // fixmap
+  }
+  put_member(argument, "tenant",
+             encode_string(std::string_view(tenant, static_cast<std::size_t>(n))), true);
+  argument.append(data_);
+  if (json()) argument.push_back('}');
+  put_member(out, "argument", argument);
 }
 
 void JobEncoder::append_job(std::string& out) {
-  put_byte(out, 0x80 | fields_);  // fixmap
+  if (json()) {
+    out.push_back('{');
+  } else {
+    put_byte(out, 0x80 | fields_);  // fixmap
+  }
   const bool other = shape_.other_share > 0 &&
                      std::uniform_real_distribution<double>(0, 1)(rng_) < shape_.other_share;
   out.append(other ? other_name_ : name_);
   if (shape_.tenants > 0) append_tenant_argument(out);
   out.append(fixed_);
   if (shape_.priorities > 1) {
-    put_str(out, "priority");
-    put_uint(out, static_cast<std::uint32_t>(rng_() % static_cast<unsigned>(shape_.priorities)));
+    const auto priority =
+        static_cast<std::uint32_t>(rng_() % static_cast<unsigned>(shape_.priorities));
+    std::string value;
+    if (json()) {
+      value = std::to_string(priority);
+    } else {
+      put_uint(value, priority);
+    }
+    put_member(out, "priority", value);
   }
+  if (json()) out.push_back('}');
 }
 
 void JobEncoder::encode(std::string& out, int count, bool as_batch) {
@@ -121,11 +167,43 @@ void JobEncoder::encode(std::string& out, int count, bool as_batch) {
     append_job(out);
     return;
   }
-  put_array_header(out, static_cast<std::uint32_t>(count));
-  for (int i = 0; i < count; ++i) append_job(out);
+  if (json()) {
+    out.push_back('[');
+  } else {
+    put_array_header(out, static_cast<std::uint32_t>(count));
+  }
+  for (int i = 0; i < count; ++i) {
+    if (json() && i > 0) out.push_back(',');
+    append_job(out);
+  }
+  if (json()) out.push_back(']');
 }
 
+namespace {
+
+bool is_json(std::string_view body) {
+  return !body.empty() && (body.front() == '{' || body.front() == '[' || body.front() == 'n');
+}
+
+std::vector<std::string> decode_json_ids(std::string_view body) {
+  std::vector<std::string> ids;
+  const auto root = nlohmann::json::parse(body, nullptr, false);
+  if (!root.is_object()) return ids;
+  if (const auto id = root.find("id"); id != root.end() && id->is_string()) {
+    ids.push_back(id->get<std::string>());
+  }
+  if (const auto list = root.find("ids"); list != root.end() && list->is_array()) {
+    for (const auto& id : *list) {
+      if (id.is_string()) ids.push_back(id.get<std::string>());
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
 std::vector<std::string> decode_ids(std::string_view body) {
+  if (is_json(body)) return decode_json_ids(body);
   std::vector<std::string> ids;
   try {
     const auto handle = msgpack::unpack(body.data(), body.size());
@@ -148,6 +226,7 @@ std::vector<std::string> decode_ids(std::string_view body) {
 }
 
 bool holds_result(std::string_view body) {
+  if (is_json(body)) return body != "null";
   return !body.empty() && static_cast<unsigned char>(body.front()) != 0xc0;
 }
 

@@ -1,7 +1,7 @@
-// The MessagePack jqbench sends and reads: push bodies (written by hand into a reused buffer, so
-// the load generator spends its time on the wire, not in an encoder), the ids a push answers
-// with, kept results, and the built-in worker's success answers (the fixed one, and the one that
-// decodes the job and echoes its argument).
+// The bodies jqbench sends and reads: push bodies in MessagePack or JSON (written by hand into a
+// reused buffer, so the load generator spends its time on the wire, not in an encoder), the ids
+// a push answers with, kept results, and the built-in worker's success answers (the fixed one,
+// and the one that decodes the job and echoes its argument), which are MessagePack.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,11 @@
 
 namespace jq::bench {
 
+// How push bodies are encoded (--format). The master answers in the same format: jqbench sends
+// a matching Accept.
+enum class Format { msgpack, json };
+std::string_view format_name(Format f);  // "msgpack" | "json"
+
 struct JobShape {
   std::string name = "bench";
   int arg_bytes = 0;   // argument: a string of this many 'x'; 0 = no argument (nil)
@@ -25,6 +30,7 @@ struct JobShape {
   double other_share = 0;  // this share of the jobs, drawn at random, is named other_name
   std::string other_name;
   int timeout_s = 0;  // > 0: sent as the job's timeout
+  Format format = Format::msgpack;
 };
 
 class JobEncoder {
@@ -34,8 +40,14 @@ class JobEncoder {
   // Replaces `out` with one job (a map) when `count` is 1 and `as_batch` is false, else with an
   // array of `count` jobs.
   void encode(std::string& out, int count, bool as_batch);
+  bool json() const { return shape_.format == Format::json; }
 
  private:
+  // One `key: value` of a map in the shape's format; in JSON every one after the first of its
+  // map starts with a comma, so the map's first member is written with `first`.
+  void put_member(std::string& out, std::string_view key, std::string_view encoded_value,
+                  bool first = false) const;
+  std::string encode_string(std::string_view s) const;
   void append_job(std::string& out);
   void append_tenant_argument(std::string& out);
 
@@ -44,14 +56,16 @@ class JobEncoder {
   std::string other_name_;  // "name" and other_name, encoded
   std::string fixed_;       // every other key and value that is the same for every job
   std::string data_;        // with tenants: "data" and its value in the argument, or nothing
-  unsigned fields_ = 0;     // keys of one job
+  unsigned fields_ = 0;     // keys of one job (a MessagePack map's header counts them)
+  std::string scratch_;     // with tenants: the argument being written, reused
   std::mt19937_64 rng_;
 };
 
-// The ids of a 201 answer: {id} or {ids: [...]}. Empty when the body is neither.
+// The ids of a 201 answer, MessagePack or JSON: {id} or {ids: [...]}. Empty when the body is
+// neither.
 std::vector<std::string> decode_ids(std::string_view body);
 
-// True when a GET /v1/jobs/{id}/result answer holds a result (not nil).
+// True when a GET /v1/jobs/{id}/result answer holds a result (not nil, not JSON null).
 bool holds_result(std::string_view body);
 
 // ISO 8601 UTC of `unix_seconds`, e.g. 2026-11-25T10:20:00Z.

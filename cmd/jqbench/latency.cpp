@@ -24,7 +24,7 @@ asio::awaitable<Outcome> run_latency(Bench& bench) {
   plan.measured_jobs =
       o.jobs ? *o.jobs : static_cast<std::int64_t>(std::llround(o.rate * o.duration.count()));
   CpuMeter meter(o.watched);
-  auto figures = co_await run_open_loop(bench, worker, plan, meter);
+  auto figures = co_await run_open_loop(bench, &worker, plan, meter);
   co_await remove_worker(*master, *worker_id);
   if (!figures) co_return failed("latency", figures.error());
 

@@ -21,6 +21,7 @@ struct Flags {
   std::string pids;
   std::string worker_listen = "127.0.0.1:0";
   std::string worker_mode = "noop";
+  std::string format = "msgpack";
   std::string constraint = "on";
   std::string parts = "throughput,idle,latency";
   double idle_s = 10;
@@ -28,7 +29,11 @@ struct Flags {
 };
 
 void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
-  cli.add_option("--scenario", f.scenario, "push | e2e | drain | latency | memory | constraints")
+  // A flag given twice takes its last value: scripts put shared flags first and a run's own
+  // after them (bench/compare.sh).
+  cli.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cli.add_option("--scenario", f.scenario,
+                 "push | e2e | drain | latency | steady | memory | constraints")
       ->capture_default_str();
   cli.add_option("--url", f.url, "the master's base URL")->capture_default_str();
   cli.add_option("--jobs", f.jobs,
@@ -42,6 +47,9 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
   cli.add_option("--batch", o.batch, "jobs per POST; 1 pushes single jobs")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cli.add_option("--format", f.format, "push bodies (and the answers asked for): msgpack or json")
+      ->check(CLI::IsMember({"msgpack", "json"}))
+      ->capture_default_str();
   cli.add_option("--connections", o.connections, "keep-alive connections pushing at once")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
@@ -50,10 +58,11 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
       ->capture_default_str();
   cli.add_flag("--keep-result", o.keep_result,
                "jobs keep their results; e2e fetches every result (GET .../result?wait=30)");
-  cli.add_option("--rate", o.rate, "latency: pushes per second, sent on schedule")
+  cli.add_option("--rate", o.rate, "latency, steady: pushes per second, sent on schedule")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cli.add_option("--warmup", f.warmup_s, "latency: seconds sent at the rate but not counted")
+  cli.add_option("--warmup", f.warmup_s,
+                 "latency, steady: seconds sent at the rate but not counted")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cli.add_option("--arg-bytes", o.arg_bytes, "argument size: a string of N bytes; 0 = nil")
@@ -66,7 +75,9 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cli.add_option("--name", o.job_name, "the job name pushed")->capture_default_str();
-  cli.add_option("--redis-url", o.redis_url, "memory: the master's Redis, for INFO memory");
+  cli.add_option("--redis-url", o.redis_url,
+                 "the master's Redis: memory reads INFO memory; push, e2e, drain and steady "
+                 "report its commands per job (INFO commandstats)");
   cli.add_option("--pids", f.pids,
                  "processes whose CPU time counts, as PID or LABEL=PID, comma-separated "
                  "(jqbench counts itself)");
@@ -81,9 +92,10 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
                  "the job and echoes its argument")
       ->check(CLI::IsMember({"noop", "decode"}))
       ->capture_default_str();
-  cli.add_option("--worker-url", o.worker_url,
-                 "constraints throughput: register this worker (e.g. jqworker) instead of the "
-                 "built-in one; jobs done are read from GET /v1/stats");
+  cli.add_option("--external-worker,--worker-url", o.worker_url,
+                 "e2e, drain, steady, constraints throughput: register this worker URL (a process "
+                 "of its own, e.g. jqworker) instead of the built-in one; jobs done are read from "
+                 "GET /v1/stats");
   cli.add_option(
          "--constraint", f.constraint,
          "constraints: on creates the per-tenant constraint and holds the backlog; off runs "
@@ -145,18 +157,25 @@ jq::Expected<jq::bench::Options, std::string> to_options(const Flags& f, jq::ben
   o.worker_mode =
       f.worker_mode == "decode" ? jq::bench::WorkerMode::decode : jq::bench::WorkerMode::noop;
   o.constraint = f.constraint == "on";
+  o.format = f.format == "json" ? jq::bench::Format::json : jq::bench::Format::msgpack;
   o.idle = std::chrono::duration<double>(f.idle_s);
   auto parts = jq::bench::parse_parts(f.parts);
   if (!parts) return jq::unexpected(parts.error());
   o.parts = *parts;
   if (!o.worker_url.empty()) {
-    if (o.scenario != jq::bench::Scenario::constraints || o.parts.idle || o.parts.latency) {
+    using jq::bench::Scenario;
+    const bool takes_external =
+        o.scenario == Scenario::e2e || o.scenario == Scenario::drain ||
+        o.scenario == Scenario::steady ||
+        (o.scenario == Scenario::constraints && !o.parts.idle && !o.parts.latency);
+    if (!takes_external) {
       return jq::unexpected(std::string(
-          "--worker-url works with --scenario constraints --parts throughput only (idle and "
-          "latency need the built-in worker: it holds a job and times each one)"));
+          "--external-worker works with --scenario e2e, drain, steady, and constraints --parts "
+          "throughput only (latency and the constraints' idle and latency parts need the "
+          "built-in worker: it holds a job and times each one)"));
     }
     if (auto worker = jq::api::parse_http_url(o.worker_url); !worker) {
-      return jq::unexpected("--worker-url " + worker.error());
+      return jq::unexpected("--external-worker " + worker.error());
     }
   }
   o.progress = !f.quiet;
@@ -178,6 +197,8 @@ boost::asio::awaitable<jq::bench::Outcome> run_scenario(jq::bench::Bench& bench)
       return jq::bench::run_memory(bench);
     case Scenario::constraints:
       return jq::bench::run_constraints(bench);
+    case Scenario::steady:
+      return jq::bench::run_steady(bench);
   }
   return jq::bench::run_push(bench);
 }

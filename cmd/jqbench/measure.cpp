@@ -17,30 +17,31 @@ namespace {
 constexpr int kUtimeField = 14;  // man 5 proc: fields 14 and 15 of /proc/<pid>/stat, in ticks
 constexpr timeval kRedisTimeout{5, 0};
 
-// User + system seconds of `pid` so far; a process that is gone counts as 0.
-double process_cpu_seconds(pid_t pid) {
+// User and system seconds of `pid` so far; a process that is gone counts as 0.
+CpuTimes process_cpu_times(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
-  if (!std::getline(in, line)) return 0;
+  if (!std::getline(in, line)) return {};
   // The command name (field 2) is in parentheses and may hold spaces: count from its end.
   const auto close = line.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos) return {};
   std::istringstream fields(line.substr(close + 2));
   std::string field;
-  double ticks = 0;
+  double ticks[2] = {0, 0};  // utime, stime
   for (int n = 3; n <= kUtimeField + 1 && fields >> field; ++n) {
-    if (n >= kUtimeField) ticks += std::stod(field);
+    if (n >= kUtimeField) ticks[n - kUtimeField] = std::stod(field);
   }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  const auto per_second = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return CpuTimes{ticks[0] / per_second, ticks[1] / per_second};
 }
 
-double own_cpu_seconds() {
+CpuTimes own_cpu_times() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const auto seconds = [](const timeval& t) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  return CpuTimes{seconds(usage.ru_utime), seconds(usage.ru_stime)};
 }
 
 struct RedisAddress {
@@ -118,10 +119,10 @@ Percentiles percentiles(std::vector<Clock::duration> samples) {
   return p;
 }
 
-std::vector<double> CpuMeter::sample() const {
-  std::vector<double> out;
-  for (const auto& w : watched_) out.push_back(process_cpu_seconds(w.pid));
-  out.push_back(own_cpu_seconds());
+std::vector<CpuTimes> CpuMeter::sample() const {
+  std::vector<CpuTimes> out;
+  for (const auto& w : watched_) out.push_back(process_cpu_times(w.pid));
+  out.push_back(own_cpu_times());
   return out;
 }
 
@@ -134,7 +135,8 @@ void CpuMeter::stop() {
   shares_.clear();
   for (std::size_t i = 0; i < now.size(); ++i) {
     const std::string label = i < watched_.size() ? watched_[i].label : "jqbench";
-    shares_.push_back(Share{label, now[i] - at_start_[i]});
+    const double system = now[i].system - at_start_[i].system;
+    shares_.push_back(Share{label, now[i].user - at_start_[i].user + system, system});
   }
 }
 
@@ -190,6 +192,12 @@ Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& 
     out[std::string(l.substr(kPrefix.size(), colon - kPrefix.size()))] = stat;
   }
   return out;
+}
+
+RedisCommandStats redis_stats(const std::string& url) {
+  if (url.empty()) return {};
+  auto stats = redis_command_stats(url);
+  return stats ? std::move(*stats) : RedisCommandStats{};
 }
 
 Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,

@@ -23,6 +23,11 @@ struct Percentiles {
 };
 Percentiles percentiles(std::vector<Clock::duration> samples);
 
+struct CpuTimes {
+  double user = 0;
+  double system = 0;  // in the kernel on the process's behalf (syscalls, page faults)
+};
+
 // CPU seconds (user + system) used by each watched process, and by jqbench, between start()
 // and stop().
 class CpuMeter {
@@ -34,16 +39,17 @@ class CpuMeter {
 
   struct Share {
     std::string label;
-    double seconds = 0;
+    double seconds = 0;         // user + system
+    double system_seconds = 0;  // of which in the kernel
   };
   const std::vector<Share>& shares() const { return shares_; }  // jqbench last
   double total_seconds() const;
 
  private:
-  std::vector<double> sample() const;
+  std::vector<CpuTimes> sample() const;
 
   std::vector<WatchedProcess> watched_;
-  std::vector<double> at_start_;
+  std::vector<CpuTimes> at_start_;
   std::vector<Share> shares_;
 };
 
@@ -60,6 +66,8 @@ struct RedisCommandStat {
 };
 using RedisCommandStats = std::map<std::string, RedisCommandStat>;
 Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& url);
+// The same, empty when `url` is empty or Redis cannot be read (the figures are then left out).
+RedisCommandStats redis_stats(const std::string& url);
 
 // HGET key field of the Redis at `url`, as an integer; 0 when the field is not there.
 Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,

@@ -7,13 +7,14 @@
 namespace jq::bench {
 namespace {
 
-constexpr std::array<std::pair<Scenario, std::string_view>, 6> kScenarios{{
+constexpr std::array<std::pair<Scenario, std::string_view>, 7> kScenarios{{
     {Scenario::push, "push"},
     {Scenario::e2e, "e2e"},
     {Scenario::drain, "drain"},
     {Scenario::latency, "latency"},
     {Scenario::memory, "memory"},
     {Scenario::constraints, "constraints"},
+    {Scenario::steady, "steady"},
 }};
 
 std::optional<pid_t> parse_pid(std::string_view text) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/http_url.hpp"
+#include "cmd/jqbench/job_codec.hpp"
 #include "common/expected.hpp"
 
 namespace jq::bench {
@@ -24,6 +25,10 @@ enum class Scenario {
   // constraints: a keyed concurrency limit over many tenants, with the constraint on or off:
   // throughput; dispatch latency of other jobs and the master's idle CPU while a backlog is held
   constraints,
+  // steady: a fixed offered rate, open loop, of jobs with keep_result, each result long-polled
+  // right after its 201 on a connection of its own: push-to-result-fetched percentiles and the
+  // CPU and Redis commands per job
+  steady,
 };
 
 // How the built-in worker answers (worker_endpoint.hpp).
@@ -56,23 +61,25 @@ struct Options {
   std::optional<std::int64_t> jobs;  // --jobs: a fixed number of jobs
   std::chrono::duration<double> duration{5.0};  // --duration, when --jobs is not given
   std::chrono::duration<double> warmup{0.5};    // latency: sent, not counted
-  int batch = 1;             // jobs per POST /v1/jobs; 1 sends a single job (a map, not an array)
-  int connections = 16;      // keep-alive connections pushing at once
-  int threads = 1;           // io threads
-  bool keep_result = false;  // e2e: jobs keep their results and every result is fetched
-  double rate = 2000;        // latency: pushes per second, sent on schedule
-  int arg_bytes = 0;         // each job's argument: a string of this many bytes; 0 = nil
-  int priorities = 1;        // priorities drawn from 0..N-1 at random; 1: none sent
-  std::int64_t window = 100000;  // e2e: most jobs pushed but not yet done; 0 = no limit
+  int batch = 1;  // jobs per POST /v1/jobs; 1 sends a single job (a map, not an array)
+  Format format = Format::msgpack;  // of push bodies, and of the answers asked for
+  int connections = 16;             // keep-alive connections pushing at once
+  int threads = 1;                  // io threads
+  bool keep_result = false;         // e2e: jobs keep their results and every result is fetched
+  double rate = 2000;               // latency, steady: pushes per second, sent on schedule
+  int arg_bytes = 0;                // each job's argument: a string of this many bytes; 0 = nil
+  int priorities = 1;               // priorities drawn from 0..N-1 at random; 1: none sent
+  std::int64_t window = 100000;     // e2e: most jobs pushed but not yet done; 0 = no limit
   std::string job_name = "bench";
-  std::string redis_url;                // memory: where INFO memory is read
+  std::string redis_url;  // memory: where INFO memory is read; else INFO commandstats, when set
   std::vector<WatchedProcess> watched;  // --pids
   int worker_concurrency = 50;          // registered with the master
   std::string worker_host = "127.0.0.1";
   std::uint16_t worker_port = 0;              // 0: any free port
   WorkerMode worker_mode = WorkerMode::noop;  // --worker
-  // --worker-url: a worker of its own (e.g. jqworker) that jqbench registers instead of the
-  // built-in one; jobs done are then read from GET /v1/stats (constraints throughput only)
+  // --external-worker (also --worker-url): a worker in a process of its own (e.g. jqworker) that
+  // jqbench registers instead of the built-in one; jobs done are then read from GET /v1/stats
+  // (e2e, drain, steady, constraints throughput)
   std::string worker_url;
   std::chrono::seconds completion_timeout{60};  // no completion for this long: the run failed
   bool progress = true;                         // one stderr line a second

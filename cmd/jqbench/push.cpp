@@ -22,6 +22,7 @@ JobShape job_shape(const Options& o) {
   shape.arg_bytes = o.arg_bytes;
   shape.priorities = o.priorities;
   shape.keep_result = o.keep_result;
+  shape.format = o.format;
   return shape;
 }
 
@@ -31,6 +32,7 @@ asio::awaitable<Outcome> run_push(Bench& bench) {
   plan.batch = o.batch;
   plan.connections = o.connections;
   plan.jobs = o.jobs;
+  const auto redis_before = redis_stats(o.redis_url);
   CpuMeter meter(o.watched);
   meter.start();
   const auto start = Clock::now();
@@ -42,6 +44,7 @@ asio::awaitable<Outcome> run_push(Bench& bench) {
   co_await load.run(progress);
   const double seconds = seconds_between(start, Clock::now());
   meter.stop();
+  const auto redis_after = redis_stats(o.redis_url);
   if (load.errors() > 0) co_return failed("push", load.first_error());
 
   Outcome out;
@@ -52,8 +55,10 @@ asio::awaitable<Outcome> run_push(Bench& bench) {
   out.fields["requests_per_s"] = figure(static_cast<double>(load.requests()) / seconds);
   out.fields["batch"] = o.batch;
   out.fields["connections"] = o.connections;
+  out.fields["format"] = format_name(o.format);
   add_percentiles(out, "ack", percentiles(load.take_ack_samples()));
   add_cpu(out, meter, load.acked());
+  add_redis_per_job(out, "", redis_before, redis_after, load.acked());
   co_return out;
 }
 

@@ -69,7 +69,7 @@ asio::awaitable<void> PushLoad::pusher(int index) {
     if (count == 0) break;
     encoder.encode(body, count, plan_.batch > 1);
     const auto sent = Clock::now();
-    const auto r = co_await master->request(Method::post, "v1/jobs", body);
+    const auto r = co_await master->request(Method::post, "v1/jobs", body, encoder.json());
     samples.push_back(Clock::now() - sent);
     ++requests_;
     if (r.status != 201) {
@@ -95,7 +95,8 @@ asio::awaitable<bool> PushLoad::fetch_results(HttpConnection& master, std::strin
   for (const auto& id : ids) {
     std::string path = "v1/jobs/" + id + "/result";
     path += kResultWait;
-    const auto r = co_await master.request(Method::get, std::move(path));
+    const auto r =
+        co_await master.request(Method::get, std::move(path), {}, shape_.format == Format::json);
     if (r.status != 200 || !holds_result(r.body)) {
       fail("GET /v1/jobs/" + id + "/result: HTTP " + std::to_string(r.status) +
            (r.status == 0 ? " " + r.error : std::string(" without a result")));

@@ -43,8 +43,28 @@ void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
   outcome.fields[prefix + "cpu_us_per_job"] =
       jobs > 0 ? figure(total * 1e6 / static_cast<double>(jobs)) : 0;
   nlohmann::ordered_json by_process = nlohmann::ordered_json::object();
-  for (const auto& share : meter.shares()) by_process[share.label] = figure(share.seconds);
+  nlohmann::ordered_json system_by_process = nlohmann::ordered_json::object();
+  for (const auto& share : meter.shares()) {
+    by_process[share.label] = figure(share.seconds);
+    system_by_process[share.label] = figure(share.system_seconds);
+  }
   outcome.fields[prefix + "cpu_s_by_process"] = by_process;
+  outcome.fields[prefix + "cpu_sys_s_by_process"] = system_by_process;
+}
+
+void add_redis_per_job(Outcome& outcome, const std::string& prefix, const RedisCommandStats& before,
+                       const RedisCommandStats& after, std::int64_t jobs) {
+  if (after.empty() || jobs <= 0) return;
+  nlohmann::ordered_json by_command = nlohmann::ordered_json::object();
+  const auto n = static_cast<double>(jobs);
+  for (const auto& [command, stat] : after) {
+    const auto it = before.find(command);
+    const RedisCommandStat start = it == before.end() ? RedisCommandStat{} : it->second;
+    const double calls = static_cast<double>(stat.calls - start.calls) / n;
+    if (calls < 0.01) continue;
+    by_command[command] = {figure(calls), figure(static_cast<double>(stat.usec - start.usec) / n)};
+  }
+  outcome.fields[prefix + "redis_by_command"] = by_command;
 }
 
 void add_percentiles(Outcome& outcome, const std::string& prefix, const Percentiles& p) {

@@ -22,9 +22,16 @@ Outcome failed(std::string scenario, std::string error);
 // up) or 6 decimals.
 double figure(double v);
 
-// cpu_s, cpu_us_per_job and cpu_s_by_process, each name prefixed by `prefix`.
+// cpu_s, cpu_us_per_job, cpu_s_by_process and cpu_sys_s_by_process (the part of each spent in
+// the kernel), each name prefixed by `prefix`.
 void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
              const std::string& prefix = "");
+// <prefix>redis_by_command: {command: [calls per job, µs per job]} between two INFO commandstats
+// of the master's Redis, for the commands that ran at least once per 100 jobs (commands run
+// inside scripts count under their own names as well as in evalsha's µs). Nothing when `after`
+// is empty (no --redis-url).
+void add_redis_per_job(Outcome& outcome, const std::string& prefix, const RedisCommandStats& before,
+                       const RedisCommandStats& after, std::int64_t jobs);
 // <prefix>_p50_ms ... <prefix>_max_ms.
 void add_percentiles(Outcome& outcome, const std::string& prefix, const Percentiles& p);
 

@@ -14,6 +14,7 @@ asio::awaitable<Outcome> run_e2e(Bench& bench);          // e2e.cpp
 asio::awaitable<Outcome> run_drain(Bench& bench);        // e2e.cpp
 asio::awaitable<Outcome> run_latency(Bench& bench);      // latency.cpp
 asio::awaitable<Outcome> run_constraints(Bench& bench);  // constraints.cpp
+asio::awaitable<Outcome> run_steady(Bench& bench);       // steady.cpp
 
 // The job every scenario pushes, from the options.
 JobShape job_shape(const Options& o);

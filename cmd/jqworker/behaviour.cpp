@@ -4,11 +4,13 @@
 #include <ctime>
 
 #include <msgpack.hpp>
+#include <nlohmann/json.hpp>
 
 namespace jq::worker {
 namespace {
 
 constexpr const char* kMsgpack = "application/msgpack";
+constexpr const char* kJson = "application/json";
 
 using Packer = msgpack::packer<msgpack::sbuffer>;
 
@@ -33,8 +35,23 @@ Reply success(const JobRequest& job, const std::string& finished_at) {
   return r;
 }
 
+Reply json_reply(const nlohmann::json& value) {
+  Reply r;
+  r.content_type = kJson;
+  r.body = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
 Reply failure(const JobRequest& job, const std::string& finished_at, const char* reason,
-              const std::string& message) {
+              const std::string& message, AnswerFormat format) {
+  if (format == AnswerFormat::json) {
+    return json_reply({{"type", "failure"},
+                       {"reason", reason},
+                       {"finished_at", finished_at},
+                       {"should_retry", job.directives.should_retry},
+                       {"error", "requested failure"},
+                       {"message", message}});
+  }
   msgpack::sbuffer buffer;
   Packer pk(buffer);
   pk.pack_map(6);
@@ -45,6 +62,20 @@ Reply failure(const JobRequest& job, const std::string& finished_at, const char*
   pk.pack("error").pack("requested failure");
   pk.pack("message").pack(message);
   return msgpack_reply(buffer);
+}
+
+// The success in JSON: the argument decoded from MessagePack, encoded again as JSON. An argument
+// nlohmann cannot read (it came from the master, so it should not happen) is a failure.
+Reply json_success(const JobRequest& job, const std::string& finished_at) {
+  auto argument = nlohmann::json::from_msgpack(job.argument, true, false);
+  if (argument.is_discarded()) {
+    return failure(job, finished_at, "other", "the argument is not MessagePack that JSON can hold",
+                   AnswerFormat::json);
+  }
+  Reply r = json_reply(
+      {{"type", "success"}, {"finished_at", finished_at}, {"result", std::move(argument)}});
+  r.success = true;
+  return r;
 }
 
 Reply status_reply(const Directives& d) {
@@ -82,17 +113,21 @@ bool should_fail(const JobRequest& job) {
 
 }  // namespace
 
-Reply answer_job(const JobRequest& job, std::chrono::system_clock::time_point now) {
+Reply answer_job(const JobRequest& job, std::chrono::system_clock::time_point now,
+                 AnswerFormat format) {
   const Directives& d = job.directives;
   const std::string finished_at = iso8601_utc(now);
-  const std::string attempt = "(attempt " + std::to_string(job.attempt) + ")";
+  const auto attempt = [&job] { return "(attempt " + std::to_string(job.attempt) + ")"; };
   if (d.close) return no_answer();
   if (d.status) return status_reply(d);
   if (d.garbage != Directives::Garbage::none) return garbage(d.garbage);
-  if (d.timeout_reason)
-    return failure(job, finished_at, "timeout", "timed out on purpose " + attempt);
-  if (should_fail(job)) return failure(job, finished_at, "other", "failed on purpose " + attempt);
-  return success(job, finished_at);
+  if (d.timeout_reason) {
+    return failure(job, finished_at, "timeout", "timed out on purpose " + attempt(), format);
+  }
+  if (should_fail(job)) {
+    return failure(job, finished_at, "other", "failed on purpose " + attempt(), format);
+  }
+  return format == AnswerFormat::json ? json_success(job, finished_at) : success(job, finished_at);
 }
 
 Reply text_reply(int status, std::string text) {

@@ -16,6 +16,8 @@ struct Flags {
   int threads = 1;
   bool log_requests = false;
   std::string journal;
+  std::string answer = "msgpack";
+  bool no_stats = false;
   std::string master_url;
   std::string own_url;
   std::vector<std::string> names{"*"};
@@ -33,6 +35,14 @@ void add_flags(CLI::App& cli, Flags& f) {
   cli.add_flag("--log-requests", f.log_requests, "log one line per request");
   cli.add_option("--journal", f.journal,
                  "append a line to FILE when a job attempt starts and when it ends (for tests)");
+  cli.add_option("--answer", f.answer,
+                 "result objects in msgpack (the argument's bytes copied) or json (the argument "
+                 "decoded and encoded as JSON)")
+      ->check(CLI::IsMember({"msgpack", "json"}))
+      ->capture_default_str();
+  cli.add_flag("--no-stats", f.no_stats,
+               "keep no per-job record for GET /stats (benchmarks: the worker only decodes and "
+               "answers)");
   cli.add_option("--register", f.master_url, "master URL to register with (POST /v1/workers)");
   cli.add_option("--url", f.own_url, "URL the master should call (default http://LISTEN/)");
   cli.add_option("--names", f.names, "job names served, comma-separated")
@@ -56,6 +66,9 @@ jq::Expected<jq::worker::WorkerOptions, std::string> to_options(const Flags& f) 
   o.threads = f.threads;
   o.log_requests = f.log_requests;
   o.journal_path = f.journal;
+  o.answer_format =
+      f.answer == "json" ? jq::worker::AnswerFormat::json : jq::worker::AnswerFormat::msgpack;
+  o.record_stats = !f.no_stats;
   if (f.master_url.empty()) return o;
   auto master = jq::worker::parse_master_url(f.master_url);
   if (!master) return jq::unexpected("--register: " + master.error());

@@ -50,6 +50,8 @@ using Request = bhttp::request<bhttp::string_body>;
 struct Shared {
   Stats stats;
   bool log_requests = false;
+  bool record_stats = true;
+  AnswerFormat answer_format = AnswerFormat::msgpack;
   std::optional<Journal> journal;
 };
 
@@ -79,13 +81,13 @@ Reply json_reply(const nlohmann::json& value) {
 asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
   auto job = parse_job(req.body());
   if (!job) co_return text_reply(400, job.error() + "\n");
-  shared.stats.record_attempt(job->id, job->attempt);
+  if (shared.record_stats) shared.stats.record_attempt(job->id, job->attempt);
   if (shared.journal) shared.journal->start(job->id, job->attempt);
   if (job->directives.sleep.count() > 0) {
     asio::steady_timer timer(co_await asio::this_coro::executor, job->directives.sleep);
     co_await timer.async_wait(use_awaitable);
   }
-  Reply reply = answer_job(*job, std::chrono::system_clock::now());
+  Reply reply = answer_job(*job, std::chrono::system_clock::now(), shared.answer_format);
   if (shared.journal) shared.journal->end(job->id, job->attempt, reply.success);
   co_return reply;
 }
@@ -105,7 +107,7 @@ asio::awaitable<Reply> route(const Request& req, Shared& shared,
   }
   if (get && path == "/healthz") co_return text_reply(200, "ok\n");
   if (!post) co_return text_reply(405, "jobs are POSTed; GET /stats for what was seen\n");
-  in_flight.emplace(shared.stats, headers_to_record(req));
+  if (shared.record_stats) in_flight.emplace(shared.stats, headers_to_record(req));
   co_return co_await run_job(req, shared);
 }
 
@@ -270,6 +272,8 @@ int run(WorkerOptions options) {
       host_for_url(options.host) + ":" + std::to_string(acceptor.local_endpoint().port());
   auto shared = std::make_shared<Shared>();
   shared->log_requests = options.log_requests;
+  shared->record_stats = options.record_stats;
+  shared->answer_format = options.answer_format;
   if (!options.journal_path.empty()) {
     auto journal = Journal::open(options.journal_path);
     if (!journal) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "cmd/jqworker/behaviour.hpp"
 #include "cmd/jqworker/registration.hpp"
 #include "common/expected.hpp"
 
@@ -19,6 +20,9 @@ struct WorkerOptions {
   int threads = 1;            // io threads
   bool log_requests = false;  // one log line per request
   std::string journal_path;   // non-empty: append each attempt's start and end (journal.hpp)
+  AnswerFormat answer_format = AnswerFormat::msgpack;  // of result objects (successes, failures)
+  // false: no per-job record for GET /stats (a benchmark's worker only decodes and answers)
+  bool record_stats = true;
   // Register with a master; an empty own_url becomes http://HOST:PORT/ once bound.
   std::optional<Registration> registration;
 };

@@ -64,6 +64,12 @@ std::string Keys::done_prefix(int shard) const {
 std::string Keys::done(int shard, std::string_view field) const {
   return done_prefix(shard).append(field);
 }
+std::string Keys::watch_prefix(int shard) const {
+  return shard_key(shard, "watch:");
+}
+std::string Keys::watch(int shard, std::string_view field) const {
+  return watch_prefix(shard).append(field);
+}
 std::string Keys::counts(int shard) const {
   return shard_key(shard, "counts");
 }

@@ -42,6 +42,9 @@ class Keys {
   std::string dead(int shard) const;
   std::string done_prefix(int shard) const;  // done(shard, f) == done_prefix(shard) + f
   std::string done(int shard, std::string_view field) const;
+  // Set while a pusher waits for the job's result: watch(shard, f) == watch_prefix(shard) + f
+  std::string watch_prefix(int shard) const;
+  std::string watch(int shard, std::string_view field) const;
   std::string counts(int shard) const;
   std::string unique_prefix(int shard) const;  // claims below it: unique_claim (Lua)
   std::string order_prefix(int shard) const;   // an ordering key's line: order_prefix + key

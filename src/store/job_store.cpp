@@ -1,6 +1,7 @@
 #include "src/store/job_store.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <spdlog/spdlog.h>
 #include "src/redis/bindings/cancel_job.hpp"
@@ -27,6 +28,9 @@ static_assert(static_cast<int>(PushJobs::OnDuplicate::keep) ==
               static_cast<int>(PushJobs::OnDuplicate::append) ==
                   static_cast<int>(api::OnDuplicate::append));
 
+// Jobs in one merged pushJobs call: a request larger than this goes alone (kMaxBatchJobs).
+constexpr std::size_t kMaxMergedJobs = 256;
+
 }  // namespace
 
 JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, int shard_run)
@@ -34,7 +38,24 @@ JobStore::JobStore(redis::Client& redis, redis::Keys keys, int shards, Clock clo
       keys_(std::move(keys)),
       shards_(shards),
       shard_run_(static_cast<unsigned>(std::max(1, shard_run))),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)) {
+  // Requests of one traceparent (usually none) merge, up to kMaxMergedJobs in a call.
+  auto take = [](const std::vector<PushItem>& waiting) {
+    std::size_t n = 1;
+    std::size_t jobs = waiting.front().jobs.size();
+    while (n < waiting.size() && waiting[n].traceparent == waiting.front().traceparent &&
+           jobs + waiting[n].jobs.size() <= kMaxMergedJobs) {
+      jobs += waiting[n++].jobs.size();
+    }
+    return n;
+  };
+  for (int s = 0; s < shards_; ++s) {
+    pushes_.push_back(std::make_unique<PushBatcher>(
+        redis_.executor(),
+        [this, s](std::vector<PushItem> items) { return send_pushes(s, std::move(items)); }, take,
+        [] { return PushResult(unexpected(StoreError::internal("storing the jobs failed"))); }));
+  }
+}
 
 std::int64_t JobStore::now_ms() const {
   return epoch_ms(clock_());
@@ -66,25 +87,13 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushJobs::Args args{
-        now,         next_ready_stamp_us(), keys_.events_channel(group.shard),
-        traceparent, group.shard,           static_cast<std::int64_t>(max_list_bytes_),
-        {}};
-    args.jobs.reserve(group.positions.size());
+    PushItem item{{}, traceparent};
+    item.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
-      args.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
+      item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
-    redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, group.shard), std::move(args));
-    redis::ReplyResult reply;
-    if (replicas_ack_ > 0) {
-      reply =
-          co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
-    } else {
-      reply = co_await redis_.eval(std::move(call));
-    }
-    if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-    auto pushed = PushJobs::decode(*reply, group.positions.size());
-    if (!pushed) co_return unexpected(StoreError::bad_reply(pushed.error()));
+    auto pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+    if (!pushed) co_return unexpected(std::move(pushed.error()));
     for (std::size_t i = 0; i < group.positions.size(); ++i) {
       out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
     }
@@ -93,6 +102,61 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   }
   std::sort(out.duplicates.begin(), out.duplicates.end());
   std::sort(out.merged.begin(), out.merged.end());
+  co_return out;
+}
+
+// One pushJobs call for the requests' jobs, in order; each request gets its own fields and
+// duplicates back (a duplicate of a job of an earlier request in the call names that job).
+asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
+    int shard, std::vector<PushItem> items) {
+  PushJobs::Args args{now_ms(),
+                      next_ready_stamp_us(),
+                      keys_.events_channel(shard),
+                      std::move(items.front().traceparent),
+                      shard,
+                      static_cast<std::int64_t>(max_list_bytes_),
+                      {}};
+  std::vector<std::size_t> sizes;
+  sizes.reserve(items.size());
+  for (PushItem& item : items) {
+    sizes.push_back(item.jobs.size());
+    std::move(item.jobs.begin(), item.jobs.end(), std::back_inserter(args.jobs));
+  }
+  const std::size_t total = args.jobs.size();
+  redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
+  redis::ReplyResult reply;
+  if (replicas_ack_ > 0) {
+    reply = co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
+  } else {
+    reply = co_await redis_.eval(std::move(call));
+  }
+  std::vector<PushResult> out;
+  out.reserve(items.size());
+  if (!reply) {
+    out.assign(items.size(), PushResult(unexpected(StoreError::unavailable(reply.error()))));
+    co_return out;
+  }
+  auto pushed = PushJobs::decode(*reply, total);
+  if (!pushed) {
+    out.assign(items.size(), PushResult(unexpected(StoreError::bad_reply(pushed.error()))));
+    co_return out;
+  }
+  std::size_t first = 0;
+  auto duplicate = pushed->duplicates.begin();  // ascending
+  auto merged = pushed->merged.begin();         // ascending
+  for (const std::size_t size : sizes) {
+    PushJobs::Pushed part;
+    part.fields.assign(std::make_move_iterator(pushed->fields.begin() + first),
+                       std::make_move_iterator(pushed->fields.begin() + first + size));
+    for (; duplicate != pushed->duplicates.end() && *duplicate < first + size; ++duplicate) {
+      part.duplicates.push_back(*duplicate - first);
+    }
+    for (; merged != pushed->merged.end() && *merged < first + size; ++merged) {
+      part.merged.push_back(*merged - first);
+    }
+    out.emplace_back(std::move(part));
+    first += size;
+  }
   co_return out;
 }
 
@@ -177,9 +241,10 @@ asio::awaitable<Expected<void, StoreError>> JobStore::cancel(JobId id) {
   co_return unexpected(StoreError::internal("cancelJob: unhandled status"));
 }
 
-asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(JobId id) {
+asio::awaitable<Expected<ResultFetch, StoreError>> JobStore::fetch_result(
+    JobId id, std::chrono::milliseconds watch) {
   redis::ScriptCall call =
-      FetchResult::call(FetchResult::keys(keys_, id.shard, id.field), {id.field});
+      FetchResult::call(FetchResult::keys(keys_, id.shard, id.field), {id.field, watch.count()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto fetched = FetchResult::decode(*reply);

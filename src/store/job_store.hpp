@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
+#include "src/store/call_batcher.hpp"
 #include "src/store/constraint_set.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
@@ -74,12 +76,17 @@ class JobStore {
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
-  // W3C header, or empty for none) is kept with every job of the batch.
+  // W3C header, or empty for none) is kept with every job of the batch. Pushes that arrive while
+  // one of their shard is on its way go together in the next call (group commit, CallBatcher),
+  // each request still all or nothing.
   asio::awaitable<Expected<Pushed, StoreError>> push(std::vector<api::NewJob> jobs,
                                                      std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);
   asio::awaitable<Expected<void, StoreError>> cancel(JobId id);
-  asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(JobId id);
+  // The result, handed out once. With `watch` > 0, a pending job that keeps its result is marked
+  // watched for that long: its result is then announced ("r <id>") when stored, and only then.
+  asio::awaitable<Expected<ResultFetch, StoreError>> fetch_result(
+      JobId id, std::chrono::milliseconds watch = std::chrono::milliseconds(0));
 
   // Run on every Redis (re)connect: creates the store's metadata or checks that its shard count
   // is ours. Returns false (after logging why) when this master must not run against the store.
@@ -90,6 +97,14 @@ class JobStore {
     int shard = 0;
     std::vector<std::size_t> positions;  // of its jobs in the batch, in push order
   };
+  // One request's jobs for one shard: what a pushJobs call may merge with other requests'.
+  struct PushItem {
+    std::vector<redis::bindings::PushJobs::Job> jobs;
+    std::string traceparent;
+  };
+  using PushResult = Expected<redis::bindings::PushJobs::Pushed, StoreError>;
+  using PushBatcher = CallBatcher<PushItem, PushResult>;
+  asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
@@ -105,6 +120,7 @@ class JobStore {
   std::size_t max_list_bytes_ = 1024 * 1024;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};
+  std::vector<std::unique_ptr<PushBatcher>> pushes_;  // one per shard
 };
 
 }  // namespace jq::store

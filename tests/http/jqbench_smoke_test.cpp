@@ -211,3 +211,82 @@ TEST_CASE("jqbench constraints refuses an external worker for the parts that nee
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--parts throughput only") != std::string::npos);
 }
+
+TEST_CASE("jqbench pushes single jobs as JSON and reads the JSON answers", "[http]") {
+  Fixture f;
+  const json line = json_line(f.bench({"--scenario", "push", "--format", "json", "--jobs", "300",
+                                       "--connections", "20", "--priorities", "10", "--keep-result",
+                                       "--arg-bytes", "4", "--redis-url", f.redis.url()}));
+  CHECK(line["jobs"] == 300);
+  CHECK(line["format"] == "json");
+  CHECK(line["connections"] == 20);
+  CHECK(line["redis_by_command"]["evalsha"][0].get<double>() > 0);
+  const json stats = f.daemon.http().get("/v1/stats").value();
+  CHECK(stats["ready"] == 300);
+  // What JSON carried arrived: a queued job has its argument and keeps its result.
+  const json page = f.daemon.http().get("/v1/jobs?limit=1").value();
+  REQUIRE(page["jobs"].size() == 1);
+  CHECK(page["jobs"][0]["argument"] == "xxxx");
+  CHECK(page["jobs"][0]["keep_result"] == true);
+}
+
+TEST_CASE("jqbench e2e and drain run on an external worker and count what the master stored",
+          "[http]") {
+  {
+    Fixture f;
+    Worker worker({"--answer", "json"});
+    const json line =
+        json_line(f.bench({"--scenario", "e2e", "--format", "json", "--batch", "1", "--jobs", "200",
+                           "--external-worker", worker.url(), "--pids",
+                           f.pids() + ",worker=" + std::to_string(worker.pid())}));
+    CHECK(line["worker"] == "external");
+    CHECK(line["jobs"] == 200);
+    CHECK(line["cpu_s_by_process"].contains("worker"));
+    CHECK(worker.stats()["received"] == 200);
+    CHECK(f.daemon.http().get("/v1/stats").value()["succeeded"] == 200);
+    CHECK(f.daemon.http().get("/v1/workers").value().empty());
+  }
+  {
+    Fixture f;
+    Worker worker;
+    const json line =
+        json_line(f.bench({"--scenario", "drain", "--jobs", "300", "--worker-concurrency", "200",
+                           "--external-worker", worker.url()}));
+    CHECK(line["worker"] == "external");
+    CHECK(line["worker_concurrency"] == 200);
+    CHECK(line["jobs"] == 300);
+    CHECK(worker.stats()["received"] == 300);
+  }
+}
+
+TEST_CASE("jqbench steady long-polls every result, with the built-in or an external worker",
+          "[http]") {
+  {
+    Fixture f;
+    const json line = json_line(f.bench({"--scenario", "steady", "--rate", "400", "--jobs", "100",
+                                         "--warmup", "0.05", "--redis-url", f.redis.url()}));
+    CHECK(line["scenario"] == "steady");
+    CHECK(line["jobs"] == 100);
+    CHECK(line["worker"] == "noop");
+    CHECK(line["result_p50_ms"].get<double>() > 0);
+    CHECK(line["result_p99_ms"] >= line["result_p50_ms"]);
+    CHECK(line["result_p50_ms"] >= line["ack_p50_ms"]);
+    CHECK(line["done_p99_ms"].is_number());
+    CHECK(line["redis_by_command"]["evalsha"][0].get<double>() >= 1);
+    // Every result was fetched, so none is kept.
+    const json stats = f.daemon.http().get("/v1/stats").value();
+    CHECK(stats["succeeded"] == 120);
+  }
+  {
+    Fixture f;
+    Worker worker({"--answer", "json", "--no-stats"});
+    const json line =
+        json_line(f.bench({"--scenario", "steady", "--format", "json", "--rate", "400", "--jobs",
+                           "100", "--warmup", "0", "--external-worker", worker.url()}));
+    CHECK(line["worker"] == "external");
+    CHECK(line["format"] == "json");
+    CHECK(line["jobs"] == 100);
+    CHECK(line["result_p99_ms"].get<double>() > 0);
+    CHECK_FALSE(line.contains("done_p99_ms"));
+  }
+}

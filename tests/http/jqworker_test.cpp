@@ -92,6 +92,32 @@ TEST_CASE("jqworker fails on request, with should_retry as asked", "[http]") {
                 false);
 }
 
+TEST_CASE("jqworker --answer json answers successes and failures in JSON", "[http]") {
+  Worker worker({"--answer", "json"});
+  const json argument = {{"n", 1}, {"list", {1.5, "x", nullptr}}};
+  const auto ok = post_job(worker, "j", 1, argument);
+  REQUIRE(ok.status == 200);
+  CHECK(ok.header("content-type") == "application/json");
+  const json success = json::parse(ok.body);
+  CHECK(success["type"] == "success");
+  CHECK(success["result"] == argument);
+  CHECK(success["finished_at"].get<std::string>().back() == 'Z');
+  const auto failed = post_job(worker, "j", 2, {{"fail", true}});
+  CHECK(failed.header("content-type") == "application/json");
+  check_failure(failed, "other", true);
+  CHECK(failed.value()["message"] == "failed on purpose (attempt 2)");
+}
+
+TEST_CASE("jqworker --no-stats answers jobs and keeps no record of them", "[http]") {
+  Worker worker({"--no-stats"});
+  const auto r = post_job(worker, "j", 1, "hello");
+  REQUIRE(r.status == 200);
+  CHECK(r.value()["result"] == "hello");
+  const json stats = worker.stats();
+  CHECK(stats["received"] == 0);
+  CHECK(stats["by_job"].empty());
+}
+
 TEST_CASE("jqworker fails the attempts before fail_until and succeeds from it on", "[http]") {
   Worker worker;
   const json argument = {{"fail_until", 3}};

@@ -1,4 +1,4 @@
-// completeJobs-11.lua: a success ends the job, keeping the result when asked; stale answers are
+// completeJobs-12.lua: a success ends the job, keeping the result when asked; stale answers are
 // ignored; a batch is each of its jobs on its own.
 #include <catch2/catch.hpp>
 
@@ -41,6 +41,14 @@ Reply complete_job(SyncRedis& r, const jq::redis::Keys& keys, int shard, const s
   return reply;
 }
 
+// A pusher waits for the job's result (fetchResult with a watch, as the result long poll does).
+void watch(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
+  jq::redis::bindings::FetchResult::Args args{field, 30000};
+  r.eval(jq::redis::bindings::FetchResult::call(
+      jq::redis::bindings::FetchResult::keys(keys, shard, field), std::move(args)));
+  REQUIRE(exists(r, keys.watch(shard, field)));
+}
+
 }  // namespace
 
 TEST_CASE("a success without keep_result removes the job and keeps nothing", "[redis]") {
@@ -73,12 +81,15 @@ TEST_CASE("the last running job of a name leaves no running count behind", "[red
   CHECK_FALSE(exists(r, keys.counts(0)));
 }
 
-TEST_CASE("a success with keep_result stores the result for result_ttl and announces it",
-          "[redis]") {
+TEST_CASE(
+    "a success with keep_result stores the result for result_ttl and announces it to "
+    "a watcher",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
   const std::string field = push_and_reserve(r, keys, 4, {.keep_result = true});
+  watch(r, keys, 4, field);
   events.take(r);
 
   REQUIRE(complete_job(r, keys, 4, field, 1, 120).integer == 1);
@@ -97,8 +108,21 @@ TEST_CASE("a success with keep_result stores the result for result_ttl and annou
   CHECK(ttl > 110);
   CHECK(ttl <= 120);
   CHECK(events.take(r) == std::vector<std::string>{"r 4-" + field});
+  CHECK_FALSE(exists(r, keys.watch(4, field)));
   CHECK(hget(r, keys.stats(4), "succeeded") == "1");
   CHECK_FALSE(exists(r, keys.counts(4)));
+}
+
+TEST_CASE("a kept result nobody watches is stored without an announcement", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  const std::string field = push_and_reserve(r, keys, 1, {.keep_result = true});
+  events.take(r);
+
+  REQUIRE(complete_job(r, keys, 1, field, 1).integer == 1);
+  CHECK(exists(r, keys.done(1, field)));
+  CHECK(events.take(r).empty());
 }
 
 TEST_CASE("a success for another attempt than the running one changes nothing", "[redis]") {
@@ -153,6 +177,7 @@ TEST_CASE("a batch finishes each running job and skips each stale one", "[redis]
   const std::string a = push_and_reserve(r, keys, 2);
   const std::string kept = push_and_reserve(r, keys, 2, {.name = "resize", .keep_result = true});
   const std::string c = push_and_reserve(r, keys, 2);
+  watch(r, keys, 2, kept);
   events.take(r);
 
   CHECK(complete_jobs(r, keys, 2, {{a, 1}, {c, 2}, {kept, 1}, {"00000000Z", 1}, {a, 1}}) ==

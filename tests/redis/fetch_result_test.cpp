@@ -1,4 +1,5 @@
-// fetchResult-2.lua: a kept result is handed out exactly once.
+// fetchResult-3.lua: a kept result is handed out exactly once; a pusher about to wait marks the
+// job watched.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -10,9 +11,10 @@ using jq::store::JobState;
 
 namespace {
 
-Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field) {
+Reply fetch_result(SyncRedis& r, const jq::redis::Keys& keys, int shard, const std::string& field,
+                   std::int64_t watch_ms = 0) {
   jq::redis::Reply reply =
-      r.eval(FetchResult::call(FetchResult::keys(keys, shard, field), {field}));
+      r.eval(FetchResult::call(FetchResult::keys(keys, shard, field), {field, watch_ms}));
   REQUIRE(FetchResult::decode(reply));
   return reply;
 }
@@ -73,4 +75,36 @@ TEST_CASE("fetchResult of an unknown job has nothing to give", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   CHECK(integers(fetch_result(r, keys, 0, "00000000Z")) == std::vector<std::int64_t>{0});
+}
+
+TEST_CASE("fetchResult of a pending job that keeps its result marks it watched for the time asked",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.keep_result = true}}));
+  const std::string watch = keys.watch(0, f[0]);
+
+  CHECK(integers(fetch_result(r, keys, 0, f[0], 30000)) == std::vector<std::int64_t>{2, 1, 0, 1});
+  const auto ttl = r.call({"PTTL", watch}).integer;
+  CHECK(ttl > 29000);
+  CHECK(ttl <= 30000);
+  // A shorter wait from another pusher does not cut the first one's watch short.
+  fetch_result(r, keys, 0, f[0], 1000);
+  CHECK(r.call({"PTTL", watch}).integer > 29000);
+  fetch_result(r, keys, 0, f[0], 60000);
+  CHECK(r.call({"PTTL", watch}).integer > 59000);
+}
+
+TEST_CASE("fetchResult without a wait, or of a job whose result is not kept, marks nothing",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{.keep_result = true}, {}}));
+
+  fetch_result(r, keys, 0, f[0], 0);
+  CHECK_FALSE(exists(r, keys.watch(0, f[0])));
+  CHECK(integers(fetch_result(r, keys, 0, f[1], 30000)) == std::vector<std::int64_t>{2, 1, 0, 0});
+  CHECK_FALSE(exists(r, keys.watch(0, f[1])));
+  fetch_result(r, keys, 0, "00000000Z", 30000);
+  CHECK_FALSE(exists(r, keys.watch(0, "00000000Z")));
 }

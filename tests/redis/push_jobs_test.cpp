@@ -248,6 +248,28 @@ TEST_CASE("pushJobs announces each name of the batch once, with its best job, in
   CHECK(events.take(r) == std::vector<std::string>{"p resize 1 0 " + member_of(r, keys, 1, g[0])});
 }
 
+TEST_CASE("pushJobs announces a name only when its best pushed job is the queue's new head",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  push_jobs(r, keys, 0, {{.name = "email", .priority = 3}});
+  events.take(r);
+
+  // Behind a ready job of the same or a better priority: every master that knows the queue
+  // already holds a head that goes first.
+  push_jobs(r, keys, 0, {{.name = "email", .priority = 3}, {.name = "email", .priority = 7}});
+  CHECK(events.take(r).empty());
+  // Ahead of every ready job: the new head.
+  auto f = fields_of(
+      push_jobs(r, keys, 0, {{.name = "email", .priority = 8}, {.name = "email", .priority = 2}}));
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member_of(r, keys, 0, f[1])});
+  // Once the queue is empty again, the next push is its head.
+  reserve_jobs(r, keys, 0, "email", 10);
+  auto g = fields_of(push_jobs(r, keys, 0, {{.name = "email", .priority = 9}}));
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 9 " + member_of(r, keys, 0, g[0])});
+}
+
 TEST_CASE("records of small jobs fill buckets of 62 that Redis keeps compact", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

@@ -1,22 +1,39 @@
 // JobStore called directly against a real Redis: push, read, cancel, results.
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "src/store/job_store.hpp"
 #include "tests/store/store_test_support.hpp"
 
 using jq::store::JobId;
 using jq::store::JobState;
 using jq::store::JobStore;
+using jq::store::Pushed;
 using jq::store::ResultFetch;
 using jq::store::StoreErrc;
+using jq::store::StoreError;
 using namespace jq::test;
 
 namespace {
 
+namespace asio = boost::asio;
+using PushResult = jq::Expected<Pushed, StoreError>;
+
 struct Fixture {
+  explicit Fixture(int shard_run = 1) : jobs{h.client(), fresh_keys(), 4, clock.fn(), shard_run} {}
   StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
-  JobStore jobs{h.client(), fresh_keys(), 4, clock.fn()};
+  JobStore jobs;
 
   JobId push(jq::api::NewJob job) {
     auto ids = h.run(jobs.push({std::move(job)}, ""));
@@ -25,6 +42,37 @@ struct Fixture {
     return *jq::store::parse_job_id(ids->ids.front(), 4);
   }
 };
+
+// Every request pushed at once, each from its own coroutine (as from its own connection); their
+// results in the order given.
+std::vector<PushResult> push_together(Fixture& f, std::vector<std::vector<jq::api::NewJob>> all) {
+  std::vector<std::optional<PushResult>> results(all.size());
+  f.h.run([&]() -> asio::awaitable<void> {
+    auto executor = co_await asio::this_coro::executor;
+    asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
+    std::size_t left = all.size();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      asio::co_spawn(executor, f.jobs.push(std::move(all[i]), ""),
+                     [&, i](std::exception_ptr, PushResult r) {
+                       results[i].emplace(std::move(r));
+                       if (--left == 0) all_done.cancel();
+                     });
+    }
+    boost::system::error_code ec;
+    co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }());
+  std::vector<PushResult> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+std::int64_t script_calls() {
+  SyncRedis redis(shared_redis().port());
+  const std::string stats = redis.call({"INFO", "commandstats"}).str;
+  const auto at = stats.find("cmdstat_evalsha:calls=");
+  if (at == std::string::npos) return 0;
+  return std::stoll(stats.substr(at + std::string_view("cmdstat_evalsha:calls=").size()));
+}
 
 }  // namespace
 
@@ -79,4 +127,54 @@ TEST_CASE("JobStore: a result is pending while queued, nothing without keep_resu
   auto unknown = f.h.run(f.jobs.fetch_result(JobId{1, "000000zzz"}));
   REQUIRE(unknown);
   CHECK(unknown->kind == ResultFetch::Kind::none);
+}
+
+TEST_CASE(
+    "JobStore: pushes that arrive while one is on its way are stored together, each "
+    "answered with its own ids",
+    "[redis]") {
+  Fixture f(100);  // one shard for all of them
+  std::vector<std::vector<jq::api::NewJob>> requests;
+  for (int i = 0; i < 20; ++i) requests.push_back({new_job("mail", i)});
+  requests.push_back({new_job("batch-a"), new_job("batch-b")});
+  const std::int64_t calls_before = script_calls();
+  auto results = push_together(f, requests);
+  // The first goes alone at once; the other 20 requests wait for it and go in one call.
+  CHECK(script_calls() - calls_before == 2);
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    REQUIRE(results[i]);
+    REQUIRE(results[i]->ids.size() == requests[i].size());
+    CHECK(results[i]->duplicates.empty());
+    for (std::size_t j = 0; j < requests[i].size(); ++j) {
+      const std::string& id = results[i]->ids[j];
+      ids.insert(id);
+      auto record = f.h.run(f.jobs.get(*jq::store::parse_job_id(id, 4)));
+      REQUIRE(record);
+      CHECK(record->name == requests[i][j].name);
+      CHECK(record->priority == requests[i][j].priority);
+    }
+  }
+  CHECK(ids.size() == 22);
+}
+
+TEST_CASE(
+    "JobStore: a unique key pushed by two requests stored together is a duplicate for the "
+    "second only",
+    "[redis]") {
+  Fixture f;
+  // Jobs of one unique key go to one shard (job_routing), whatever their name.
+  auto unique = [](std::string name) {
+    auto job = new_job(std::move(name));
+    job.unique_key = "order-7";
+    return job;
+  };
+  // The first request goes alone; the second and third go together in the next call.
+  auto results =
+      push_together(f, {{unique("other")}, {unique("resize"), unique("mail")}, {unique("mail")}});
+  REQUIRE(results[1]);
+  REQUIRE(results[2]);
+  CHECK(results[1]->duplicates.empty());
+  CHECK(results[2]->duplicates == std::vector<std::size_t>{0});
+  CHECK(results[2]->ids == std::vector<std::string>{results[1]->ids[1]});
 }

@@ -34,6 +34,7 @@ class Worker {
   explicit Worker(const std::vector<std::string>& args = {}, std::uint16_t port = 0);
 
   std::uint16_t port() const { return port_; }
+  pid_t pid() const { return process_.pid(); }
   HttpClient http() const { return HttpClient(port_); }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
   std::string log() const { return read_file(dir_.file("jqworker.log")); }

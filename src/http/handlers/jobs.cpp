@@ -19,6 +19,9 @@ using asio::awaitable;
 using nlohmann::json;
 
 constexpr double kMaxWaitSeconds = 60;
+// A job stays watched in Redis this much longer than its pusher waits: the wait starts once the
+// store answered, and must never outlast the watch.
+constexpr std::chrono::milliseconds kWatchMargin{5000};
 
 Response not_found(const Request& req, std::string_view id) {
   return respond_error(req, api::ErrorCode::not_found, "no job " + std::string(id));
@@ -115,25 +118,31 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   const std::string_view id_text = req.param("id");
   auto id = store::parse_job_id(id_text, store.shards());
   if (!id) co_return respond(req, 200, nullptr);
-  auto fetched = co_await store.fetch_result(*id);
-  if (fetched && fetched->kind == store::ResultFetch::Kind::pending && fetched->keep_result &&
-      wait->count() > 0) {
-    // Watch first, then look again: a result stored in between still wakes us. A wake-up
-    // without the result (ResultWaiters::notify_all) waits again for the time left.
+  // Watch first, then look (and tell the store that someone waits, so that the result is
+  // announced when stored): a result stored in between still wakes us.
+  std::shared_ptr<events::ResultWaiters::Ticket> ticket;
+  if (wait->count() > 0) ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+  const std::chrono::milliseconds watch =
+      ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
+  auto fetched = co_await store.fetch_result(*id, watch);
+  if (ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
+      fetched->keep_result) {
+    // A wake-up without the result (ResultWaiters::notify_all after the events connection came
+    // back) waits again for the time left.
     const auto deadline = std::chrono::steady_clock::now() + *wait;
     for (;;) {
-      auto ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-      fetched = co_await store.fetch_result(*id);
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
-      bool woken = false;
-      if (fetched && fetched->kind == store::ResultFetch::Kind::pending && left.count() > 0) {
-        woken = co_await events::ResultWaiters::wait(ticket, left);
-      }
-      waiters.forget(ticket);
+      if (left.count() <= 0) break;
+      const bool woken = co_await events::ResultWaiters::wait(ticket, left);
       if (!woken) break;
+      waiters.forget(ticket);
+      ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+      fetched = co_await store.fetch_result(*id);
+      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
     }
   }
+  if (ticket) waiters.forget(ticket);
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
   switch (fetched->kind) {
     case store::ResultFetch::Kind::result:

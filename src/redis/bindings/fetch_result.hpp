@@ -1,11 +1,26 @@
-// lua/fetchResult-2.lua: hands a finished job's kept result to the pusher exactly once.
+// lua/fetchResult-3.lua: hands a finished job's kept result to the pusher exactly once, and marks
+// the job watched for a pusher about to wait for it.
 #pragma once
 
-#include "src/redis/bindings/one_job_read.hpp"
+#include "src/redis/bindings/binding.hpp"
+#include "src/redis/keys.hpp"
 
 namespace jq::redis::bindings {
 
-struct FetchResult : OneJobRead<ScriptId::fetch_result> {
+struct FetchResult {
+  static constexpr ScriptId id = ScriptId::fetch_result;
+  static constexpr std::array<std::string_view, 3> key_names = {"jobs", "done", "watch"};
+  static constexpr std::array<std::string_view, 2> arg_names = {"field", "watch_ms"};
+  static constexpr std::size_t args_per_item = 0;
+
+  struct Keys {
+    std::string jobs, done, watch;
+  };
+  struct Args {
+    std::string field;
+    std::int64_t watch_ms = 0;  // 0: nobody waits
+  };
+
   enum class Status : std::int64_t { nothing = 0, result = 1, pending = 2 };
   static constexpr std::array statuses = {Status::nothing, Status::result, Status::pending};
   struct Fetched {
@@ -15,6 +30,15 @@ struct FetchResult : OneJobRead<ScriptId::fetch_result> {
     std::int64_t attempts = 0;  // pending
     bool keep_result = false;   // pending: a result will be stored
   };
+
+  static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
+    return {k.jobs_prefix(shard), k.done(shard, field), k.watch(shard, field)};
+  }
+  static ScriptCall call(Keys k, Args a) {
+    return {id,
+            {std::move(k.jobs), std::move(k.done), std::move(k.watch)},
+            {std::move(a.field), arg(a.watch_ms)}};
+  }
 
   static Decoded<Fetched> decode(const Reply& reply) {
     const auto& e = reply.elements;

@@ -1,4 +1,4 @@
-// What the scripts that read one job by its field take (getJob, fetchResult): the shard's record
+// What the scripts that read one job by its field take (getJob): the shard's record
 // buckets and the job's done key, and the field.
 #pragma once
 

@@ -22,9 +22,12 @@
   KEYS[9] order prefix of the shard (the line of ordering key K = KEYS[9] .. K)
   KEYS[10] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[11] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
+  KEYS[12] watch prefix of the shard: a job's watch key is KEYS[12] .. field, set by fetchResult
+          while a pusher waits for its result
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
-  ARGV[2] events channel: gets "r <id>" when a result is kept, to wake long-polling fetchers,
-          and what enter_queue announces for an ordering key's next job
+  ARGV[2] events channel: gets "r <id>" when a result is kept and its job is watched (the watch
+          key is deleted), to wake long-polling fetchers, and what enter_queue announces for an
+          ordering key's next job
   ARGV[3] the shard (its number: ids are <shard>-<field>)
   ARGV[4] now (ms since the epoch)
   ARGV[5] key prefix (the shards' keys are built from it)
@@ -34,6 +37,7 @@
            nothing changed for that job.
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local watch_prefix = KEYS[12]
 local ttl, channel, shard = ARGV[1], ARGV[2], ARGV[3]
 local k = {jobs = jobs, ready_prefix = KEYS[6], scheduled = KEYS[7], counts = counts,
            unique = KEYS[8], order = KEYS[9]}
@@ -56,7 +60,9 @@ for a = 6, #ARGV, 3 do
       record[R_STATE] = S_SUCCEEDED
       record[R_RESULT] = ARGV[a + 2]
       rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
-      rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
+      if rcall('DEL', watch_prefix .. field) == 1 then
+        rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
+      end
     end
     release_constraints(cx, record[R_CONSTRAINTS], shard .. '-' .. field)
     finish_for_good(k, opts, field, record)

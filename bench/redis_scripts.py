@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Where Redis spends its time per job, by script: bench/profile.sh with PROFILER=redis.
+
+    redis_scripts.py LUA_SCRIPTS_CPP SLOWLOG_JSON JQBENCH_JSON_LINE
+
+LUA_SCRIPTS_CPP is the build's generated/lua_scripts.cpp (every script as jqmaster loads it, so
+the SHA1 that EVALSHA names can be matched to the script's file name); SLOWLOG_JSON is
+`redis-cli --quoted-json SLOWLOG GET -1` after a run with slowlog-log-slower-than 0 (every command a
+client sent, with the µs Redis spent in it; commands run inside a script are part of its
+time). Prints one JSON line: per script (EVALSHA) or command, its calls per job, µs per job and
+µs per call, the most costly first, and the total µs per job the slow log saw.
+"""
+import hashlib
+import json
+import re
+import sys
+
+ENTRY = re.compile(r'\{"([^"]+)", R"jqlua\((.*?)\)jqlua"\}', re.S)
+
+
+def script_names(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return {hashlib.sha1(src.encode()).hexdigest(): name for name, src in ENTRY.findall(text)}
+
+
+def main():
+    names = script_names(sys.argv[1])
+    with open(sys.argv[2], encoding="utf-8") as f:
+        entries = json.load(f)
+    run = json.loads(sys.argv[3])
+    jobs = (run.get("jobs", 0) + run.get("warmup_jobs", 0)) or 1  # the log covers the warm-up
+    totals = {}  # name -> [calls, µs]
+    for entry in entries:
+        duration_us, args = entry[2], entry[3]
+        if not args:
+            continue
+        command = args[0].lower()
+        if command in ("slowlog", "config", "info"):
+            continue
+        name = command
+        if command == "evalsha" and len(args) > 1:
+            name = "evalsha " + names.get(args[1].lower(), args[1][:12])
+        t = totals.setdefault(name, [0, 0])
+        t[0] += 1
+        t[1] += duration_us
+    rows = sorted(totals.items(), key=lambda kv: -kv[1][1])
+    print(json.dumps({
+        "jobs": jobs,
+        "slowlog_entries": len(entries),
+        "us_per_job": round(sum(t[1] for t in totals.values()) / jobs, 2),
+        "by_script": {n: {"calls_per_job": round(c / jobs, 3), "us_per_job": round(us / jobs, 2),
+                          "us_per_call": round(us / c, 2)} for n, (c, us) in rows},
+    }))
+
+
+if __name__ == "__main__":
+    main()
