@@ -72,9 +72,11 @@ Expected<std::uint16_t, std::string> parse_port(std::string_view text) {
   return static_cast<std::uint16_t>(port);
 }
 
+// Printable ASCII: a request target goes on the wire as it is (RFC 9112), and the URL is stored
+// as JSON text, which a byte that is not UTF-8 would break. Other characters are percent-encoded.
 bool is_target_char(char c) {
   const auto u = static_cast<unsigned char>(c);
-  return u > 0x20 && u != 0x7f && c != '#';
+  return u > 0x20 && u < 0x7f && c != '#';
 }
 
 }  // namespace
@@ -102,7 +104,9 @@ Expected<HttpUrl, std::string> parse_http_url(std::string_view text, UrlSchemes 
     return unexpected(std::string("must not contain user:password@; use headers for credentials"));
   }
   if (!all_of(target, is_target_char)) {
-    return unexpected(std::string("must not contain spaces, control characters or a #fragment"));
+    return unexpected(std::string(
+        "must not contain spaces, control characters, non-ASCII bytes (percent-encode them) or a "
+        "#fragment"));
   }
   std::string_view port_text;
   if (auto split = split_authority(authority, url, port_text); !split) {

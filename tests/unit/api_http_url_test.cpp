@@ -62,3 +62,16 @@ TEST_CASE("URLs that are not absolute http URLs are refused", "[unit]") {
   CHECK(parse_http_url("http://h:65535/")->port == 65535);
   CHECK(parse_http_url("http://h:1/")->port == 1);
 }
+
+TEST_CASE(
+    "a path or query with a byte outside printable ASCII is refused, percent-encoded it is not",
+    "[unit]") {
+  // The fuzzer's registration: a URL that is not UTF-8 could not be stored as JSON (a 500).
+  for (const char* bad : {"http://h/\x8c\xff", "http://h/caf\xc3\xa9", "http://h/?q=\x7f"}) {
+    INFO(bad);
+    const auto url = parse_http_url(bad);
+    REQUIRE_FALSE(url);
+    CHECK(url.error().find("non-ASCII") != std::string::npos);
+  }
+  CHECK(parse_http_url("http://h/caf%C3%A9?x=%FF")->target == "/caf%C3%A9?x=%FF");
+}

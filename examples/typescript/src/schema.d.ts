@@ -967,8 +967,8 @@ export interface components {
              * @description Absolute `http[s]://host[:port][/path][?query]` URL the master POSTs jobs to, at most
              *     2048 bytes: the scheme `http://` or `https://` (in any case), a host of
              *     `A-Z a-z 0-9 . _ -` or an IPv6 address in brackets (`[::1]`), an optional port
-             *     1-65535 (default 80, or 443 for `https://`), and an optional path and query without
-             *     spaces, control characters or `#`. No user info (`user:password@`: send credentials
+             *     1-65535 (default 80, or 443 for `https://`), and an optional path and query of
+             *     printable ASCII without spaces or `#` (percent-encode anything else). No user info (`user:password@`: send credentials
              *     in `headers`), no fragment. For `https://` the worker's certificate must verify: its
              *     chain (see `ca_file`) and the URL's host (a DNS name, also sent as SNI, or an IP
              *     address matched against the certificate's IP entries).
