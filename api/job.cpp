@@ -148,9 +148,9 @@ Expected<void, ApiError> apply_on_duplicate(NewJob& job, std::string_view value)
   } else if (text && *text == "append") {
     job.on_duplicate = OnDuplicate::append;
   } else {
-    return unexpected(field_error("on_duplicate",
-                                  "on_duplicate must be \"keep\", \"replace\" or \"append\", got " +
-                                      describe_value(value)));
+    return unexpected(field_error(
+        "on_duplicate",
+        "on_duplicate must be \"keep\", \"replace\" or \"append\", got " + describe_value(value)));
   }
   return {};
 }

@@ -23,8 +23,8 @@ void SucceededPoller::start(std::shared_ptr<SucceededPoller> self, asio::io_cont
 Clock::duration SucceededPoller::next_wait(double jobs_per_s) const {
   const std::int64_t target = target_.load();
   if (target <= 0 || jobs_per_s <= 0) return kPollUnknown;
-  const double left_s = static_cast<double>(std::max<std::int64_t>(target - done_.load(), 0)) /
-                        jobs_per_s;
+  const double left_s =
+      static_cast<double>(std::max<std::int64_t>(target - done_.load(), 0)) / jobs_per_s;
   const auto wait = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(left_s * kShareOfRemaining));
   return std::clamp<Clock::duration>(wait, kPollMin, kPollMax);

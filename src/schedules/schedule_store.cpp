@@ -176,9 +176,10 @@ asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleSto
     }
     // The claim's record is missing: its writer died, or is slow. Fence its token there first,
     // so that it cannot arrive after the name has been given to someone else.
-    redis::ScriptCall fence = RemoveSchedule::call(
-        RemoveSchedule::keys(keys_, claim->shard),
-        {name, claim->token, RemoveSchedule::Mode::fence, keys_.events_channel(claim->shard), claim->shard});
+    redis::ScriptCall fence =
+        RemoveSchedule::call(RemoveSchedule::keys(keys_, claim->shard),
+                             {name, claim->token, RemoveSchedule::Mode::fence,
+                              keys_.events_channel(claim->shard), claim->shard});
     auto reply = co_await eval(std::move(fence));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto fenced = RemoveSchedule::decode(*reply);

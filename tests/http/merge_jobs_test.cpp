@@ -102,8 +102,9 @@ TEST_CASE("replace with a delay debounces: one run, with the last argument, afte
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();
-  const json first = {{"name", "search.reindex"}, {"argument", {{"rev", 1}}}, {"priority", 5},
-                      {"delay", 30},              {"unique_key", "doc-9"},    {"on_duplicate", "replace"}};
+  const json first = {
+      {"name", "search.reindex"}, {"argument", {{"rev", 1}}}, {"priority", 5}, {"delay", 30},
+      {"unique_key", "doc-9"},    {"on_duplicate", "replace"}};
   auto pushed = http.post("/v1/jobs", first);
   REQUIRE(pushed.status == 201);
   const std::string id = pushed.value()["id"];
@@ -154,17 +155,16 @@ TEST_CASE("a batch lists merged jobs among its duplicates, and as merged", "[htt
   CHECK(std::count(arguments.begin(), arguments.end(), json::array({"a", "b"})) == 1);
 }
 
-TEST_CASE("a merged job is matched against the constraints again with its new argument",
-          "[http]") {
+TEST_CASE("a merged job is matched against the constraints again with its new argument", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
   auto http = daemon.http();
-  auto created = http.post("/v1/constraints",
-                           {{"name", "frozen-tenant"},
-                            {"match",
-                             {{"name", "invoice"},
-                              {"argument", json::array({{{"path", "/tenant"}, {"equals", "a"}}})}}},
-                            {"paused", true}});
+  auto created = http.post(
+      "/v1/constraints",
+      {{"name", "frozen-tenant"},
+       {"match",
+        {{"name", "invoice"}, {"argument", json::array({{{"path", "/tenant"}, {"equals", "a"}}})}}},
+       {"paused", true}});
   REQUIRE(created.status == 201);
   // Pushes are matched against the master's snapshot of the constraints: wait for its reload.
   REQUIRE(wait_until(
@@ -176,8 +176,8 @@ TEST_CASE("a merged job is matched against the constraints again with its new ar
   const std::string id = jq::test::push(http, job);
   RecordingWorker worker;
   register_recorder(http, worker, {"invoice"});
-  REQUIRE(wait_until([&] { return job_of(http, id).value("blocked_by", "") == "frozen-tenant"; },
-                     10s));
+  REQUIRE(
+      wait_until([&] { return job_of(http, id).value("blocked_by", "") == "frozen-tenant"; }, 10s));
   CHECK(worker.requests().empty());
 
   json moved = job;

@@ -44,15 +44,17 @@ struct Fixture {
     return save(SaveSchedule::Mode::arrive, token, 0, std::move(carried));
   }
   auto leave(std::int64_t token, std::int64_t version) {
-    auto out = LeaveSchedule::decode(r.eval(LeaveSchedule::call(
-        LeaveSchedule::keys(keys, kShard), {"s", token, version, 5, token + 1, "def-2", kNowMs,
-                                            kTick, kNowMs + 5000, keys.events_channel(kShard), kShard})));
+    auto out = LeaveSchedule::decode(
+        r.eval(LeaveSchedule::call(LeaveSchedule::keys(keys, kShard),
+                                   {"s", token, version, 5, token + 1, "def-2", kNowMs, kTick,
+                                    kNowMs + 5000, keys.events_channel(kShard), kShard})));
     REQUIRE(out);
     return *out;
   }
   RemoveSchedule::Status remove(std::int64_t token, RemoveSchedule::Mode mode) {
-    auto out = RemoveSchedule::decode(r.eval(RemoveSchedule::call(
-        RemoveSchedule::keys(keys, kShard), {"s", token, mode, keys.events_channel(kShard), kShard})));
+    auto out = RemoveSchedule::decode(
+        r.eval(RemoveSchedule::call(RemoveSchedule::keys(keys, kShard),
+                                    {"s", token, mode, keys.events_channel(kShard), kShard})));
     REQUIRE(out);
     return *out;
   }

@@ -148,11 +148,11 @@ TEST_CASE("ScheduleStore: a move left after its first step is finished by the ne
   const int to_shard = Fixture::shard_of_key(to_key);
   using jq::redis::bindings::LeaveSchedule;
   // The master that began the move died right after leaveSchedule.
-  auto left = LeaveSchedule::decode(f.r.eval(
-      LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
-                          {"half", created.record.token, created.record.version, to_shard,
-                           created.record.token + 100, jq::api::encode_schedule(next), 5,
-                           created.record.next_ms, 1, f.keys.events_channel(created.shard), created.shard})));
+  auto left = LeaveSchedule::decode(f.r.eval(LeaveSchedule::call(
+      LeaveSchedule::keys(f.keys, created.shard),
+      {"half", created.record.token, created.record.version, to_shard, created.record.token + 100,
+       jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
+       f.keys.events_channel(created.shard), created.shard})));
   REQUIRE(left);
   REQUIRE(left->status == LeaveSchedule::Status::leaving);
 

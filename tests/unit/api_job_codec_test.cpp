@@ -422,8 +422,13 @@ TEST_CASE("on_duplicate takes keep, replace or append, and merging makes the cla
     CHECK(merging.unique_until == UniqueUntil::started);
     CHECK(job(given + R"(,"unique_until":"started")").unique_until == UniqueUntil::started);
   }
-  CHECK(one_job(push_mp(Mp().map(3).str("name").str("a").str("unique_key").str("k")
-                            .str("on_duplicate").str("replace")))
+  CHECK(one_job(push_mp(Mp().map(3)
+                            .str("name")
+                            .str("a")
+                            .str("unique_key")
+                            .str("k")
+                            .str("on_duplicate")
+                            .str("replace")))
             .on_duplicate == OnDuplicate::replace);
 }
 
@@ -433,8 +438,8 @@ TEST_CASE("on_duplicate needs unique_key, and merging refuses unique_until finis
       "out";
   for (const char* mode : {"keep", "replace", "append"}) {
     INFO(mode);
-    const auto result = push_json(R"({"name":"a","ordering_key":"o","on_duplicate":")" +
-                                  std::string(mode) + "\"}");
+    const auto result =
+        push_json(R"({"name":"a","ordering_key":"o","on_duplicate":")" + std::string(mode) + "\"}");
     check_error(result, ErrorCode::invalid_job, "on_duplicate", alone);
     CHECK(result.error().message == alone);
   }
@@ -447,8 +452,15 @@ TEST_CASE("on_duplicate needs unique_key, and merging refuses unique_until finis
                 ErrorCode::invalid_job, "unique_until",
                 "unique_until \"finished\" cannot go with on_duplicate \"replace\" or "
                 "\"append\"");
-    check_error(push_mp(Mp().map(4).str("on_duplicate").str(mode).str("unique_until")
-                            .str("finished").str("name").str("a").str("unique_key").str("k")),
+    check_error(push_mp(Mp().map(4)
+                            .str("on_duplicate")
+                            .str(mode)
+                            .str("unique_until")
+                            .str("finished")
+                            .str("name")
+                            .str("a")
+                            .str("unique_key")
+                            .str("k")),
                 ErrorCode::invalid_job, "unique_until", "cannot go with on_duplicate");
   }
   // keep goes with either.

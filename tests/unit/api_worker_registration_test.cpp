@@ -152,9 +152,15 @@ TEST_CASE("headers must be a map of valid names to single-line strings", "[unit]
 TEST_CASE("a header value must be UTF-8 text, which a MessagePack body may break", "[unit]") {
   const auto with_value = [](const std::string& value) {
     return register_mp(Mp().map(3)
-                           .str("url").str("http://w/")
-                           .str("names").array(1).str("a")
-                           .str("headers").map(1).str("X-A").str(value));
+                           .str("url")
+                           .str("http://w/")
+                           .str("names")
+                           .array(1)
+                           .str("a")
+                           .str("headers")
+                           .map(1)
+                           .str("X-A")
+                           .str(value));
   };
   const auto hex = [](const std::string& bytes) {
     std::string out;
@@ -165,18 +171,19 @@ TEST_CASE("a header value must be UTF-8 text, which a MessagePack body may break
     return out;
   };
   for (const std::string& bad : {std::string("\xff"), std::string("a\x80"),  // no lead byte
-                                std::string("\xc3"),                        // cut short
-                                std::string("\xc0\xaf"),                    // overlong '/'
-                                std::string("\xe0\x80\xaf"),                // overlong
-                                std::string("\xed\xa0\x80"),                // a surrogate
-                                std::string("\xf4\x90\x80\x80"),            // past U+10FFFF
-                                std::string("\xf8\x88\x80\x80\x80")}) {      // 5 bytes
+                                 std::string("\xc3"),                        // cut short
+                                 std::string("\xc0\xaf"),                    // overlong '/'
+                                 std::string("\xe0\x80\xaf"),                // overlong
+                                 std::string("\xed\xa0\x80"),                // a surrogate
+                                 std::string("\xf4\x90\x80\x80"),            // past U+10FFFF
+                                 std::string("\xf8\x88\x80\x80\x80")}) {     // 5 bytes
     INFO(hex(bad));
     check_error(with_value(bad), "headers", "the value of \"X-A\" must be valid UTF-8 text");
   }
-  for (const std::string& good : {std::string("plain"), std::string("caf\xc3\xa9"),
-                                 std::string("\xe2\x82\xac"), std::string("\xef\xbf\xbd"),
-                                 std::string("\xf0\x9f\x98\x80"), std::string("\xf4\x8f\xbf\xbf")}) {
+  for (const std::string& good :
+       {std::string("plain"), std::string("caf\xc3\xa9"), std::string("\xe2\x82\xac"),
+        std::string("\xef\xbf\xbd"), std::string("\xf0\x9f\x98\x80"),
+        std::string("\xf4\x8f\xbf\xbf")}) {
     INFO(hex(good));
     const auto result = with_value(good);
     REQUIRE(result);

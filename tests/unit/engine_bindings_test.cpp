@@ -99,8 +99,8 @@ std::vector<std::int64_t> negative_numbers(const std::string& text) {
 
 // How a header says how many ARGV each item of a variable list takes ("three per job").
 std::string count_word(std::size_t n) {
-  static const char* const words[] = {"zero", "one",   "two",    "three",  "four",
-                                      "five", "six",   "seven",  "eight",  "nine",
+  static const char* const words[] = {"zero", "one",    "two",    "three",   "four",
+                                      "five", "six",    "seven",  "eight",   "nine",
                                       "ten",  "eleven", "twelve", "thirteen"};
   return n < 14 ? words[n] : std::to_string(n);
 }
