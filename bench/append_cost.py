@@ -14,43 +14,14 @@ request at a time, and prints one JSON line: the record's bytes and the bucket's
 encoding before the first append and after the last, and the median round trip of the first 100
 and of the last 100 appends (ms), and Redis's time per EVALSHA over those two windows (µs; the
 master's own periodic scripts are in it too, a few per second)."""
-import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(port, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json",
-                                          "Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return r.status, json.loads(r.read() or b"null")
+from benchlib import call, free_port, ready, wait_for
 
 
 def redis_cli(port, *args):
     return subprocess.run(["redis-cli", "-p", str(port), "--raw", *args], check=True,
                           capture_output=True, text=True).stdout.strip()
-
-
-def wait_for(cond, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def ready(port):
-    try:
-        return call(port, "GET", "/readyz")[0] == 200
-    except Exception:
-        return False
 
 
 def bucket_of(job_id):

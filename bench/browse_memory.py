@@ -14,22 +14,9 @@ Each pass pages through the whole queue again (the first pass can still grow the
 pools; later passes show whether anything accumulates). Prints one JSON line: RSS in KiB (before
 the pushes, after them, the largest and the last while paging), pages and jobs listed per pass
 (every job once: the check fails loudly otherwise), and the time per page (ms: p50, max)."""
-import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, socket, subprocess, sys, tempfile, time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(port, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json",
-                                          "Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return r.status, json.loads(r.read() or b"null")
+from benchlib import call, free_port, pct, ready, wait_for
 
 
 def rss_kib(pid):
@@ -40,34 +27,13 @@ def rss_kib(pid):
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
-def wait_for(cond, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def ready(port):
-    try:
-        return call(port, "GET", "/readyz")[0] == 200
-    except Exception:
-        return False
-
-
-def pct(values, p):
-    values = sorted(values)
-    return round(values[min(len(values) - 1, int(p / 100 * len(values)))], 1) if values else None
-
-
 def page_through(port, pid, pass_no):
     """One pass over the whole queue: (job ids seen, pages, RSS after each page, ms per page)."""
     seen, rss, times, cursor = set(), [], [], None
     while True:
         path = "/v1/jobs?state=queued&limit=1000" + (f"&cursor={cursor}" if cursor else "")
         started = time.time()
-        status, page = call(port, "GET", path)
+        status, page = call(port, "GET", path, timeout=60)
         times.append((time.time() - started) * 1000)
         if status != 200:
             raise RuntimeError(f"pass {pass_no}: GET {path} answered {status}: {page}")
@@ -111,7 +77,7 @@ def main():
             batch = [{"name": f"browse.{i % 4}", "argument": {"n": i, "to": "user@example.com"},
                       "priority": i % 3}
                      for i in range(start, min(a.jobs, start + 1000))]
-            status, _ = call(mport, "POST", "/v1/jobs", batch)
+            status, _ = call(mport, "POST", "/v1/jobs", batch, timeout=60)
             if status != 201:
                 raise RuntimeError(f"push answered {status}")
         push_seconds = time.time() - pushed

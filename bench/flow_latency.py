@@ -7,37 +7,20 @@ and a worker (this process, threaded HTTP server) on free loopback ports.
 
 Prints one JSON line: delay lateness (ms: p50, p99, max) and slot hand-over gaps (ms: p50, p99,
 max): the time from a worker's answer to the next held job arriving at it."""
-import argparse, json, os, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, json, os, socket, subprocess, sys, tempfile, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(port, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json",
-                                          "Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return r.status, json.loads(r.read() or b"null")
+from benchlib import call, free_port, ready
+from benchlib import pct as pct1
+from benchlib import wait_for as wait_for_slow
 
 
 def wait_for(cond, timeout=20):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return False
+    return wait_for_slow(cond, timeout, interval=0.01)
 
 
 def pct(values, p):
-    values = sorted(values)
-    return round(values[min(len(values) - 1, int(p / 100 * len(values)))], 2) if values else None
+    return pct1(values, p, digits=2)
 
 
 def main():
@@ -81,7 +64,7 @@ def main():
                                f"redis://127.0.0.1:{rport}/0", "--log-level", "warn"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
     try:
-        assert wait_for(lambda: _ready(mport)), "jqmaster did not come up"
+        assert wait_for(lambda: ready(mport)), "jqmaster did not come up"
         call(mport, "POST", "/v1/workers", {"url": f"http://127.0.0.1:{wport}/", "names": ["later"],
                                             "concurrency": 64})
         call(mport, "POST", "/v1/workers", {"url": f"http://127.0.0.1:{wport}/slow",
@@ -120,13 +103,6 @@ def main():
         redis.terminate()
         redis.wait()
         server.shutdown()
-
-
-def _ready(port):
-    try:
-        return call(port, "GET", "/readyz")[0] == 200
-    except Exception:
-        return False
 
 
 if __name__ == "__main__":

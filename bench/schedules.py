@@ -14,36 +14,11 @@ costs Redis. Starts its own Redis and jqmaster(s) on free loopback ports.
    tick, by command (EVALSHA calls and the commands the scripts ran inside).
 
 Prints one JSON line."""
-import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, socket, subprocess, sys, tempfile, time
+
+from benchlib import call, free_port, ready, wait_for
 
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(port, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json",
-                                          "Accept": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return r.status, json.loads(r.read() or b"null")
-
-
-def wait_for(cond, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            if cond():
-                return True
-        except OSError:  # not listening yet
-            pass
-        time.sleep(0.05)
-    return False
 
 
 def cpu_seconds(pid):
@@ -93,13 +68,6 @@ def start_master(binary, port, redis_port, tmp):
                             cwd=tmp)
 
 
-def ready(port):
-    try:
-        return call(port, "GET", "/readyz")[0] == 200
-    except Exception:
-        return False
-
-
 def runs(port, name):
     return call(port, "GET", f"/v1/schedules/{name}")[1]["runs"]
 
@@ -141,10 +109,10 @@ def main():
     procs = [subprocess.Popen(["redis-server", "--port", str(rport), "--save", "", "--appendonly",
                                "no"], stdout=subprocess.DEVNULL)]
     try:
-        assert wait_for(lambda: redis(rport, "PING").startswith("+PONG")), "redis did not start"
+        assert wait_for(lambda: redis(rport, "PING").startswith("+PONG"), 30), "redis did not start"
         master = start_master(binary, mport, rport, tmp)
         procs.append(master)
-        assert wait_for(lambda: ready(mport)), "jqmaster did not come up"
+        assert wait_for(lambda: ready(mport), 30), "jqmaster did not come up"
         for i in range(a.schedules):
             call(mport, "POST", "/v1/schedules", {"name": f"bench-{i:05d}", "every": 3600,
                                                   "job": {"name": "bench.hourly"}})
@@ -157,7 +125,7 @@ def main():
         master = start_master(binary, mport, rport, tmp)
         procs[1] = master
         log = os.path.join(tmp, f"m{mport}.log")
-        assert wait_for(lambda: f"schedules: {a.schedules + 1} loaded" in open(log).read()), \
+        assert wait_for(lambda: f"schedules: {a.schedules + 1} loaded" in open(log).read(), 30), \
             "the master did not load the schedules"
         time.sleep(1)
         m0, r0, t0 = cpu_seconds(master.pid), cpu_seconds(procs[0].pid), time.monotonic()
@@ -170,7 +138,7 @@ def main():
         one_master = tick_cost(rport, mport, a.tick_seconds)
         second = start_master(binary, second_port, rport, tmp)
         procs.append(second)
-        assert wait_for(lambda: ready(second_port)), "the second jqmaster did not come up"
+        assert wait_for(lambda: ready(second_port), 30), "the second jqmaster did not come up"
         time.sleep(1)
         two_masters = tick_cost(rport, mport, a.tick_seconds)
         jobs = call(mport, "GET", "/v1/queues/bench.tick")[1]["ready"]

@@ -1,0 +1,46 @@
+"""What the Python benchmark scripts share: free loopback ports, JSON calls to a master, waiting
+for a condition, percentiles. The scripts run as `python3 bench/<script>.py`, so this directory
+is on their import path."""
+import json, socket, time, urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(port, method, path, body=None, timeout=10):
+    """One JSON request to the master on `port`: (status, decoded body or None)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                 headers={"Content-Type": "application/json",
+                                          "Accept": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, json.loads(r.read() or b"null")
+
+
+def wait_for(cond, timeout=20, interval=0.05):
+    """True once cond() is; False after `timeout` s. A refused connect counts as not yet."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if cond():
+                return True
+        except OSError:  # not listening yet
+            pass
+        time.sleep(interval)
+    return False
+
+
+def ready(port):
+    """The master on `port` answers /readyz with 200."""
+    try:
+        return call(port, "GET", "/readyz")[0] == 200
+    except Exception:
+        return False
+
+
+def pct(values, p, digits=1):
+    values = sorted(values)
+    return round(values[min(len(values) - 1, int(p / 100 * len(values)))], digits) if values else None
