@@ -23,7 +23,7 @@
   KEYS[10] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[11] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   KEYS[12] watch prefix of the shard: a job's watch key is KEYS[12] .. field, set by fetchResult
-          while a pusher waits for its result
+          while a pusher waits for its result (how many polls started waiting)
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
   ARGV[2] events channel: gets "r <id>" when a result is kept and its job is watched (the watch
           key is deleted), to wake long-polling fetchers, and what enter_queue announces for an
@@ -31,10 +31,13 @@
   ARGV[3] the shard (its number: ids are <shard>-<field>)
   ARGV[4] now (ms since the epoch)
   ARGV[5] key prefix (the shards' keys are built from it)
-  ARGV[6..] three per job: field, the attempt the answer is for (as reserveJobs counted it),
-            the result object (MessagePack bytes, as the worker sent it)
-  Returns: one integer per job, in order: 1 done; 0 stale (not running, or another attempt):
-           nothing changed for that job.
+  ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
+            the result object (MessagePack bytes, as the worker sent it), handed (1: a poll of
+            the calling master waits for this result and gets it from the caller, so a kept
+            result is not stored; 0: it is stored for whoever fetches it)
+  Returns: one integer per job, in order: 1 done; 2 done, and the kept result is the caller's to
+           hand over (handed, keep_result); 0 stale (not running, or another attempt): nothing
+           changed for that job.
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local watch_prefix = KEYS[12]
@@ -45,7 +48,7 @@ local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
 local cx = constraint_context(KEYS[10], KEYS[11], ARGV[5], opts.now_ms, channel)
 local out, succeeded, running = {}, 0, {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
-for a = 6, #ARGV, 3 do
+for a = 6, #ARGV, 4 do
   local field = ARGV[a]
   local record = load_running(jobs, field, ARGV[a + 1])
   -- Records are deleted after the loop: a field given twice ends only once.
@@ -56,17 +59,28 @@ for a = 6, #ARGV, 3 do
     local name = record[R_NAME]
     running[name] = (running[name] or 0) + 1
     succeeded = succeeded + 1
+    local status = 1
     if record[R_KEEP_RESULT] == 1 then
-      record[R_STATE] = S_SUCCEEDED
-      record[R_RESULT] = ARGV[a + 2]
-      rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
-      if rcall('DEL', watch_prefix .. field) == 1 then
-        rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
+      local watch = watch_prefix .. field
+      if ARGV[a + 3] == '1' then
+        -- Fetched as it is stored. Polls elsewhere (the count says how many started) learn at
+        -- once that the result is gone.
+        status = 2
+        local polls = tonumber(rcall('GET', watch) or 0)
+        if polls > 0 then rcall('DEL', watch) end
+        if polls > 1 then rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field) end
+      else
+        record[R_STATE] = S_SUCCEEDED
+        record[R_RESULT] = ARGV[a + 2]
+        rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
+        if rcall('DEL', watch) == 1 then
+          rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
+        end
       end
     end
     release_constraints(cx, record[R_CONSTRAINTS], shard .. '-' .. field)
     finish_for_good(k, opts, field, record)
-    out[#out + 1] = 1
+    out[#out + 1] = status
   else
     out[#out + 1] = 0
   end

@@ -8,7 +8,9 @@
           a watch key is a few bytes that expire with the wait.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] done key of the job (finished record, R_RESULT = the result object)
-  KEYS[3] watch key of the job (exists while a pusher waits for its result)
+  KEYS[3] watch key of the job (exists while a pusher waits for its result; counts the polls
+          that started waiting, so that a master handing the result to its own poll knows
+          whether polls elsewhere wait too)
   ARGV[1] the job's field
   ARGV[2] watch (ms): when the job is pending with keep_result, its watch key lives at least
           this long from now; 0: no one waits
@@ -30,9 +32,11 @@ if record then
   local state = record[R_STATE]
   if state == S_QUEUED or state == S_SCHEDULED or state == S_RUNNING then
     local watch_ms = tonumber(ARGV[2])
-    -- Another waiter's longer watch is kept (PTTL is -2 when there is none).
-    if watch_ms > 0 and record[R_KEEP_RESULT] == 1 and rcall('PTTL', watch) < watch_ms then
-      rcall('SET', watch, 1, 'PX', watch_ms)
+    if watch_ms > 0 and record[R_KEEP_RESULT] == 1 then
+      -- Another waiter's longer watch is kept (PTTL is -2 when there is none; INCR keeps it).
+      local left = rcall('PTTL', watch)
+      rcall('INCR', watch)
+      if left < watch_ms then rcall('PEXPIRE', watch, watch_ms) end
     end
     return {2, state, record[R_ATTEMPTS], record[R_KEEP_RESULT]}
   end

@@ -160,7 +160,7 @@ class Daemon {
         reclassifier_(redis_, keys_, config.shards, system_now),
         schedules_(redis_, keys_, config.shards, system_now, job_defaults(config)),
         runner_(io_, schedules_),
-        dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
+        dispatcher_(io_, dispatch_store_, workers_, waiters_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_),
         promoter_(io_, redis_, dispatch_store_),

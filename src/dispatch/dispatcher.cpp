@@ -113,9 +113,33 @@ double since_enqueued_s(const store::JobRecord& record, std::int64_t now_ms) {
 }  // namespace
 
 Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
-                       workers::WorkerStore& workers, metrics::Metrics& metrics,
-                       DispatchOptions options)
-    : io_(io), store_(store), workers_(workers), metrics_(metrics), options_(options) {}
+                       workers::WorkerStore& workers, events::ResultWaiters& waiters,
+                       metrics::Metrics& metrics, DispatchOptions options)
+    : io_(io),
+      store_(store),
+      workers_(workers),
+      waiters_(waiters),
+      metrics_(metrics),
+      options_(options) {}
+
+asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const std::string& id,
+                                           int attempt, std::string result) {
+  // Claimed before the call, so that a poll cannot start waiting on the stored result in
+  // between; from here on those polls wait for deliver() whatever the call's outcome.
+  auto polls = job.record.keep_result
+                   ? waiters_.claim(id)
+                   : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{};
+  std::optional<std::string> kept;
+  if (!polls.empty()) kept = result;
+  auto r = co_await store_.complete(job.id, attempt, std::move(result), !polls.empty());
+  if (!r)
+    spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
+  const bool handed = r && *r == store::Completed::handed;
+  if (!polls.empty())
+    events::ResultWaiters::deliver(polls, handed ? std::move(kept) : std::nullopt);
+  const bool recorded = r && *r != store::Completed::stale;
+  co_return recorded;
+}
 
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
@@ -204,10 +228,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   };
   switch (v.kind) {
     case Verdict::Kind::success: {
-      auto r = co_await store_.complete(job.id, attempt, std::move(v.encoded));
-      if (!r)
-        spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
-      if (r && *r) count_success(job.record);
+      if (co_await complete(job, id, attempt, std::move(v.encoded))) count_success(job.record);
       log_attempt(spdlog::level::debug, "succeeded");
       workers_.record_outcome(endpoint.id, true, std::string());
       break;

@@ -12,6 +12,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "src/dispatch/worker_call.hpp"
+#include "src/events/result_waiters.hpp"
 #include "src/metrics/metrics.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/workers/endpoint.hpp"
@@ -37,8 +38,11 @@ class Dispatcher {
  public:
   using Done = std::function<void(AttemptEnd)>;
 
+  // `waiters`: this master's long polls, which get a result straight from the worker's answer
+  // when they wait for it here.
   Dispatcher(boost::asio::io_context& io, store::DispatchStore& store,
-             workers::WorkerStore& workers, metrics::Metrics& metrics, DispatchOptions options);
+             workers::WorkerStore& workers, events::ResultWaiters& waiters,
+             metrics::Metrics& metrics, DispatchOptions options);
 
   // Starts the attempt in the background; `done` runs on any thread once the endpoint answered
   // (or the attempt ended without an answer), possibly before the outcome is recorded.
@@ -56,10 +60,14 @@ class Dispatcher {
   // This master's counters (and push-to-done latency) for an outcome the store recorded.
   void count_success(const store::JobRecord& record);
   void count_failure(const store::JobRecord& record, store::FailOutcome outcome);
+  // Records the success; a kept result goes straight to this master's polls waiting for it.
+  boost::asio::awaitable<bool> complete(const store::ReservedJob& job, const std::string& id,
+                                        int attempt, std::string result);
 
   boost::asio::io_context& io_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
+  events::ResultWaiters& waiters_;
   metrics::Metrics& metrics_;
   DispatchOptions options_;
   std::atomic<std::size_t> in_flight_{0};

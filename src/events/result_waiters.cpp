@@ -1,6 +1,7 @@
 #include "src/events/result_waiters.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -27,7 +28,14 @@ asio::awaitable<bool> ResultWaiters::wait(std::shared_ptr<Ticket> ticket,
   ticket->timer.expires_after(timeout);
   boost::system::error_code ec;
   co_await ticket->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  co_return ticket->notified;
+  if (ticket->notified || forget(ticket)) co_return ticket->notified;
+  // Taken out by notify() or claim() just now: their wake-up is on its way (deliver() follows
+  // the completeJobs call within its round trip).
+  while (!ticket->notified) {
+    ticket->timer.expires_after(std::chrono::seconds(1));
+    co_await ticket->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  co_return true;
 }
 
 namespace {
@@ -55,6 +63,27 @@ void ResultWaiters::notify(const std::string& id) {
   wake(tickets);
 }
 
+std::vector<std::shared_ptr<ResultWaiters::Ticket>> ResultWaiters::claim(const std::string& id) {
+  std::vector<std::shared_ptr<Ticket>> tickets;
+  std::lock_guard lock(mutex_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return tickets;
+  tickets = std::move(it->second);
+  by_id_.erase(it);
+  return tickets;
+}
+
+void ResultWaiters::deliver(const std::vector<std::shared_ptr<Ticket>>& tickets,
+                            std::optional<std::string> result) {
+  for (const auto& t : tickets) {
+    asio::post(t->timer.get_executor(), [t, r = std::exchange(result, std::nullopt)]() mutable {
+      t->result = std::move(r);
+      t->notified = true;
+      t->timer.cancel();
+    });
+  }
+}
+
 void ResultWaiters::notify_all() {
   std::vector<std::shared_ptr<Ticket>> tickets;
   {
@@ -65,12 +94,13 @@ void ResultWaiters::notify_all() {
   wake(tickets);
 }
 
-void ResultWaiters::forget(const std::shared_ptr<Ticket>& ticket) {
+bool ResultWaiters::forget(const std::shared_ptr<Ticket>& ticket) {
   std::lock_guard lock(mutex_);
   auto it = by_id_.find(ticket->id);
-  if (it == by_id_.end()) return;
-  std::erase(it->second, ticket);
+  if (it == by_id_.end()) return false;
+  const bool found = std::erase(it->second, ticket) > 0;
   if (it->second.empty()) by_id_.erase(it);
+  return found;
 }
 
 }  // namespace jq::events

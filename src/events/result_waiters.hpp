@@ -1,10 +1,13 @@
 // Long polls for results: a request waiting on a job id parks on a timer; the "r <id>" event
-// (from whichever master stored the result) cancels it, so the answer goes out at once.
+// (from whichever master stored the result) cancels it, so the answer goes out at once. When the
+// job's success is recorded by this master while one of its polls waits, the dispatcher claims
+// the waiters first and hands the result over itself (no store, no event, no second fetch).
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,14 +24,23 @@ class ResultWaiters {
   // Registers interest before the caller checks the store, so no event can slip between the
   // check and the wait.
   std::shared_ptr<Ticket> watch(const std::string& id, boost::asio::any_io_executor executor);
-  // Waits until notified or `timeout` passes; true when notified.
-  static boost::asio::awaitable<bool> wait(std::shared_ptr<Ticket> ticket,
-                                           std::chrono::milliseconds timeout);
+  // Waits until notified or `timeout` passes; true when notified. A waiter claimed in the
+  // meantime waits on for deliver(): its result may already be taken from the store for it.
+  boost::asio::awaitable<bool> wait(std::shared_ptr<Ticket> ticket,
+                                    std::chrono::milliseconds timeout);
   void notify(const std::string& id);
+  // Takes every waiter of `id` out of reach of notify() and notify_all(): each now waits past its
+  // timeout until deliver() wakes it, which the caller must see to. Empty when none waits.
+  std::vector<std::shared_ptr<Ticket>> claim(const std::string& id);
+  // Wakes claimed waiters: the first gets `result` (the result object, MessagePack) when there is
+  // one; the others, and all of them without a result, look at the job again.
+  static void deliver(const std::vector<std::shared_ptr<Ticket>>& tickets,
+                      std::optional<std::string> result);
   // Wakes every waiter: after a resubscription, when a result's event may have been missed
   // (each waiter looks at its job again and waits on if it is still pending).
   void notify_all();
-  void forget(const std::shared_ptr<Ticket>& ticket);
+  // True when the ticket was still registered (nobody will wake it after this).
+  bool forget(const std::shared_ptr<Ticket>& ticket);
 
  private:
   mutable std::mutex mutex_;
@@ -41,7 +53,8 @@ class ResultWaiters::Ticket {
       : id(std::move(id)), timer(std::move(executor)) {}
   const std::string id;
   boost::asio::steady_timer timer;
-  bool notified = false;  // guarded by the owner's mutex until the wait ends
+  bool notified = false;              // guarded by the owner's mutex until the wait ends
+  std::optional<std::string> result;  // handed over by deliver(); set with `notified`
 };
 
 }  // namespace jq::events

@@ -26,8 +26,9 @@ CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& ke
 
 asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
                                                                        int attempt,
-                                                                       std::string result) {
-  Job job{std::move(field), attempt, std::move(result)};  // not braced inside co_await: g++ 12
+                                                                       std::string result,
+                                                                       bool handed) {
+  Job job{std::move(field), attempt, std::move(result), handed};  // not braced in co_await: g++ 12
   co_return co_await batcher_.submit(std::move(job));
 }
 
@@ -50,7 +51,17 @@ asio::awaitable<std::vector<CompletionBatcher::Result>> CompletionBatcher::send(
     co_return out;
   }
   for (const CompleteJobs::Status status : *statuses) {
-    out.emplace_back(status == CompleteJobs::Status::done);
+    switch (status) {
+      case CompleteJobs::Status::stale:
+        out.emplace_back(Completed::stale);
+        break;
+      case CompleteJobs::Status::done:
+        out.emplace_back(Completed::done);
+        break;
+      case CompleteJobs::Status::handed:
+        out.emplace_back(Completed::handed);
+        break;
+    }
   }
   co_return out;
 }

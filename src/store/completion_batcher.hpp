@@ -19,15 +19,19 @@
 
 namespace jq::store {
 
+// What became of a success: stale (the attempt was already given up on), done, or done with
+// its kept result left to the caller to hand to a poll that waits for it (not stored).
+enum class Completed { stale, done, handed };
+
 class CompletionBatcher {
  public:
-  // True: done; false: stale (the attempt was already given up on).
-  using Result = Expected<bool, StoreError>;
+  using Result = Expected<Completed, StoreError>;
 
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
                     std::int64_t result_ttl_s, SystemClock clock);
 
-  asio::awaitable<Result> complete(std::string field, int attempt, std::string result);
+  // `handed`: a poll of this master waits for the result (ResultWaiters::claim).
+  asio::awaitable<Result> complete(std::string field, int attempt, std::string result, bool handed);
 
  private:
   using Job = redis::bindings::CompleteJobs::Job;

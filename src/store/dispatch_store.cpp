@@ -112,10 +112,11 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   co_return out;
 }
 
-asio::awaitable<Expected<bool, StoreError>> DispatchStore::complete(JobId id, int attempt,
-                                                                    std::string result) {
+asio::awaitable<Expected<Completed, StoreError>> DispatchStore::complete(JobId id, int attempt,
+                                                                         std::string result,
+                                                                         bool handed) {
   co_return co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
-      std::move(id.field), attempt, std::move(result));
+      std::move(id.field), attempt, std::move(result), handed);
 }
 
 asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id, int attempt,

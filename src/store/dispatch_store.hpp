@@ -77,9 +77,10 @@ class DispatchStore {
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);
-  // The attempt's success; false when the attempt was already given up on (stale). Batched
-  // per shard with other successes (CompletionBatcher).
-  asio::awaitable<Expected<bool, StoreError>> complete(JobId id, int attempt, std::string result);
+  // The attempt's success (stale when the attempt was already given up on). Batched per shard
+  // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.
+  asio::awaitable<Expected<Completed, StoreError>> complete(JobId id, int attempt,
+                                                            std::string result, bool handed);
   asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,
                                                           std::string failure, bool should_retry,
                                                           std::string message);

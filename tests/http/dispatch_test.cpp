@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <csignal>
+#include <future>
 #include <set>
 
 #include "src/util/time.hpp"
@@ -321,6 +322,44 @@ TEST_CASE("a long poll on one master answers right after another master stored t
   const std::string id =
       push(one.http(), {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
   CHECK(long_poll_delay_ms(two.http(), id) < 50);
+}
+
+TEST_CASE("polls of one result on two masters: one gets it, the others hear at once it is gone",
+          "[http]") {
+  // The master that records the success hands the result to its own waiting poll without
+  // storing it; polls elsewhere (and its other polls) must not wait out their time for it.
+  RedisServer redis;
+  Daemon one({redis.url()});
+  Daemon two({redis.url()});
+  Worker worker;
+  register_worker(one.http(), worker.url(), {"*"}, 4);
+  for (int round = 0; round < 3; ++round) {
+    const std::string id =
+        push(one.http(), {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
+    auto poll = [id](const Daemon& d) {
+      const auto start = std::chrono::steady_clock::now();
+      auto res = d.http().get("/v1/jobs/" + id + "/result?wait=10");
+      return std::make_pair(
+          res.status == 200 ? res.value() : json("status " + std::to_string(res.status)),
+          std::chrono::steady_clock::now() - start);
+    };
+    auto a = std::async(std::launch::async, poll, std::cref(one));
+    auto b = std::async(std::launch::async, poll, std::cref(one));
+    auto c = std::async(std::launch::async, poll, std::cref(two));
+    int results = 0;
+    for (auto* f : {&a, &b, &c}) {
+      auto [body, took] = f->get();
+      INFO("round " << round << ": " << body.dump());
+      CHECK(took < 3s);
+      if (body.is_object()) {
+        CHECK(body["type"] == "success");
+        ++results;
+      } else {
+        CHECK(body.is_null());
+      }
+    }
+    CHECK(results == 1);
+  }
 }
 
 TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {

@@ -17,6 +17,7 @@ const std::string kResult("\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff", 2
 struct Success {
   std::string field;
   int attempt = 1;
+  bool handed = false;  // the calling master's own poll takes the result
 };
 
 // completeJobs for a batch: one integer per job.
@@ -24,7 +25,7 @@ std::vector<std::int64_t> complete_jobs(SyncRedis& r, const jq::redis::Keys& key
                                         const std::vector<Success>& batch,
                                         std::int64_t result_ttl_s = 3600) {
   CompleteJobs::Args args{result_ttl_s, keys.events_channel(shard), shard, kNowMs, {}};
-  for (const Success& s : batch) args.jobs.push_back({s.field, s.attempt, kResult});
+  for (const Success& s : batch) args.jobs.push_back({s.field, s.attempt, kResult, s.handed});
   auto reply = r.eval(CompleteJobs::call(CompleteJobs::keys(keys, shard), std::move(args)));
   REQUIRE(CompleteJobs::decode(reply, batch.size()));
   return integers(reply);
@@ -123,6 +124,30 @@ TEST_CASE("a kept result nobody watches is stored without an announcement", "[re
   REQUIRE(complete_job(r, keys, 1, field, 1).integer == 1);
   CHECK(exists(r, keys.done(1, field)));
   CHECK(events.take(r).empty());
+}
+
+TEST_CASE("a kept result handed to the caller's poll is not stored, and other polls hear of it",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  const std::string alone = push_and_reserve(r, keys, 3, {.keep_result = true});
+  const std::string shared = push_and_reserve(r, keys, 3, {.keep_result = true});
+  const std::string unkept = push_and_reserve(r, keys, 3);
+  watch(r, keys, 3, alone);   // only the caller's poll
+  watch(r, keys, 3, shared);  // the caller's poll and one elsewhere
+  watch(r, keys, 3, shared);
+  events.take(r);
+
+  CHECK(complete_jobs(r, keys, 3, {{alone, 1, true}, {shared, 1, true}, {unkept, 1, true}}) ==
+        std::vector<std::int64_t>{2, 2, 1});
+  for (const auto& f : {alone, shared, unkept}) {
+    CHECK_FALSE(raw_record(r, keys, 3, f));
+    CHECK_FALSE(exists(r, keys.done(3, f)));
+    CHECK_FALSE(exists(r, keys.watch(3, f)));
+  }
+  CHECK(events.take(r) == std::vector<std::string>{"r 3-" + shared});
+  CHECK(hget(r, keys.stats(3), "succeeded") == "3");
 }
 
 TEST_CASE("a success for another attempt than the running one changes nothing", "[redis]") {

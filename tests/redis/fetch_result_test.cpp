@@ -93,6 +93,8 @@ TEST_CASE("fetchResult of a pending job that keeps its result marks it watched f
   CHECK(r.call({"PTTL", watch}).integer > 29000);
   fetch_result(r, keys, 0, f[0], 60000);
   CHECK(r.call({"PTTL", watch}).integer > 59000);
+  // It counts the polls that started waiting (completeJobs: is there one besides mine?).
+  CHECK(r.call({"GET", watch}).str == "3");
 }
 
 TEST_CASE("fetchResult without a wait, or of a job whose result is not kept, marks nothing",

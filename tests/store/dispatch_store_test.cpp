@@ -97,12 +97,12 @@ TEST_CASE("DispatchStore: a success is kept once for the pusher, a stale one is 
   const JobId id = f.push(kept);
   const auto job = f.reserve_one("mail");
   const std::string result = "\x82\xa4type\xa7success\xa6result\x2a";
-  auto done = f.h.run(f.store.complete(id, 1, result));
+  auto done = f.h.run(f.store.complete(id, 1, result, false));
   REQUIRE(done);
-  CHECK(*done);
-  auto stale = f.h.run(f.store.complete(id, 1, result));
+  CHECK(*done == jq::store::Completed::done);
+  auto stale = f.h.run(f.store.complete(id, 1, result, false));
   REQUIRE(stale);
-  CHECK_FALSE(*stale);
+  CHECK(*stale == jq::store::Completed::stale);
   auto fetched = f.h.run(f.jobs.fetch_result(id));
   REQUIRE(fetched);
   CHECK(fetched->kind == ResultFetch::Kind::result);

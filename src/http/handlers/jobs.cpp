@@ -125,24 +125,39 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   const std::chrono::milliseconds watch =
       ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
   auto fetched = co_await store.fetch_result(*id, watch);
+  // A result this master's dispatcher hands over (ResultWaiters::claim) is not stored: the
+  // ticket is the only way to it.
+  auto handed = [&fetched](const std::shared_ptr<events::ResultWaiters::Ticket>& t) {
+    if (!t->result) return false;
+    fetched = store::ResultFetch{.kind = store::ResultFetch::Kind::result,
+                                 .result = std::move(*t->result)};
+    return true;
+  };
   if (ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
       fetched->keep_result) {
     // A wake-up without the result (ResultWaiters::notify_all after the events connection came
-    // back) waits again for the time left.
+    // back, or the "r" event of a result stored) looks again for the time left.
     const auto deadline = std::chrono::steady_clock::now() + *wait;
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
-      const bool woken = co_await events::ResultWaiters::wait(ticket, left);
-      if (!woken) break;
-      waiters.forget(ticket);
+      const bool woken = co_await waiters.wait(ticket, left);
+      if (!woken || handed(ticket)) {
+        ticket.reset();  // out of the waiters already
+        break;
+      }
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
       fetched = co_await store.fetch_result(*id);
       if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
     }
   }
-  if (ticket) waiters.forget(ticket);
+  // Claimed while the store was being asked (the job finished in between): the result, if
+  // any, comes through the ticket within a round trip.
+  if (ticket && !waiters.forget(ticket)) {
+    co_await waiters.wait(ticket, std::chrono::milliseconds(0));
+    handed(ticket);
+  }
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
   switch (fetched->kind) {
     case store::ResultFetch::Kind::result:

@@ -14,7 +14,7 @@ struct CompleteJobs {
       "order_prefix", "constraint_defs", "constraint_state", "watch_prefix"};
   static constexpr std::array<std::string_view, 5> arg_names = {"result_ttl_s", "channel", "shard",
                                                                 "now_ms", "key_prefix"};
-  static constexpr std::size_t args_per_item = 3;  // then three per job (Job)
+  static constexpr std::size_t args_per_item = 4;  // then four per job (Job)
 
   struct Keys {
     std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
@@ -24,7 +24,8 @@ struct CompleteJobs {
   struct Job {
     std::string field;
     std::int64_t attempt = 0;
-    std::string result;  // MessagePack bytes
+    std::string result;   // MessagePack bytes
+    bool handed = false;  // a poll of this master waits: it gets the result, Redis does not
   };
   struct Args {
     std::int64_t result_ttl_s = 0;
@@ -34,8 +35,9 @@ struct CompleteJobs {
     std::vector<Job> jobs;
   };
   // Per job.
-  enum class Status : std::int64_t { stale = 0, done = 1 };
-  static constexpr std::array statuses = {Status::stale, Status::done};
+  // handed: done, and the kept result is for the caller to hand over (not stored).
+  enum class Status : std::int64_t { stale = 0, done = 1, handed = 2 };
+  static constexpr std::array statuses = {Status::stale, Status::done, Status::handed};
 
   static Keys keys(const redis::Keys& k, int shard) {
     return {k.jobs_prefix(shard),
@@ -66,6 +68,7 @@ struct CompleteJobs {
       c.args.push_back(std::move(j.field));
       c.args.push_back(arg(j.attempt));
       c.args.push_back(std::move(j.result));
+      c.args.push_back(j.handed ? "1" : "0");
     }
     return c;
   }
