@@ -14,8 +14,10 @@
 # On one Redis it also runs the single pushes (no replicas, so no WAIT), the baseline for the
 # cluster's push rows. With BASELINE_BIN=/path/to/an/older/jqmaster every repetition runs the
 # one-Redis e2e and single pushes with that binary too (setup single-baseline, the same jqbench),
-# taking turns with the current one (which goes first alternates by repetition): the summary
-# prints current / baseline.
+# taking turns with the current one (the order rotates by repetition): the summary prints
+# current / baseline. Several older binaries: BASELINE_BIN="NAME=PATH NAME2=PATH2" (setups
+# single-NAME, ...). PARTS (default "single cluster replicas") picks the parts to run: single
+# (one Redis), cluster (3 masters), replicas (3 masters + 3 replicas, replicas_ack 0 and 1).
 #
 # The work is spread by shard: SHARDS (64) tags {0}..{63} fall 21/22/21 into the three masters'
 # default slot ranges, and a master stores shard_run (64, its default) consecutive push requests
@@ -47,11 +49,19 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
 fi
 JQMASTER=$ROOT/$BUILD_DIR/cmd/jqmaster
 JQBENCH=$ROOT/$BUILD_DIR/cmd/jqbench
+PARTS=${PARTS:-single cluster replicas}
 BASELINE_BIN=${BASELINE_BIN:-}
-if [[ -n $BASELINE_BIN && ! -x $BASELINE_BIN ]]; then
-  log "BASELINE_BIN=$BASELINE_BIN is not an executable"
-  exit 2
-fi
+# The one-Redis runs: SETUP=BINARY, the current jqmaster first.
+BINARIES=("single=$JQMASTER")
+for entry in $BASELINE_BIN; do
+  [[ $entry == *=* ]] || entry=baseline=$entry
+  if [[ ! -x ${entry#*=} ]]; then
+    log "BASELINE_BIN: ${entry#*=} is not an executable"
+    exit 2
+  fi
+  BINARIES+=("single-$entry")
+done
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -233,21 +243,16 @@ E2E=(--scenario e2e --batch "$BATCH" --jobs "$JOBS" --connections 16 --worker-co
 PUSH=(--scenario push --batch 1 --jobs "$PUSH_JOBS" --connections 16 --arg-bytes 16)
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
-  "redis $(redis-server --version | awk '{print $3}'); $REPS repetitions; results in $OUT" \
-  "${BASELINE_BIN:+; baseline $BASELINE_BIN}"
+  "redis $(redis-server --version | awk '{print $3}'); $REPS repetitions; parts $PARTS;" \
+  "results in $OUT${BASELINE_BIN:+; baseline $BASELINE_BIN}"
 for rep in $(seq "$REPS"); do
   log "repetition $rep of $REPS"
-  # One Redis: e2e and single pushes, each on a fresh node; with a baseline binary, the two
-  # binaries take turns, and which goes first alternates by repetition.
-  binaries=("single=$JQMASTER")
-  if [[ -n $BASELINE_BIN ]]; then
-    if ((rep % 2)); then
-      binaries+=("single-baseline=$BASELINE_BIN")
-    else
-      binaries=("single-baseline=$BASELINE_BIN" "${binaries[@]}")
-    fi
-  fi
+  # One Redis: e2e and single pushes, each on a fresh node; the binaries take turns, in an order
+  # that rotates by repetition.
+  shift_by=$(((rep - 1) % ${#BINARIES[@]}))
+  binaries=("${BINARIES[@]:shift_by}" "${BINARIES[@]:0:shift_by}")
   for test in e2e push_single; do
+    part single || break
     for entry in "${binaries[@]}"; do
       port=$(free_port)
       start_node "$port"
@@ -264,39 +269,43 @@ for rep in $(seq "$REPS"); do
 
   # Three masters, no replicas: the same work, split by slot; then single pushes on an emptied
   # cluster and a fresh master (a master's shard counter starts at shard 0).
-  ports=()
-  for _ in 1 2 3; do
-    ports+=("$(free_port)")
-    start_node "${ports[-1]}" cluster
-  done
-  make_cluster 0 "${ports[@]}"
-  start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
-  measure cluster3 e2e "${ports[*]}" "${E2E[@]}"
-  stop_master
-  for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
-  start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
-  measure cluster3 push_single "${ports[*]}" "${PUSH[@]}"
-  stop_master
-  stop_nodes
+  if part cluster; then
+    ports=()
+    for _ in 1 2 3; do
+      ports+=("$(free_port)")
+      start_node "${ports[-1]}" cluster
+    done
+    make_cluster 0 "${ports[@]}"
+    start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+    measure cluster3 e2e "${ports[*]}" "${E2E[@]}"
+    stop_master
+    for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
+    start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+    measure cluster3 push_single "${ports[*]}" "${PUSH[@]}"
+    stop_master
+    stop_nodes
+  fi
 
   # Three masters with a replica each: single-job pushes, replicas_ack 0 and 1 (which goes first
   # alternates by repetition).
-  ports=()
-  for _ in 1 2 3 4 5 6; do
-    ports+=("$(free_port)")
-    start_node "${ports[-1]}" cluster
-  done
-  make_cluster 1 "${ports[@]}"
-  acks=(0 1)
-  ((rep % 2)) || acks=(1 0)
-  for ack in "${acks[@]}"; do
-    # FLUSHALL on a master replicates; a replica refuses it (READONLY).
-    for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null 2>&1 || true; done
-    start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}" \
-      "  replicas_ack: $ack"
-    measure "cluster3+replicas-ack$ack" push_single "${ports[*]}" "${PUSH[@]}"
-    stop_master
-  done
-  stop_nodes
+  if part replicas; then
+    ports=()
+    for _ in 1 2 3 4 5 6; do
+      ports+=("$(free_port)")
+      start_node "${ports[-1]}" cluster
+    done
+    make_cluster 1 "${ports[@]}"
+    acks=(0 1)
+    ((rep % 2)) || acks=(1 0)
+    for ack in "${acks[@]}"; do
+      # FLUSHALL on a master replicates; a replica refuses it (READONLY).
+      for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null 2>&1 || true; done
+      start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}" \
+        "  replicas_ack: $ack"
+      measure "cluster3+replicas-ack$ack" push_single "${ports[*]}" "${PUSH[@]}"
+      stop_master
+    done
+    stop_nodes
+  fi
 done
 python3 bench/cluster_summary.py "$OUT"

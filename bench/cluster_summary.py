@@ -6,8 +6,8 @@ Per run: jobs/s, Redis commands and Redis CPU (µs) per job on each node and in 
 share, jqmaster's CPU (µs) per job and the latency percentiles jqbench reports. Then: how evenly
 the 3-master cluster spreads the e2e work (and which commands make each node's share), cluster
 against one Redis (the client-side cost of routing), replicas_ack 1 against 0 (the cost of
-WAIT), and, when the run had BASELINE_BIN, the current jqmaster against the baseline on one
-Redis (ratios per repetition, as the two took turns, and their median).
+WAIT), and, when the run had BASELINE_BIN, the current jqmaster against each baseline on one
+Redis (ratios per repetition, as they took turns, and their median).
 
     python3 bench/cluster_summary.py bench/results/<file>.jsonl
 """
@@ -158,11 +158,13 @@ def main(path):
     if all(acks):
         compare("replicas_ack 1 against 0, single pushes on 3 masters + 3 replicas (cost of WAIT)",
                 acks[0], acks[1], "ack0", "ack1")
-    for test in ("e2e", "push_single"):
-        if ("single-baseline", test) in runs and ("single", test) in runs:
-            compare_paired(f"One Redis, {test}: current jqmaster against the baseline "
-                           "(baseline -> current per repetition)",
-                           runs[("single-baseline", test)], runs[("single", test)])
+    baselines = [setup for setup, test in runs if setup.startswith("single-") and test == "e2e"]
+    for baseline in baselines:
+        for test in ("e2e", "push_single"):
+            if (baseline, test) in runs and ("single", test) in runs:
+                compare_paired(f"One Redis, {test}: current jqmaster against {baseline} "
+                               "(baseline -> current per repetition)",
+                               runs[(baseline, test)], runs[("single", test)])
 
 
 if __name__ == "__main__":
