@@ -145,6 +145,15 @@ replica_linked() {
   grep -q '^role:master' <<<"$info" || grep -q '^master_link_status:up' <<<"$info"
 }
 
+# machine_busy_s: CPU seconds all cores have spent busy since boot (/proc/stat: user, nice,
+# system, irq, softirq, steal). Over a run's window (window_s: from before the first snapshot to
+# after the last), minus the CPU of the processes measured, it is the work of everything else
+# (and of jqbench's own start and the snapshots): runs that overlapped other work show up.
+machine_busy_s() {
+  awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz}' \
+    /proc/stat
+}
+
 # snapshot PORT FILE: the node's INFO commandstats, cpu and replication, as redis-cli prints them.
 snapshot() {
   local section
@@ -220,12 +229,16 @@ stop_master() {
 measure() {
   local setup=$1 test=$2 ports=$3
   shift 3
-  local p
+  local p busy0 busy1 t0 t1
+  t0=$(date +%s.%N)
+  busy0=$(machine_busy_s)
   for p in $ports; do snapshot "$p" "$WORK/before-$p"; done
   local line
   line=$(timeout 600 "$JQBENCH" --url "$MASTER_URL" --quiet --pids "jqmaster=$MASTER_PID" "$@" |
     grep '^{' | tail -1) || true
   for p in $ports; do snapshot "$p" "$WORK/after-$p"; done
+  busy1=$(machine_busy_s)
+  t1=$(date +%s.%N)
   local nodes=""
   for p in $ports; do
     nodes+="${nodes:+,}$(node_delta "$p" "$WORK/before-$p" "$WORK/after-$p")"
@@ -234,7 +247,11 @@ measure() {
     log "$setup $test FAILED (no result line)"
     return 0
   fi
-  echo "{\"setup\":\"$setup\",\"test\":\"$test\",\"nodes\":[$nodes],\"result\":$line}" >>"$OUT"
+  local window busy
+  window=$(awk "BEGIN {printf \"%.3f\", $t1 - $t0}")
+  busy=$(awk "BEGIN {printf \"%.2f\", $busy1 - $busy0}")
+  echo "{\"setup\":\"$setup\",\"test\":\"$test\",\"window_s\":$window,\"machine_busy_s\":$busy," \
+    "\"nodes\":[$nodes],\"result\":$line}" >>"$OUT"
   log "$setup $test: $(echo "$line" | cut -c1-120)"
 }
 

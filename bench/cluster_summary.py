@@ -39,6 +39,17 @@ def redis_cpu_us(row, role=None):
     return per_job(row, sum(n["cpu_s"] for n in row["nodes"] if role in (None, n.get("role")))) * 1e6
 
 
+def other_cores(row):
+    """Cores busy with everything but the measured processes (jqmaster and jqbench while they
+    were measured, the Redis nodes) over the run's window, from /proc/stat; None for runs
+    recorded before it was kept."""
+    busy, window = row.get("machine_busy_s"), row.get("window_s")
+    if busy is None or not window:
+        return None
+    measured = row["result"].get("cpu_s", 0) + sum(n["cpu_s"] for n in row["nodes"])
+    return max(busy - measured, 0) / window
+
+
 def print_run(setup, test, rows):
     jobs = rows[0]["result"].get("jobs", 0)
     print(f"{setup} {test} ({jobs} jobs, {len(rows)} runs)")
@@ -54,6 +65,9 @@ def print_run(setup, test, rows):
     print(f"  all nodes: commands/job {median([sum(c) for c in calls]):6.3f}"
           f"   Redis CPU µs/job {median([sum(c) for c in cpu]):6.2f}")
     print(f"  jqmaster CPU µs/job         {median([master_cpu_us(r) for r in rows]):.2f}")
+    others = [other_cores(r) for r in rows]
+    if any(o is not None for o in others):
+        print(f"  other load (cores), per run {', '.join(f'{o:.2f}' for o in others if o is not None)}")
     for key in sorted(rows[0]["result"]):
         if key.endswith(("_p50_ms", "_p99_ms")):
             print(f"  {key:27} {median([r['result'][key] for r in rows]):.3f}")
@@ -130,6 +144,9 @@ def compare_paired(title, base_rows, rows):
         each = ", ".join(f"{a:,.2f} -> {b:,.2f}" for a, b in pairs)
         print(f"  {label:22} {each}   ratio per rep "
               f"{', '.join(f'{x:.3f}' for x in ratios)}   median {median(ratios):.3f}")
+    others = [(other_cores(a), other_cores(b)) for a, b in zip(base_rows, rows)]
+    if all(a is not None and b is not None for a, b in others):
+        print(f"  {'other load (cores)':22} {', '.join(f'{a:.2f} -> {b:.2f}' for a, b in others)}")
     print()
 
 
