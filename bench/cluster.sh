@@ -27,7 +27,8 @@
 # shards, and so the nodes, unevenly (100,000 jobs in batches of 50 fill shards 0-31 only).
 #
 # Environment: REPS (3), JOBS (SHARDS x 64 x BATCH), BATCH (50), SHARDS (64), PUSH_JOBS (20480),
-# SKIP_BUILD=1, BUILD_DIR (build-release), OUT (bench/results/cluster-<date>.jsonl), BASELINE_BIN.
+# SKIP_BUILD=1, BUILD_DIR (build-release), OUT (bench/results/cluster-<date>.jsonl), BASELINE_BIN,
+# PARTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -293,11 +294,12 @@ for rep in $(seq "$REPS"); do
       start_node "${ports[-1]}" cluster
     done
     make_cluster 0 "${ports[@]}"
-    start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+    seeds="redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+    start_master "$seeds"
     measure cluster3 e2e "${ports[*]}" "${E2E[@]}"
     stop_master
     for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
-    start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
+    start_master "$seeds"
     measure cluster3 push_single "${ports[*]}" "${PUSH[@]}"
     stop_master
     stop_nodes
@@ -312,13 +314,13 @@ for rep in $(seq "$REPS"); do
       start_node "${ports[-1]}" cluster
     done
     make_cluster 1 "${ports[@]}"
+    seeds="redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
     acks=(0 1)
     ((rep % 2)) || acks=(1 0)
     for ack in "${acks[@]}"; do
       # FLUSHALL on a master replicates; a replica refuses it (READONLY).
       for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null 2>&1 || true; done
-      start_master "redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}" \
-        "  replicas_ack: $ack"
+      start_master "$seeds" "  replicas_ack: $ack"
       measure "cluster3+replicas-ack$ack" push_single "${ports[*]}" "${PUSH[@]}"
       stop_master
     done
