@@ -3,11 +3,12 @@
 comparisons the scaling section of docs/BENCHMARKS.md quotes.
 
 Per run: jobs/s, Redis commands and Redis CPU (µs) per job on each node and in all, each node's
-share, jqmaster's CPU (µs) per job and the latency percentiles jqbench reports. Then: how evenly
-the 3-master cluster spreads the e2e work (and which commands make each node's share), cluster
-against one Redis (the client-side cost of routing), replicas_ack 1 against 0 (the cost of
-WAIT), and, when the run had BASELINE_BIN, the current jqmaster against each baseline on one
-Redis (ratios per repetition, as they took turns, and their median).
+share, the time Redis spent inside commands (commandstats usec), jqmaster's CPU (µs) per job and
+the latency percentiles jqbench reports. Then: how evenly the 3-master cluster spreads the work
+(and which commands make each node's share), cluster against one Redis (the client-side cost of
+routing), replicas against none and replicas_ack 1 against 0 (the cost of WAIT), and, when the
+run had BASELINE_BIN, the current jqmaster against each baseline on one Redis and each later
+baseline against the earlier ones (ratios per repetition, as they took turns, and their median).
 
     python3 bench/cluster_summary.py bench/results/<file>.jsonl
 """
@@ -64,6 +65,9 @@ def print_run(setup, test, rows):
               f"{median([c[i] / sum(c) for c in cpu]):6.1%}")
     print(f"  all nodes: commands/job {median([sum(c) for c in calls]):6.3f}"
           f"   Redis CPU µs/job {median([sum(c) for c in cpu]):6.2f}")
+    usec = [per_job(r, sum(v[1] for n in r["nodes"] for v in n.get("by_command", {}).values()))
+            for r in rows]
+    print(f"  inside commands µs/job      {median(usec):.2f}")
     print(f"  jqmaster CPU µs/job         {median([master_cpu_us(r) for r in rows]):.2f}")
     others = [other_cores(r) for r in rows]
     if any(o is not None for o in others):
@@ -176,12 +180,14 @@ def main(path):
         compare("replicas_ack 1 against 0, single pushes on 3 masters + 3 replicas (cost of WAIT)",
                 acks[0], acks[1], "ack0", "ack1")
     baselines = [setup for setup, test in runs if setup.startswith("single-") and test == "e2e"]
-    for baseline in baselines:
+    pairs = [(b, "single") for b in baselines]
+    pairs += [(a, b) for i, a in enumerate(baselines) for b in baselines[i + 1:]]
+    for before, after in pairs:
         for test in ("e2e", "push_single"):
-            if (baseline, test) in runs and ("single", test) in runs:
-                compare_paired(f"One Redis, {test}: current jqmaster against {baseline} "
-                               "(baseline -> current per repetition)",
-                               runs[(baseline, test)], runs[("single", test)])
+            if (before, test) in runs and (after, test) in runs:
+                compare_paired(f"One Redis, {test}: {after} against {before} "
+                               f"({before} -> {after} per repetition)",
+                               runs[(before, test)], runs[(after, test)])
 
 
 if __name__ == "__main__":
