@@ -37,7 +37,8 @@ def redis_calls(row, role=None):
 
 
 def redis_cpu_us(row, role=None):
-    return per_job(row, sum(n["cpu_s"] for n in row["nodes"] if role in (None, n.get("role")))) * 1e6
+    cpu = sum(n["cpu_s"] for n in row["nodes"] if role in (None, n.get("role")))
+    return per_job(row, cpu) * 1e6
 
 
 def other_cores(row):
@@ -54,7 +55,8 @@ def other_cores(row):
 def print_run(setup, test, rows):
     jobs = rows[0]["result"].get("jobs", 0)
     print(f"{setup} {test} ({jobs} jobs, {len(rows)} runs)")
-    print(f"  jobs/s                      {median([r['result'].get('jobs_per_s') for r in rows]):,.0f}")
+    rate = median([r["result"].get("jobs_per_s") for r in rows])
+    print(f"  jobs/s                      {rate:,.0f}")
     calls = [[per_job(r, n["calls"]) for n in r["nodes"]] for r in rows]
     cpu = [[per_job(r, n["cpu_s"]) * 1e6 for n in r["nodes"]] for r in rows]
     for i, node in enumerate(rows[0]["nodes"]):
@@ -71,7 +73,8 @@ def print_run(setup, test, rows):
     print(f"  jqmaster CPU µs/job         {median([master_cpu_us(r) for r in rows]):.2f}")
     others = [other_cores(r) for r in rows]
     if any(o is not None for o in others):
-        print(f"  other load (cores), per run {', '.join(f'{o:.2f}' for o in others if o is not None)}")
+        each = ", ".join(f"{o:.2f}" for o in others if o is not None)
+        print(f"  other load (cores), per run {each}")
     for key in sorted(rows[0]["result"]):
         if key.endswith(("_p50_ms", "_p99_ms")):
             print(f"  {key:27} {median([r['result'][key] for r in rows]):.3f}")
