@@ -11,6 +11,10 @@
 # cluster with a replica per master, single-job pushes with redis.replicas_ack 0 and 1 (the cost
 # of WAIT). One JSON line per run goes to $OUT; bench/cluster_summary.py prints the tables.
 #
+# After the e2e runs of the current jqmaster on one Redis and on the cluster it times READ_CALLS
+# (1000) reads that need every shard, GET /v1/stats and GET /v1/queues, one at a time
+# (bench/fanout_reads.py): their Redis commands per call on each node show the fan-out.
+#
 # On one Redis it also runs the single pushes (no replicas, so no WAIT), the baseline for the
 # cluster's push rows. With BASELINE_BIN=/path/to/an/older/jqmaster every repetition runs the
 # one-Redis e2e and single pushes with that binary too (setup single-baseline, the same jqbench),
@@ -27,8 +31,8 @@
 # shards, and so the nodes, unevenly (100,000 jobs in batches of 50 fill shards 0-31 only).
 #
 # Environment: REPS (3), JOBS (SHARDS x 64 x BATCH), BATCH (50), SHARDS (64), PUSH_JOBS (20480),
-# SKIP_BUILD=1, BUILD_DIR (build-release), OUT (bench/results/cluster-<date>.jsonl), BASELINE_BIN,
-# PARTS.
+# READ_CALLS (1000), SKIP_BUILD=1, BUILD_DIR (build-release), OUT
+# (bench/results/cluster-<date>.jsonl), BASELINE_BIN, PARTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,6 +42,7 @@ SHARDS=${SHARDS:-64}
 SHARD_RUN=64 # jqmaster's default shard_run, which the config below leaves alone
 JOBS=${JOBS:-$((SHARDS * SHARD_RUN * BATCH))}
 PUSH_JOBS=${PUSH_JOBS:-$((5 * SHARDS * SHARD_RUN))}
+READ_CALLS=${READ_CALLS:-1000}
 BUILD_DIR=${BUILD_DIR:-build-release}
 mkdir -p bench/results
 OUT=${OUT:-bench/results/cluster-$(date -u +%Y%m%dT%H%M%SZ).jsonl}
@@ -225,18 +230,21 @@ stop_master() {
   MASTER_PID=""
 }
 
-# measure SETUP TEST "PORT..." JQBENCH-ARGS...: one jqbench run with every node's commands and
-# CPU before and after, as one JSON line.
+# measure SETUP TEST "PORT..." jqbench ARGS... | reads PATH: one jqbench run, or READ_CALLS
+# GETs of PATH (bench/fanout_reads.py), with every node's commands and CPU before and after, as
+# one JSON line.
 measure() {
-  local setup=$1 test=$2 ports=$3
-  shift 3
+  local setup=$1 test=$2 ports=$3 kind=$4
+  shift 4
+  local cmd=("$JQBENCH" --url "$MASTER_URL" --quiet --pids "jqmaster=$MASTER_PID" "$@")
+  [[ $kind == reads ]] && cmd=(python3 bench/fanout_reads.py "$MASTER_URL" "$MASTER_PID" "$1"
+    "$READ_CALLS")
   local p busy0 busy1 t0 t1
   t0=$(date +%s.%N)
   busy0=$(machine_busy_s)
   for p in $ports; do snapshot "$p" "$WORK/before-$p"; done
   local line
-  line=$(timeout 600 "$JQBENCH" --url "$MASTER_URL" --quiet --pids "jqmaster=$MASTER_PID" "$@" |
-    grep '^{' | tail -1) || true
+  line=$(timeout 600 "${cmd[@]}" | grep '^{' | tail -1) || true
   for p in $ports; do snapshot "$p" "$WORK/after-$p"; done
   busy1=$(machine_busy_s)
   t1=$(date +%s.%N)
@@ -256,9 +264,16 @@ measure() {
   log "$setup $test: $(echo "$line" | cut -c1-120)"
 }
 
-E2E=(--scenario e2e --batch "$BATCH" --jobs "$JOBS" --connections 16 --worker-concurrency 50
+# measure_reads SETUP "PORT...": the reads that need every shard, after an e2e run (the store
+# holds its queue and counters).
+measure_reads() {
+  measure "$1" read_stats "$2" reads /v1/stats
+  measure "$1" read_queues "$2" reads /v1/queues
+}
+
+E2E=(jqbench --scenario e2e --batch "$BATCH" --jobs "$JOBS" --connections 16 --worker-concurrency 50
   --arg-bytes 16)
-PUSH=(--scenario push --batch 1 --jobs "$PUSH_JOBS" --connections 16 --arg-bytes 16)
+PUSH=(jqbench --scenario push --batch 1 --jobs "$PUSH_JOBS" --connections 16 --arg-bytes 16)
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
   "redis $(redis-server --version | awk '{print $3}'); $REPS repetitions; parts $PARTS;" \
@@ -277,6 +292,7 @@ for rep in $(seq "$REPS"); do
       MASTER_BIN=${entry#*=} start_master "redis://127.0.0.1:$port/0"
       if [[ $test == e2e ]]; then
         measure "${entry%%=*}" e2e "$port" "${E2E[@]}"
+        [[ ${entry%%=*} == single ]] && measure_reads single "$port"
       else
         measure "${entry%%=*}" push_single "$port" "${PUSH[@]}"
       fi
@@ -297,6 +313,7 @@ for rep in $(seq "$REPS"); do
     seeds="redis+cluster://127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
     start_master "$seeds"
     measure cluster3 e2e "${ports[*]}" "${E2E[@]}"
+    measure_reads cluster3 "${ports[*]}"
     stop_master
     for p in "${ports[@]}"; do redis-cli -p "$p" flushall >/dev/null; done
     start_master "$seeds"

@@ -4,11 +4,12 @@ comparisons the scaling section of docs/BENCHMARKS.md quotes.
 
 Per run: jobs/s, Redis commands and Redis CPU (µs) per job on each node and in all, each node's
 share, the time Redis spent inside commands (commandstats usec), jqmaster's CPU (µs) per job and
-the latency percentiles jqbench reports. Then: how evenly the 3-master cluster spreads the work
-(and which commands make each node's share), cluster against one Redis (the client-side cost of
-routing), replicas against none and replicas_ack 1 against 0 (the cost of WAIT), and, when the
-run had BASELINE_BIN, the current jqmaster against each baseline on one Redis and each later
-baseline against the earlier ones (ratios per repetition, as they took turns, and their median).
+the latency percentiles jqbench reports; for the fan-out reads the same per call. Then: how
+evenly the 3-master cluster spreads the work (and which commands make each node's share),
+cluster against one Redis (the client-side cost of routing), replicas against none and
+replicas_ack 1 against 0 (the cost of WAIT), and, when the run had BASELINE_BIN, the current
+jqmaster against each baseline on one Redis and each later baseline against the earlier ones
+(ratios per repetition, as they took turns, and their median).
 
     python3 bench/cluster_summary.py bench/results/<file>.jsonl
 """
@@ -53,24 +54,26 @@ def other_cores(row):
 
 
 def print_run(setup, test, rows):
-    jobs = rows[0]["result"].get("jobs", 0)
-    print(f"{setup} {test} ({jobs} jobs, {len(rows)} runs)")
+    # fanout_reads.py's lines count calls where jqbench's count jobs.
+    unit = "call" if rows[0]["result"].get("scenario") == "reads" else "job"
+    count = rows[0]["result"].get("jobs", 0)
+    print(f"{setup} {test} ({count} {unit}s, {len(rows)} runs)")
     rate = median([r["result"].get("jobs_per_s") for r in rows])
-    print(f"  jobs/s                      {rate:,.0f}")
+    print(f"  {unit}s/s                      {rate:,.0f}")
     calls = [[per_job(r, n["calls"]) for n in r["nodes"]] for r in rows]
     cpu = [[per_job(r, n["cpu_s"]) * 1e6 for n in r["nodes"]] for r in rows]
     for i, node in enumerate(rows[0]["nodes"]):
-        print(f"  node {i + 1} ({node.get('role', '?'):7}): commands/job "
-              f"{median([c[i] for c in calls]):6.3f}   Redis CPU µs/job "
+        print(f"  node {i + 1} ({node.get('role', '?'):7}): commands/{unit} "
+              f"{median([c[i] for c in calls]):6.3f}   Redis CPU µs/{unit} "
               f"{median([c[i] for c in cpu]):6.2f}   share of commands "
               f"{median([c[i] / sum(c) for c in calls]):6.1%}   share of CPU "
               f"{median([c[i] / sum(c) for c in cpu]):6.1%}")
-    print(f"  all nodes: commands/job {median([sum(c) for c in calls]):6.3f}"
-          f"   Redis CPU µs/job {median([sum(c) for c in cpu]):6.2f}")
+    print(f"  all nodes: commands/{unit} {median([sum(c) for c in calls]):6.3f}"
+          f"   Redis CPU µs/{unit} {median([sum(c) for c in cpu]):6.2f}")
     usec = [per_job(r, sum(v[1] for n in r["nodes"] for v in n.get("by_command", {}).values()))
             for r in rows]
-    print(f"  inside commands µs/job      {median(usec):.2f}")
-    print(f"  jqmaster CPU µs/job         {median([master_cpu_us(r) for r in rows]):.2f}")
+    print(f"  inside commands µs/{unit}      {median(usec):.2f}")
+    print(f"  jqmaster CPU µs/{unit}         {median([master_cpu_us(r) for r in rows]):.2f}")
     others = [other_cores(r) for r in rows]
     if any(o is not None for o in others):
         each = ", ".join(f"{o:.2f}" for o in others if o is not None)
