@@ -19,6 +19,7 @@
 
 #include <random>
 
+#include "src/app/io_threads.hpp"
 #include "src/dispatch/dispatcher.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/events/result_waiters.hpp"
@@ -101,9 +102,8 @@ std::chrono::system_clock::time_point system_now() {
   return std::chrono::system_clock::now();
 }
 
-unsigned io_thread_count(const config::Config& c) {
-  if (c.io_threads > 0) return static_cast<unsigned>(c.io_threads);
-  return std::max(1u, std::thread::hardware_concurrency());
+unsigned io_threads_of(const config::Config& c) {
+  return app::io_thread_count(c.io_threads, c.redis.url, std::thread::hardware_concurrency());
 }
 
 // What the route handlers use of the daemon.
@@ -143,7 +143,7 @@ class Daemon {
          std::shared_ptr<http::TlsIdentity> tls)
       : config_(config),
         tls_(tls),
-        io_(static_cast<int>(io_thread_count(config))),
+        io_(static_cast<int>(io_threads_of(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
         keys_("jq", target.cluster ? redis::Keys::Deployment::cluster
                                    : redis::Keys::Deployment::single_redis),
@@ -218,7 +218,7 @@ class Daemon {
   int run() {
     server_.start();  // throws when the address is taken: nothing else has started yet
     spdlog::info("jqmaster listening on {}:{} ({}) with {} io threads", config_.listen.host,
-                 server_.port(), tls_ ? "https" : "http", io_thread_count(config_));
+                 server_.port(), tls_ ? "https" : "http", io_threads_of(config_));
     if (tls_) spdlog::info("tls: serving the certificate {}", tls_->describe());
     redis_.start();
     subscriber_.start();
@@ -235,7 +235,7 @@ class Daemon {
     });
     await_hangup();
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < io_thread_count(config_); ++i)
+    for (unsigned i = 1; i < io_threads_of(config_); ++i)
       threads.emplace_back([this] { io_.run(); });
     io_.run();
     for (auto& t : threads) t.join();
