@@ -72,7 +72,7 @@ for a = 6, #ARGV, 4 do
       else
         record[R_STATE] = S_SUCCEEDED
         record[R_RESULT] = ARGV[a + 2]
-        rcall('SET', done_prefix .. field, cmsgpack.pack(record), 'EX', ttl)
+        rcall('SET', done_prefix .. field, pack_record(record), 'EX', ttl)
         if rcall('DEL', watch) == 1 then
           rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
         end

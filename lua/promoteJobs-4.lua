@@ -37,7 +37,7 @@ for i = 1, #due_jobs, 2 do
     record[R_STATE] = S_QUEUED
     record[R_READY_STAMP] = stamp
     local bucket, slot = record_at(jobs, field)
-    records.add(bucket, slot, cmsgpack.pack(record))
+    records.add(bucket, slot, pack_record(record))
     local queue = ready_prefix .. name
     lists.add(ready_list(queue, priority), member)
     queues.add(queue, priority, priority)

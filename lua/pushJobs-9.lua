@@ -59,20 +59,25 @@ local first_job, per_job = 7, 13
 local count = (#ARGV - first_job + 1) / per_job
 
 -- Job i of the batch (0-based) as a record, not yet placed (state and blocked_by come when it
--- is stored), with what a merge reads from its push.
+-- is stored), and where its arguments start. Most jobs have no unique key: what only a merge
+-- reads (pushed) is unpacked for those that do.
 local function arriving(i)
   local a = first_job + i * per_job
-  local push = {argument = ARGV[a + 1], priority = tonumber(ARGV[a + 2]),
-                ready_at = tonumber(ARGV[a + 6]), unique_key = ARGV[a + 7],
-                unique_until = tonumber(ARGV[a + 8]), unique_for = ARGV[a + 9],
-                constraints = ARGV[a + 11] ~= '' and cmsgpack.unpack(ARGV[a + 11]) or false,
-                mode = tonumber(ARGV[a + 12])}
-  local argument, appended = push.argument, 0
-  if push.mode == D_APPEND then argument, appended = array_header(1) .. argument, 1 end
-  local record = {ARGV[a], argument, push.priority, tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]),
-    tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '', push.unique_key,
-    push.unique_until, ARGV[a + 10], push.ready_at, '', push.constraints, false, appended}
-  return push, record
+  local mode = tonumber(ARGV[a + 12])
+  local argument, appended = ARGV[a + 1], 0
+  if mode == D_APPEND then argument, appended = array_header(1) .. argument, 1 end
+  local record = {ARGV[a], argument, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]),
+    tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '',
+    ARGV[a + 7], tonumber(ARGV[a + 8]), ARGV[a + 10], tonumber(ARGV[a + 6]), '',
+    ARGV[a + 11] ~= '' and cmsgpack.unpack(ARGV[a + 11]) or false, false, appended}
+  return record, a
+end
+
+-- What a merge reads from the push of job i (its arguments start at a).
+local function pushed(a, record)
+  return {argument = ARGV[a + 1], priority = record[R_PRIORITY], ready_at = record[R_READY_AT_MS],
+          unique_until = record[R_UNIQUE_UNTIL], unique_for = ARGV[a + 9],
+          constraints = record[R_CONSTRAINTS], mode = tonumber(ARGV[a + 12])}
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
@@ -92,9 +97,10 @@ end
 local holders, fresh = {}, {}  -- claim -> its holder (false: free); the new jobs in push order
 local duplicate_of, merged_into, merged_stored = {}, {}, {}
 for i = 0, count - 1 do
-  local push, record = arriving(i)
-  local claim = push.unique_key ~= '' and unique_claim(unique_prefix, record[R_NAME],
-                                                       push.unique_key)
+  local record, a = arriving(i)
+  local claim = record[R_UNIQUE_KEY] ~= '' and
+                unique_claim(unique_prefix, record[R_NAME], record[R_UNIQUE_KEY])
+  local push = claim and pushed(a, record)
   local holder = claim and holders[claim]
   if claim and holder == nil then
     holder = stored_holder(claim) or false
@@ -117,7 +123,7 @@ for i = 0, count - 1 do
     if holder then duplicate_of[i] = holder end
   end
   if not holder then
-    local job = {index = i, record = record, waiting = true, unique_for = push.unique_for}
+    local job = {index = i, record = record, waiting = true, unique_for = push and push.unique_for}
     fresh[#fresh + 1] = job
     if claim then holders[claim] = job end
   end
@@ -149,7 +155,7 @@ for _, job in ipairs(fresh) do
     record[R_STATE] = S_SCHEDULED
   end
   local bucket, slot = record_at(jobs, field)
-  records.add(bucket, slot, cmsgpack.pack(record))
+  records.add(bucket, slot, pack_record(record))
   local n = added[name]
   if not n then
     n = {ready = 0, scheduled = 0}

@@ -94,7 +94,7 @@ while taken < max and held < max_held do
         hold(cx, blocked, shard .. '-' .. field, stamp)
         record[R_BLOCKED_BY] = blocked[1]
         local bucket, slot = record_at(jobs, field)
-        records.add(bucket, slot, cmsgpack.pack(record))
+        records.add(bucket, slot, pack_record(record))
         held = held + 1
       end
     end
@@ -105,7 +105,7 @@ while taken < max and held < max_held do
       if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 then
         release_unique(unique_prefix, record, field)
       end
-      local packed = cmsgpack.pack(record)
+      local packed = pack_record(record)
       local bucket, slot = record_at(jobs, field)
       records.add(bucket, slot, packed)
       deadlines.add(inflight, now + record[R_TIMEOUT_MS], field)

@@ -72,9 +72,23 @@ local function load_record(jobs_prefix, field)
   return record
 end
 
+-- The record packed without its trailing slots (14 on) that hold their "none" value, which
+-- load_record and the master's decoder fill back in: a plain job with a 16-byte argument then
+-- packs in under 64 bytes, hash-max-listpack-value's default, and its bucket stays a listpack.
+local function pack_record(record)
+  local n = R_SLOTS
+  while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
+  if n == R_SLOTS then return cmsgpack.pack(record) end
+  local kept = {}
+  for i = n + 1, R_SLOTS do kept[i], record[i] = record[i], nil end
+  local packed = cmsgpack.pack(record)
+  for i = n + 1, R_SLOTS do record[i] = kept[i] end
+  return packed
+end
+
 -- Stores the record and returns it packed.
 local function save_record(jobs_prefix, field, record)
-  local packed = cmsgpack.pack(record)
+  local packed = pack_record(record)
   local key, slot = record_at(jobs_prefix, field)
   rcall('HSET', key, slot, packed)
   return packed

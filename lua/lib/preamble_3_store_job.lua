@@ -24,7 +24,7 @@ local function store_job(k, opts, job)
     blocked_by = 'ordering_key'
   end
   local bucket, slot = record_at(k.jobs, field)
-  rcall('HSET', bucket, slot, cmsgpack.pack(new_record(job, S_QUEUED, opts.now_ms, opts.stamp,
+  rcall('HSET', bucket, slot, pack_record(new_record(job, S_QUEUED, opts.now_ms, opts.stamp,
     opts.traceparent, blocked_by)))
   rcall('SADD', k.names, job.name)
   count_add(k.counts, 'ready', job.name, 1)

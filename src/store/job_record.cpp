@@ -67,12 +67,13 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
       r.scheduled_at = as_string(s[kSchedule].via.array.ptr[1]);
     }
     if (root.via.array.size > kAppended) r.appended = static_cast<int>(as_int(s[kAppended]));
-    if (root.via.array.size >= kBlockedBy + 1) {
-      r.unique_key = as_string(s[kUniqueKey]);
-      r.ordering_key = as_string(s[kOrderingKey]);
-      r.ready_at_ms = as_int(s[kReadyAtMs]);
-      r.blocked_by = as_string(s[kBlockedBy]);
-    }
+    // Each later slot on its own: a record ends at its last slot that is not "none"
+    // (pack_record in lua/lib/preamble.lua).
+    const auto has = [&root](Slot slot) { return root.via.array.size > slot; };
+    if (has(kUniqueKey)) r.unique_key = as_string(s[kUniqueKey]);
+    if (has(kOrderingKey)) r.ordering_key = as_string(s[kOrderingKey]);
+    if (has(kReadyAtMs)) r.ready_at_ms = as_int(s[kReadyAtMs]);
+    if (has(kBlockedBy)) r.blocked_by = as_string(s[kBlockedBy]);
     return r;
   } catch (const std::exception&) {
     return std::nullopt;

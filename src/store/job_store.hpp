@@ -105,6 +105,8 @@ class JobStore {
   using PushResult = Expected<redis::bindings::PushJobs::Pushed, StoreError>;
   using PushBatcher = CallBatcher<PushItem, PushResult>;
   asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
+  // One request's own call, not waiting for the shard's group commit.
+  asio::awaitable<PushResult> push_alone(int shard, PushItem item);
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();

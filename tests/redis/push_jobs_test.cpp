@@ -75,6 +75,26 @@ TEST_CASE("pushJobs records hold every field given, queued with no attempts", "[
   CHECK(second->state == JobState::queued);
 }
 
+TEST_CASE("a record leaves out its trailing slots that hold nothing, so buckets stay compact",
+          "[redis]") {
+  // A plain job with a 16-byte argument (what the memory benchmark pushes) packs in under 64
+  // bytes, Redis's default hash-max-listpack-value: its bucket stays a listpack.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0,
+                               {{.name = "bench", .argument = "\xb0" + std::string(16, 'x')},
+                                {.name = "bench", .unique_key = "u1"}}));
+  const auto plain = raw_record(r, keys, 0, f[0]);
+  REQUIRE(plain);
+  CHECK(static_cast<unsigned char>(plain->front()) == 0x90 + 13);  // fixarray of 13
+  CHECK(plain->size() < 64);
+  CHECK(r.call({"OBJECT", "ENCODING", record_at(r, keys, 0, f[0]).bucket}).str == "listpack");
+  // A later slot that holds something keeps the slots before it.
+  const auto unique = read_record(r, keys, 0, f[1]);
+  REQUIRE(unique);
+  CHECK(unique->unique_key == "u1");
+}
+
 TEST_CASE("every job of a batch keeps the batch's traceparent", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

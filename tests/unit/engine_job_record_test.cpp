@@ -100,6 +100,19 @@ TEST_CASE("decode_record accepts slots added after the thirteenth", "[unit]") {
   CHECK(rec->name == "resize");
 }
 
+TEST_CASE("decode_record reads a record that ends at its last slot holding something", "[unit]") {
+  // pack_record leaves out trailing "none" slots: a unique job's record may end at slot 14.
+  std::string bytes = record(1, 14);
+  bytes.pop_back();
+  bytes += Mp().str("invoice:42").bytes();
+  const auto rec = decode_record(bytes);
+  REQUIRE(rec);
+  CHECK(rec->unique_key == "invoice:42");
+  CHECK(rec->ordering_key.empty());
+  CHECK(rec->ready_at_ms == 0);
+  CHECK(rec->blocked_by.empty());
+}
+
 TEST_CASE("decode_record reads the schedule a job was made by, from slot 20", "[unit]") {
   // record(1, 20) ends in seven nils (slots 14-20); the last becomes [name, scheduled_at].
   std::string bytes = record(1, 20);
