@@ -94,7 +94,10 @@ end
 
 -- First the claims. Per position: the holder a duplicate points at (a stored job, or a job of
 -- this batch: {index, record, waiting = true}) and whether it merged; nothing for a new job.
-local holders, fresh = {}, {}  -- claim -> its holder (false: free); the new jobs in push order
+-- The new jobs in push order: their records and positions, and for those with a claim the
+-- holder entry other pushes of the batch may merge into (most jobs have none: no table).
+local holders = {}  -- claim -> its holder (false: free)
+local fresh, fresh_at, fresh_holder = {}, {}, {}
 local duplicate_of, merged_into, merged_stored = {}, {}, {}
 for i = 0, count - 1 do
   local record, a = arriving(i)
@@ -123,9 +126,13 @@ for i = 0, count - 1 do
     if holder then duplicate_of[i] = holder end
   end
   if not holder then
-    local job = {index = i, record = record, waiting = true, unique_for = push and push.unique_for}
-    fresh[#fresh + 1] = job
-    if claim then holders[claim] = job end
+    local k = #fresh + 1
+    fresh[k], fresh_at[k] = record, i
+    if claim then
+      local job = {index = i, record = record, waiting = true, unique_for = push.unique_for}
+      fresh_holder[k] = job
+      holders[claim] = job
+    end
   end
 end
 
@@ -137,16 +144,16 @@ if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', #fresh) - #fresh + 
 local by_name, ready_names = {}, {}
 local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n}
 local records, due_jobs, earliest_due = batched('HSET'), batched('ZADD'), nil
-for _, job in ipairs(fresh) do
-  local record = job.record
-  if job.merge then job.merge.finish() end
+for k, record in ipairs(fresh) do
+  local job = fresh_holder[k]
+  if job and job.merge then job.merge.finish() end
   local name, priority, ready_at = record[R_NAME], record[R_PRIORITY], record[R_READY_AT_MS]
   local unique_key, ordering_key = record[R_UNIQUE_KEY], record[R_ORDERING_KEY]
   local field = base62(next_seq, 9)
   next_seq = next_seq + 1
-  job.field = field
-  fields[job.index + 1] = field
-  if unique_key ~= '' then
+  fields[fresh_at[k] + 1] = field
+  if job then
+    job.field = field
     rcall('SET', unique_claim(unique_prefix, name, unique_key), field, 'PX', job.unique_for)
   end
   if ordering_key ~= '' and rcall('RPUSH', order_prefix .. ordering_key, field) > 1 then

@@ -79,10 +79,10 @@ local function pack_record(record)
   local n = R_SLOTS
   while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
   if n == R_SLOTS then return cmsgpack.pack(record) end
-  local kept = {}
-  for i = n + 1, R_SLOTS do kept[i], record[i] = record[i], nil end
+  -- What is left out is "none" (or absent): put back as "none", as load_record would.
+  for i = n + 1, R_SLOTS do record[i] = nil end
   local packed = cmsgpack.pack(record)
-  for i = n + 1, R_SLOTS do record[i] = kept[i] end
+  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
   return packed
 end
 
