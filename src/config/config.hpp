@@ -125,7 +125,7 @@ struct StaticWorker {
 
 struct Config {
   ListenAddress listen;
-  int io_threads = 0;  // 0 = one per core
+  int io_threads = 0;  // 0 = one per core, less one when Redis is local (app/io_threads)
   std::string data_dir = "./data";
   Redis redis;
   int shards = 16;     // 1-1024; fixed when the data store is created

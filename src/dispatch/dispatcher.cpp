@@ -122,21 +122,47 @@ Dispatcher::Dispatcher(asio::io_context& io, store::DispatchStore& store,
       metrics_(metrics),
       options_(options) {}
 
+namespace {
+
+// The polls claimed for a result get deliver() exactly once, also when the coroutine ends early
+// (they would wait on for it otherwise).
+class ClaimedPolls {
+ public:
+  explicit ClaimedPolls(std::vector<std::shared_ptr<events::ResultWaiters::Ticket>> polls)
+      : polls_(std::move(polls)) {}
+  ClaimedPolls(const ClaimedPolls&) = delete;
+  ClaimedPolls& operator=(const ClaimedPolls&) = delete;
+  ~ClaimedPolls() { deliver(std::nullopt); }
+  bool empty() const { return polls_.empty(); }
+  void deliver(std::optional<std::string> result) {
+    if (!polls_.empty())
+      events::ResultWaiters::deliver(std::exchange(polls_, {}), std::move(result));
+  }
+
+ private:
+  std::vector<std::shared_ptr<events::ResultWaiters::Ticket>> polls_;
+};
+
+}  // namespace
+
 asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const std::string& id,
                                            int attempt, std::string result) {
   // Claimed before the call, so that a poll cannot start waiting on the stored result in
   // between; from here on those polls wait for deliver() whatever the call's outcome.
-  auto polls = job.record.keep_result
-                   ? waiters_.claim(id)
-                   : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{};
+  ClaimedPolls polls(job.record.keep_result
+                         ? waiters_.claim(id)
+                         : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{});
   std::optional<std::string> kept;
   if (!polls.empty()) kept = result;
   auto r = co_await store_.complete(job.id, attempt, std::move(result), !polls.empty());
-  if (!r)
-    spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
-  const bool handed = r && *r == store::Completed::handed;
-  if (!polls.empty())
-    events::ResultWaiters::deliver(polls, handed ? std::move(kept) : std::nullopt);
+  if (!r) {
+    spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
+                 r.error().message);
+  }
+  // A failed call may still have run, and then nothing stored the result: the worker did
+  // succeed, so the poll gets it either way (at least once, as the job may run again).
+  const bool handed = !r || *r == store::Completed::handed;
+  polls.deliver(handed ? std::move(kept) : std::nullopt);
   const bool recorded = r && *r != store::Completed::stale;
   co_return recorded;
 }
