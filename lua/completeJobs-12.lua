@@ -32,9 +32,10 @@
   ARGV[4] now (ms since the epoch)
   ARGV[5] key prefix (the shards' keys are built from it)
   ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
-            the result object (MessagePack bytes, as the worker sent it), handed (1: a poll of
-            the calling master waits for this result and gets it from the caller, so a kept
-            result is not stored; 0: it is stored for whoever fetches it)
+            the result object (MessagePack bytes, as the worker sent it), handed (-1: a kept
+            result is stored for whoever fetches it; n >= 0: polls of the calling master wait
+            for this result and get it from the caller, so it is not stored, and n of them are
+            known to be counted in the watch key)
   Returns: one integer per job, in order: 1 done; 2 done, and the kept result is the caller's to
            hand over (handed, keep_result); 0 stale (not running, or another attempt): nothing
            changed for that job.
@@ -62,13 +63,14 @@ for a = 6, #ARGV, 4 do
     local status = 1
     if record[R_KEEP_RESULT] == 1 then
       local watch = watch_prefix .. field
-      if ARGV[a + 3] == '1' then
-        -- Fetched as it is stored. Polls elsewhere (the count says how many started) learn at
-        -- once that the result is gone.
+      local mine = tonumber(ARGV[a + 3])
+      if mine >= 0 then
+        -- Fetched as it is stored. Polls beyond the caller's that counted themselves (others'
+        -- or the caller's whose count it has not seen yet) learn at once that it is gone.
         status = 2
         local polls = tonumber(rcall('GET', watch) or 0)
         if polls > 0 then rcall('DEL', watch) end
-        if polls > 1 then rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field) end
+        if polls > mine then rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field) end
       else
         record[R_STATE] = S_SUCCEEDED
         record[R_RESULT] = ARGV[a + 2]

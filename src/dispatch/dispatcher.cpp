@@ -1,5 +1,6 @@
 #include "src/dispatch/dispatcher.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -134,6 +135,11 @@ class ClaimedPolls {
   ClaimedPolls& operator=(const ClaimedPolls&) = delete;
   ~ClaimedPolls() { deliver(std::nullopt); }
   bool empty() const { return polls_.empty(); }
+  // How many of them are counted in the job's watch key.
+  std::int64_t counted() const {
+    return std::count_if(polls_.begin(), polls_.end(),
+                         [](const auto& t) { return t->counted.load(); });
+  }
   void deliver(std::optional<std::string> result) {
     if (!polls_.empty())
       events::ResultWaiters::deliver(std::exchange(polls_, {}), std::move(result));
@@ -154,7 +160,9 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
                          : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{});
   std::optional<std::string> kept;
   if (!polls.empty()) kept = result;
-  auto r = co_await store_.complete(job.id, attempt, std::move(result), !polls.empty());
+  std::optional<std::int64_t> handed_to;
+  if (!polls.empty()) handed_to = polls.counted();
+  auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to);
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);

@@ -4,6 +4,7 @@
 // the waiters first and hands the result over itself (no store, no event, no second fetch).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,9 @@ class ResultWaiters::Ticket {
   boost::asio::steady_timer timer;
   bool notified = false;              // guarded by the owner's mutex until the wait ends
   std::optional<std::string> result;  // handed over by deliver(); set with `notified`
+  // The poll is counted in the job's watch key (fetchResult said so): a master handing the
+  // result over tells completeJobs, which announces it only for polls beyond those it knows.
+  std::atomic<bool> counted{false};
 };
 
 }  // namespace jq::events

@@ -24,10 +24,8 @@ CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& ke
           [] { return Result(unexpected(StoreError::internal("recording the success failed"))); }) {
 }
 
-asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(std::string field,
-                                                                       int attempt,
-                                                                       std::string result,
-                                                                       bool handed) {
+asio::awaitable<CompletionBatcher::Result> CompletionBatcher::complete(
+    std::string field, int attempt, std::string result, std::optional<std::int64_t> handed) {
   Job job{std::move(field), attempt, std::move(result), handed};  // not braced in co_await: g++ 12
   co_return co_await batcher_.submit(std::move(job));
 }

@@ -30,8 +30,10 @@ class CompletionBatcher {
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
                     std::int64_t result_ttl_s, SystemClock clock);
 
-  // `handed`: a poll of this master waits for the result (ResultWaiters::claim).
-  asio::awaitable<Result> complete(std::string field, int attempt, std::string result, bool handed);
+  // `handed`: polls of this master wait for the result (ResultWaiters::claim), this many of them
+  // known to be counted in the job's watch key.
+  asio::awaitable<Result> complete(std::string field, int attempt, std::string result,
+                                   std::optional<std::int64_t> handed);
 
  private:
   using Job = redis::bindings::CompleteJobs::Job;

@@ -112,9 +112,8 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   co_return out;
 }
 
-asio::awaitable<Expected<Completed, StoreError>> DispatchStore::complete(JobId id, int attempt,
-                                                                         std::string result,
-                                                                         bool handed) {
+asio::awaitable<Expected<Completed, StoreError>> DispatchStore::complete(
+    JobId id, int attempt, std::string result, std::optional<std::int64_t> handed) {
   co_return co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
       std::move(id.field), attempt, std::move(result), handed);
 }

@@ -80,7 +80,8 @@ class DispatchStore {
   // The attempt's success (stale when the attempt was already given up on). Batched per shard
   // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.
   asio::awaitable<Expected<Completed, StoreError>> complete(JobId id, int attempt,
-                                                            std::string result, bool handed);
+                                                            std::string result,
+                                                            std::optional<std::int64_t> handed);
   asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,
                                                           std::string failure, bool should_retry,
                                                           std::string message);

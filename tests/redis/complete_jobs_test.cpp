@@ -17,7 +17,7 @@ const std::string kResult("\x82\xa4type\xa7success\xa6result\xc4\x02\x00\xff", 2
 struct Success {
   std::string field;
   int attempt = 1;
-  bool handed = false;  // the calling master's own poll takes the result
+  std::optional<std::int64_t> handed{};  // the caller's polls take it; this many counted
 };
 
 // completeJobs for a batch: one integer per job.
@@ -133,21 +133,23 @@ TEST_CASE("a kept result handed to the caller's poll is not stored, and other po
   EventListener events(shared_redis().port(), keys);
   const std::string alone = push_and_reserve(r, keys, 3, {.keep_result = true});
   const std::string shared = push_and_reserve(r, keys, 3, {.keep_result = true});
+  const std::string early = push_and_reserve(r, keys, 3, {.keep_result = true});
   const std::string unkept = push_and_reserve(r, keys, 3);
   watch(r, keys, 3, alone);   // only the caller's poll
   watch(r, keys, 3, shared);  // the caller's poll and one elsewhere
   watch(r, keys, 3, shared);
+  watch(r, keys, 3, early);  // one elsewhere; the caller's has not counted itself yet
   events.take(r);
 
-  CHECK(complete_jobs(r, keys, 3, {{alone, 1, true}, {shared, 1, true}, {unkept, 1, true}}) ==
-        std::vector<std::int64_t>{2, 2, 1});
-  for (const auto& f : {alone, shared, unkept}) {
+  CHECK(complete_jobs(r, keys, 3, {{alone, 1, 1}, {shared, 1, 1}, {early, 1, 0}, {unkept, 1, 1}}) ==
+        std::vector<std::int64_t>{2, 2, 2, 1});
+  for (const auto& f : {alone, shared, early, unkept}) {
     CHECK_FALSE(raw_record(r, keys, 3, f));
     CHECK_FALSE(exists(r, keys.done(3, f)));
     CHECK_FALSE(exists(r, keys.watch(3, f)));
   }
-  CHECK(events.take(r) == std::vector<std::string>{"r 3-" + shared});
-  CHECK(hget(r, keys.stats(3), "succeeded") == "3");
+  CHECK(events.take(r) == std::vector<std::string>{"r 3-" + shared, "r 3-" + early});
+  CHECK(hget(r, keys.stats(3), "succeeded") == "4");
 }
 
 TEST_CASE("a success for another attempt than the running one changes nothing", "[redis]") {

@@ -97,10 +97,10 @@ TEST_CASE("DispatchStore: a success is kept once for the pusher, a stale one is 
   const JobId id = f.push(kept);
   const auto job = f.reserve_one("mail");
   const std::string result = "\x82\xa4type\xa7success\xa6result\x2a";
-  auto done = f.h.run(f.store.complete(id, 1, result, false));
+  auto done = f.h.run(f.store.complete(id, 1, result, std::nullopt));
   REQUIRE(done);
   CHECK(*done == jq::store::Completed::done);
-  auto stale = f.h.run(f.store.complete(id, 1, result, false));
+  auto stale = f.h.run(f.store.complete(id, 1, result, std::nullopt));
   REQUIRE(stale);
   CHECK(*stale == jq::store::Completed::stale);
   auto fetched = f.h.run(f.jobs.fetch_result(id));

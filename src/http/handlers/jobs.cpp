@@ -125,6 +125,9 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   const std::chrono::milliseconds watch =
       ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
   auto fetched = co_await store.fetch_result(*id, watch);
+  const bool counted = ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
+                       fetched->keep_result;
+  if (counted) ticket->counted = true;
   // A result this master's dispatcher hands over (ResultWaiters::claim) is not stored: the
   // ticket is the only way to it.
   auto handed = [&fetched](const std::shared_ptr<events::ResultWaiters::Ticket>& t) {
@@ -148,6 +151,7 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
         break;
       }
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+      ticket->counted = true;  // by the first look
       fetched = co_await store.fetch_result(*id);
       if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
     }

@@ -24,8 +24,10 @@ struct CompleteJobs {
   struct Job {
     std::string field;
     std::int64_t attempt = 0;
-    std::string result;   // MessagePack bytes
-    bool handed = false;  // a poll of this master waits: it gets the result, Redis does not
+    std::string result;  // MessagePack bytes
+    // Polls of the caller wait for this result, so it gets it and Redis does not store it:
+    // how many of them are known to have counted themselves in the watch key.
+    std::optional<std::int64_t> handed{};
   };
   struct Args {
     std::int64_t result_ttl_s = 0;
@@ -68,7 +70,7 @@ struct CompleteJobs {
       c.args.push_back(std::move(j.field));
       c.args.push_back(arg(j.attempt));
       c.args.push_back(std::move(j.result));
-      c.args.push_back(j.handed ? "1" : "0");
+      c.args.push_back(j.handed ? arg(*j.handed) : "-1");
     }
     return c;
   }
