@@ -20,19 +20,13 @@
 #include <random>
 
 #include "src/app/io_threads.hpp"
+#include "src/app/routes.hpp"
 #include "src/dispatch/dispatcher.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/events/result_waiters.hpp"
 #include "src/events/subscriber.hpp"
 #include "src/http/auth.hpp"
-#include "src/http/handlers/constraints.hpp"
-#include "src/http/handlers/dashboard.hpp"
-#include "src/http/handlers/health.hpp"
 #include "src/http/handlers/jobs.hpp"
-#include "src/http/handlers/metrics.hpp"
-#include "src/http/handlers/queues.hpp"
-#include "src/http/handlers/schedules.hpp"
-#include "src/http/handlers/workers.hpp"
 #include "src/http/server.hpp"
 #include "src/metrics/metrics.hpp"
 #include "src/redis/client.hpp"
@@ -104,36 +98,6 @@ std::chrono::system_clock::time_point system_now() {
 
 unsigned io_threads_of(const config::Config& c) {
   return app::io_thread_count(c.io_threads, c.redis.url, std::thread::hardware_concurrency());
-}
-
-// What the route handlers use of the daemon.
-struct RouteDeps {
-  const std::atomic<bool>& stopping;
-  store::JobStore& jobs;
-  api::JobDefaults defaults;
-  events::ResultWaiters& waiters;
-  http::PushedHook on_pushed;
-  workers::WorkerStore& workers;
-  store::QueueStore& queues;
-  std::function<void()> on_paused_changed;
-  std::function<void()> on_workers_changed;
-  metrics::Metrics& metrics;
-  store::ConstraintStore& constraints;
-  std::function<asio::awaitable<void>()> on_constraints_changed;
-  schedules::ScheduleStore& schedules;
-};
-
-// Every route the master serves. The Daemon and route_table() both build their Router here, so
-// `jqmaster --routes` (and the OpenAPI drift check) sees exactly what is served.
-void add_routes(http::Router& router, const RouteDeps& d) {
-  http::add_health_routes(router, d.queues, d.stopping);
-  http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
-  http::add_worker_routes(router, d.workers, d.on_workers_changed);
-  http::add_queue_routes(router, d.queues, d.on_paused_changed);
-  http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
-  http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints, d.schedules);
-  http::add_dashboard_routes(router);
-  http::add_schedule_routes(router, d.schedules);
 }
 
 // Everything that lives while the io_context runs.
@@ -458,35 +422,6 @@ class Daemon {
 };
 
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> route_table() {
-  std::vector<std::pair<std::string, std::string>> table;
-  asio::io_context io;
-  {
-    // The same objects the Daemon hands its routes, never started: nothing connects, and no
-    // handler runs; the router is only read.
-    redis::Client redis(io.get_executor(), redis::ConnectionOptions{});
-    redis::Keys keys;
-    std::atomic<bool> stopping{false};
-    events::ResultWaiters waiters;
-    store::JobStore jobs(redis, keys, 1, system_now);
-    store::QueueStore queues(redis, keys, 1, system_now);
-    workers::WorkerStore workers(redis, keys, system_now, "routes");
-    store::ConstraintStore constraints(redis, keys, system_now);
-    schedules::ScheduleStore schedules(redis, keys, 1, system_now, api::JobDefaults{});
-    metrics::Metrics metrics(1);
-    http::Router router;
-    add_routes(router,
-               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
-                         workers, queues, [] {}, [] {}, metrics, constraints,
-                         []() -> asio::awaitable<void> { co_return; }, schedules});
-    for (const http::Route& r : router.routes()) {
-      table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
-    }
-  }
-  io.poll();  // the Redis client's stop() was queued on its strand; let it finish
-  return table;
-}
 
 int run(const config::Config& config) {
   // config::load refuses a non-loopback listen address without auth unless allow_open is set.
