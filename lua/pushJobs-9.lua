@@ -93,7 +93,7 @@ local function stored_holder(claim)
 end
 
 -- First the claims. Per position: the holder a duplicate points at (a stored job, or a job of
--- this batch: {index, record, waiting = true}) and whether it merged; nothing for a new job.
+-- this batch: {record, waiting = true}) and whether it merged; nothing for a new job.
 -- The new jobs in push order: their records and positions, and for those with a claim the
 -- holder entry other pushes of the batch may merge into (most jobs have none: no table).
 local holders = {}  -- claim -> its holder (false: free)
@@ -129,7 +129,7 @@ for i = 0, count - 1 do
     local k = #fresh + 1
     fresh[k], fresh_at[k] = record, i
     if claim then
-      local job = {index = i, record = record, waiting = true, unique_for = push.unique_for}
+      local job = {record = record, waiting = true, unique_for = push.unique_for}
       fresh_holder[k] = job
       holders[claim] = job
     end

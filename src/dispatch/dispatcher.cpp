@@ -159,9 +159,11 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
                          ? waiters_.claim(id)
                          : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{});
   std::optional<std::string> kept;
-  if (!polls.empty()) kept = result;
   std::optional<std::int64_t> handed_to;
-  if (!polls.empty()) handed_to = polls.counted();
+  if (!polls.empty()) {
+    kept = result;
+    handed_to = polls.counted();
+  }
   auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to);
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,

@@ -40,6 +40,11 @@ std::string push(const HttpClient& http, json job) {
   return res.value()["id"];
 }
 
+// A job that keeps its result and runs 300 ms on jqworker: long polls wait for it.
+std::string push_kept_300ms(const HttpClient& http) {
+  return push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
+}
+
 // The job's final result (long polls until it is there), or null after `timeout`.
 json result_of(const HttpClient& http, const std::string& id, std::chrono::seconds timeout = 20s) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -307,8 +312,7 @@ TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"*"}, 4);
-  const std::string id =
-      push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
+  const std::string id = push_kept_300ms(http);
   CHECK(long_poll_delay_ms(http, id) < 50);
 }
 
@@ -319,8 +323,7 @@ TEST_CASE("a long poll on one master answers right after another master stored t
   Daemon two({redis.url()});
   Worker worker;
   register_worker(one.http(), worker.url(), {"*"}, 4);
-  const std::string id =
-      push(one.http(), {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
+  const std::string id = push_kept_300ms(one.http());
   CHECK(long_poll_delay_ms(two.http(), id) < 50);
 }
 
@@ -334,8 +337,7 @@ TEST_CASE("polls of one result on two masters: one gets it, the others hear at o
   Worker worker;
   register_worker(one.http(), worker.url(), {"*"}, 4);
   for (int round = 0; round < 3; ++round) {
-    const std::string id =
-        push(one.http(), {{"name", "n"}, {"argument", {{"sleep_ms", 300}}}, {"keep_result", true}});
+    const std::string id = push_kept_300ms(one.http());
     auto poll = [id](const Daemon& d) {
       const auto start = std::chrono::steady_clock::now();
       auto res = d.http().get("/v1/jobs/" + id + "/result?wait=10");

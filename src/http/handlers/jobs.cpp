@@ -136,8 +136,7 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
                                  .result = std::move(*t->result)};
     return true;
   };
-  if (ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
-      fetched->keep_result) {
+  if (counted) {
     // A wake-up without the result (ResultWaiters::notify_all after the events connection came
     // back, or the "r" event of a result stored) looks again for the time left.
     const auto deadline = std::chrono::steady_clock::now() + *wait;
