@@ -127,4 +127,8 @@ std::string format_claim(const Claim& c) {
   return out;
 }
 
+bool claim_names(const std::optional<Claim>& claim, int shard, std::int64_t token) {
+  return claim && claim->shard == shard && claim->token == token;
+}
+
 }  // namespace jq::schedules

@@ -55,5 +55,7 @@ struct Claim {
 
 std::optional<Claim> parse_claim(std::string_view text);
 std::string format_claim(const Claim& claim);
+// Whether a claim names this record: the same shard and token.
+bool claim_names(const std::optional<Claim>& claim, int shard, std::int64_t token);
 
 }  // namespace jq::schedules

@@ -131,6 +131,8 @@ class ScheduleStore {
   asio::awaitable<Expected<bool, StoreError>> cas_claim(const std::string& name,
                                                         std::string expected, std::string claim);
   asio::awaitable<Expected<std::int64_t, StoreError>> next_token(const std::string& name);
+  // The refusal of a request whose schedule kept changing under it (kAttempts rounds).
+  static StoreError kept_changing(const std::string& name);
   asio::awaitable<Expected<redis::Reply, StoreError>> eval(redis::ScriptCall call);
 
   int home(const std::string& name) const;
