@@ -147,9 +147,9 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
-        constraints_(redis_, keys_, system_now),
+        constraints_(redis_, keys_, config.shards, system_now),
         constraint_cache_(io_.get_executor(), constraints_),
-        reclassifier_(redis_, keys_, config.shards, system_now),
+        reclassifier_(redis_, keys_, config.shards),
         dispatcher_(io_, dispatch_store_, workers_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_),
@@ -423,7 +423,7 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::JobStore jobs(redis, keys, 1, system_now);
     store::QueueStore queues(redis, keys, 1, system_now);
     workers::WorkerStore workers(redis, keys, system_now, "routes");
-    store::ConstraintStore constraints(redis, keys, system_now);
+    store::ConstraintStore constraints(redis, keys, 1, system_now);
     metrics::Metrics metrics(1);
     http::Router router;
     add_routes(router, RouteDeps{stopping, jobs, api::JobDefaults{}, waiters,

@@ -204,7 +204,8 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   };
   switch (v.kind) {
     case Verdict::Kind::success: {
-      auto r = co_await store_.complete(job.id, attempt, std::move(v.encoded));
+      auto r =
+          co_await store_.complete(job.id, attempt, std::move(v.encoded), job.record.constraints);
       if (!r)
         spdlog::warn("job {}: result not recorded ({}); it will run again", id, r.error().message);
       if (r && *r) count_success(job.record);
@@ -213,8 +214,8 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::failure: {
-      auto r =
-          co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
+      auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry,
+                                    v.message, job.record.constraints);
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(job.record, *r);
@@ -227,7 +228,8 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::release: {
-      auto r = co_await store_.release(job.id, job.record.name, attempt);
+      auto r =
+          co_await store_.release(job.id, job.record.name, attempt, job.record.constraints);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -73,6 +73,15 @@ std::string Keys::unique_prefix(int shard) const {
 std::string Keys::order_prefix(int shard) const {
   return shard_key(shard, "order:");
 }
+std::string Keys::held_prefix(int shard) const {
+  return shard_key(shard, "c:");
+}
+std::string Keys::held_waiting(int shard, std::string_view constraint) const {
+  return held_prefix(shard).append("waiting:").append(constraint);
+}
+std::string Keys::held_tallies(int shard) const {
+  return held_prefix(shard).append("tallies");
+}
 
 std::string Keys::workers() const {
   return control_key("workers");
@@ -113,12 +122,6 @@ std::string Keys::constraints_version() const {
 }
 std::string Keys::constraint_counters() const {
   return constraint_key("counters");
-}
-std::string Keys::constraint_waiting_prefix() const {
-  return constraint_key("waiting:");
-}
-std::string Keys::constraint_waiting(std::string_view name) const {
-  return constraint_waiting_prefix().append(name);
 }
 std::string Keys::constraint_lease_keys_prefix() const {
   return constraint_key("lease_keys:");

@@ -19,8 +19,9 @@ namespace jq::redis {
 class Keys {
  public:
   // The layout of the keys and records below, kept in the meta hash when a store is created: a
-  // master refuses a store of another layout (2: ready lists and record buckets).
-  static constexpr int kLayoutVersion = 2;
+  // master refuses a store of another layout (2: ready lists and record buckets; 3: jobs held by
+  // constraints wait in their own shard, not under {c}).
+  static constexpr int kLayoutVersion = 3;
 
   explicit Keys(std::string prefix = "jq") : prefix_(std::move(prefix)) {}
 
@@ -40,6 +41,13 @@ class Keys {
   std::string counts(int shard) const;
   std::string unique_prefix(int shard) const;  // claims below it: unique_claim (Lua)
   std::string order_prefix(int shard) const;   // an ordering key's line: order_prefix + key
+  // <p>:{s}:c: -- the shard's jobs held back by constraints: the scripts derive the held zset of
+  // a pair and the counts below it (lua/lib/preamble_1_holds_of.lua); the two the engine reads
+  // are held_waiting (== held_prefix + "waiting:" + name) and held_tallies (== held_prefix +
+  // "tallies").
+  std::string held_prefix(int shard) const;
+  std::string held_waiting(int shard, std::string_view constraint) const;
+  std::string held_tallies(int shard) const;
 
   std::string workers() const;
   std::string worker_urls() const;
@@ -56,15 +64,12 @@ class Keys {
   // "<name>#<key>" names one key of one constraint without ambiguity, whatever the key holds.
   std::string constraints() const;
   // <p>:{c}: -- the scripts derive every per-key state key below it (the ones below, and
-  // held:<name>#<key>, rate_due, counters: lua/lib/preamble_1_constraint_context.lua).
+  // held_shards:, refusals:, held_keys:, wake_due: lua/lib/preamble_1_constraint_context.lua).
   std::string constraint_state_prefix() const;
   std::string constraints_version() const;
-  // The hash the dispatch scripts count in (started:<name>, deferred:<name>), read by /metrics;
-  // == constraint_state_prefix() + "counters", the name those scripts derive.
+  // The hash admitJobs counts starts in (started:<name>), read by /metrics;
+  // == constraint_state_prefix() + "counters", the name that script derives.
   std::string constraint_counters() const;
-  // constraint_waiting(n) == constraint_waiting_prefix() + n
-  std::string constraint_waiting_prefix() const;
-  std::string constraint_waiting(std::string_view name) const;
   // constraint_lease_keys(n) == constraint_lease_keys_prefix() + n
   std::string constraint_lease_keys_prefix() const;
   std::string constraint_lease_keys(std::string_view name) const;

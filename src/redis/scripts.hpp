@@ -39,6 +39,11 @@ enum class ScriptId {
   reclassify_jobs,
   constraint_stats,
   beat_master,
+  admit_jobs,
+  hold_jobs,
+  unhold_jobs,
+  release_leases,
+  ack_wake,
 };
 
 struct Script {

@@ -134,7 +134,6 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   const std::vector<std::string> all = {keys.constraints(),
                                         keys.constraints_version(),
                                         keys.constraint_counters(),
-                                        keys.constraint_waiting("mail"),
                                         keys.constraint_lease_keys("mail"),
                                         keys.constraint_lease("mail", "acme"),
                                         keys.constraint_tat("mail", "acme")};
@@ -146,12 +145,22 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
   CHECK(keys.constraints() == "myapp:{c}:constraints");
   CHECK(keys.constraints_version() == "myapp:{c}:constraints_version");
-  CHECK(keys.constraint_waiting("mail") == "myapp:{c}:waiting:mail");
   CHECK(keys.constraint_lease_keys("mail") == "myapp:{c}:lease_keys:mail");
-  CHECK(keys.constraint_waiting("mail") == keys.constraint_waiting_prefix() + "mail");
   CHECK(keys.constraint_lease_keys("mail") == keys.constraint_lease_keys_prefix() + "mail");
   // The dispatch scripts name the counters hash from the state prefix themselves.
   CHECK(keys.constraint_counters() == keys.constraint_state_prefix() + "counters");
+}
+
+TEST_CASE(
+    "a shard's held jobs live under its own hash tag, below the prefix the scripts derive from",
+    "[unit]") {
+  const Keys keys("myapp");
+  CHECK(keys.held_prefix(3) == "myapp:{3}:c:");
+  CHECK(hash_tag(keys.held_prefix(3)) == "3");
+  // The scripts name these below the prefix themselves (lua/lib/preamble_1_holds_of.lua).
+  CHECK(keys.held_waiting(3, "mail") == keys.held_prefix(3) + "waiting:mail");
+  CHECK(keys.held_tallies(3) == keys.held_prefix(3) + "tallies");
+  CHECK(keys.held_prefix(3) != keys.held_prefix(4));
 }
 
 TEST_CASE("a constraint key's lease and tat keys are its name, '#' and the key", "[unit]") {
