@@ -23,7 +23,10 @@
 # Environment: REPS (3), WORKLOADS ("throughput held": either or both), OUT (bench/results/constraints-<date>.jsonl), SKIP_BUILD=1 (use the
 # binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY (50: worker
 # concurrency), CONNECTIONS (16: pushing connections), JOBS (50000), BACKLOG (100000), PYTHON
-# (/usr/bin/python3), IDLE_SECONDS (10), LATENCY_SECONDS (10).
+# (/usr/bin/python3), IDLE_SECONDS (10), LATENCY_SECONDS (10), BASELINE_BIN (another jqmaster
+# binary, e.g. an earlier commit's Release build: every run is followed by the same run on it,
+# tagged baseline-<test>, with the same jqbench and jqworker; the summary adds its tables and a
+# before/after table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -90,9 +93,10 @@ log:
   level: warn
 EOF
 
+# start_master [BINARY]: a fresh master (this build's jqmaster by default) on a FLUSHALLed Redis.
 start_master() {
   redis-cli -p "$REDIS_PORT" flushall >/dev/null
-  "$JQMASTER" --config "$WORK/jqmaster.yaml" >>"$WORK/jqmaster.log" 2>&1 &
+  "${1:-$JQMASTER}" --config "$WORK/jqmaster.yaml" >>"$WORK/jqmaster.log" 2>&1 &
   MASTER_PID=$!
   until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do
     if ! kill -0 "$MASTER_PID" 2>/dev/null; then
@@ -133,12 +137,19 @@ stop_worker() {
 }
 
 # record TEST JQBENCH-ARGS...: runs jqbench's constraints scenario on a fresh master and
-# appends its JSON line, tagged, to $OUT. A failed run is logged and left out.
+# appends its JSON line, tagged, to $OUT; with BASELINE_BIN, then the same on it, tagged
+# baseline-TEST. A failed run is logged and left out.
 record() {
-  local test=$1
-  shift
+  record_on "$JQMASTER" "$1" "${@:2}"
+  if [[ -n ${BASELINE_BIN:-} ]]; then record_on "$BASELINE_BIN" "baseline-$1" "${@:2}"; fi
+  return 0
+}
+
+record_on() {
+  local binary=$1 test=$2
+  shift 2
   local line pids
-  start_master
+  start_master "$binary"
   pids="redis=$REDIS_PID,jqmaster=$MASTER_PID"
   [[ -n $WORKER_PID ]] && pids="$pids,jqworker=$WORKER_PID"
   line=$("$JQBENCH" --url "http://127.0.0.1:$MASTER_PORT" --quiet --scenario constraints \
@@ -181,6 +192,7 @@ held() {
 
 log "jqmaster source: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
   "$(git status --porcelain -- src api lua cmd 2>/dev/null | wc -l) files changed since"
+[[ -n ${BASELINE_BIN:-} ]] && log "baseline: $BASELINE_BIN"
 log "redis $(redis-server --version | awk '{print $3}') on port $REDIS_PORT; $REPS repetitions;" \
   "load average $(cut -d' ' -f1-3 /proc/loadavg); results in $OUT"
 START=$(date +%s)

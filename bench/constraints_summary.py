@@ -5,7 +5,9 @@
 
 Each line is {"test": ..., "result": <jqbench constraints JSON line>}. Runs are grouped by test,
 worker and constraint (on/off); a figure is the median of its group, a ratio is median(on) /
-median(off), and spread is max/min within a group. Prints Markdown tables, then every run.
+median(off), and spread is max/min within a group. Prints Markdown tables, then every run. Runs
+of BASELINE_BIN (tests named baseline-<test>) get tables of their own, then a before/after table
+of the main figures.
 """
 import json
 import statistics
@@ -193,13 +195,57 @@ def every_run(groups):
         print(f"- {test} {worker} {constraint}: " + " · ".join(cells))
 
 
+def before_after(groups, baseline):
+    print()
+    print("Before (BASELINE_BIN) and after (this build), medians:")
+    print()
+    print("| figure | before | after | after / before |")
+    print("| --- | ---: | ---: | ---: |")
+    rows = []
+    for worker in ("noop", "decode", "external"):
+        for constraint in ("on", "off"):
+            rows.append((f"every job constrained, {worker}, constraint {constraint}: jobs/s",
+                         ("all_constrained", worker, constraint), "throughput_jobs_per_s"))
+    rows += [("dispatch p99 with 100,000 held, ms", ("held", "decode", "on"),
+              "latency_to_worker_p99_ms"),
+             ("dispatch p99 without the backlog, ms", ("held_none", "decode", "on"),
+              "latency_to_worker_p99_ms"),
+             ("idle CPU of jqmaster with 100,000 held, % of a core", ("held", "decode", "on"),
+              "idle_cpu_pct_by_process.jqmaster")]
+    for label, key, path in rows:
+        b, a = median(baseline.get(key, []), path), median(groups.get(key, []), path)
+        if a is None and b is None:
+            continue
+        print(f"| {label} | {show(b)} | {show(a)} | {show(ratio(a, b), 2)} |")
+    for worker in ("noop", "decode", "external"):
+        ratios = []
+        for g in (baseline, groups):
+            on, off = g.get(("all_constrained", worker, "on")), g.get(("all_constrained", worker, "off"))
+            ratios.append(ratio(median(on or [], "throughput_jobs_per_s"),
+                                median(off or [], "throughput_jobs_per_s")))
+        if any(r is not None for r in ratios):
+            print(f"| every job constrained, {worker}: on / off | {show(ratios[0], 2)} |"
+                  f" {show(ratios[1], 2)} | |")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: constraints_summary.py RESULTS.jsonl")
-    groups = load(sys.argv[1])
+    every = load(sys.argv[1])
+    groups = {k: v for k, v in every.items() if not k[0].startswith("baseline-")}
+    baseline = {(k[0][len("baseline-"):],) + k[1:]: v for k, v in every.items()
+                if k[0].startswith("baseline-")}
     throughput_table(groups)
     held_table(groups)
     every_run(groups)
+    if baseline:
+        print()
+        print("## Baseline (BASELINE_BIN)")
+        print()
+        throughput_table(baseline)
+        held_table(baseline)
+        every_run(baseline)
+        before_after(groups, baseline)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,8 @@
   KEYS[6] scheduled zset of the shard (field, score = due ms)
   KEYS[7] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[8] order prefix of the shard: the line of ordering key K is KEYS[8] .. K
-  KEYS[9] constraint state prefix (lua/lib/preamble_1_constraint_context.lua): a merged job
-          held by a constraint may leave its held set (Keys::dispatch_constraint_state: on a
-          Redis Cluster one in the shard's slot, which holds nothing)
+  KEYS[9] held prefix of the shard (lua/lib/preamble_1_holds_of.lua): a merged job held by a
+          constraint may leave its held zset
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
   ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready
@@ -224,7 +223,7 @@ if earliest_due then rcall('SPUBLISH', channel, string.format('s %d', earliest_d
 -- Stored jobs that took merges move to where their new values put them. A merge renews the
 -- claim for the last merged push's unique_for, unless a new job has taken it over.
 local k = {jobs = jobs, ready_prefix = ready_prefix, scheduled = scheduled, counts = counts}
-local opts = {now_ms = now, stamp = stamp, channel = channel, shard = shard, cx = {c = KEYS[9]}}
+local opts = {now_ms = now, stamp = stamp, channel = channel, shard = shard, held = holds_of(KEYS[9])}
 for _, entry in ipairs(merged_stored) do
   local claim, holder = entry[1], entry[2]
   holder.merge.finish()

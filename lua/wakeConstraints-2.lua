@@ -1,62 +1,43 @@
 #!lua flags=allow-oom
---[[ wakeConstraints: lets jobs held back by constraints try again, without anyone polling: the
-  promoter calls it at the due times holding a rate announced ("s <due_ms>", from admit and hold),
-  and a master calls it after it changed or removed a constraint, whose held jobs may now start.
-  A woken job goes back to the front of its ready list (lua/lib/preamble_3_wake_held.lua); one
-  that is still held back is held again when a scheduler reaches it.
-  Memory: runs while Redis is over maxmemory (allow-oom): held jobs move to their ready lists;
-          nothing is added.
+--[[ wakeConstraints: lets jobs held back by constraints try again when their pair's time comes,
+  without anyone polling: wake_due holds, per pair, when to look at it again. Promoters call this
+  at the due times announced ("s <due_ms>", a rate's next start: admitJobs) and at the earliest
+  one it returns; the master that changed or removed a constraint calls it at once
+  (updateConstraint and removeConstraint put the constraint's held pairs in wake_due, due now).
+  A due pair with held jobs gets wake orders for as many as may start now (lua/lib/
+  preamble_3_room.lua; a removed constraint: all of them), or is put back for when one may; a
+  pair that holds nothing any more leaves. The other entries repair hand-offs a master never
+  finished: a lease whose release was lost (due at its deadline) and a wake order never acked
+  (due HANDOFF_MS after it was given).
+  Memory: runs while Redis is over maxmemory (allow-oom): it removes or moves entries; held jobs
+          move to their ready lists (unholdJobs).
   KEYS[1] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[2] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] now (ms since the epoch)
-  ARGV[2] key prefix (the shards' keys are built from it)
-  ARGV[3] events channel (announce_ready for every job woken)
-  ARGV[4] what: "" for the keys whose rate is due; else a constraint's name: each of its keys
-          wakes as many as may start now (a removed constraint: all of them)
-  ARGV[5] max: the most jobs to wake in this call
-  Returns: {woken, next}: with "" next is the earliest due time left (ms, -1 for none); with a
-           name, how many jobs of it are still held (call again while woken > 0 and next > 0).
+  ARGV[2] max: the most pairs to look at in this call
+  Returns: {next_due, name, key, shard, n, bound, ...}: the earliest due time left in wake_due
+           (ms; -1 for none; at most now when more pairs were due than max), then the wake
+           orders, five values each (bound -1: none).
 ]]
-local now, max = tonumber(ARGV[1]), tonumber(ARGV[5])
-local cx = constraint_context(KEYS[1], KEYS[2], ARGV[2], now, ARGV[3])
-local woken = 0
-
--- How many jobs of a key may start now (more wake only to be held again).
-local function room(limits, name, key)
-  if not limits then return max end
-  if limits.paused then return 0 end
-  local n = max
-  if limits.concurrency then
-    n = math.min(n, limits.concurrency -
-                 rcall('ZCOUNT', cx.c .. 'lease:' .. name .. '#' .. key, now, '+inf'))
-  end
-  if limits.emission_ms then n = math.min(n, 1 + limits.burst) end
-  return math.max(n, 0)
-end
-
-if ARGV[4] == '' then
-  local due = rcall('ZRANGEBYSCORE', cx.c .. 'rate_due', '-inf', now, 'LIMIT', 0, 100)
-  for _, ck in ipairs(due) do
-    rcall('ZREM', cx.c .. 'rate_due', ck)
-    local hash = string.find(ck, '#', 1, true)
-    local name, key = string.sub(ck, 1, hash - 1), string.sub(ck, hash + 1)
-    if woken < max then
-      woken = woken + wake_held(cx, name, key, math.min(max - woken,
-                                                        room(constraint_limits(cx, name), name,
-                                                             key)))
+local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
+local wake_due = cx.c .. 'wake_due'
+local out = {-1}
+for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', 0, ARGV[2])) do
+  rcall('ZREM', wake_due, ck)
+  local hash = string.find(ck, '#', 1, true)
+  local name, key = string.sub(ck, 1, hash - 1), string.sub(ck, hash + 1)
+  if rcall('EXISTS', cx.c .. 'held_shards:' .. ck) == 0 then
+    rcall('DEL', cx.c .. 'refusals:' .. ck)
+    rcall('SREM', cx.c .. 'held_keys:' .. name, key)
+  else
+    local n, again = room(cx, name, key, DRAIN)
+    if n > 0 then
+      order_wakes(cx, name, key, n, out)
+    elseif again then
+      rcall('ZADD', wake_due, 'LT', again, ck)
     end
   end
-  local next_due = rcall('ZRANGE', cx.c .. 'rate_due', 0, 0, 'WITHSCORES')
-  return {woken, next_due[2] and math.floor(tonumber(next_due[2])) or -1}
 end
-
-local name = ARGV[4]
-local limits = constraint_limits(cx, name)
-local waiting = cx.c .. 'waiting:' .. name
-for _, key in ipairs(rcall('HKEYS', waiting)) do
-  if woken >= max then break end
-  woken = woken + wake_held(cx, name, key, math.min(max - woken, room(limits, name, key)))
-end
-local left = 0
-for _, n in ipairs(rcall('HVALS', waiting)) do left = left + tonumber(n) end
-return {woken, left}
+local next_due = rcall('ZRANGE', wake_due, 0, 0, 'WITHSCORES')
+if next_due[2] then out[1] = math.floor(tonumber(next_due[2])) end
+return out

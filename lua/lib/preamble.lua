@@ -21,7 +21,7 @@ local R_TRACEPARENT, R_RESULT = 12, 13
 -- 0 for at once. R_BLOCKED_BY: '' or, for a queued job held back, 'ordering_key' (waiting behind
 -- another job of its key) or the name of the constraint holding it.
 -- R_CONSTRAINTS: the constraints the job matched at its push, {name1, key1, name2, key2, ...}
--- (lua/lib/preamble_3_admit.lua), or false for none.
+-- (matched by the master at the push; admitted by lua/admitJobs-2.lua), or false for none.
 local R_UNIQUE_KEY, R_UNIQUE_UNTIL, R_ORDERING_KEY, R_READY_AT_MS, R_BLOCKED_BY = 14, 15, 16, 17, 18
 local R_CONSTRAINTS = 19
 -- Slot 20 came with schedules: R_SCHEDULE is {schedule name, scheduled_at (ISO 8601 with the

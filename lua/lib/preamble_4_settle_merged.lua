@@ -14,7 +14,7 @@
     an end, no longer matches the record: reserveJobs and browseJobs skip it).
   k        keys of the shard: {jobs, ready_prefix, scheduled, counts}
   opts     {now_ms, stamp (the push's ready stamp, base62), channel, shard,
-           cx (constraint_context; unhold reads its state prefix)}
+           held (holds_of: the shard's held zsets, which unhold_here leaves)}
   retimed  whether the merge gave the job a new ready time (R_READY_AT_MS)
 ]]
 local function settle_merged(k, opts, field, was, record, retimed)
@@ -37,7 +37,7 @@ local function settle_merged(k, opts, field, was, record, retimed)
   elseif blocked ~= '' then
     local matched_anew = cmsgpack.pack(was[R_CONSTRAINTS]) ~= cmsgpack.pack(record[R_CONSTRAINTS])
     if ahead or matched_anew then
-      unhold(opts.cx, was, opts.shard .. '-' .. field)
+      unhold_here(opts.held, was, field)
       record[R_BLOCKED_BY] = ''
       if ahead then
         schedule_queued(k, opts, field, record)

@@ -5,12 +5,12 @@
   A dead job's record stays in its bucket (the dead list reads it) with the failure object
   as its result; with keep_result a copy also goes to its done key for the pusher. A dead job
   lets go of its unique claim and its ordering key (lua/lib/preamble_4_finish_for_good.lua); a
-  retry keeps both, so the next job of its key still waits. Either way the attempt's constraint
-  leases go (lua/lib/preamble_4_release_constraints.lua).
+  retry keeps both, so the next job of its key still waits. The attempt's constraint leases are
+  the master's to release (releaseLeases, under {c}).
   The caller has checked that `job.record` is the running record of `job.field`.
   k       keys of the job's shard: {jobs, inflight, scheduled, dead, counts, stats, ready_prefix,
           unique, order}
-  opts    {now_ms, base_ms, max_ms, jitter, ttl_s, channel, shard, cx (constraint_context)}
+  opts    {now_ms, base_ms, max_ms, jitter, ttl_s, channel, shard}
   job     {field, record, done (the job's done key), id}
   failure {bytes (result object, MessagePack), message (-> R_LAST_ERROR), retry (boolean)}
   Returns {1, due_ms} when scheduled, {2} when dead.
@@ -20,7 +20,6 @@ local function fail_running(k, opts, job, failure)
   local name, attempts = record[R_NAME], record[R_ATTEMPTS]
   record[R_LAST_ERROR] = failure.message
   rcall('ZREM', k.inflight, field)
-  release_constraints(opts.cx, record[R_CONSTRAINTS], job.id)
   count_add(k.counts, 'running', name, -1)
   rcall('HINCRBY', k.stats, 'failed', 1)
   if failure.retry and attempts <= record[R_MAX_RETRY] then

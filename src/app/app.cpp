@@ -109,8 +109,7 @@ class Daemon {
         tls_(tls),
         io_(static_cast<int>(io_threads_of(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
-        keys_("jq", target.cluster ? redis::Keys::Deployment::cluster
-                                   : redis::Keys::Deployment::single_redis),
+        keys_("jq"),
         redis_(io_.get_executor(), target, redis::ConnectionOptions{},
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),
@@ -119,9 +118,9 @@ class Daemon {
         queues_(redis_, keys_, config.shards, system_now),
         dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
         workers_(redis_, keys_, system_now, make_master_id()),
-        constraints_(redis_, keys_, system_now),
+        constraints_(redis_, keys_, config.shards, system_now),
         constraint_cache_(io_.get_executor(), constraints_),
-        reclassifier_(redis_, keys_, config.shards, system_now),
+        reclassifier_(redis_, keys_, config.shards),
         schedules_(redis_, keys_, config.shards, system_now, job_defaults(config)),
         runner_(io_, schedules_),
         dispatcher_(io_, dispatch_store_, workers_, waiters_, metrics_, dispatch_options(config)),
@@ -225,14 +224,7 @@ class Daemon {
       co_await queues_.check_eviction_policy(redis::Phase::handshake);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
-    if (redis_.cluster() && !config_.constraints.empty()) {
-      if (!config_constraints_applied_.exchange(true)) {
-        spdlog::error(
-            "the config's {} constraints are not applied: constraints need a single Redis for "
-            "now, and this master runs on a Redis Cluster; jobs run unconstrained",
-            config_.constraints.size());
-      }
-    } else if (!config_constraints_applied_.exchange(true)) {
+    if (!config_constraints_applied_.exchange(true)) {
       asio::co_spawn(io_, apply_config_constraints(), asio::detached);
     }
     if (!config_schedules_applied_.exchange(true)) {

@@ -42,7 +42,7 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::JobStore jobs(redis, keys, 1, std::chrono::system_clock::now);
     store::QueueStore queues(redis, keys, 1, std::chrono::system_clock::now);
     workers::WorkerStore workers(redis, keys, std::chrono::system_clock::now, "routes");
-    store::ConstraintStore constraints(redis, keys, std::chrono::system_clock::now);
+    store::ConstraintStore constraints(redis, keys, 1, std::chrono::system_clock::now);
     schedules::ScheduleStore schedules(redis, keys, 1, std::chrono::system_clock::now,
                                        api::JobDefaults{});
     metrics::Metrics metrics(1);

@@ -164,7 +164,8 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
     kept = result;
     handed_to = polls.counted();
   }
-  auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to);
+  auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to,
+                                    job.record.constraints);
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);
@@ -270,8 +271,8 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::failure: {
-      auto r =
-          co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry, v.message);
+      auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry,
+                                    v.message, job.record.constraints);
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(job.record, *r);
@@ -284,7 +285,8 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::release: {
-      auto r = co_await store_.release(job.id, job.record.name, attempt);
+      auto r =
+          co_await store_.release(job.id, job.record.name, attempt, job.record.constraints);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -85,6 +85,15 @@ std::string Keys::schedules(int shard) const {
 std::string Keys::schedule_homes(int shard) const {
   return shard_key(shard, "schedule_homes");
 }
+std::string Keys::held_prefix(int shard) const {
+  return shard_key(shard, "c:");
+}
+std::string Keys::held_waiting(int shard, std::string_view constraint) const {
+  return held_prefix(shard).append("waiting:").append(constraint);
+}
+std::string Keys::held_tallies(int shard) const {
+  return held_prefix(shard).append("tallies");
+}
 
 std::string Keys::workers() const {
   return control_key("workers");
@@ -126,12 +135,6 @@ std::string Keys::constraints_version() const {
 std::string Keys::constraint_counters() const {
   return constraint_key("counters");
 }
-std::string Keys::constraint_waiting_prefix() const {
-  return constraint_key("waiting:");
-}
-std::string Keys::constraint_waiting(std::string_view name) const {
-  return constraint_waiting_prefix().append(name);
-}
 std::string Keys::constraint_lease_keys_prefix() const {
   return constraint_key("lease_keys:");
 }
@@ -155,13 +158,6 @@ std::string Keys::constraint_tats(std::string_view name) const {
 }
 std::string Keys::constraint_tat(std::string_view name, std::string_view key) const {
   return constraint_tats(name).append(key);
-}
-
-std::string Keys::dispatch_constraints(int shard) const {
-  return cluster_ ? shard_key(shard, "constraints") : constraints();
-}
-std::string Keys::dispatch_constraint_state(int shard) const {
-  return cluster_ ? shard_key(shard, "c:") : constraint_state_prefix();
 }
 
 std::string Keys::events_channel(int shard) const {

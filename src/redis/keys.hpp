@@ -20,14 +20,11 @@ namespace jq::redis {
 class Keys {
  public:
   // The layout of the keys and records below, kept in the meta hash when a store is created: a
-  // master refuses a store of another layout (2: ready lists and record buckets).
-  static constexpr int kLayoutVersion = 2;
+  // master refuses a store of another layout (2: ready lists and record buckets; 3: jobs held by
+  // constraints wait in their own shard, not under {c}).
+  static constexpr int kLayoutVersion = 3;
 
-  // What the keys are for: a Redis Cluster changes dispatch_constraints() and nothing else.
-  enum class Deployment { single_redis, cluster };
-
-  explicit Keys(std::string prefix = "jq", Deployment deployment = Deployment::single_redis)
-      : prefix_(std::move(prefix)), cluster_(deployment == Deployment::cluster) {}
+  explicit Keys(std::string prefix = "jq") : prefix_(std::move(prefix)) {}
 
   const std::string& prefix() const { return prefix_; }
 
@@ -52,6 +49,13 @@ class Keys {
   // map), and the claims of the names whose home is the shard (name -> "<shard> <token> ...").
   std::string schedules(int shard) const;
   std::string schedule_homes(int shard) const;
+  // <p>:{s}:c: -- the shard's jobs held back by constraints: the scripts derive the held zset of
+  // a pair and the counts below it (lua/lib/preamble_1_holds_of.lua); the two the engine reads
+  // are held_waiting (== held_prefix + "waiting:" + name) and held_tallies (== held_prefix +
+  // "tallies").
+  std::string held_prefix(int shard) const;
+  std::string held_waiting(int shard, std::string_view constraint) const;
+  std::string held_tallies(int shard) const;
 
   std::string workers() const;
   std::string worker_urls() const;
@@ -68,15 +72,12 @@ class Keys {
   // "<name>#<key>" names one key of one constraint without ambiguity, whatever the key holds.
   std::string constraints() const;
   // <p>:{c}: -- the scripts derive every per-key state key below it (the ones below, and
-  // held:<name>#<key>, rate_due, counters: lua/lib/preamble_1_constraint_context.lua).
+  // held_shards:, refusals:, held_keys:, wake_due: lua/lib/preamble_1_constraint_context.lua).
   std::string constraint_state_prefix() const;
   std::string constraints_version() const;
-  // The hash the dispatch scripts count in (started:<name>, deferred:<name>), read by /metrics;
-  // == constraint_state_prefix() + "counters", the name those scripts derive.
+  // The hash admitJobs counts starts in (started:<name>), read by /metrics;
+  // == constraint_state_prefix() + "counters", the name that script derives.
   std::string constraint_counters() const;
-  // constraint_waiting(n) == constraint_waiting_prefix() + n
-  std::string constraint_waiting_prefix() const;
-  std::string constraint_waiting(std::string_view name) const;
   // constraint_lease_keys(n) == constraint_lease_keys_prefix() + n
   std::string constraint_lease_keys_prefix() const;
   std::string constraint_lease_keys(std::string_view name) const;
@@ -90,16 +91,6 @@ class Keys {
   std::string constraint_tat_prefix() const;
   std::string constraint_tats(std::string_view name) const;
   std::string constraint_tat(std::string_view name, std::string_view key) const;
-
-  // The constraint definitions and state prefix given to the scripts that start and end attempts
-  // of shard `shard` (reserveJobs, completeJobs, failJob, reapJobs, releaseJob, cancelJob,
-  // reclassifyJobs). On one Redis: constraints() and constraint_state_prefix(). On a Redis
-  // Cluster a script's keys must share one slot, and {c} is another shard's: these scripts get
-  // keys in their own shard's slot instead, which nothing writes, so they see no constraint and
-  // hold no job. Constraints are refused on a cluster (ConstraintStore) until their state moves
-  // into the shards.
-  std::string dispatch_constraints(int shard) const;
-  std::string dispatch_constraint_state(int shard) const;
 
   // Events between masters (src/events/event.hpp) go by sharded pub/sub (SPUBLISH), each on a
   // channel in the slot of the keys of the script that publishes it, so on a Redis Cluster a
@@ -117,7 +108,6 @@ class Keys {
   std::string constraint_key(std::string_view suffix) const;
 
   std::string prefix_;
-  bool cluster_ = false;
 };
 
 }  // namespace jq::redis

@@ -44,6 +44,11 @@ enum class ScriptId {
   leave_schedule,
   remove_schedule,
   fire_schedule,
+  admit_jobs,
+  hold_jobs,
+  unhold_jobs,
+  release_leases,
+  ack_wake,
 };
 
 struct Script {

@@ -13,9 +13,18 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr int kPromoteBatch = 1000;
+constexpr int kWakePairs = 100;  // pairs per wakeConstraints call
+constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
 // A net for events missed while the subscriber reconnects; the due times are what drive it.
 constexpr milliseconds kMaxSleep{5000};
 constexpr milliseconds kRedisAway{200};
+
+// The next time to look: the earliest of what Redis said is due (0: nothing) and what was
+// announced meanwhile (kNone: nothing), or kMaxSleep from now when neither says anything.
+std::int64_t earliest(std::int64_t due, std::int64_t announced, std::int64_t now_ms) {
+  const std::int64_t next = std::min(due > 0 ? due : kNone, announced);
+  return next == kNone ? now_ms + kMaxSleep.count() : next;
+}
 
 }  // namespace
 
@@ -29,10 +38,14 @@ void Promoter::on_event(const events::Event& event) {
   std::int64_t due = 0;
   std::from_chars(event.arg.data(), event.arg.data() + event.arg.size(), due);
   asio::post(loop_.strand(), [this, due] {
-    if (next_due_ms_ == 0 || due < next_due_ms_) {
-      next_due_ms_ = due;
-      loop_.poke();
+    bool sooner = false;
+    for (std::int64_t* next : {&next_due_ms_, &next_wake_ms_}) {
+      if (*next == 0 || due < *next) {
+        *next = due;
+        sooner = true;
+      }
     }
+    if (sooner) loop_.poke();
   });
 }
 
@@ -40,18 +53,21 @@ asio::awaitable<Periodic::Duration> Promoter::step() {
   // Redis away: wait for it, whatever is due (a due time already past would ask for no sleep).
   if (!redis_.ready()) co_return kRedisAway;
   if (store_.now_ms() >= next_due_ms_) co_await promote_all();
-  if (next_due_ms_ > 0) {
-    co_return std::min<Periodic::Duration>(
-        kMaxSleep, milliseconds(std::max<std::int64_t>(0, next_due_ms_ - store_.now_ms())));
-  }
-  co_return kMaxSleep;
+  if (store_.now_ms() >= next_wake_ms_) co_await wake_constraints();
+  const std::int64_t next = std::min(next_due_ms_ > 0 ? next_due_ms_ : kNone,
+                                     next_wake_ms_ > 0 ? next_wake_ms_ : kNone);
+  if (next == kNone) co_return kMaxSleep;
+  co_return std::min<Periodic::Duration>(
+      kMaxSleep, milliseconds(std::max<std::int64_t>(0, next - store_.now_ms())));
 }
 
 // Promotes what is due in every shard and learns the next due time (0 when unknown: a shard
-// failed, so the next step looks again). A shard that fails does not hold up the others.
+// failed, so the next step looks again; with nothing scheduled, kMaxSleep from now, a net for
+// announcements missed while the subscriber reconnects). A shard that fails does not hold up the
+// others.
 asio::awaitable<void> Promoter::promote_all() {
   // Due times announced while the pass runs may concern shards it has already read.
-  next_due_ms_ = std::numeric_limits<std::int64_t>::max();
+  next_due_ms_ = kNone;
   std::int64_t next = 0;
   bool all_read = true;
   for (int shard = 0; shard < store_.shards(); ++shard) {
@@ -69,26 +85,24 @@ asio::awaitable<void> Promoter::promote_all() {
       }
     }
   }
-  // Jobs held back by a constraint's rate: their due times come through "s <due>" too.
-  for (;;) {
-    auto r = co_await store_.wake_due_constraints(kPromoteBatch);
-    if (!r) {
-      spdlog::warn("waking jobs held by constraint rates failed: {}", r.error().message);
-      all_read = false;
-      break;
-    }
-    if (r->next_due_ms && (next == 0 || *r->next_due_ms < next)) next = *r->next_due_ms;
-    if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
-      break;
-    }
-  }
   const std::int64_t announced = next_due_ms_;  // the earliest "s <due>" heard meanwhile
   if (!all_read) {
     next_due_ms_ = 0;
-  } else if (next == 0 || announced < next) {
-    next_due_ms_ = announced == std::numeric_limits<std::int64_t>::max() ? next : announced;
   } else {
-    next_due_ms_ = next;
+    next_due_ms_ = earliest(next, announced, store_.now_ms());
+  }
+}
+
+// The pairs due in wake_due, woken (Handoff); the next due time, as for the retries.
+asio::awaitable<void> Promoter::wake_constraints() {
+  next_wake_ms_ = kNone;
+  auto r = co_await store_.wake_due_constraints(kWakePairs);
+  const std::int64_t announced = next_wake_ms_;
+  if (!r) {
+    spdlog::warn("waking jobs held by constraints failed: {}", r.error().message);
+    next_wake_ms_ = 0;
+  } else {
+    next_wake_ms_ = earliest(r->value_or(0), announced, store_.now_ms());
   }
 }
 

@@ -1,5 +1,7 @@
-// Moves retries whose backoff has passed into their ready queues. It sleeps until the earliest
-// due time it knows of; a retry scheduled by any master ("s <due>") wakes it if earlier.
+// Moves retries whose backoff has passed into their ready queues, and lets jobs held back by
+// constraints try again when their pair is due (a rate's next start; a hand-off or release a
+// master never finished: wake_due under {c}). It sleeps until the earliest due time it knows of,
+// of either kind; a due time announced by any master ("s <due>") wakes it if earlier.
 #pragma once
 
 #include <chrono>
@@ -24,10 +26,14 @@ class Promoter {
  private:
   asio::awaitable<Periodic::Duration> step();
   asio::awaitable<void> promote_all();
+  asio::awaitable<void> wake_constraints();
 
   redis::Client& redis_;
   store::DispatchStore& store_;
-  std::int64_t next_due_ms_ = 0;  // 0: look now; on the loop's strand
+  // 0: look now; both on the loop's strand. An announced due time may be either kind's, so it
+  // moves both (the other finds nothing due, one call per shard or one call in all).
+  std::int64_t next_due_ms_ = 0;   // the shards' retries
+  std::int64_t next_wake_ms_ = 0;  // the constraints' wake_due
   Periodic loop_;
 };
 

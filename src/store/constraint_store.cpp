@@ -7,7 +7,6 @@
 #include "src/redis/bindings/constraint_state.hpp"
 #include "src/redis/bindings/constraint_stats.hpp"
 #include "src/redis/bindings/constraint_writes.hpp"
-#include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::store {
 namespace {
@@ -18,7 +17,6 @@ using redis::bindings::ConstraintStats;
 using redis::bindings::CreateConstraint;
 using redis::bindings::RemoveConstraint;
 using redis::bindings::UpdateConstraint;
-using redis::bindings::WakeConstraints;
 
 StoreError no_constraint(const std::string& name) {
   return StoreError{StoreErrc::not_found, "no constraint " + name};
@@ -39,16 +37,6 @@ std::optional<api::Constraint> decode_stored(const std::string& name, const std:
   return std::move(*c);
 }
 
-// Constraint state lives under one hash tag ({c}) and the dispatch scripts reach it from every
-// shard's slot, which Redis Cluster refuses (see Keys::dispatch_constraints). Until that state
-// moves into the shards, a cluster takes no constraint.
-StoreError needs_single_redis(const std::string& name) {
-  return StoreError{StoreErrc::conflict,
-                    "constraint " + name +
-                        " not stored: constraints need a single Redis for now, and this master "
-                        "runs on a Redis Cluster (redis+cluster://); jobs run unconstrained"};
-}
-
 }  // namespace
 
 std::optional<std::int64_t> next_start_at_ms(const std::optional<api::RateLimit>& rate,
@@ -62,8 +50,13 @@ std::optional<std::int64_t> next_start_at_ms(const std::optional<api::RateLimit>
   return at;
 }
 
-ConstraintStore::ConstraintStore(redis::Client& redis, redis::Keys keys, SystemClock clock)
-    : redis_(redis), keys_(std::move(keys)), clock_(std::move(clock)) {}
+ConstraintStore::ConstraintStore(redis::Client& redis, redis::Keys keys, int shards,
+                                 SystemClock clock)
+    : redis_(redis),
+      keys_(std::move(keys)),
+      shards_(shards),
+      clock_(std::move(clock)),
+      handoff_(redis_, keys_, shards, clock_) {}
 
 std::int64_t ConstraintStore::now_ms() const {
   return epoch_ms(clock_());
@@ -128,7 +121,6 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::get(std:
 }
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::create(api::Constraint c) {
-  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
   redis::ScriptCall call =
       CreateConstraint::call(CreateConstraint::keys(keys_),
                              {c.name, api::encode_constraint(c), keys_.constraint_channel()});
@@ -145,10 +137,9 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::create(a
 }
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::replace(api::Constraint c) {
-  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
   redis::ScriptCall call = UpdateConstraint::call(
       UpdateConstraint::keys(keys_),
-      {c.name, api::encode_constraint(c), std::string(), keys_.constraint_channel()});
+      {c.name, api::encode_constraint(c), std::string(), keys_.constraint_channel(), now_ms()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto written = UpdateConstraint::decode(*reply);
@@ -166,7 +157,6 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::replace(
 
 asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     std::string name, api::ConstraintPatch patch) {
-  if (redis_.cluster()) co_return unexpected(needs_single_redis(name));
   for (int attempt = 0; attempt < kPatchAttempts; ++attempt) {
     auto bytes = co_await read(name);
     if (!bytes) co_return unexpected(std::move(bytes.error()));
@@ -175,9 +165,10 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     if (!current)
       co_return unexpected(StoreError::internal("constraint " + name + " does not decode"));
     api::Constraint changed = api::apply_patch(std::move(*current), patch);
-    redis::ScriptCall call = UpdateConstraint::call(
-        UpdateConstraint::keys(keys_),
-        {name, api::encode_constraint(changed), std::move(**bytes), keys_.constraint_channel()});
+    redis::ScriptCall call = UpdateConstraint::call(UpdateConstraint::keys(keys_),
+                                                    {name, api::encode_constraint(changed),
+                                                     std::move(**bytes), keys_.constraint_channel(),
+                                                     now_ms()});
     auto reply = co_await eval(std::move(call));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto written = UpdateConstraint::decode(*reply);
@@ -200,8 +191,8 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
 }
 
 asio::awaitable<Expected<void, StoreError>> ConstraintStore::remove(std::string name) {
-  redis::ScriptCall call =
-      RemoveConstraint::call(RemoveConstraint::keys(keys_), {name, keys_.constraint_channel()});
+  redis::ScriptCall call = RemoveConstraint::call(RemoveConstraint::keys(keys_),
+                                                  {name, keys_.constraint_channel(), now_ms()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto written = RemoveConstraint::decode(*reply);
@@ -213,33 +204,20 @@ asio::awaitable<Expected<void, StoreError>> ConstraintStore::remove(std::string 
   co_return Expected<void, StoreError>{};
 }
 
-// A failure here is logged, not answered: the change itself is stored. The jobs it leaves held
-// start when the key's next attempt ends or the constraint changes again.
+// A failure here is logged, not answered: the change itself is stored, and its script made the
+// constraint's held pairs due, so any master's promoter lets them go soon.
 asio::awaitable<void> ConstraintStore::wake_held(const std::string& name) {
-  constexpr std::int64_t kRound = 1000;
-  for (;;) {
-    redis::ScriptCall call =
-        WakeConstraints::call(WakeConstraints::keys(keys_), {now_ms(), name, kRound});
-    auto reply = co_await eval(std::move(call));
-    if (!reply) {
-      spdlog::warn("constraint {} changed, but its held jobs could not be woken: {}", name,
-                   reply.error().message);
-      co_return;
-    }
-    auto woken = WakeConstraints::decode(*reply);
-    if (!woken) {
-      spdlog::warn("constraint {} changed, but waking its held jobs answered oddly: {}", name,
-                   StoreError::bad_reply(woken.error()).message);
-      co_return;
-    }
-    if (woken->woken == 0 || woken->next == 0) co_return;
+  constexpr int kPairs = 1000;
+  auto woken = co_await handoff_.wake_due(kPairs);
+  if (!woken) {
+    spdlog::warn("constraint {} changed, but its held jobs could not be woken now: {}", name,
+                 woken.error().message);
   }
 }
 
 // Replace first: the usual case at a restart is a constraint that is already there. A create
 // that loses to another master's create of the same name replaces in turn.
 asio::awaitable<Expected<void, StoreError>> ConstraintStore::apply(api::Constraint c) {
-  if (redis_.cluster()) co_return unexpected(needs_single_redis(c.name));
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto replaced = co_await replace(c);
     if (replaced) co_return Expected<void, StoreError>{};
@@ -252,11 +230,36 @@ asio::awaitable<Expected<void, StoreError>> ConstraintStore::apply(api::Constrai
                                   "constraint " + c.name + " kept changing while it was applied"});
 }
 
+asio::awaitable<Expected<std::map<std::string, std::int64_t>, StoreError>>
+ConstraintStore::sum_over_shards(std::function<std::string(int)> key) {
+  std::vector<std::vector<std::string>> reads;
+  reads.reserve(static_cast<std::size_t>(shards_));
+  for (int s = 0; s < shards_; ++s) reads.push_back({"HGETALL", key(s)});
+  auto reply = co_await redis_.pipeline(std::move(reads));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply->is_array() || reply->elements.size() != static_cast<std::size_t>(shards_)) {
+    co_return unexpected(StoreError::bad_reply("reading the shards' held counts", *reply));
+  }
+  std::map<std::string, std::int64_t> sums;
+  for (const Reply& hash : reply->elements) {
+    for (std::size_t i = 0; i + 1 < hash.elements.size(); i += 2) {
+      sums[hash.elements[i].str] += hash.elements[i + 1].as_integer().value_or(0);
+    }
+  }
+  co_return sums;
+}
+
 asio::awaitable<Expected<ConstraintLiveState, StoreError>> ConstraintStore::live_state(
     api::Constraint c) {
+  auto waiting =
+      co_await sum_over_shards([&](int shard) { return keys_.held_waiting(shard, c.name); });
+  if (!waiting) co_return unexpected(std::move(waiting.error()));
   const std::int64_t now = now_ms();
-  redis::ScriptCall call =
-      ConstraintState::call(ConstraintState::keys(keys_, c.name), {now, kTopKeys});
+  ConstraintState::Args args{now, kTopKeys, {}};
+  for (auto& [key, n] : *waiting) {
+    if (n > 0) args.waiting.push_back({key, n});
+  }
+  redis::ScriptCall call = ConstraintState::call(ConstraintState::keys(keys_, c.name), std::move(args));
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto state = ConstraintState::decode(*reply);
@@ -271,17 +274,24 @@ asio::awaitable<Expected<ConstraintLiveState, StoreError>> ConstraintStore::live
 }
 
 asio::awaitable<Expected<std::vector<ConstraintTotals>, StoreError>> ConstraintStore::totals() {
+  auto tallies = co_await sum_over_shards([this](int shard) { return keys_.held_tallies(shard); });
+  if (!tallies) co_return unexpected(std::move(tallies.error()));
   redis::ScriptCall call = ConstraintStats::call(ConstraintStats::keys(keys_), {now_ms()});
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto stats = ConstraintStats::decode(*reply);
   if (!stats) co_return unexpected(StoreError::bad_reply(stats.error()));
+  auto tally = [&](const std::string& field) {
+    auto it = tallies->find(field);
+    return it == tallies->end() ? std::int64_t{0} : std::max<std::int64_t>(it->second, 0);
+  };
   std::vector<ConstraintTotals> out;
   out.reserve(stats->size());
   for (const ConstraintStats::Constraint& s : *stats) {
     auto c = decode_stored(s.name, s.definition);
     if (!c) continue;
-    out.push_back(ConstraintTotals{std::move(*c), s.waiting, s.running, s.started, s.deferred});
+    out.push_back(ConstraintTotals{std::move(*c), tally("waiting:" + s.name), s.running,
+                                   s.started, tally("deferred:" + s.name)});
   }
   co_return out;
 }

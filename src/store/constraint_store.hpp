@@ -3,14 +3,18 @@
 // announces as "c <version>", so every master reloads its ConstraintSet (constraint_set.hpp).
 // Each change is one script: create refuses a taken name, replace and remove an unknown one, and
 // a patch is merged here and written with a compare-and-set on the bytes it was merged from
-// (updateConstraint-2), retried when another change came in between.
+// (updateConstraint-3), retried when another change came in between.
 //
-// live_state() reads what the dispatch side keeps per (constraint, key): waiting counts, lease
-// zsets scored by expiry and GCRA arrival times (docs/REDIS.md, "Constraints"); totals() sums
-// them per constraint, with the starts and holds the dispatch scripts count, for /metrics.
+// live_state() reads what the dispatch side keeps per (constraint, key): the jobs held, counted
+// in every shard, and under {c} the lease zsets scored by expiry and GCRA arrival times
+// (docs/REDIS.md, "Constraints"); totals() sums them per constraint, with the starts ({c}) and
+// holds (the shards) the dispatch scripts count, for /metrics. Both read every shard, one
+// pipeline.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +26,7 @@
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/constraint_set.hpp"
+#include "src/store/handoff.hpp"
 #include "src/store/store_error.hpp"
 #include "src/util/time.hpp"
 
@@ -58,7 +63,7 @@ class ConstraintStore {
   static constexpr int kTopKeys = 20;
   static constexpr int kPatchAttempts = 5;
 
-  ConstraintStore(redis::Client& redis, redis::Keys keys, SystemClock clock);
+  ConstraintStore(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock);
 
   // Every definition and the version, as one snapshot. A stored definition that no longer
   // decodes is logged and left out rather than stopping the master.
@@ -79,14 +84,17 @@ class ConstraintStore {
 
   // The hook for the dispatch side's bookkeeping: waiting and running jobs of `c` per key.
   asio::awaitable<Expected<ConstraintLiveState, StoreError>> live_state(api::Constraint c);
-  // Every constraint with its totals, in one script call (constraintStats-5), by name. A stored
+  // Every constraint with its totals, in one script call (constraintStats-4), by name. A stored
   // definition that no longer decodes is logged and left out, as in load().
   asio::awaitable<Expected<std::vector<ConstraintTotals>, StoreError>> totals();
 
  private:
-  // After a change or removal of `name`: its held jobs that may start now try again
-  // (wakeConstraints), in rounds until none is left or none could wake.
+  // After a change or removal of `name` (whose script made its held pairs due): its held jobs
+  // that may start now try again (wakeConstraints) before the change is answered.
   asio::awaitable<void> wake_held(const std::string& name);
+  // Per shard, the hash `key(shard)` (all in one pipeline): field -> the sum over the shards.
+  asio::awaitable<Expected<std::map<std::string, std::int64_t>, StoreError>> sum_over_shards(
+      std::function<std::string(int)> key);
   // The stored bytes of `name`; nullopt when there is none.
   asio::awaitable<Expected<std::optional<std::string>, StoreError>> read(std::string name);
   asio::awaitable<Expected<redis::Reply, StoreError>> eval(redis::ScriptCall call);
@@ -94,7 +102,9 @@ class ConstraintStore {
 
   redis::Client& redis_;
   redis::Keys keys_;
+  int shards_;
   SystemClock clock_;
+  Handoff handoff_;
 };
 
 // When a key's rate allows its next start (ms), from its GCRA theoretical arrival time: the

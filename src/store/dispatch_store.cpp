@@ -6,7 +6,6 @@
 #include "src/redis/bindings/reap_jobs.hpp"
 #include "src/redis/bindings/release_job.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
-#include "src/redis/bindings/wake_constraints.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
@@ -19,7 +18,6 @@ using redis::bindings::ReapJobs;
 using redis::bindings::ReleaseJob;
 using redis::bindings::ReserveJobs;
 using redis::bindings::RetryArgs;
-using redis::bindings::WakeConstraints;
 
 constexpr std::string_view kReapMessage =
     "no answer before the deadline; the master that sent it may have stopped";
@@ -46,7 +44,10 @@ DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards,
       keys_(std::move(keys)),
       shards_(shards),
       clock_(std::move(clock)),
-      retry_(retry) {
+      retry_(retry),
+      admission_(redis_, keys_),
+      handoff_(redis_, keys_, shards, clock_),
+      leases_(redis_, keys_, handoff_, clock_) {
   for (int s = 0; s < shards; ++s) {
     completions_.push_back(std::make_unique<CompletionBatcher>(
         redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count()), clock_));
@@ -99,29 +100,36 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   Reservation out;
   out.head = head_of(queue, std::move(reserved->head));
   out.jobs.reserve(reserved->jobs.size());
+  bool constrained = false;
   for (ReserveJobs::Taken& taken : reserved->jobs) {
     auto record = decode_record(taken.record);
     if (!record) {
       co_return unexpected(
           StoreError::internal("reserveJobs: unreadable record of " + taken.field));
     }
+    constrained = constrained || !record->constraints.empty();
     const std::int64_t deadline = now + record->timeout_ms;
     out.jobs.push_back(
         ReservedJob{JobId{queue.shard, std::move(taken.field)}, std::move(*record), deadline});
   }
+  if (constrained) out.jobs = co_await admission_.admit(queue.shard, now, std::move(out.jobs));
   co_return out;
 }
 
+// The leases go beside the shard's call, not after it: a lease is named by its attempt, so even
+// a stale answer's release only frees what that attempt held.
 asio::awaitable<Expected<Completed, StoreError>> DispatchStore::complete(
-    JobId id, int attempt, std::string result, std::optional<std::int64_t> handed) {
+    JobId id, int attempt, std::string result, std::optional<std::int64_t> handed,
+    std::vector<std::string> constraints) {
+  if (auto lease = attempt_lease(id, attempt, constraints)) leases_.release({std::move(*lease)});
   co_return co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
       std::move(id.field), attempt, std::move(result), handed);
 }
 
-asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id, int attempt,
-                                                                       std::string failure,
-                                                                       bool should_retry,
-                                                                       std::string message) {
+asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(
+    JobId id, int attempt, std::string failure, bool should_retry, std::string message,
+    std::vector<std::string> constraints) {
+  if (auto lease = attempt_lease(id, attempt, constraints)) leases_.release({std::move(*lease)});
   redis::ScriptCall call =
       FailJob::call(FailJob::keys(keys_, id.shard),
                     {id.field, attempt, std::move(failure), should_retry, std::move(message),
@@ -141,11 +149,18 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(JobId id,
   co_return unexpected(StoreError::internal("failJob: unhandled status"));
 }
 
-asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(JobId id, std::string name,
-                                                                   int attempt) {
-  redis::ScriptCall call =
-      ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                       {id.field, attempt, keys_.events_channel(id.shard), id.shard, now_ms()});
+// The leases go first: once the job is ready again another master may admit the same attempt
+// number (a given-back attempt is not counted), whose lease has the same name.
+asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(
+    JobId id, std::string name, int attempt, std::vector<std::string> constraints) {
+  if (auto lease = attempt_lease(id, attempt, constraints)) {
+    if (!co_await leases_.release_now(std::move(*lease))) {
+      // Given back later by the reaper, once the lease has expired with the attempt's deadline.
+      co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});
+    }
+  }
+  redis::ScriptCall call = ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
+                                            {id.field, attempt, keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);
@@ -163,17 +178,9 @@ asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int
   co_return PromoteOutcome{static_cast<int>(promoted->promoted), promoted->next_due_ms};
 }
 
-asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::wake_due_constraints(
-    int limit) {
-  redis::ScriptCall call =
-      WakeConstraints::call(WakeConstraints::keys(keys_), {now_ms(), std::string(), limit});
-  auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  auto woken = WakeConstraints::decode(*reply);
-  if (!woken) co_return unexpected(StoreError::bad_reply(woken.error()));
-  PromoteOutcome out{static_cast<int>(woken->woken), std::nullopt};
-  if (woken->next >= 0) out.next_due_ms = woken->next;
-  co_return out;
+asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>>
+DispatchStore::wake_due_constraints(int limit) {
+  co_return co_await handoff_.wake_due(limit);
 }
 
 asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
@@ -186,9 +193,15 @@ asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::i
        std::string(kReapMessage), retry_args(retry_), keys_.events_channel(shard), shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  auto reaped = ReapJobs::decode(*reply);
+  auto reaped = ReapJobs::decode(std::move(*reply));
   if (!reaped) co_return unexpected(StoreError::bad_reply(reaped.error()));
-  co_return static_cast<int>(*reaped);
+  std::vector<AttemptLease> leases;
+  leases.reserve(reaped->leases.size());
+  for (ReapJobs::Lease& l : reaped->leases) {
+    leases.push_back(AttemptLease{std::move(l.lease), std::move(l.constraints)});
+  }
+  leases_.release(std::move(leases));
+  co_return static_cast<int>(reaped->reaped);
 }
 
 }  // namespace jq::store

@@ -1,5 +1,8 @@
 // The store's verbs for dispatch: look at queue heads, reserve, and finish attempts (success,
-// failure with retry or death, release), plus the periodic promote and reap. One script each.
+// failure with retry or death, release), plus the periodic promote and reap. One script each in
+// the job's shard; for a job that matched constraints, also the calls under {c} that admit it
+// (Admission) and give its leases back (LeaseReleaser), whose freed slots go to held jobs
+// (Handoff).
 #pragma once
 
 #include <chrono>
@@ -13,10 +16,14 @@
 
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
+#include "src/store/admission.hpp"
 #include "src/store/completion_batcher.hpp"
+#include "src/store/handoff.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/job_store.hpp"
+#include "src/store/lease_releaser.hpp"
+#include "src/store/reserved_job.hpp"
 #include "src/store/store_error.hpp"
 
 namespace jq::store {
@@ -35,12 +42,6 @@ struct QueueHead {
 struct QueueRef {
   int shard;
   std::string name;
-};
-
-struct ReservedJob {
-  JobId id;
-  JobRecord record;  // attempts already counts this attempt
-  std::int64_t deadline_ms = 0;
 };
 
 // What one reservation took, and the queue's head after it (nullopt: the queue is empty).
@@ -74,23 +75,31 @@ class DispatchStore {
   // (nullopt: the queue is empty).
   asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> heads(
       std::vector<QueueRef> queues);
-  // Up to `max` jobs of one queue, in order, all strictly before `bound` when given.
+  // Up to `max` jobs of one queue, in order, all strictly before `bound` when given; of the jobs
+  // that matched constraints, only those their constraints let start (Admission): the others
+  // leave the queue to wait held, so the reservation may hold fewer jobs than it took.
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);
   // The attempt's success (stale when the attempt was already given up on). Batched per shard
   // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.
+  // `constraints` (the record's) names the leases the attempt took, released beside it
+  // (LeaseReleaser).
   asio::awaitable<Expected<Completed, StoreError>> complete(JobId id, int attempt,
                                                             std::string result,
-                                                            std::optional<std::int64_t> handed);
+                                                            std::optional<std::int64_t> handed,
+                                                            std::vector<std::string> constraints);
   asio::awaitable<Expected<FailOutcome, StoreError>> fail(JobId id, int attempt,
                                                           std::string failure, bool should_retry,
-                                                          std::string message);
-  // The attempt does not count: the job is ready again in its old place.
-  asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt);
+                                                          std::string message,
+                                                          std::vector<std::string> constraints);
+  // The attempt does not count: the job is ready again in its old place (after its leases went).
+  asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt,
+                                                      std::vector<std::string> constraints);
   asio::awaitable<Expected<PromoteOutcome, StoreError>> promote(int shard, int limit);
-  // Lets jobs held back by a constraint's rate try again once their due time came
-  // (wakeConstraints): how many woke, and the next due time left (nullopt: none).
-  asio::awaitable<Expected<PromoteOutcome, StoreError>> wake_due_constraints(int limit);
+  // Lets jobs held back by constraints try again when their pair is due (a rate's next start, a
+  // hand-off or release that was lost): the earliest due time left (nullopt: none).
+  asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>> wake_due_constraints(
+      int limit);
   // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts.
   asio::awaitable<Expected<int, StoreError>> reap(int shard, std::int64_t cutoff_ms, int limit);
 
@@ -106,6 +115,9 @@ class DispatchStore {
   Clock clock_;
   RetryPolicy retry_;
   std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
+  Admission admission_;
+  Handoff handoff_;
+  LeaseReleaser leases_;  // after handoff_: it hands freed slots on through it
 };
 
 }  // namespace jq::store

@@ -54,6 +54,7 @@ std::optional<JobRecord> decode_record(std::string_view packed) {
     r.state = *state;
     r.attempts = static_cast<int>(as_int(s[kAttempts]));
     r.enqueued_at_ms = as_int(s[kEnqueuedAtMs]);
+    r.ready_stamp = as_string(s[kReadyStamp]);
     r.last_error = as_string(s[kLastError]);
     r.traceparent = as_string(s[kTraceparent]);
     r.result = as_string(s[kResult]);

@@ -24,8 +24,8 @@ bool same_constraints(const std::vector<api::MatchedConstraint>& matched,
 
 }  // namespace
 
-Reclassifier::Reclassifier(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock)
-    : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
+Reclassifier::Reclassifier(redis::Client& redis, redis::Keys keys, int shards)
+    : redis_(redis), keys_(std::move(keys)), shards_(shards) {}
 
 asio::awaitable<Expected<std::int64_t, StoreError>> Reclassifier::run(const ConstraintSet& set) {
   std::int64_t changed = 0;
@@ -59,7 +59,7 @@ asio::awaitable<Expected<std::int64_t, StoreError>> Reclassifier::run_shard(
     if (reads.empty()) continue;
     auto contents = co_await redis_.pipeline(std::move(reads));
     if (!contents) co_return unexpected(StoreError::unavailable(contents.error()));
-    ReclassifyJobs::Args args{epoch_ms(clock_()), shard, {}};
+    ReclassifyJobs::Args args{shard, {}};
     for (std::size_t b = 0; b < buckets.size() && b < contents->elements.size(); ++b) {
       const std::string bucket_id = buckets[b].substr(prefix.size());
       const auto& flat = contents->elements[b].elements;

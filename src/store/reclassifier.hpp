@@ -15,7 +15,6 @@
 #include "src/redis/keys.hpp"
 #include "src/store/constraint_set.hpp"
 #include "src/store/store_error.hpp"
-#include "src/util/time.hpp"
 
 namespace jq::store {
 
@@ -23,7 +22,7 @@ namespace asio = boost::asio;
 
 class Reclassifier {
  public:
-  Reclassifier(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock);
+  Reclassifier(redis::Client& redis, redis::Keys keys, int shards);
 
   // Every queued or scheduled job whose stored constraints differ from what `set` matches gets
   // the new ones (reclassifyJobs). Returns how many changed.
@@ -36,7 +35,6 @@ class Reclassifier {
   redis::Client& redis_;
   redis::Keys keys_;
   int shards_;
-  SystemClock clock_;
 };
 
 }  // namespace jq::store

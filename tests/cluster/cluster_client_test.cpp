@@ -68,7 +68,7 @@ TEST_CASE("a cluster client runs scripts on their shard's node, each node's scri
           "[cluster]") {
   auto& cluster = jq::test::shared_cluster();
   StoreHarness h(cluster.url());
-  const jq::redis::Keys keys = jq::redis::Keys("cc", jq::redis::Keys::Deployment::cluster);
+  const jq::redis::Keys keys = jq::redis::Keys("cc");
   using jq::redis::bindings::QueueStats;
   // A node that lost its scripts (as a promoted replica may have) answers NOSCRIPT: EVAL then.
   for (std::uint16_t m : cluster.masters()) SyncRedis(m).call({"SCRIPT", "FLUSH"});

@@ -293,21 +293,72 @@ TEST_CASE("on a cluster racing appends of one key over two masters make one job 
   CHECK(changes == all);  // each once, none lost
 }
 
-TEST_CASE("on a cluster constraints are refused with a reason and other jobs run", "[cluster]") {
+TEST_CASE(
+    "on a cluster a constraint's concurrency is exact across two masters and shards on different "
+    "nodes, while other jobs run",
+    "[cluster]") {
   RedisCluster cluster;
-  Daemon daemon(on(cluster));
-  const json constraint = {{"name", "limit"}, {"match", {{"name", "*"}}}, {"concurrency", 1}};
-  const auto res = daemon.http().post("/v1/constraints", constraint);
-  CHECK(res.status == 409);
-  CHECK(res.value()["message"].get<std::string>().find("single Redis") != std::string::npos);
-  CHECK(daemon.http().get("/v1/constraints").value() == json::array());
+  Daemon one(on(cluster)), two(on(cluster));
+  const json constraint = {
+      {"name", "per-tenant"}, {"match", {{"name", "mail"}}}, {"key", "/tenant"}, {"concurrency", 2}};
+  const auto created = one.http().post("/v1/constraints", constraint);
+  INFO(created.body);
+  REQUIRE(created.status == 201);
+  // The second master's pushes must match it too.
+  REQUIRE(
+      wait_until([&] { return two.http().get("/v1/constraints/per-tenant").status == 200; }, 10s));
+  Worker mail({"--threads", "2"}), other;
+  for (const auto& [url, name] : {std::pair{mail.url(), "mail"}, std::pair{other.url(), "report"}}) {
+    const auto res =
+        one.http().post("/v1/workers", {{"url", url}, {"names", {name}}, {"concurrency", 20}});
+    REQUIRE((res.status == 201 || res.status == 200));
+  }
+  // 16 jobs of tenant a from each master, round robin over 16 shards: they sit on all three
+  // nodes, and at most two run at once wherever they are.
+  json batch = json::array();
+  for (int i = 0; i < 16; ++i) {
+    batch.push_back({{"name", "mail"}, {"argument", {{"tenant", "a"}, {"sleep_ms", 40}}}});
+  }
+  for (const Daemon* d : {&one, &two}) REQUIRE(d->http().post("/v1/jobs", batch).status == 201);
+  // Held jobs never block others: reports run while tenant a waits.
+  json reports = json::array();
+  for (int i = 0; i < 8; ++i) reports.push_back({{"name", "report"}});
+  REQUIRE(two.http().post("/v1/jobs", reports).status == 201);
+  REQUIRE(wait_until([&] { return other.stats()["received"] == 8; }, 20s));
+  const json state = two.http().get("/v1/constraints/per-tenant").value();
+  INFO(state.dump());
+  CHECK(state["waiting"].get<int>() > 0);  // summed over the shards of every node
+  CHECK(state["running"].get<int>() <= 2);
+  REQUIRE(wait_until([&] { return mail.stats()["received"] == 32; }, 60s));
+  CHECK(mail.stats()["max_in_flight"] == 2);
+  REQUIRE(wait_until(
+      [&] {
+        const json s = one.http().get("/v1/constraints/per-tenant").value();
+        return s["waiting"] == 0 && s["running"] == 0;
+      },
+      10s));
+}
+
+TEST_CASE(
+    "on a cluster a paused constraint holds its jobs in every shard, and deleting it lets them all "
+    "run",
+    "[cluster]") {
+  RedisCluster cluster;
+  Daemon one(on(cluster)), two(on(cluster));
+  const json constraint = {
+      {"name", "frozen"}, {"match", {{"name", "*"}}}, {"concurrency", 5}, {"paused", true}};
+  REQUIRE(one.http().post("/v1/constraints", constraint).status == 201);
+  REQUIRE(wait_until([&] { return two.http().get("/v1/constraints/frozen").status == 200; }, 10s));
   Worker worker;
-  register_worker(daemon.http(), worker.url(), 2);
-  const auto pushed = daemon.http().post("/v1/jobs", {{"name", "n"}, {"keep_result", true}});
-  REQUIRE(pushed.status == 201);
-  const auto result =
-      daemon.http().get("/v1/jobs/" + pushed.value()["id"].get<std::string>() + "/result?wait=10");
-  CHECK(result.value()["type"] == "success");
+  register_worker(two.http(), worker.url(), 8);
+  json batch = json::array();
+  for (int i = 0; i < 12; ++i) batch.push_back({{"name", "n"}});
+  REQUIRE(two.http().post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until(
+      [&] { return one.http().get("/v1/constraints/frozen").value()["waiting"] == 12; }, 10s));
+  CHECK(worker.stats()["received"] == 0);
+  REQUIRE(one.http().del("/v1/constraints/frozen").status == 204);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 12; }, 10s));
 }
 
 TEST_CASE("a Redis master killed during a run loses no job acknowledged with replicas_ack 1",

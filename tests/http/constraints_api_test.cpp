@@ -227,7 +227,9 @@ TEST_CASE("GET of a constraint shows the live state the dispatch side keeps in R
   REQUIRE(f.create(mail()).status == 201);
   const std::string name = "mail-per-tenant";
   const std::int64_t now = jq::epoch_ms(std::chrono::system_clock::now());
-  f.check.call({"HSET", f.keys.constraint_waiting(name), "acme", "3", "globex", "1"});
+  // Held jobs are counted in their shards (the daemon runs 4).
+  f.check.call({"HSET", f.keys.held_waiting(0, name), "acme", "2", "globex", "1"});
+  f.check.call({"HSET", f.keys.held_waiting(3, name), "acme", "1"});
   f.check.call({"SADD", f.keys.constraint_lease_keys(name), "acme", "initech"});
   const std::string live = std::to_string(now + 60'000);
   f.check.call({"ZADD", f.keys.constraint_lease(name, "acme"), live, "a1", live, "a2"});

@@ -1,4 +1,4 @@
-// cancelJob-9.lua: removes a job that has not started, keeping the counts in step; refuses
+// cancelJob-8.lua: removes a job that has not started, keeping the counts in step; refuses
 // running and finished ones.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,9 @@
-// Constraints at dispatch: reserveJobs-8 admits or holds, the scripts that end attempts release
-// leases and wake held jobs, wakeConstraints-2 wakes rate-held keys and changed constraints
-// (contract: "Constraints").
+// Constraints at dispatch, script by script, with the master's steps between them done here as
+// src/store/admission.cpp and src/store/handoff.cpp do them: reserveJobs-7 takes candidates (or
+// holds a job behind its pair's held jobs in the shard), admitJobs-2 decides under {c},
+// holdJobs-6 gives refused jobs back held; releaseLeases-2 and wakeConstraints-2 give wake
+// orders, unholdJobs-3 runs one in its shard and ackWake-2 reports back (contract:
+// "Constraints").
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -10,29 +13,12 @@
 using namespace jq::test;
 using jq::redis::Reply;
 using jq::redis::bindings::CancelJob;
-using jq::redis::bindings::WakeConstraints;
 using jq::store::JobState;
 using nlohmann::json;
 
-namespace {
-
-WakeConstraints::Woken wake(SyncRedis& r, const jq::redis::Keys& keys, const std::string& what,
-                            std::int64_t now_ms = kNowMs) {
-  auto woken = WakeConstraints::decode(
-      r.eval(WakeConstraints::call(WakeConstraints::keys(keys), {now_ms, what, 1000})));
-  REQUIRE(woken);
-  return *woken;
-}
-
-std::string id(const std::string& field) {
-  return "0-" + field;
-}
-
-}  // namespace
-
 TEST_CASE(
-    "concurrency: a key runs at most its limit, the rest wait held while other jobs run, "
-    "and a finished attempt lets the oldest held one go",
+    "concurrency: a key runs at most its limit, the rest wait held in their shard while other "
+    "jobs run, and a finished attempt hands its slot to the oldest held one",
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
@@ -51,19 +37,37 @@ TEST_CASE(
   CHECK(held->state == JobState::queued);
   CHECK(held->attempts == 0);
   CHECK(held->blocked_by == "per-tenant");
-  CHECK(zmembers(r, state_key(keys, "held", "per-tenant", "A")) ==
-        std::vector<std::string>{id(f[2])});
-  CHECK(hgetall(r, keys.constraint_waiting("per-tenant")) ==
+  CHECK(zrange(r, held_key(keys, 0, "per-tenant", "A")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{f[2], kStampUs}});
+  CHECK(hgetall(r, keys.held_waiting(0, "per-tenant")) ==
         std::map<std::string, std::string>{{"A", "1"}});
-  CHECK(zscore(r, state_key(keys, "lease", "per-tenant", "A"), id(f[0])) == kNowMs + 30000);
+  CHECK(hgetall(r, keys.held_tallies(0)) ==
+        std::map<std::string, std::string>{{"waiting:per-tenant", "1"},
+                                           {"deferred:per-tenant", "1"}});
+  CHECK(zrange(r, c_key(keys, "held_shards", "per-tenant", "A")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"0", kStampUs}});
+  CHECK(zscore(r, c_key(keys, "lease", "per-tenant", "A"), lease_of(0, f[0])) == kNowMs + 30000);
+  // The slots free at the leases' deadlines at the latest: the pair is looked at then.
+  CHECK(zscore(r, wake_due_key(keys), "per-tenant#A") == kNowMs + 30000);
   CHECK(hgetall(r, keys.counts(0)) ==
         std::map<std::string, std::string>{{"ready:email", "1"}, {"running:email", "4"}});
+  CHECK(hgetall(r, keys.stats(0))["dispatched"] == "4");
 
-  complete(r, keys, f[0]);
-  CHECK(zmembers(r, state_key(keys, "lease", "per-tenant", "A")) ==
-        std::vector<std::string>{id(f[1])});
-  CHECK_FALSE(exists(r, state_key(keys, "held", "per-tenant", "A")));
-  CHECK(hgetall(r, keys.constraint_waiting("per-tenant")).empty());
+  const auto orders = complete(r, keys, f[0], packed(json::array({"per-tenant", "A"})));
+  CHECK(orders == std::vector<WakeOrder>{{"per-tenant", "A", 0, 1, -1}});
+  CHECK(zmembers(r, c_key(keys, "lease", "per-tenant", "A")) ==
+        std::vector<std::string>{lease_of(0, f[1])});
+  const auto found = unhold(r, keys, orders[0]);
+  CHECK(found.woken == 1);
+  CHECK(found.oldest == -1);
+  CHECK(found.settled == 1);  // the one refusal, held here
+  CHECK(ack(r, keys, orders[0], found).empty());
+  CHECK_FALSE(exists(r, held_key(keys, 0, "per-tenant", "A")));
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "per-tenant", "A")));
+  CHECK_FALSE(exists(r, c_key(keys, "refusals", "per-tenant", "A")));
+  CHECK(hgetall(r, keys.held_waiting(0, "per-tenant")).empty());
+  CHECK(hgetall(r, keys.held_tallies(0)) ==
+        std::map<std::string, std::string>{{"deferred:per-tenant", "1"}});
   CHECK(read_record(r, keys, 0, f[2])->blocked_by.empty());
   const auto messages = events.take(r);
   REQUIRE(messages.size() == 1);
@@ -71,30 +75,69 @@ TEST_CASE(
   CHECK(take(r, keys) == std::vector<std::string>{f[2]});
 }
 
-TEST_CASE("a lease past its attempt's deadline no longer counts", "[redis]") {
+TEST_CASE(
+    "a lease past its attempt's deadline no longer counts, and the pair is looked at then "
+    "without any release",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
   CHECK(take(r, keys) == std::vector<std::string>{f[0]});
-  // The first attempt's master died: past its deadline the second may start, with no release.
-  auto woken = wake(r, keys, "one", kNowMs + 30001);
-  CHECK(woken.woken == 1);
+  // The first attempt's master died: nothing releases its lease.
+  auto early = wake_due(r, keys, kNowMs + 29999);
+  CHECK(early.orders.empty());
+  CHECK(early.next_due_ms == kNowMs + 30000);
+  auto due = wake_due(r, keys, kNowMs + 30001);
+  CHECK(due.orders == std::vector<WakeOrder>{{"one", "k", 0, 1, -1}});
+  CHECK(hand_off(r, keys, due.orders, kNowMs + 30001) == 1);
   CHECK(take(r, keys, 10, kNowMs + 30001) == std::vector<std::string>{f[1]});
 }
 
-TEST_CASE("a new job of a key waits behind the key's held jobs even when a slot is free",
-          "[redis]") {
+TEST_CASE(
+    "a job waits behind the jobs its key holds in other shards even when a slot is free, and "
+    "wakes after them",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
-  // The lease expired (its master died), and a younger job arrives before anything woke f[1].
-  auto late = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 5));
-  CHECK(take(r, keys, 10, kNowMs + 30001).empty());
-  CHECK(zmembers(r, state_key(keys, "held", "one", "k")) ==
-        std::vector<std::string>{id(f[1]), id(late[0])});
+  // The lease expired (its master died), and a younger job arrives in another shard before
+  // anything woke f[1].
+  auto late = fields_of(push_jobs(r, keys, 1, {constrained("one", "k")}, kNowMs, kStampUs + 5));
+  CHECK(take(r, keys, 10, kNowMs + 30001, 1).empty());
+  CHECK(zrange(r, c_key(keys, "held_shards", "one", "k")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"0", kStampUs}, {"1", kStampUs + 5}});
+  CHECK(read_record(r, keys, 1, late[0])->blocked_by == "one");
+
+  // The pair is due: f[1] (shard 0, older) goes first; the slot it takes holds the other back.
+  auto due = wake_due(r, keys, kNowMs + 30001);
+  CHECK(due.orders == std::vector<WakeOrder>{{"one", "k", 0, 1, kStampUs + 5}});
+  CHECK(hand_off(r, keys, due.orders, kNowMs + 30001) == 1);
+  CHECK(take(r, keys, 10, kNowMs + 30001) == std::vector<std::string>{f[1]});
+  CHECK(zrange(r, c_key(keys, "held_shards", "one", "k")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"1", kStampUs + 5}});
+}
+
+TEST_CASE(
+    "reserveJobs holds a job behind its key's older held jobs in the same shard at once, "
+    "without asking for admission",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(
+      r, keys, 0, {constrained("one", "k"), constrained("one", "k"), constrained("one", "k")}));
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  REQUIRE(take(r, keys, 1).empty());  // f[1]: a candidate, refused, held
+  CHECK(reserve(r, keys, 0, 10, kNowMs).empty());  // f[2]: held by reserveJobs alone
+  CHECK(zmembers(r, held_key(keys, 0, "one", "k")) == std::vector<std::string>{f[1], f[2]});
+  CHECK(read_record(r, keys, 0, f[2])->blocked_by == "one");
+  CHECK(read_record(r, keys, 0, f[2])->attempts == 0);
+  CHECK(hgetall(r, keys.held_tallies(0)) ==
+        std::map<std::string, std::string>{{"waiting:one", "2"}, {"deferred:one", "2"}});
+  CHECK(hget(r, c_key(keys, "refusals", "one", "k"), "0") == "1");  // only f[1] was refused
 }
 
 TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is announced",
@@ -109,57 +152,88 @@ TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is a
   // 1 + burst start at once; the third is due one emission interval (10 s) after the first.
   CHECK(take(r, keys) == std::vector<std::string>{f[0], f[1]});
   const std::int64_t due = kNowMs + 10000;
-  CHECK(zscore(r, keys.constraint_state_prefix() + "rate_due", "slow#k") == due);
+  CHECK(zscore(r, wake_due_key(keys), "slow#k") == due);
   const auto messages = events.take(r);
   REQUIRE_FALSE(messages.empty());
   CHECK(messages.back() == "s " + std::to_string(due));
 
-  CHECK(wake(r, keys, "", due - 1).woken == 0);  // not yet
-  auto woken = wake(r, keys, "", due);
-  CHECK(woken.woken == 1);
-  CHECK(woken.next == -1);
+  auto early = wake_due(r, keys, due - 1);
+  CHECK(early.orders.empty());  // not yet
+  CHECK(early.next_due_ms == due);
+  auto now = wake_due(r, keys, due);
+  CHECK(now.orders == std::vector<WakeOrder>{{"slow", "k", 0, 2, -1}});  // 1 + burst
+  CHECK(hand_off(r, keys, now.orders, due) == 1);
   CHECK(take(r, keys, 10, due) == std::vector<std::string>{f[2]});
 }
 
-TEST_CASE("a paused constraint holds everything it matches until it is resumed", "[redis]") {
+TEST_CASE(
+    "a paused constraint holds everything it matches; resuming it makes its held keys due, "
+    "in the same step",
+    "[redis]") {
+  using jq::redis::bindings::UpdateConstraint;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "frozen", {{"paused", true}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("frozen", "null"), {}}));
   CHECK(take(r, keys) == std::vector<std::string>{f[1]});
-  CHECK(wake(r, keys, "frozen").woken == 0);
+  CHECK(wake_due(r, keys).orders.empty());  // nothing due: paused wakes nothing by itself
 
-  define(r, keys, "frozen", {{"paused", false}});
-  auto woken = wake(r, keys, "frozen");
-  CHECK(woken.woken == 1);
-  CHECK(woken.next == 0);
+  json resumed = {{"name", "frozen"}, {"paused", false}};
+  auto written = UpdateConstraint::decode(r.eval(UpdateConstraint::call(
+      UpdateConstraint::keys(keys),
+      {"frozen", packed(resumed), "", keys.constraint_channel(), kNowMs})));
+  REQUIRE(written);
+  CHECK(written->status == UpdateConstraint::Status::replaced);
+  CHECK(zscore(r, wake_due_key(keys), "frozen#null") == kNowMs);
+  auto due = wake_due(r, keys);
+  CHECK(hand_off(r, keys, due.orders) == 1);
   CHECK(take(r, keys) == std::vector<std::string>{f[0]});
 }
 
-TEST_CASE("a removed constraint holds nothing: waking it frees all its held jobs", "[redis]") {
+TEST_CASE("a removed constraint holds nothing: all its held jobs wake, in every shard", "[redis]") {
+  using jq::redis::bindings::RemoveConstraint;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(
       r, keys, 0, {constrained("one", "k"), constrained("one", "k"), constrained("one", "k")}));
+  auto g = fields_of(push_jobs(r, keys, 1, {constrained("one", "k")}, kNowMs, kStampUs + 9));
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
-  r.call({"HDEL", keys.constraints(), "one"});
-  CHECK(wake(r, keys, "one").woken == 2);
+  REQUIRE(take(r, keys, 10, kNowMs, 1).empty());
+  auto removed = RemoveConstraint::decode(r.eval(RemoveConstraint::call(
+      RemoveConstraint::keys(keys), {"one", keys.constraint_channel(), kNowMs})));
+  REQUIRE(removed);
+  CHECK(removed->status == RemoveConstraint::Status::removed);
+  auto due = wake_due(r, keys);
+  CHECK(due.orders.size() == 2);  // every shard that holds some, at once
+  CHECK(hand_off(r, keys, due.orders) == 3);
   CHECK(take(r, keys) == std::vector<std::string>{f[1], f[2]});
+  CHECK(take(r, keys, 10, kNowMs, 1) == std::vector<std::string>{g[0]});
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+  CHECK(r.call({"SMEMBERS", keys.constraint_state_prefix() + "held_keys:one"}).elements.empty());
 }
 
-TEST_CASE("a cancelled held job leaves the held set and the waiting count", "[redis]") {
+TEST_CASE("a cancelled held job leaves its shard's held zset and counts, and its pair's entry goes "
+          "at the next wake",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
+  REQUIRE(take(r, keys).empty());
   auto status = CancelJob::decode(r.eval(
       CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(0), 0})));
   REQUIRE(status);
   CHECK(*status == CancelJob::Status::cancelled);
-  CHECK_FALSE(exists(r, state_key(keys, "held", "one", "k")));
-  CHECK(hgetall(r, keys.constraint_waiting("one")).empty());
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
+  CHECK(hgetall(r, keys.held_waiting(0, "one")).empty());
+  CHECK(hgetall(r, keys.held_tallies(0)) ==
+        std::map<std::string, std::string>{{"deferred:one", "1"}});
+  // {c} still lists the shard until a wake finds it empty.
+  CHECK(exists(r, c_key(keys, "held_shards", "one", "k")));
+  CHECK(hand_off(r, keys, complete(r, keys, f[0], packed(json::array({"one", "k"})))) == 0);
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
 }
 
 TEST_CASE("a job matching two constraints starts only when both allow it, and takes both",
@@ -172,9 +246,13 @@ TEST_CASE("a job matching two constraints starts only when both allow it, and ta
   both.constraints = packed(json::array({"global", "", "tenant", "A"}));
   auto f = fields_of(push_jobs(r, keys, 0, {both, both}));
   CHECK(take(r, keys) == std::vector<std::string>{f[0]});
-  CHECK(zmembers(r, state_key(keys, "lease", "global", "")) == std::vector<std::string>{id(f[0])});
-  CHECK(zmembers(r, state_key(keys, "lease", "tenant", "A")) == std::vector<std::string>{id(f[0])});
+  CHECK(zmembers(r, c_key(keys, "lease", "global", "")) ==
+        std::vector<std::string>{lease_of(0, f[0])});
+  CHECK(zmembers(r, c_key(keys, "lease", "tenant", "A")) ==
+        std::vector<std::string>{lease_of(0, f[0])});
   CHECK(read_record(r, keys, 0, f[1])->blocked_by == "tenant");
+  CHECK(hget(r, keys.constraint_counters(), "started:global") == "1");
+  CHECK(hget(r, keys.constraint_counters(), "started:tenant") == "1");
 }
 
 TEST_CASE("held jobs never block the jobs behind them", "[redis]") {
@@ -185,10 +263,140 @@ TEST_CASE("held jobs never block the jobs behind them", "[redis]") {
   jobs.push_back({});
   auto f = fields_of(push_jobs(r, keys, 0, jobs));
   CHECK(take(r, keys, 1) == std::vector<std::string>{f[0]});
-  // One call: 199 held on the way, then the free job.
+  CHECK(take(r, keys, 1).empty());  // f[1] refused, held
+  // One call: the other 198 held on the way, then the free job.
   CHECK(take(r, keys, 1) == std::vector<std::string>{f[200]});
-  CHECK(hgetall(r, keys.constraint_waiting("one")) ==
+  CHECK(hgetall(r, keys.held_waiting(0, "one")) ==
         std::map<std::string, std::string>{{"k", "199"}});
+}
+
+TEST_CASE(
+    "a wake order's unused starts go on to the next shard: held jobs wake oldest first across "
+    "shards",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "two", {{"concurrency", 2}});
+  // Two running, then held: shard 0 holds stamps +1 and +3, shard 1 holds +2.
+  auto run = fields_of(push_jobs(r, keys, 0, {constrained("two", "k"), constrained("two", "k")}));
+  REQUIRE(take(r, keys) == run);
+  auto a = fields_of(push_jobs(r, keys, 0, {constrained("two", "k")}, kNowMs, kStampUs + 1));
+  auto b = fields_of(push_jobs(r, keys, 1, {constrained("two", "k")}, kNowMs, kStampUs + 2));
+  auto c = fields_of(push_jobs(r, keys, 0, {constrained("two", "k")}, kNowMs, kStampUs + 3));
+  REQUIRE(take(r, keys).empty());
+  REQUIRE(take(r, keys, 10, kNowMs, 1).empty());
+
+  const std::string pairs = packed(json::array({"two", "k"}));
+  auto orders = release(r, keys, {{lease_of(0, run[0]), pairs}, {lease_of(0, run[1]), pairs}});
+  // Two slots: shard 0 wakes what it holds up to shard 1's oldest...
+  REQUIRE(orders == std::vector<WakeOrder>{{"two", "k", 0, 2, kStampUs + 2}});
+  auto found = unhold(r, keys, orders[0]);
+  CHECK(found.woken == 1);
+  CHECK(found.oldest == kStampUs + 3);
+  // ...and hands the other start to shard 1, bounded by what shard 0 still holds.
+  auto next = ack(r, keys, orders[0], found);
+  REQUIRE(next == std::vector<WakeOrder>{{"two", "k", 1, 1, kStampUs + 3}});
+  CHECK(unhold(r, keys, next[0]).woken == 1);
+  CHECK(take(r, keys) == a);
+  CHECK(take(r, keys, 10, kNowMs, 1) == b);
+  CHECK(read_record(r, keys, 0, c[0])->blocked_by == "two");
+}
+
+TEST_CASE("releasing an attempt that already ended frees nothing and wakes nobody", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
+  REQUIRE(take(r, keys).empty());
+  const std::string before = dump(r, c_key(keys, "lease", "one", "k"));
+  // A late answer for an earlier attempt of the same job: its lease is long gone.
+  CHECK(release(r, keys, {{lease_of(0, f[0], 7), packed(json::array({"one", "k"}))}}).empty());
+  CHECK(dump(r, c_key(keys, "lease", "one", "k")) == before);
+}
+
+TEST_CASE(
+    "ackWake keeps a shard whose refused job is still on its way to be held there, and lets it "
+    "go once the shard has settled every refusal",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  // f[1] is refused by admitJobs, but its holdJobs has not landed when a wake runs in shard 0.
+  const auto taken = reserve(r, keys, 0, 10, kNowMs);
+  REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1});
+  const WakeOrder order{"one", "k", 0, 1, -1};
+  auto found = unhold(r, keys, order);
+  CHECK(found.woken == 0);
+  CHECK(found.settled == 0);
+  CHECK(ack(r, keys, order, found).empty());
+  CHECK(zrange(r, c_key(keys, "held_shards", "one", "k")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"0", kStampUs}});
+
+  // The hold lands: the shard is still listed, so the job is found at the next wake.
+  hold(r, keys, 0, {{f[1], 1, "one", "k"}});
+  found = unhold(r, keys, order);
+  CHECK(found.woken == 1);
+  CHECK(found.settled == 1);
+  CHECK(ack(r, keys, order, found).empty());
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+  CHECK_FALSE(exists(r, c_key(keys, "refusals", "one", "k")));
+}
+
+TEST_CASE("ackWake stops waiting for a refused job's hold once its attempt is long past its "
+          "deadline (the hold was lost with its master)",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  const auto taken = reserve(r, keys, 0, 10, kNowMs);
+  REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1});  // never held
+  const WakeOrder order{"one", "k", 0, 1, -1};
+  const std::int64_t later = kNowMs + 30000 + 10001;  // deadline + SETTLE_MS (admitJobs)
+  CHECK(ack(r, keys, order, unhold(r, keys, order), later).empty());
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+}
+
+TEST_CASE("unholdJobs of a pair that holds nothing in the shard changes nothing", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto found = unhold(r, keys, {"one", "k", 3, 5, -1});
+  CHECK(found.woken == 0);
+  CHECK(found.oldest == -1);
+  CHECK(found.settled == 0);
+  CHECK(r.call({"KEYS", keys.prefix() + ":*"}).elements.empty());
+}
+
+TEST_CASE(
+    "holdJobs leaves a job whose attempt moved on as it is but counts the refusal as settled; "
+    "an admitted job gives up the unique claim it kept until it started",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 5}});
+  PushArgs unique = constrained("one", "k");
+  unique.unique_key = "u";
+  unique.unique_until_started = true;
+  auto f = fields_of(push_jobs(r, keys, 0, {unique}));
+  const auto taken = reserve(r, keys, 0, 10, kNowMs);
+  REQUIRE(taken.size() == 1);
+  const std::string claim = keys.unique_prefix(0) + "email u";
+  CHECK(exists(r, claim));  // a candidate has not started yet
+  REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{0});
+  CHECK(hold(r, keys, 0, {{f[0], 1, "", ""}}) == std::vector<HoldJobs::Status>{HoldJobs::Status::done});
+  CHECK_FALSE(exists(r, claim));
+
+  // A stale hold (attempt 2 of a job running attempt 1) changes nothing but the settled count.
+  const std::string before = job_buckets_dump(r, keys, 0);
+  CHECK(hold(r, keys, 0, {{f[0], 2, "one", "k"}}) ==
+        std::vector<HoldJobs::Status>{HoldJobs::Status::stale});
+  CHECK(job_buckets_dump(r, keys, 0) == before);
+  CHECK(hget(r, keys.held_prefix(0) + "settled", "one#k") == "1");
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
 }
 
 TEST_CASE(
@@ -201,11 +409,12 @@ TEST_CASE(
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k"), {}}));
   REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
-  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[2]});  // f[1] held on the way
+  REQUIRE(take(r, keys, 1).empty());                            // f[1] refused, held
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[2]});  // the free job behind it
   auto as_read = [&](const std::string& field) { return *raw_record(r, keys, 0, field); };
   auto reclassify = [&](std::vector<ReclassifyJobs::Job> jobs) {
     auto n = ReclassifyJobs::decode(
-        r.eval(ReclassifyJobs::call(ReclassifyJobs::keys(keys, 0), {kNowMs, 0, std::move(jobs)})));
+        r.eval(ReclassifyJobs::call(ReclassifyJobs::keys(keys, 0), {0, std::move(jobs)})));
     REQUIRE(n);
     return *n;
   };
@@ -214,13 +423,30 @@ TEST_CASE(
   CHECK(reclassify({{f[1], "stale bytes", ""}}) == 0);
   CHECK(read_record(r, keys, 0, f[1])->blocked_by == "one");
 
-  // The held job no longer matches anything: it leaves the held set for the front of its queue.
+  // The held job no longer matches anything: it leaves the held zset for the front of its queue.
   CHECK(reclassify({{f[1], as_read(f[1]), ""}}) == 1);
   CHECK(read_record(r, keys, 0, f[1])->constraints.empty());
   CHECK(read_record(r, keys, 0, f[1])->blocked_by.empty());
-  CHECK_FALSE(exists(r, state_key(keys, "held", "one", "k")));
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
   CHECK(take(r, keys) == std::vector<std::string>{f[1]});
 
   // A running job is not reclassified.
   CHECK(reclassify({{f[0], as_read(f[0]), ""}}) == 0);
+}
+
+TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "[redis]") {
+  using jq::redis::bindings::ReapJobs;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), {}}));
+  REQUIRE(take(r, keys) == f);
+  auto reaped = ReapJobs::decode(r.eval(ReapJobs::call(
+      ReapJobs::keys(keys, 0), {kNowMs + 40000, kNowMs + 40000, 100, "\xc0", "timeout",
+                                {1000, 60000, 0.0, 60}, keys.events_channel(0), 0})));
+  REQUIRE(reaped);
+  CHECK(reaped->reaped == 2);
+  REQUIRE(reaped->leases.size() == 1);
+  CHECK(reaped->leases[0].lease == lease_of(0, f[0]));
+  CHECK(reaped->leases[0].constraints == packed(json::array({"one", "k"})));
 }

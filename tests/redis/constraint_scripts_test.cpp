@@ -1,6 +1,7 @@
-// createConstraint-2, updateConstraint-2 and removeConstraint-2: each change of a definition
+// createConstraint-2, updateConstraint-3 and removeConstraint-3: each change of a definition
 // moves the version on and announces "c <version>"; refusals change and announce nothing.
-// constraintState-4: the live state read from the keys the dispatch side keeps.
+// constraintState-3: the live state read from the keys the dispatch side keeps under {c} and
+// the waiting counts the master summed over the shards.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -24,14 +25,14 @@ auto create(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
 auto update(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
             const std::string& definition, const std::string& expected = "") {
   auto out = UpdateConstraint::decode(r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(keys), {name, definition, expected, keys.constraint_channel()})));
+      UpdateConstraint::keys(keys), {name, definition, expected, keys.constraint_channel(), kNowMs})));
   REQUIRE(out);
   return *out;
 }
 
 auto remove(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name) {
   auto out = RemoveConstraint::decode(r.eval(
-      RemoveConstraint::call(RemoveConstraint::keys(keys), {name, keys.constraint_channel()})));
+      RemoveConstraint::call(RemoveConstraint::keys(keys), {name, keys.constraint_channel(), kNowMs})));
   REQUIRE(out);
   return *out;
 }
@@ -45,9 +46,10 @@ std::string version(SyncRedis& r, const jq::redis::Keys& keys) {
 }
 
 ConstraintState::State state(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
-                             std::int64_t now_ms, std::int64_t top = 20) {
-  auto out = ConstraintState::decode(
-      r.eval(ConstraintState::call(ConstraintState::keys(keys, name), {now_ms, top})));
+                             std::int64_t now_ms, std::int64_t top = 20,
+                             std::vector<ConstraintState::Waiting> waiting = {}) {
+  auto out = ConstraintState::decode(r.eval(ConstraintState::call(
+      ConstraintState::keys(keys, name), {now_ms, top, std::move(waiting)})));
   REQUIRE(out);
   return *out;
 }
@@ -187,7 +189,6 @@ TEST_CASE("constraintState sums waiting counts and live leases over the keys", "
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   const std::string name = "mail";
-  r.call({"HSET", keys.constraint_waiting(name), "acme", "5", "globex", "2", "idle", "0"});
   r.call({"SADD", keys.constraint_lease_keys(name), "acme", "initech", "stale"});
   const std::string live = std::to_string(kNowMs + 1000);
   const std::string expired = std::to_string(kNowMs - 1);
@@ -196,10 +197,9 @@ TEST_CASE("constraintState sums waiting counts and live leases over the keys", "
   r.call({"ZADD", keys.constraint_lease(name, "stale"), expired, "l5"});
   r.call({"SET", keys.constraint_tat(name, "acme"), std::to_string(kNowMs + 250)});
   // Another constraint's keys are not counted.
-  r.call({"HSET", keys.constraint_waiting("other"), "acme", "9"});
   r.call({"ZADD", keys.constraint_lease("other", "acme"), live, "x"});
 
-  auto s = state(r, keys, name, kNowMs);
+  auto s = state(r, keys, name, kNowMs, 20, {{"acme", 5}, {"globex", 2}, {"idle", 0}});
   CHECK(s.waiting == 7);
   CHECK(s.running == 3);
   CHECK(s.keys == 3);  // acme, globex, initech: "idle" waits for nothing, "stale" runs nothing
@@ -220,16 +220,15 @@ TEST_CASE("constraintState sums waiting counts and live leases over the keys", "
 TEST_CASE("constraintState lists at most `top` keys, most waiting first", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  for (int i = 1; i <= 30; ++i) {
-    r.call({"HSET", keys.constraint_waiting("mail"), "k" + std::to_string(i), std::to_string(i)});
-  }
-  auto s = state(r, keys, "mail", kNowMs);
+  std::vector<ConstraintState::Waiting> waiting;
+  for (int i = 1; i <= 30; ++i) waiting.push_back({"k" + std::to_string(i), i});
+  auto s = state(r, keys, "mail", kNowMs, 20, waiting);
   CHECK(s.keys == 30);
   CHECK(s.waiting == 30 * 31 / 2);
   REQUIRE(s.top.size() == 20);
   CHECK(s.top.front().key == "k30");
   CHECK(s.top.back().key == "k11");
-  CHECK(state(r, keys, "mail", kNowMs, 0).top.empty());
+  CHECK(state(r, keys, "mail", kNowMs, 0, waiting).top.empty());
 }
 
 TEST_CASE("constraintState counts a key with ':' and '#' in it under its own name", "[redis]") {

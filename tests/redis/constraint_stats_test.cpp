@@ -1,5 +1,6 @@
-// constraintStats-5: every constraint's definition with its waiting and running jobs over all
-// its keys and the start and hold counters, read for /metrics. Changes nothing.
+// constraintStats-4: every constraint's definition with its running jobs over all its keys and
+// its start counter, read for /metrics. Changes nothing. (The jobs held and the holds are
+// counted in the shards: constraint_dispatch_test.cpp, ConstraintStore::totals.)
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,6 @@ TEST_CASE("constraintStats of a store without constraints is empty", "[redis]") 
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   // State left by a constraint that was removed is not listed.
-  r.call({"HSET", keys.constraint_waiting("gone"), "k", "3"});
   r.call({"HSET", keys.constraint_counters(), "started:gone", "9"});
   CHECK(stats(r, keys).empty());
 }
@@ -56,52 +56,45 @@ TEST_CASE("constraintStats lists every constraint by name with its definition as
   CHECK(s[1].name == "sms");
   CHECK(s[1].definition == r.call({"HGET", keys.constraints(), "sms"}).str);
   for (const auto& c : s) {  // nothing was kept for either yet
-    CHECK(c.waiting == 0);
     CHECK(c.running == 0);
     CHECK(c.started == 0);
-    CHECK(c.deferred == 0);
   }
 }
 
 TEST_CASE(
-    "constraintStats sums waiting counts and live leases over a constraint's keys and reads "
-    "its counters",
+    "constraintStats sums live leases over a constraint's keys and reads its start counter",
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "mail", R"(,"key":"/tenant","concurrency":2)");
   define(r, keys, "mail:eu");  // a name that extends the other's is counted on its own
-  r.call({"HSET", keys.constraint_waiting("mail"), "acme", "5", "globex", "2", "idle", "0"});
   r.call({"SADD", keys.constraint_lease_keys("mail"), "acme", "b:c#d", "stale"});
   const std::string live = std::to_string(kNowMs + 1000);
   const std::string expired = std::to_string(kNowMs - 1);
   r.call({"ZADD", keys.constraint_lease("mail", "acme"), live, "l1", live, "l2", expired, "l3"});
   r.call({"ZADD", keys.constraint_lease("mail", "b:c#d"), live, "l4"});
   r.call({"ZADD", keys.constraint_lease("mail", "stale"), expired, "l5"});
-  r.call({"HSET", keys.constraint_counters(), "started:mail", "40", "deferred:mail", "17",
-          "started:mail:eu", "1"});
-  r.call({"HSET", keys.constraint_waiting("mail:eu"), "x", "4"});
+  r.call({"HSET", keys.constraint_counters(), "started:mail", "40", "started:mail:eu", "1"});
   r.call({"SADD", keys.constraint_lease_keys("mail:eu"), "x"});
   r.call({"ZADD", keys.constraint_lease("mail:eu", "x"), live, "l6"});
 
   auto s = stats(r, keys);
   REQUIRE(s.size() == 2);
   CHECK(s[0].name == "mail");
-  CHECK(s[0].waiting == 7);
   CHECK(s[0].running == 3);  // acme 2 (l3 expired), b:c#d 1, stale 0
   CHECK(s[0].started == 40);
-  CHECK(s[0].deferred == 17);
   CHECK(s[1].name == "mail:eu");
-  CHECK(s[1].waiting == 4);
   CHECK(s[1].running == 1);
   CHECK(s[1].started == 1);
-  CHECK(s[1].deferred == 0);
   // Leases stop counting at their expiry, with nothing written.
   CHECK(stats(r, keys, kNowMs + 1001)[0].running == 0);
 }
 
-TEST_CASE("constraintStats reads what reserveJobs keeps: one started and one held at concurrency 1",
-          "[redis]") {
+TEST_CASE(
+    "constraintStats reads what admitJobs keeps: one started, and the shard counts the one held "
+    "at concurrency 1",
+    "[redis]") {
+  using jq::redis::bindings::AdmitJobs;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", R"(,"concurrency":1)");
@@ -109,15 +102,15 @@ TEST_CASE("constraintStats reads what reserveJobs keeps: one started and one hel
   const std::vector<std::uint8_t> matched =
       nlohmann::json::to_msgpack(nlohmann::json::array({"one", ""}));
   job.constraints.assign(matched.begin(), matched.end());  // matched "one", key ""
-  push_jobs(r, keys, 0, {job, job});
-  REQUIRE(reserve_jobs(r, keys, 0, "email", 10).elements.size() == 2);  // one job taken
+  push_jobs(r, keys, 0, {job});
+  REQUIRE(reserve_jobs(r, keys, 0, "email", 10).elements.size() == 2);  // a candidate
+  AdmitJobs::Args args{kNowMs, {{0, "0-a:1", base62(kStampUs, 9), kNowMs + 30000, job.constraints}}};
+  REQUIRE(AdmitJobs::decode(r.eval(AdmitJobs::call(AdmitJobs::keys(keys), std::move(args))), 1));
   const std::string before = dump(r, keys.constraint_counters());
 
   auto s = stats(r, keys);
   REQUIRE(s.size() == 1);
-  CHECK(s[0].waiting == 1);
   CHECK(s[0].running == 1);
   CHECK(s[0].started == 1);
-  CHECK(s[0].deferred == 1);
   CHECK(dump(r, keys.constraint_counters()) == before);  // read only
 }

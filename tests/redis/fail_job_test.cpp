@@ -1,4 +1,4 @@
-// failJob-12.lua: a failed attempt retries after an exponential backoff while retries are left,
+// failJob-10.lua: a failed attempt retries after an exponential backoff while retries are left,
 // else the job is dead; stale answers are ignored.
 #include <catch2/catch.hpp>
 

@@ -35,7 +35,7 @@ TEST_CASE("over maxmemory Redis refuses exactly the scripts that declare it, bef
   // Any keys and no arguments: a script that runs may fail on them, but not for memory.
   auto call = [&](const Script& s) {
     std::vector<std::string> args{"EVALSHA", s.sha1, std::to_string(s.num_keys)};
-    for (std::size_t i = 1; i <= s.num_keys; ++i) args.push_back("oom:" + std::to_string(i));
+    for (std::size_t i = 1; i <= s.num_keys; ++i) args.push_back("{oom}:" + std::to_string(i));
     return r.call(args);
   };
   int refused = 0;

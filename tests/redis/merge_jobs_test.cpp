@@ -358,11 +358,10 @@ TEST_CASE("a held job merged with the same constraint keys stays held, in its tu
   const auto record = record_of(r, keys, f[0]);
   CHECK(record.blocked_by == "one");
   CHECK(record.priority == -3);
-  CHECK(zmembers(r, state_key(keys, "held", "one", "A")) == std::vector<std::string>{"0-" + f[0]});
-  CHECK(hgetall(r, keys.constraint_waiting("one")) ==
-        std::map<std::string, std::string>{{"A", "1"}});
+  CHECK(zmembers(r, held_key(keys, 0, "one", "A")) == f);
+  CHECK(hgetall(r, keys.held_waiting(0, "one")) == std::map<std::string, std::string>{{"A", "1"}});
   // The slot frees: it runs, with both arguments.
-  complete(r, keys, running[0]);
+  CHECK(hand_off(r, keys, complete(r, keys, running[0], packed(json::array({"one", "A"})))) == 1);
   CHECK(take(r, keys) == f);
   CHECK(argument_of(r, keys, f[0]) == json::array({{{"t", "A"}}, {{"t", "A"}, {"n", 2}}}));
 }
@@ -388,8 +387,8 @@ TEST_CASE(
   const auto record = record_of(r, keys, f[0]);
   CHECK(record.blocked_by.empty());
   CHECK(record.constraints == std::vector<std::string>{"one", "B"});
-  CHECK_FALSE(exists(r, state_key(keys, "held", "one", "A")));
-  CHECK(hgetall(r, keys.constraint_waiting("one")).empty());
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "A")));
+  CHECK(hgetall(r, keys.held_waiting(0, "one")).empty());
   CHECK(member_of(r, keys, 0, f[0]) == old_member);  // its old turn, at the front
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 0 " + old_member});
   CHECK(take(r, keys) == std::vector<std::string>{f[0], other[0]});  // key B is free
@@ -412,8 +411,8 @@ TEST_CASE("a held job debounced into the future leaves the held set for the sche
   CHECK(record_of(r, keys, f[0]).state == JobState::scheduled);
   CHECK(record_of(r, keys, f[0]).blocked_by.empty());
   CHECK(zscore(r, keys.scheduled(0), f[0]) == kNowMs + 5000);
-  CHECK_FALSE(exists(r, state_key(keys, "held", "one", "k")));
-  CHECK(hgetall(r, keys.constraint_waiting("one")).empty());
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
+  CHECK(hgetall(r, keys.held_waiting(0, "one")).empty());
   CHECK(hgetall(r, keys.counts(0)) ==
         std::map<std::string, std::string>{{"running:email", "1"}, {"scheduled:email", "1"}});
 }

@@ -1,4 +1,4 @@
-// releaseJob-6.lua: an attempt that never happened is given back; the job keeps its place.
+// releaseJob-4.lua: an attempt that never happened is given back; the job keeps its place.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"

@@ -265,7 +265,7 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
   return out;
 }
 
-// reserveJobs-8.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
+// reserveJobs-7.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
 // the reservation (member, priority), then field and record of each job taken.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,

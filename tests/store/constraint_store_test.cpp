@@ -33,11 +33,13 @@ Constraint mail() {
       R"("key":"/tenant","concurrency":5,"rate":{"limit":10,"period":60,"burst":2}})");
 }
 
+constexpr int kShards = 2;
+
 struct Fixture {
   StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
   jq::redis::Keys keys = fresh_keys();
-  ConstraintStore store{h.client(), keys, clock.fn()};
+  ConstraintStore store{h.client(), keys, kShards, clock.fn()};
   SyncRedis r{shared_redis().port()};
 
   std::int64_t now_ms() const { return jq::epoch_ms(kEpoch); }
@@ -125,8 +127,9 @@ TEST_CASE("ConstraintStore: a patch merges into what another change stored meanw
   Constraint stale = mail();
   stale.paused = true;
   auto refused = UpdateConstraint::decode(f.r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(f.keys), {"mail", jq::api::encode_constraint(stale),
-                                       "not what is stored", f.keys.constraint_channel()})));
+      UpdateConstraint::keys(f.keys),
+      {"mail", jq::api::encode_constraint(stale), "not what is stored", f.keys.constraint_channel(),
+       f.now_ms()})));
   REQUIRE(refused);
   CHECK(refused->status == UpdateConstraint::Status::changed);
   // ...and a patch reads the current definition, so another change's fields survive it.
@@ -214,10 +217,15 @@ TEST_CASE("ConstraintCache: loads at start and reloads after a change", "[redis]
       f.h, [] { return false; }, 50ms);  // let the loop see the stop and end
 }
 
-TEST_CASE("ConstraintStore: live state sums the dispatch side's keys per constraint", "[redis]") {
+TEST_CASE(
+    "ConstraintStore: live state sums the jobs held in every shard and the leases under {c} per "
+    "key",
+    "[redis]") {
   Fixture f;
   const std::string later = std::to_string(f.now_ms() + 60'000);
-  f.r.call({"HSET", f.keys.constraint_waiting("mail"), "acme", "4", "globex", "1"});
+  f.r.call({"HSET", f.keys.held_waiting(0, "mail"), "acme", "3", "globex", "1"});
+  f.r.call({"HSET", f.keys.held_waiting(1, "mail"), "acme", "1"});
+  f.r.call({"HSET", f.keys.held_waiting(1, "other"), "acme", "9"});  // another constraint's
   f.r.call({"SADD", f.keys.constraint_lease_keys("mail"), "acme"});
   f.r.call({"ZADD", f.keys.constraint_lease("mail", "acme"), later, "lease-1"});
   // acme's rate: a start every 6 s with a burst of 2 allows a start 12 s before its tat.
@@ -245,17 +253,21 @@ TEST_CASE("ConstraintStore: live state sums the dispatch side's keys per constra
   CHECK(nothing->top_keys.empty());
 }
 
-TEST_CASE("ConstraintStore: totals give every constraint with its sums and counters, by name",
-          "[redis]") {
+TEST_CASE(
+    "ConstraintStore: totals give every constraint with its sums over the shards and its "
+    "counters, by name",
+    "[redis]") {
   Fixture f;
   REQUIRE(f.h.run(f.store.create(mail())));
   const Constraint idle = constraint(R"({"name":"idle","match":{"name":"*"},"paused":true})");
   REQUIRE(f.h.run(f.store.create(idle)));
-  f.r.call({"HSET", f.keys.constraint_waiting("mail"), "acme", "4", "globex", "1"});
+  f.r.call({"HSET", f.keys.held_tallies(0), "waiting:mail", "4", "deferred:mail", "5",
+            "waiting:mail:eu", "8"});
+  f.r.call({"HSET", f.keys.held_tallies(1), "waiting:mail", "1", "deferred:mail", "2"});
   f.r.call({"SADD", f.keys.constraint_lease_keys("mail"), "acme"});
   f.r.call({"ZADD", f.keys.constraint_lease("mail", "acme"), std::to_string(f.now_ms() + 60'000),
             "lease-1"});
-  f.r.call({"HSET", f.keys.constraint_counters(), "started:mail", "12", "deferred:mail", "7"});
+  f.r.call({"HSET", f.keys.constraint_counters(), "started:mail", "12"});
   f.r.call({"HSET", f.keys.constraints(), "broken", "\xc1"});  // logged and left out
 
   auto totals = f.h.run(f.store.totals());

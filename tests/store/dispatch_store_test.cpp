@@ -47,7 +47,7 @@ struct Fixture {
 
   // Attempt `attempt` failed and may retry.
   jq::Expected<FailOutcome, jq::store::StoreError> fail(const JobId& id, int attempt) {
-    return h.run(store.fail(id, attempt, kFailure, true, "boom"));
+    return h.run(store.fail(id, attempt, kFailure, true, "boom", {}));
   }
 
   jq::store::ReservedJob reserve_one(const std::string& name) {
@@ -97,10 +97,10 @@ TEST_CASE("DispatchStore: a success is kept once for the pusher, a stale one is 
   const JobId id = f.push(kept);
   const auto job = f.reserve_one("mail");
   const std::string result = "\x82\xa4type\xa7success\xa6result\x2a";
-  auto done = f.h.run(f.store.complete(id, 1, result, std::nullopt));
+  auto done = f.h.run(f.store.complete(id, 1, result, std::nullopt, {}));
   REQUIRE(done);
   CHECK(*done == jq::store::Completed::done);
-  auto stale = f.h.run(f.store.complete(id, 1, result, std::nullopt));
+  auto stale = f.h.run(f.store.complete(id, 1, result, std::nullopt, {}));
   REQUIRE(stale);
   CHECK(*stale == jq::store::Completed::stale);
   auto fetched = f.h.run(f.jobs.fetch_result(id));
@@ -145,7 +145,7 @@ TEST_CASE("DispatchStore: a released attempt does not count and runs next", "[re
   const JobId first = f.push(new_job("mail"));
   f.push(new_job("mail"));
   f.reserve_one("mail");
-  auto released = f.h.run(f.store.release(first, "mail", 1));
+  auto released = f.h.run(f.store.release(first, "mail", 1, {}));
   REQUIRE(released);
   CHECK(*released);
   const auto again = f.reserve_one("mail");

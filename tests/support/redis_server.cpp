@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <csignal>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "src/redis/resp.hpp"
 
@@ -62,6 +64,11 @@ redis::Reply SyncRedis::eval(const redis::ScriptCall& script_call) {
   return r;
 }
 
+bool redis_cluster_mode() {
+  const char* v = std::getenv("JQ_TEST_REDIS_CLUSTER");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+}
+
 RedisServer::RedisServer(std::vector<std::string> extra_args)
     : port_(free_port()), extra_args_(std::move(extra_args)) {
   start();
@@ -77,6 +84,14 @@ void RedisServer::start() {
                                           "--save",      "",          "--appendonly", "yes",
                                           "--daemonize", "no"};
   argv.insert(argv.end(), usual.begin(), usual.end());
+  const bool cluster = redis_cluster_mode();
+  if (cluster) {
+    // The bus port is given: the default, port + 10000, does not exist above 55535.
+    const std::vector<std::string> one_node = {"--cluster-enabled",     "yes",
+                                               "--cluster-config-file", dir_.file("nodes.conf"),
+                                               "--cluster-port",        std::to_string(free_port())};
+    argv.insert(argv.end(), one_node.begin(), one_node.end());
+  }
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   process_ = ChildProcess(argv, dir_.file("redis.log"));
   const bool up = wait_until(
@@ -91,6 +106,16 @@ void RedisServer::start() {
       10s);
   if (!up)
     throw std::runtime_error("redis-server did not start: " + read_file(dir_.file("redis.log")));
+  if (!cluster) return;
+  // The node takes every slot (again after a restart its nodes.conf has them: "busy", ignored).
+  SyncRedis(port_).call({"CLUSTER", "ADDSLOTSRANGE", "0", "16383"});
+  const bool ok = wait_until(
+      [&] {
+        return SyncRedis(port_).call({"CLUSTER", "INFO"}).str.find("cluster_state:ok") !=
+               std::string::npos;
+      },
+      10s);
+  if (!ok) throw std::runtime_error("the one-node cluster did not come up");
 }
 
 void RedisServer::stop() {

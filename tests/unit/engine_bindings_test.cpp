@@ -187,7 +187,7 @@ TEST_CASE("an undocumented status is an error, never a default outcome", "[unit]
   reply.integer = -7;
   auto status = bindings::CancelJob::decode(reply);
   REQUIRE_FALSE(status);
-  CHECK(status.error().script == "cancelJob-9");
+  CHECK(status.error().script == "cancelJob-8");
   CHECK(status.error().message().find("-7") != std::string::npos);
 
   Reply failed;

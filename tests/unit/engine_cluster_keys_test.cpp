@@ -1,5 +1,5 @@
 // On Redis Cluster a script may only touch keys of one hash slot. Every binding's KEYS, built
-// from the cluster key schema, share one slot: the shard's ({7}), the control plane's ({w}) or
+// share one slot: the shard's ({7}), the control plane's ({w}) or
 // the constraints' ({c}). (redis::Client refuses a call that breaks this before sending it.)
 #include <set>
 #include <string>
@@ -44,12 +44,6 @@ void check_all(List<B...>, const Keys& k) {
 
 }  // namespace
 
-TEST_CASE("with the cluster key schema every script's keys are in one hash slot", "[unit]") {
-  check_all(All{}, Keys("jq", Keys::Deployment::cluster));
-}
-
-TEST_CASE("with one Redis the dispatch scripts reach the constraints' slot too", "[unit]") {
-  // What the cluster schema changes: without it reserveJobs gets {c} keys beside its shard's.
-  CHECK(slots_of<ReserveJobs>(Keys("jq")).size() == 2);
-  CHECK(slots_of<ReserveJobs>(Keys("jq", Keys::Deployment::cluster)).size() == 1);
+TEST_CASE("every script's keys are in one hash slot", "[unit]") {
+  check_all(All{}, Keys("jq"));
 }

@@ -142,16 +142,6 @@ TEST_CASE("each events channel is in the slot of the keys whose scripts publish 
                                         "jq:{w}:events", "jq:{c}:events"});
 }
 
-TEST_CASE("on a cluster the dispatch scripts get constraint keys of their own shard", "[unit]") {
-  const Keys single("jq");
-  const Keys cluster = Keys("jq", Keys::Deployment::cluster);
-  CHECK(single.dispatch_constraints(3) == single.constraints());
-  CHECK(single.dispatch_constraint_state(3) == single.constraint_state_prefix());
-  CHECK(hash_tag(cluster.dispatch_constraints(3)) == hash_tag(cluster.inflight(3)));
-  CHECK(hash_tag(cluster.dispatch_constraint_state(3)) == hash_tag(cluster.inflight(3)));
-  CHECK(cluster.inflight(3) == single.inflight(3));
-}
-
 TEST_CASE("the meta key is global and keys follow the prefix", "[unit]") {
   // A named default: g++ 12 -O2 warns (maybe-uninitialized, a false positive) on a temporary's.
   const Keys defaults;
@@ -167,7 +157,6 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   const std::vector<std::string> all = {keys.constraints(),
                                         keys.constraints_version(),
                                         keys.constraint_counters(),
-                                        keys.constraint_waiting("mail"),
                                         keys.constraint_lease_keys("mail"),
                                         keys.constraint_lease("mail", "acme"),
                                         keys.constraint_tat("mail", "acme")};
@@ -179,12 +168,22 @@ TEST_CASE("constraint keys share the hash tag {c} under the prefix and all diffe
   CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());
   CHECK(keys.constraints() == "myapp:{c}:constraints");
   CHECK(keys.constraints_version() == "myapp:{c}:constraints_version");
-  CHECK(keys.constraint_waiting("mail") == "myapp:{c}:waiting:mail");
   CHECK(keys.constraint_lease_keys("mail") == "myapp:{c}:lease_keys:mail");
-  CHECK(keys.constraint_waiting("mail") == keys.constraint_waiting_prefix() + "mail");
   CHECK(keys.constraint_lease_keys("mail") == keys.constraint_lease_keys_prefix() + "mail");
   // The dispatch scripts name the counters hash from the state prefix themselves.
   CHECK(keys.constraint_counters() == keys.constraint_state_prefix() + "counters");
+}
+
+TEST_CASE(
+    "a shard's held jobs live under its own hash tag, below the prefix the scripts derive from",
+    "[unit]") {
+  const Keys keys("myapp");
+  CHECK(keys.held_prefix(3) == "myapp:{3}:c:");
+  CHECK(hash_tag(keys.held_prefix(3)) == "3");
+  // The scripts name these below the prefix themselves (lua/lib/preamble_1_holds_of.lua).
+  CHECK(keys.held_waiting(3, "mail") == keys.held_prefix(3) + "waiting:mail");
+  CHECK(keys.held_tallies(3) == keys.held_prefix(3) + "tallies");
+  CHECK(keys.held_prefix(3) != keys.held_prefix(4));
 }
 
 TEST_CASE("a constraint key's lease and tat keys are its name, '#' and the key", "[unit]") {

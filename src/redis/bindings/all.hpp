@@ -1,7 +1,9 @@
 // Every script binding, and their list (for the test that checks them against the scripts).
 #pragma once
 
+#include "src/redis/bindings/ack_wake.hpp"
 #include "src/redis/bindings/acquire_slots.hpp"
+#include "src/redis/bindings/admit_jobs.hpp"
 #include "src/redis/bindings/beat_master.hpp"
 #include "src/redis/bindings/browse_jobs.hpp"
 #include "src/redis/bindings/cancel_job.hpp"
@@ -15,6 +17,7 @@
 #include "src/redis/bindings/fetch_result.hpp"
 #include "src/redis/bindings/fire_schedule.hpp"
 #include "src/redis/bindings/get_job.hpp"
+#include "src/redis/bindings/hold_jobs.hpp"
 #include "src/redis/bindings/init_store.hpp"
 #include "src/redis/bindings/list_dead.hpp"
 #include "src/redis/bindings/pause_queue.hpp"
@@ -25,11 +28,13 @@
 #include "src/redis/bindings/reclassify_jobs.hpp"
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_job.hpp"
+#include "src/redis/bindings/release_leases.hpp"
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
 #include "src/redis/bindings/schedule_writes.hpp"
+#include "src/redis/bindings/unhold_jobs.hpp"
 #include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::redis::bindings {
@@ -43,6 +48,7 @@ using All =
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, BrowseJobs,
          PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
          WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster, ClaimScheduleName,
-         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule>;
+         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs, HoldJobs,
+         UnholdJobs, ReleaseLeases, AckWake>;
 
 }  // namespace jq::redis::bindings

@@ -25,7 +25,7 @@ namespace jq::redis::bindings {
 // A reply its binding cannot read: a script and a binding out of step, or a store that a
 // correct engine never writes.
 struct BadReply {
-  std::string script;  // "cancelJob-9"
+  std::string script;  // "cancelJob-8"
   std::string detail;  // what was wrong, with the reply's text
 
   std::string message() const { return script + ": " + detail; }

@@ -1,4 +1,4 @@
-// lua/cancelJob-9.lua: removes a job that has not started.
+// lua/cancelJob-8.lua: removes a job that has not started.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,18 +8,16 @@ namespace jq::redis::bindings {
 
 struct CancelJob {
   static constexpr ScriptId id = ScriptId::cancel_job;
-  static constexpr std::array<std::string_view, 9> key_names = {
-      "jobs",         "scheduled",       "done",
-      "counts",       "ready_prefix",    "unique_prefix",
-      "order_prefix", "constraint_defs", "constraint_state"};
-  static constexpr std::array<std::string_view, 5> arg_names = {"field", "now_ms", "channel",
-                                                                "shard", "key_prefix"};
+  static constexpr std::array<std::string_view, 8> key_names = {
+      "jobs",          "scheduled",    "done",       "counts",
+      "ready_prefix", "unique_prefix", "order_prefix", "held_prefix"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"field", "now_ms", "channel",
+                                                                "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
     std::string jobs, scheduled, done, counts, ready_prefix, unique_prefix, order_prefix,
-        constraint_defs, constraint_state;
-    std::string key_prefix;  // not a key: the last ARGV
+        held_prefix;
   };
   struct Args {
     std::string field;
@@ -32,24 +30,16 @@ struct CancelJob {
                                           Status::finished};
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
-    return {k.jobs_prefix(shard),
-            k.scheduled(shard),
-            k.done(shard, field),
-            k.counts(shard),
-            k.ready_prefix(shard),
-            k.unique_prefix(shard),
-            k.order_prefix(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.prefix()};
+    return {k.jobs_prefix(shard),  k.scheduled(shard),     k.done(shard, field),
+            k.counts(shard),       k.ready_prefix(shard),  k.unique_prefix(shard),
+            k.order_prefix(shard), k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
             {std::move(k.jobs), std::move(k.scheduled), std::move(k.done), std::move(k.counts),
              std::move(k.ready_prefix), std::move(k.unique_prefix), std::move(k.order_prefix),
-             std::move(k.constraint_defs), std::move(k.constraint_state)},
-            {std::move(a.field), arg(a.now_ms), std::move(a.channel), arg(a.shard),
-             std::move(k.key_prefix)}};
+             std::move(k.held_prefix)},
+            {std::move(a.field), arg(a.now_ms), std::move(a.channel), arg(a.shard)}};
   }
   static Decoded<Status> decode(const Reply& reply) { return integer_status(id, statuses, reply); }
 };

@@ -1,4 +1,4 @@
-// lua/completeJobs-12.lua: workers' successes end their jobs, a batch of one shard per call.
+// lua/completeJobs-10.lua: workers' successes end their jobs, a batch of one shard per call.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,18 +8,16 @@ namespace jq::redis::bindings {
 
 struct CompleteJobs {
   static constexpr ScriptId id = ScriptId::complete_jobs;
-  static constexpr std::array<std::string_view, 12> key_names = {
-      "jobs",         "inflight",        "done_prefix",      "counts",
-      "stats",        "ready_prefix",    "scheduled",        "unique_prefix",
-      "order_prefix", "constraint_defs", "constraint_state", "watch_prefix"};
-  static constexpr std::array<std::string_view, 5> arg_names = {"result_ttl_s", "channel", "shard",
-                                                                "now_ms", "key_prefix"};
+  static constexpr std::array<std::string_view, 10> key_names = {
+      "jobs",         "inflight",     "done_prefix",   "counts",       "stats",
+      "ready_prefix", "scheduled",    "unique_prefix", "order_prefix", "watch_prefix"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"result_ttl_s", "channel", "shard",
+                                                                "now_ms"};
   static constexpr std::size_t args_per_item = 4;  // then four per job (Job)
 
   struct Keys {
     std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
-        order_prefix, constraint_defs, constraint_state, watch_prefix;
-    std::string key_prefix;  // not a key: an ARGV
+        order_prefix, watch_prefix;
   };
   struct Job {
     std::string field;
@@ -51,20 +49,15 @@ struct CompleteJobs {
             k.scheduled(shard),
             k.unique_prefix(shard),
             k.order_prefix(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.watch_prefix(shard),
-            k.prefix()};
+            k.watch_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{
         id,
         {std::move(k.jobs), std::move(k.inflight), std::move(k.done_prefix), std::move(k.counts),
          std::move(k.stats), std::move(k.ready_prefix), std::move(k.scheduled),
-         std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.constraint_defs),
-         std::move(k.constraint_state), std::move(k.watch_prefix)},
-        {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms),
-         std::move(k.key_prefix)}};
+         std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.watch_prefix)},
+        {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms)}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.field));

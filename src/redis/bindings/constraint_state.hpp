@@ -1,4 +1,4 @@
-// lua/constraintState-4.lua: what one constraint holds now, per key. Changes nothing.
+// lua/constraintState-3.lua: what one constraint holds now, per key. Changes nothing.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,17 +8,22 @@ namespace jq::redis::bindings {
 
 struct ConstraintState {
   static constexpr ScriptId id = ScriptId::constraint_state;
-  static constexpr std::array<std::string_view, 4> key_names = {"waiting", "lease_keys",
-                                                                "lease_prefix", "tat_prefix"};
+  static constexpr std::array<std::string_view, 3> key_names = {"lease_keys", "lease_prefix",
+                                                                "tat_prefix"};
   static constexpr std::array<std::string_view, 2> arg_names = {"now_ms", "top"};
-  static constexpr std::size_t args_per_item = 0;
+  static constexpr std::size_t args_per_item = 2;  // then two per key with waiting jobs
 
   struct Keys {
-    std::string waiting, lease_keys, lease_prefix, tat_prefix;
+    std::string lease_keys, lease_prefix, tat_prefix;
+  };
+  struct Waiting {
+    std::string key;
+    std::int64_t waiting = 0;  // over all shards
   };
   struct Args {
     std::int64_t now_ms = 0;
     std::int64_t top = 0;
+    std::vector<Waiting> waiting;
   };
   struct Key {
     std::string key;
@@ -31,14 +36,18 @@ struct ConstraintState {
   };
 
   static Keys keys(const redis::Keys& k, std::string_view name) {
-    return {k.constraint_waiting(name), k.constraint_lease_keys(name), k.constraint_leases(name),
-            k.constraint_tats(name)};
+    return {k.constraint_lease_keys(name), k.constraint_leases(name), k.constraint_tats(name)};
   }
   static ScriptCall call(Keys k, Args a) {
-    return {id,
-            {std::move(k.waiting), std::move(k.lease_keys), std::move(k.lease_prefix),
-             std::move(k.tat_prefix)},
-            {arg(a.now_ms), arg(a.top)}};
+    ScriptCall c{id,
+                 {std::move(k.lease_keys), std::move(k.lease_prefix), std::move(k.tat_prefix)},
+                 {arg(a.now_ms), arg(a.top)}};
+    c.args.reserve(arg_names.size() + a.waiting.size() * args_per_item);
+    for (Waiting& w : a.waiting) {
+      c.args.push_back(std::move(w.key));
+      c.args.push_back(arg(w.waiting));
+    }
+    return c;
   }
   static Decoded<State> decode(const Reply& reply) {
     const auto& e = reply.elements;

@@ -1,4 +1,4 @@
-// lua/failJob-12.lua: a failed attempt schedules a retry or makes the job dead.
+// lua/failJob-10.lua: a failed attempt schedules a retry or makes the job dead.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -10,10 +10,9 @@ namespace jq::redis::bindings {
 struct FailJob {
   static constexpr ScriptId id = ScriptId::fail_job;
   static constexpr auto key_names = FailKeys::names;
-  static constexpr std::array<std::string_view, 13> arg_names = {
-      "field",   "attempt",       "failure",      "should_retry", "message",
-      "now_ms",  "retry_base_ms", "retry_max_ms", "jitter",       "result_ttl_s",
-      "channel", "shard",         "key_prefix"};
+  static constexpr std::array<std::string_view, 12> arg_names = {
+      "field",  "attempt",       "failure",      "should_retry", "message",      "now_ms",
+      "retry_base_ms", "retry_max_ms", "jitter", "result_ttl_s", "channel",      "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = FailKeys;
@@ -37,13 +36,12 @@ struct FailJob {
 
   static Keys keys(const redis::Keys& k, int shard) { return FailKeys::of(k, shard); }
   static ScriptCall call(Keys k, Args a) {
-    std::string key_prefix = std::move(k.key_prefix);
     return {id,
             std::move(k).list(),
             {std::move(a.field), arg(a.attempt), std::move(a.failure), arg(a.should_retry),
              std::move(a.message), arg(a.now_ms), arg(a.retry.base_ms), arg(a.retry.max_ms),
              jitter_arg(a.retry.jitter), arg(a.retry.result_ttl_s), std::move(a.channel),
-             arg(a.shard), std::move(key_prefix)}};
+             arg(a.shard)}};
   }
   static Decoded<Failed> decode(const Reply& reply) {
     auto n = integers_reply(id, reply);

@@ -12,14 +12,14 @@ struct PushJobs {
   static constexpr ScriptId id = ScriptId::push_jobs;
   static constexpr std::array<std::string_view, 9> key_names = {
       "stats",     "jobs",          "names",        "ready_prefix",    "counts",
-      "scheduled", "unique_prefix", "order_prefix", "constraint_state"};
+      "scheduled", "unique_prefix", "order_prefix", "held_prefix"};
   static constexpr std::array<std::string_view, 6> arg_names = {
       "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes"};
   static constexpr std::size_t args_per_item = 13;  // then thirteen per job (Job)
 
   struct Keys {
     std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix,
-        constraint_state;
+        held_prefix;
   };
   // What a duplicate push does to the waiting job holding its claim (D_* in the preamble).
   enum class OnDuplicate : std::int64_t { keep = 0, replace = 1, append = 2 };
@@ -56,14 +56,14 @@ struct PushJobs {
   static Keys keys(const redis::Keys& k, int shard) {
     return {k.stats(shard),         k.jobs_prefix(shard),  k.names(shard),
             k.ready_prefix(shard),  k.counts(shard),       k.scheduled(shard),
-            k.unique_prefix(shard), k.order_prefix(shard), k.dispatch_constraint_state(shard)};
+            k.unique_prefix(shard), k.order_prefix(shard), k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{
         id,
         {std::move(k.stats), std::move(k.jobs), std::move(k.names), std::move(k.ready_prefix),
          std::move(k.counts), std::move(k.scheduled), std::move(k.unique_prefix),
-         std::move(k.order_prefix), std::move(k.constraint_state)},
+         std::move(k.order_prefix), std::move(k.held_prefix)},
         {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));

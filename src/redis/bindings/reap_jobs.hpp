@@ -1,4 +1,4 @@
-// lua/reapJobs-12.lua: fails attempts whose deadline passed without an answer, as timeouts.
+// lua/reapJobs-10.lua: fails attempts whose deadline passed without an answer, as timeouts.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -10,9 +10,9 @@ namespace jq::redis::bindings {
 struct ReapJobs {
   static constexpr ScriptId id = ScriptId::reap_jobs;
   static constexpr auto key_names = FailKeys::names;
-  static constexpr std::array<std::string_view, 12> arg_names = {
+  static constexpr std::array<std::string_view, 11> arg_names = {
       "cutoff_ms",    "now_ms", "max",          "failure", "message", "retry_base_ms",
-      "retry_max_ms", "jitter", "result_ttl_s", "channel", "shard",   "key_prefix"};
+      "retry_max_ms", "jitter", "result_ttl_s", "channel", "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = FailKeys;
@@ -29,16 +29,34 @@ struct ReapJobs {
 
   static Keys keys(const redis::Keys& k, int shard) { return FailKeys::of(k, shard); }
   static ScriptCall call(Keys k, Args a) {
-    std::string key_prefix = std::move(k.key_prefix);
-    return {
-        id,
-        std::move(k).list(),
-        {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure), std::move(a.message),
-         arg(a.retry.base_ms), arg(a.retry.max_ms), jitter_arg(a.retry.jitter),
-         arg(a.retry.result_ttl_s), std::move(a.channel), arg(a.shard), std::move(key_prefix)}};
+    return {id,
+            std::move(k).list(),
+            {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure),
+             std::move(a.message), arg(a.retry.base_ms), arg(a.retry.max_ms),
+             jitter_arg(a.retry.jitter), arg(a.retry.result_ttl_s), std::move(a.channel),
+             arg(a.shard)}};
   }
-  // The number of jobs reaped.
-  static Decoded<std::int64_t> decode(const Reply& reply) { return integer_reply(id, reply); }
+  // A reaped attempt of a job that matched constraints: its leases are to be released.
+  struct Lease {
+    std::string lease;        // "<shard>-<field>:<attempt>"
+    std::string constraints;  // MessagePack [name1, key1, ...]
+  };
+  struct Reaped {
+    std::int64_t reaped = 0;
+    std::vector<Lease> leases;
+  };
+  static Decoded<Reaped> decode(Reply reply) {
+    auto& e = reply.elements;
+    if (!reply.is_array() || e.empty() || !e[0].is_integer() || e.size() % 2 != 1) {
+      return unexpected(bad_reply(id, "not {reaped, lease, constraints, ...}", reply));
+    }
+    Reaped out{e[0].integer, {}};
+    out.leases.reserve(e.size() / 2);
+    for (std::size_t i = 1; i < e.size(); i += 2) {
+      out.leases.push_back(Lease{std::move(e[i].str), std::move(e[i + 1].str)});
+    }
+    return out;
+  }
 };
 
 }  // namespace jq::redis::bindings

@@ -1,4 +1,4 @@
-// lua/reclassifyJobs-4.lua: gives jobs that have not started the constraints they match now.
+// lua/reclassifyJobs-3.lua: gives jobs that have not started the constraints they match now.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,15 +8,14 @@ namespace jq::redis::bindings {
 
 struct ReclassifyJobs {
   static constexpr ScriptId id = ScriptId::reclassify_jobs;
-  static constexpr std::array<std::string_view, 4> key_names = {
-      "jobs", "ready_prefix", "constraint_defs", "constraint_state"};
-  static constexpr std::array<std::string_view, 4> arg_names = {"now_ms", "key_prefix", "channel",
-                                                                "shard"};
+  static constexpr std::array<std::string_view, 3> key_names = {"jobs", "ready_prefix",
+                                                                "held_prefix"};
+  static constexpr std::array<std::string_view, 2> arg_names = {"channel", "shard"};
   static constexpr std::size_t args_per_item = 3;  // then three per job (Job)
 
   struct Keys {
-    std::string jobs, ready_prefix, constraint_defs, constraint_state;
-    std::string key_prefix, channel;  // not keys: ARGV
+    std::string jobs, ready_prefix, held_prefix;
+    std::string channel;  // not a key: ARGV
   };
   struct Job {
     std::string field;
@@ -24,24 +23,18 @@ struct ReclassifyJobs {
     std::string constraints;  // MessagePack [name1, key1, ...]; '' for none
   };
   struct Args {
-    std::int64_t now_ms = 0;
     std::int64_t shard = 0;
     std::vector<Job> jobs;
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard),
-            k.ready_prefix(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.prefix(),
+    return {k.jobs_prefix(shard), k.ready_prefix(shard), k.held_prefix(shard),
             k.events_channel(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,
-                 {std::move(k.jobs), std::move(k.ready_prefix), std::move(k.constraint_defs),
-                  std::move(k.constraint_state)},
-                 {arg(a.now_ms), std::move(k.key_prefix), std::move(k.channel), arg(a.shard)}};
+                 {std::move(k.jobs), std::move(k.ready_prefix), std::move(k.held_prefix)},
+                 {std::move(k.channel), arg(a.shard)}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.field));

@@ -1,4 +1,4 @@
-// lua/releaseJob-6.lua: gives back a reserved job whose attempt never really happened.
+// lua/releaseJob-4.lua: gives back a reserved job whose attempt never really happened.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -8,41 +8,31 @@ namespace jq::redis::bindings {
 
 struct ReleaseJob {
   static constexpr ScriptId id = ScriptId::release_job;
-  static constexpr std::array<std::string_view, 6> key_names = {
-      "jobs", "inflight", "queue", "counts", "constraint_defs", "constraint_state"};
-  static constexpr std::array<std::string_view, 6> arg_names = {"field", "attempt", "channel",
-                                                                "shard", "now_ms",  "key_prefix"};
+  static constexpr std::array<std::string_view, 4> key_names = {"jobs", "inflight", "queue",
+                                                                "counts"};
+  static constexpr std::array<std::string_view, 4> arg_names = {"field", "attempt", "channel",
+                                                                "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
-    std::string jobs, inflight, queue, counts, constraint_defs, constraint_state;
-    std::string key_prefix;  // not a key: the last ARGV
+    std::string jobs, inflight, queue, counts;
   };
   struct Args {
     std::string field;
     std::int64_t attempt = 0;
     std::string channel;
     std::int64_t shard = 0;
-    std::int64_t now_ms = 0;
   };
   enum class Status : std::int64_t { stale = 0, released = 1 };
   static constexpr std::array statuses = {Status::stale, Status::released};
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view name) {
-    return {k.jobs_prefix(shard),
-            k.inflight(shard),
-            k.ready(shard, name),
-            k.counts(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.prefix()};
+    return {k.jobs_prefix(shard), k.inflight(shard), k.ready(shard, name), k.counts(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
-            {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
-             std::move(k.constraint_defs), std::move(k.constraint_state)},
-            {std::move(a.field), arg(a.attempt), std::move(a.channel), arg(a.shard), arg(a.now_ms),
-             std::move(k.key_prefix)}};
+            {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts)},
+            {std::move(a.field), arg(a.attempt), std::move(a.channel), arg(a.shard)}};
   }
   static Decoded<Status> decode(const Reply& reply) { return integer_status(id, statuses, reply); }
 };

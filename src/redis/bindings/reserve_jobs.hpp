@@ -1,4 +1,4 @@
-// lua/reserveJobs-8.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
+// lua/reserveJobs-7.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
 // reads the queue's head.
 #pragma once
 
@@ -9,18 +9,14 @@ namespace jq::redis::bindings {
 
 struct ReserveJobs {
   static constexpr ScriptId id = ScriptId::reserve_jobs;
-  static constexpr std::array<std::string_view, 8> key_names = {
-      "jobs",  "inflight",      "queue",           "counts",
-      "stats", "unique_prefix", "constraint_defs", "constraint_state"};
-  static constexpr std::array<std::string_view, 8> arg_names = {
-      "now_ms", "max", "bound_priority", "bound_member", "name", "key_prefix", "channel", "shard"};
+  static constexpr std::array<std::string_view, 7> key_names = {
+      "jobs", "inflight", "queue", "counts", "stats", "unique_prefix", "held_prefix"};
+  static constexpr std::array<std::string_view, 5> arg_names = {
+      "now_ms", "max", "bound_priority", "bound_member", "name"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
-    std::string jobs, inflight, queue, counts, stats, unique_prefix, constraint_defs,
-        constraint_state;
-    std::string key_prefix, channel;  // not keys: ARGV
-    std::int64_t shard = 0;           // ARGV
+    std::string jobs, inflight, queue, counts, stats, unique_prefix, held_prefix;
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -49,20 +45,14 @@ struct ReserveJobs {
             k.counts(shard),
             k.stats(shard),
             k.unique_prefix(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.prefix(),
-            k.events_channel(shard),
-            shard};
+            k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
             {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
-             std::move(k.stats), std::move(k.unique_prefix), std::move(k.constraint_defs),
-             std::move(k.constraint_state)},
+             std::move(k.stats), std::move(k.unique_prefix), std::move(k.held_prefix)},
             {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
-             std::move(a.bound_member), std::move(a.name), std::move(k.key_prefix),
-             std::move(k.channel), arg(k.shard)}};
+             std::move(a.bound_member), std::move(a.name)}};
   }
   static Decoded<Reserved> decode(Reply reply) {
     auto& e = reply.elements;

@@ -1,5 +1,5 @@
 // What failJob and reapJobs share: both end attempts through fail_running
-// (lua/lib/preamble_2_fail_running.lua), so they take the same seven KEYS and the same four
+// (lua/lib/preamble_5_fail_running.lua), so they take the same ten KEYS and the same four
 // ARGV of the retry policy.
 #pragma once
 
@@ -21,14 +21,12 @@ struct RetryArgs {
 };
 
 struct FailKeys {
-  static constexpr std::array<std::string_view, 12> names = {
-      "jobs",          "inflight",     "scheduled",       "dead",
-      "done_prefix",   "counts",       "stats",           "ready_prefix",
-      "unique_prefix", "order_prefix", "constraint_defs", "constraint_state"};
+  static constexpr std::array<std::string_view, 10> names = {
+      "jobs",   "inflight",     "scheduled",     "dead",        "done_prefix",
+      "counts", "stats",        "ready_prefix",  "unique_prefix", "order_prefix"};
 
   std::string jobs, inflight, scheduled, dead, done_prefix, counts, stats, ready_prefix,
-      unique_prefix, order_prefix, constraint_defs, constraint_state;
-  std::string key_prefix;  // not a key: the scripts' last ARGV (shards' keys are built from it)
+      unique_prefix, order_prefix;
 
   static FailKeys of(const redis::Keys& k, int shard) {
     return {k.jobs_prefix(shard),
@@ -40,17 +38,14 @@ struct FailKeys {
             k.stats(shard),
             k.ready_prefix(shard),
             k.unique_prefix(shard),
-            k.order_prefix(shard),
-            k.dispatch_constraints(shard),
-            k.dispatch_constraint_state(shard),
-            k.prefix()};
+            k.order_prefix(shard)};
   }
   // In the scripts' KEYS order.
   std::vector<std::string> list() && {
-    return {std::move(jobs),         std::move(inflight),        std::move(scheduled),
-            std::move(dead),         std::move(done_prefix),     std::move(counts),
-            std::move(stats),        std::move(ready_prefix),    std::move(unique_prefix),
-            std::move(order_prefix), std::move(constraint_defs), std::move(constraint_state)};
+    return {std::move(jobs),   std::move(inflight), std::move(scheduled),
+            std::move(dead),   std::move(done_prefix), std::move(counts),
+            std::move(stats),  std::move(ready_prefix), std::move(unique_prefix),
+            std::move(order_prefix)};
   }
 };
 

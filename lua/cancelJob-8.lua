@@ -5,7 +5,8 @@
   (finding it would cost the list's length) and reserveJobs drops it when it comes to the front.
   A cancelled job lets go of its unique claim and its place in its ordering key's line
   (lua/lib/preamble_4_finish_for_good.lua); a job waiting there is cancelled like a queued one,
-  and so is one held back by a constraint (it leaves the constraint key's held set).
+  and so is one held back by a constraint (it leaves the pair's held zset in its shard,
+  lua/lib/preamble_2_unhold_here.lua; the pair's entry under {c} is corrected by its next wake).
   Memory: runs while Redis is over maxmemory (allow-oom): it removes a job.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] scheduled zset of the shard (field, score = due time)
@@ -14,13 +15,11 @@
   KEYS[5] ready prefix of the shard (the queue of name N = KEYS[5] .. N)
   KEYS[6] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[7] order prefix of the shard (the line of ordering key K = KEYS[7] .. K)
-  KEYS[8] constraint defs: the definitions hash (name -> MessagePack)
-  KEYS[9] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
+  KEYS[8] held prefix of the shard (lua/lib/preamble_1_holds_of.lua)
   ARGV[1] the job's field
   ARGV[2] now (ms since the epoch)
   ARGV[3] events channel (what enter_queue announces for an ordering key's next job)
   ARGV[4] the shard (its number)
-  ARGV[5] key prefix (the shards' keys are built from it)
   Returns: 1 cancelled; -1 no such job; -2 running (cannot be cancelled);
            -3 already finished (dead or succeeded)
 ]]
@@ -38,8 +37,7 @@ local state = record[R_STATE]
 if state == S_RUNNING then return -2 end
 if state == S_QUEUED then
   count_add(counts, 'ready', record[R_NAME], -1)
-  unhold(constraint_context(KEYS[8], KEYS[9], ARGV[5], opts.now_ms, opts.channel), record,
-         ARGV[4] .. '-' .. field)
+  unhold_here(holds_of(KEYS[8]), record, field)
   leave_ready(ready_prefix .. record[R_NAME], record[R_PRIORITY], record[R_READY_STAMP] .. field)
 elseif state == S_SCHEDULED then
   rcall('ZREM', scheduled, field)

@@ -5,10 +5,12 @@
   the next-best head elsewhere, so it does not take jobs that another queue should go first for.
   A queued job keeps its R_READY_STAMP: releaseJob puts it back at the front with it. With
   max 0 nothing is taken: the call only reads the queue's head (dropping stale members there).
-  A job that matched constraints starts only if all of them let it (lua/lib/preamble_3_admit.lua,
-  taking their leases and rate tokens); otherwise it leaves the queue to wait in the held set of
-  the constraint key that holds it (lua/lib/preamble_2_hold.lua), and the jobs behind it are
-  taken instead: a limited key never blocks the others.
+  A job that matched constraints waits behind the jobs its pairs already hold in this shard: if
+  one of its pairs holds an older job here, it is held at once (lua/lib/preamble_1_hold_here.lua)
+  and the jobs behind it are taken instead, so a limited key never blocks the others. Otherwise
+  it is taken like any job, as a candidate: the master asks admitJobs (under {c}) whether all its
+  constraints let it start, and holdJobs gives back the ones they do not (no attempt used). Its
+  unique claim (unique_until started) stays until it is admitted (holdJobs).
   Memory: runs while Redis is over maxmemory (allow-oom): jobs move from ready lists to the
           inflight set and their records change in place; dispatching the jobs already stored is
           how memory comes back.
@@ -19,8 +21,8 @@
   KEYS[5] stats hash of the shard (dispatched += jobs taken)
   KEYS[6] unique prefix of the shard: a job with unique_until started gives up its claim
           (lua/lib/preamble_1_unique_claim.lua) when its first attempt is taken
-  KEYS[7] constraint defs: the definitions hash (name -> MessagePack)
-  KEYS[8] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
+  KEYS[7] held prefix of the shard: its jobs held back by constraints
+          (lua/lib/preamble_1_holds_of.lua)
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
   ARGV[2] max: the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
@@ -28,22 +30,18 @@
           is not. Within a priority the list's order rules; the bound is compared with the
           members from the front, and taking stops at the first that is not before it.
   ARGV[5] the name (of KEYS[3])
-  ARGV[6] key prefix (the shards' keys are built from it)
-  ARGV[7] events channel: "s <due_ms>" when a job is held by a rate
-  ARGV[8] the shard (its number: a lease is named by the job's id, <shard>-<field>)
   Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
            head after the reservation ('' and '' when it is empty), which the scheduler keeps
            instead of reading it again, then the jobs taken in ready order, records
-           (MessagePack) as stored after the update; no jobs when nothing is ready within the
-           bound.
+           (MessagePack) as stored after the update (a record with constraints is a candidate
+           for admitJobs); no jobs when nothing is ready within the bound.
 ]]
 local jobs, inflight, queue, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local unique_prefix = KEYS[6]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
 local name = ARGV[5]
-local cx = constraint_context(KEYS[7], KEYS[8], ARGV[6], now, ARGV[7])
-local shard = ARGV[8]
+local h = holds_of(KEYS[7])
 -- Stale members dropped at the head, and jobs held back, per call at most, so one call stays
 -- short however many wait there; the rest go in later calls.
 local max_dropped, max_held = 1000, 1000
@@ -56,6 +54,20 @@ local function queued_record(member)
   if record and record[R_STATE] == S_QUEUED and record[R_READY_STAMP] == string.sub(member, 1, 9)
   then
     return record
+  end
+  return nil
+end
+
+-- The index in `cons` of a pair that holds a job ahead of (stamp, field) in this shard; nil if
+-- none. Jobs of one push share a stamp, and their fields, in push order, break the tie (as in
+-- the ready lists and the held zsets).
+local function older_held_here(cons, stamp, field)
+  for i = 1, #cons, 2 do
+    local oldest = rcall('ZRANGE', h.held .. cons[i] .. '#' .. cons[i + 1], 0, 0, 'WITHSCORES')
+    if oldest[2] then
+      local at = tonumber(oldest[2])
+      if at < stamp or (at == stamp and oldest[1] < field) then return i end
+    end
   end
   return nil
 end
@@ -84,15 +96,14 @@ while taken < max and held < max_held do
     local field = string.sub(members[i], 10)
     local record = queued_record(members[i])
     -- Records are written after the loop: a job whose member came twice is taken once.
-    local blocked
-    if record and not seen[field] and record[R_CONSTRAINTS] then
+    local cons = record and record[R_CONSTRAINTS]
+    if cons and not seen[field] then
       local stamp = base62_decode(record[R_READY_STAMP])
-      blocked = admit(cx, record[R_CONSTRAINTS], shard .. '-' .. field, stamp,
-                      now + record[R_TIMEOUT_MS])
-      if blocked then
+      local behind = older_held_here(cons, stamp, field)
+      if behind then
         seen[field] = true
-        hold(cx, blocked, shard .. '-' .. field, stamp)
-        record[R_BLOCKED_BY] = blocked[1]
+        hold_here(h, cons[behind], cons[behind + 1], field, stamp)
+        record[R_BLOCKED_BY] = cons[behind]
         local bucket, slot = record_at(jobs, field)
         records.add(bucket, slot, pack_record(record))
         held = held + 1
@@ -102,7 +113,7 @@ while taken < max and held < max_held do
       seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
-      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 then
+      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and not cons then
         release_unique(unique_prefix, record, field)
       end
       local packed = pack_record(record)

@@ -5,8 +5,8 @@
   given up on (reaped, released) or for a job no longer running changes nothing, so a late
   answer cannot finish a job that runs again elsewhere. A finished job lets go of its unique
   claim and of its ordering key, whose next job enters the queue
-  (lua/lib/preamble_4_finish_for_good.lua), and of its constraint leases, which lets a job held
-  back by them try again (lua/lib/preamble_4_release_constraints.lua).
+  (lua/lib/preamble_4_finish_for_good.lua). Its constraint leases are under {c}: the master
+  releases them beside this call (releaseLeases).
   Memory: runs while Redis is over maxmemory (allow-oom): it ends running jobs and frees their
           running state; a kept result adds at most limits.max_result_bytes per job, and refusing
           would make finished jobs run again.
@@ -20,9 +20,7 @@
   KEYS[7] scheduled zset of the shard (an ordering key's next job may still wait for its delay)
   KEYS[8] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[9] order prefix of the shard (the line of ordering key K = KEYS[9] .. K)
-  KEYS[10] constraint defs: the definitions hash (name -> MessagePack)
-  KEYS[11] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
-  KEYS[12] watch prefix of the shard: a job's watch key is KEYS[12] .. field, set by fetchResult
+  KEYS[10] watch prefix of the shard: a job's watch key is KEYS[10] .. field, set by fetchResult
           while a pusher waits for its result (how many polls started waiting)
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
   ARGV[2] events channel: gets "r <id>" when a result is kept and its job is watched (the watch
@@ -30,8 +28,7 @@
           ordering key's next job
   ARGV[3] the shard (its number: ids are <shard>-<field>)
   ARGV[4] now (ms since the epoch)
-  ARGV[5] key prefix (the shards' keys are built from it)
-  ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
+  ARGV[5..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
             the result object (MessagePack bytes, as the worker sent it), handed (-1: a kept
             result is stored for whoever fetches it; n >= 0: polls of the calling master wait
             for this result and get it from the caller, so it is not stored, and n of them are
@@ -41,15 +38,14 @@
            changed for that job.
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local watch_prefix = KEYS[12]
+local watch_prefix = KEYS[10]
 local ttl, channel, shard = ARGV[1], ARGV[2], ARGV[3]
 local k = {jobs = jobs, ready_prefix = KEYS[6], scheduled = KEYS[7], counts = counts,
            unique = KEYS[8], order = KEYS[9]}
 local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
-local cx = constraint_context(KEYS[10], KEYS[11], ARGV[5], opts.now_ms, channel)
 local out, succeeded, running = {}, 0, {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
-for a = 6, #ARGV, 4 do
+for a = 5, #ARGV, 4 do
   local field = ARGV[a]
   local record = load_running(jobs, field, ARGV[a + 1])
   -- Records are deleted after the loop: a field given twice ends only once.
@@ -80,7 +76,6 @@ for a = 6, #ARGV, 4 do
         end
       end
     end
-    release_constraints(cx, record[R_CONSTRAINTS], shard .. '-' .. field)
     finish_for_good(k, opts, field, record)
     out[#out + 1] = status
   else

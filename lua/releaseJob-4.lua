@@ -2,20 +2,18 @@
 --[[ releaseJob: gives back a reserved job whose attempt never really happened (the worker could
   not be reached, or answered busy): the attempt does not count and the job is ready again at
   once, at the front of its list with its old stamp, so it keeps its turn. Fenced like
-  completeJobs. Its constraint leases go (a rate token it took stays taken).
+  completeJobs. Its constraint leases are under {c}: the master releases them before this call
+  (releaseLeases), so the job is never ready while its old lease still counts (a rate step it
+  took stays taken).
   Memory: runs while Redis is over maxmemory (allow-oom): the job moves back to its ready list.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] the queue of the job's name (lua/lib/preamble_1_ready_list.lua)
   KEYS[4] counts hash of the shard (running:<name> -= 1, ready:<name> += 1)
-  KEYS[5] constraint defs: the definitions hash (name -> MessagePack)
-  KEYS[6] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] the job's field
   ARGV[2] the attempt being given back
   ARGV[3] events channel: gets announce_ready (the job may go to another endpoint)
   ARGV[4] the shard (its number, for the announcement)
-  ARGV[5] now (ms since the epoch)
-  ARGV[6] key prefix (the shards' keys are built from it)
   Returns: 1 released; 0 stale (not running, or another attempt): nothing changed.
 ]]
 local jobs, inflight, queue, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -29,8 +27,6 @@ record[R_ATTEMPTS] = record[R_ATTEMPTS] - 1
 save_record(jobs, field, record)
 rcall('ZREM', inflight, field)
 make_ready(queue, priority, {member}, true)
-release_constraints(constraint_context(KEYS[5], KEYS[6], ARGV[6], tonumber(ARGV[5]), ARGV[3]),
-                    record[R_CONSTRAINTS], ARGV[4] .. '-' .. field)
 count_add(counts, 'running', name, -1)
 count_add(counts, 'ready', name, 1)
 announce_ready(ARGV[3], ARGV[4], name, priority, member)

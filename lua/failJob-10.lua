@@ -17,8 +17,6 @@
   KEYS[8] ready prefix of the shard (a dead job's ordering key's next job enters the queue)
   KEYS[9] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   KEYS[10] order prefix of the shard (the line of ordering key K = KEYS[10] .. K)
-  KEYS[11] constraint defs: the definitions hash (name -> MessagePack)
-  KEYS[12] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
   ARGV[1] the job's field
   ARGV[2] the attempt the failure is for
   ARGV[3] the failure object (MessagePack bytes)
@@ -32,7 +30,6 @@
   ARGV[11] events channel: "s <due_ms>" on a retry (promoters wake then), "r <id>" when a dead
            job's failure is kept as its result
   ARGV[12] the shard (its number: the job's id is <shard>-<field>)
-  ARGV[13] key prefix (the shards' keys are built from it)
   Returns: {1, due_ms} scheduled for a retry; {2} dead; {0} stale: nothing changed.
 ]]
 local field = ARGV[1]
@@ -44,7 +41,6 @@ local k = {jobs = KEYS[1], inflight = KEYS[2], scheduled = KEYS[3], dead = KEYS[
 local opts = {now_ms = tonumber(ARGV[6]), base_ms = tonumber(ARGV[7]),
               max_ms = tonumber(ARGV[8]), jitter = tonumber(ARGV[9]), ttl_s = ARGV[10],
               channel = ARGV[11], shard = ARGV[12]}
-opts.cx = constraint_context(KEYS[11], KEYS[12], ARGV[13], opts.now_ms, opts.channel)
 local job = {field = field, record = record, done = KEYS[5] .. field,
              id = ARGV[12] .. '-' .. field}
 return fail_running(k, opts, job,

@@ -1,29 +1,29 @@
 #!lua flags=no-writes
---[[ constraintState: what one constraint holds now, per key, from the keys the dispatch side
-  keeps (docs/REDIS.md, "Constraints"). Changes nothing. A key counts when it has waiting jobs
-  or live leases; a lease whose expiry has passed (its master died) is not running. Costs one
-  ZCOUNT per key in the lease-keys set and a sort of the keys: meant for an operator's look, not
-  for a hot path.
+--[[ constraintState: what one constraint holds now, per key: the jobs it holds back, which the
+  shards count (the master sums their waiting hashes and passes them in), and its live leases,
+  read here (docs/REDIS.md, "Constraints"). Changes nothing. A key counts when it has waiting
+  jobs or live leases; a lease whose expiry has passed (its master died) is not running. Costs
+  one ZCOUNT per key in the lease-keys set and a sort of the keys: meant for an operator's look,
+  not for a hot path.
   Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
-  KEYS[1] waiting hash of the constraint (key value -> jobs waiting)
-  KEYS[2] lease-keys set of the constraint (key values that have a lease zset)
-  KEYS[3] lease prefix of the constraint: a key's lease zset is this followed by the key value
+  KEYS[1] lease-keys set of the constraint (key values that have a lease zset)
+  KEYS[2] lease prefix of the constraint: a key's lease zset is this followed by the key value
           (lease id, score = expiry ms)
-  KEYS[4] tat prefix of the constraint: a key's GCRA theoretical arrival time (ms) is the string
+  KEYS[3] tat prefix of the constraint: a key's GCRA theoretical arrival time (ms) is the string
           at this followed by the key value
   ARGV[1] now (ms since the epoch)
   ARGV[2] top: how many keys to list, those with the most waiting first
+  ARGV[3..] two per key with waiting jobs: the key value, its jobs waiting over all shards
   Returns: {waiting, running, keys, {key, waiting, running, tat_ms} ...} with at most `top`
            entries, by waiting (most first), then running, then key; tat_ms is -1 when the key
            has no rate state.
 ]]
-local waiting_hash, lease_keys, leases, tats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local lease_keys, leases, tats = KEYS[1], KEYS[2], KEYS[3]
 local now, top = tonumber(ARGV[1]), tonumber(ARGV[2])
 local per_key = {}
-local flat = rcall('HGETALL', waiting_hash)
-for i = 1, #flat, 2 do
-  local n = tonumber(flat[i + 1]) or 0
-  if n > 0 then per_key[flat[i]] = {n, 0} end
+for a = 3, #ARGV, 2 do
+  local n = tonumber(ARGV[a + 1]) or 0
+  if n > 0 then per_key[ARGV[a]] = {n, 0} end
 end
 for _, key in ipairs(rcall('SMEMBERS', lease_keys)) do
   local running = rcall('ZCOUNT', leases .. key, now, '+inf')

@@ -1,0 +1,8 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- `n` jobs of the pair (name, key) left this shard's held zset (woken, cancelled, matched anew):
+-- the counts the live state and /metrics read follow. A count at 0 is deleted (absent = 0).
+local function unheld(h, name, key, n)
+  if rcall('HINCRBY', h.waiting .. name, key, -n) <= 0 then rcall('HDEL', h.waiting .. name, key) end
+  local field = 'waiting:' .. name
+  if rcall('HINCRBY', h.tallies, field, -n) <= 0 then rcall('HDEL', h.tallies, field) end
+end

@@ -1,0 +1,54 @@
+#!lua flags=allow-oom
+--[[ unholdJobs: wakes up to `n` of the jobs a pair holds in this shard, oldest first (a wake
+  order of admitJobs' side: releaseLeases, wakeConstraints or ackWake, lua/lib/
+  preamble_2_order_wakes.lua). Each goes to the front of its ready list with its old stamp (it
+  keeps its turn) and is announced to every master; its admission is asked again when a
+  scheduler reaches it, and it is held again if it still may not start (no attempt is counted
+  either way). The caller then reports the answer to ackWake. Waking an empty pair, or twice,
+  is harmless: a lost or repeated order costs nothing but the call.
+  Memory: runs while Redis is over maxmemory (allow-oom): held jobs move to their ready lists;
+          nothing is added.
+  KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
+  KEYS[2] ready prefix of the shard (the queue of name N = KEYS[2] .. N)
+  KEYS[3] held prefix of the shard (lua/lib/preamble_1_holds_of.lua)
+  ARGV[1] events channel: announce_ready for every job woken
+  ARGV[2] the shard (its number, for the announcements)
+  ARGV[3] the constraint's name
+  ARGV[4] the key (the pair is name#key)
+  ARGV[5] n: the most jobs to wake
+  ARGV[6] bound: wake only jobs whose ready stamp (µs) is at most this; -1 for no bound
+  Returns: {woken, oldest, settled}: the jobs made ready; the ready stamp (µs) of the oldest job
+           the pair still holds here, -1 when none; and the refused jobs holdJobs settled here for
+           the pair since the last wake (the count starts again at 0).
+]]
+local jobs, ready_prefix = KEYS[1], KEYS[2]
+local h = holds_of(KEYS[3])
+local channel, shard, name, key = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local ck = name .. '#' .. key
+local held = h.held .. ck
+local bound = tonumber(ARGV[6]) < 0 and '+inf' or ARGV[6]
+local popped = rcall('ZRANGEBYSCORE', held, '-inf', bound, 'LIMIT', 0, tonumber(ARGV[5]))
+local woken = {}
+if #popped > 0 then
+  rcall('ZREM', held, unpack(popped))
+  unheld(h, name, key, #popped)
+end
+for _, field in ipairs(popped) do
+  local record = load_record(jobs, field)
+  -- Anything else (cancelled, or matched anew) is dropped.
+  if record and record[R_STATE] == S_QUEUED and record[R_BLOCKED_BY] == name then
+    record[R_BLOCKED_BY] = ''
+    save_record(jobs, field, record)
+    woken[#woken + 1] = {queue = ready_prefix .. record[R_NAME], name = record[R_NAME],
+                         priority = record[R_PRIORITY], member = record[R_READY_STAMP] .. field}
+  end
+end
+-- Each goes to the front of its list: the youngest first, so the oldest ends up in front.
+for i = #woken, 1, -1 do
+  make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
+end
+for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
+local oldest = rcall('ZRANGE', held, 0, 0, 'WITHSCORES')
+local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
+if settled > 0 then rcall('HDEL', h.settled, ck) end
+return {#woken, oldest[2] and tonumber(oldest[2]) or -1, settled}
