@@ -285,8 +285,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::release: {
-      auto r =
-          co_await store_.release(job.id, job.record.name, attempt, job.record.constraints);
+      auto r = co_await store_.release(job.id, job.record.name, attempt, job.record.constraints);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

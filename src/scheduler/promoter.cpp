@@ -54,8 +54,8 @@ asio::awaitable<Periodic::Duration> Promoter::step() {
   if (!redis_.ready()) co_return kRedisAway;
   if (store_.now_ms() >= next_due_ms_) co_await promote_all();
   if (store_.now_ms() >= next_wake_ms_) co_await wake_constraints();
-  const std::int64_t next = std::min(next_due_ms_ > 0 ? next_due_ms_ : kNone,
-                                     next_wake_ms_ > 0 ? next_wake_ms_ : kNone);
+  const std::int64_t next =
+      std::min(next_due_ms_ > 0 ? next_due_ms_ : kNone, next_wake_ms_ > 0 ? next_wake_ms_ : kNone);
   if (next == kNone) co_return kMaxSleep;
   co_return std::min<Periodic::Duration>(
       kMaxSleep, milliseconds(std::max<std::int64_t>(0, next - store_.now_ms())));

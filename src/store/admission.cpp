@@ -32,13 +32,15 @@ asio::awaitable<std::vector<ReservedJob>> Admission::admit(int shard, std::int64
   auto reply = co_await redis_.eval(std::move(call));
   std::vector<std::int64_t> answers;  // empty: no answer
   if (!reply) {
-    spdlog::warn("constraints of {} reserved jobs could not be checked ({}); they run again "
-                 "after their deadline",
-                 candidates.size(), reply.error().message());
+    spdlog::warn(
+        "constraints of {} reserved jobs could not be checked ({}); they run again "
+        "after their deadline",
+        candidates.size(), reply.error().message());
   } else if (auto decoded = AdmitJobs::decode(*reply, candidates.size()); !decoded) {
-    spdlog::warn("constraints of {} reserved jobs could not be checked ({}); they run again "
-                 "after their deadline",
-                 candidates.size(), decoded.error().message());
+    spdlog::warn(
+        "constraints of {} reserved jobs could not be checked ({}); they run again "
+        "after their deadline",
+        candidates.size(), decoded.error().message());
   } else {
     answers = std::move(*decoded);
   }
@@ -67,9 +69,10 @@ asio::awaitable<std::vector<ReservedJob>> Admission::admit(int shard, std::int64
     ScriptCall hold = HoldJobs::call(HoldJobs::keys(keys_, shard), std::move(holds));
     auto held = co_await redis_.eval(std::move(hold));
     if (!held) {
-      spdlog::warn("jobs refused by their constraints could not be held ({}); they run again "
-                   "after their deadline",
-                   held.error().message());
+      spdlog::warn(
+          "jobs refused by their constraints could not be held ({}); they run again "
+          "after their deadline",
+          held.error().message());
     } else if (auto statuses = HoldJobs::decode(*held, sent); !statuses) {
       spdlog::warn("holding jobs refused by their constraints: {}", statuses.error().message());
     }

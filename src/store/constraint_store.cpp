@@ -165,10 +165,9 @@ asio::awaitable<Expected<api::Constraint, StoreError>> ConstraintStore::patch(
     if (!current)
       co_return unexpected(StoreError::internal("constraint " + name + " does not decode"));
     api::Constraint changed = api::apply_patch(std::move(*current), patch);
-    redis::ScriptCall call = UpdateConstraint::call(UpdateConstraint::keys(keys_),
-                                                    {name, api::encode_constraint(changed),
-                                                     std::move(**bytes), keys_.constraint_channel(),
-                                                     now_ms()});
+    redis::ScriptCall call = UpdateConstraint::call(
+        UpdateConstraint::keys(keys_), {name, api::encode_constraint(changed), std::move(**bytes),
+                                        keys_.constraint_channel(), now_ms()});
     auto reply = co_await eval(std::move(call));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto written = UpdateConstraint::decode(*reply);
@@ -259,7 +258,8 @@ asio::awaitable<Expected<ConstraintLiveState, StoreError>> ConstraintStore::live
   for (auto& [key, n] : *waiting) {
     if (n > 0) args.waiting.push_back({key, n});
   }
-  redis::ScriptCall call = ConstraintState::call(ConstraintState::keys(keys_, c.name), std::move(args));
+  redis::ScriptCall call =
+      ConstraintState::call(ConstraintState::keys(keys_, c.name), std::move(args));
   auto reply = co_await eval(std::move(call));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto state = ConstraintState::decode(*reply);
@@ -290,8 +290,8 @@ asio::awaitable<Expected<std::vector<ConstraintTotals>, StoreError>> ConstraintS
   for (const ConstraintStats::Constraint& s : *stats) {
     auto c = decode_stored(s.name, s.definition);
     if (!c) continue;
-    out.push_back(ConstraintTotals{std::move(*c), tally("waiting:" + s.name), s.running,
-                                   s.started, tally("deferred:" + s.name)});
+    out.push_back(ConstraintTotals{std::move(*c), tally("waiting:" + s.name), s.running, s.started,
+                                   tally("deferred:" + s.name)});
   }
   co_return out;
 }

@@ -159,8 +159,9 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(
       co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});
     }
   }
-  redis::ScriptCall call = ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                                            {id.field, attempt, keys_.events_channel(id.shard), id.shard});
+  redis::ScriptCall call =
+      ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
+                       {id.field, attempt, keys_.events_channel(id.shard), id.shard});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);

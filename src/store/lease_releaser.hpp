@@ -23,8 +23,7 @@ namespace jq::store {
 
 class LeaseReleaser {
  public:
-  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff,
-                SystemClock clock);
+  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff, SystemClock clock);
 
   // Sends them soon; a lease whose release is lost stops counting at its attempt's deadline.
   void release(std::vector<AttemptLease> leases);

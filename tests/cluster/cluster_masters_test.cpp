@@ -299,8 +299,10 @@ TEST_CASE(
     "[cluster]") {
   RedisCluster cluster;
   Daemon one(on(cluster)), two(on(cluster));
-  const json constraint = {
-      {"name", "per-tenant"}, {"match", {{"name", "mail"}}}, {"key", "/tenant"}, {"concurrency", 2}};
+  const json constraint = {{"name", "per-tenant"},
+                           {"match", {{"name", "mail"}}},
+                           {"key", "/tenant"},
+                           {"concurrency", 2}};
   const auto created = one.http().post("/v1/constraints", constraint);
   INFO(created.body);
   REQUIRE(created.status == 201);
@@ -308,7 +310,8 @@ TEST_CASE(
   REQUIRE(
       wait_until([&] { return two.http().get("/v1/constraints/per-tenant").status == 200; }, 10s));
   Worker mail({"--threads", "2"}), other;
-  for (const auto& [url, name] : {std::pair{mail.url(), "mail"}, std::pair{other.url(), "report"}}) {
+  for (const auto& [url, name] :
+       {std::pair{mail.url(), "mail"}, std::pair{other.url(), "report"}}) {
     const auto res =
         one.http().post("/v1/workers", {{"url", url}, {"names", {name}}, {"concurrency", 20}});
     REQUIRE((res.status == 201 || res.status == 200));

@@ -130,7 +130,7 @@ TEST_CASE(
   auto f = fields_of(push_jobs(
       r, keys, 0, {constrained("one", "k"), constrained("one", "k"), constrained("one", "k")}));
   REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
-  REQUIRE(take(r, keys, 1).empty());  // f[1]: a candidate, refused, held
+  REQUIRE(take(r, keys, 1).empty());               // f[1]: a candidate, refused, held
   CHECK(reserve(r, keys, 0, 10, kNowMs).empty());  // f[2]: held by reserveJobs alone
   CHECK(zmembers(r, held_key(keys, 0, "one", "k")) == std::vector<std::string>{f[1], f[2]});
   CHECK(read_record(r, keys, 0, f[2])->blocked_by == "one");
@@ -179,9 +179,9 @@ TEST_CASE(
   CHECK(wake_due(r, keys).orders.empty());  // nothing due: paused wakes nothing by itself
 
   json resumed = {{"name", "frozen"}, {"paused", false}};
-  auto written = UpdateConstraint::decode(r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(keys),
-      {"frozen", packed(resumed), "", keys.constraint_channel(), kNowMs})));
+  auto written = UpdateConstraint::decode(r.eval(
+      UpdateConstraint::call(UpdateConstraint::keys(keys),
+                             {"frozen", packed(resumed), "", keys.constraint_channel(), kNowMs})));
   REQUIRE(written);
   CHECK(written->status == UpdateConstraint::Status::replaced);
   CHECK(zscore(r, wake_due_key(keys), "frozen#null") == kNowMs);
@@ -213,9 +213,10 @@ TEST_CASE("a removed constraint holds nothing: all its held jobs wake, in every 
   CHECK(r.call({"SMEMBERS", keys.constraint_state_prefix() + "held_keys:one"}).elements.empty());
 }
 
-TEST_CASE("a cancelled held job leaves its shard's held zset and counts, and its pair's entry goes "
-          "at the next wake",
-          "[redis]") {
+TEST_CASE(
+    "a cancelled held job leaves its shard's held zset and counts, and its pair's entry goes "
+    "at the next wake",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
@@ -345,9 +346,10 @@ TEST_CASE(
   CHECK_FALSE(exists(r, c_key(keys, "refusals", "one", "k")));
 }
 
-TEST_CASE("ackWake stops waiting for a refused job's hold once its attempt is long past its "
-          "deadline (the hold was lost with its master)",
-          "[redis]") {
+TEST_CASE(
+    "ackWake stops waiting for a refused job's hold once its attempt is long past its "
+    "deadline (the hold was lost with its master)",
+    "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "one", {{"concurrency", 1}});
@@ -387,7 +389,8 @@ TEST_CASE(
   const std::string claim = keys.unique_prefix(0) + "email u";
   CHECK(exists(r, claim));  // a candidate has not started yet
   REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{0});
-  CHECK(hold(r, keys, 0, {{f[0], 1, "", ""}}) == std::vector<HoldJobs::Status>{HoldJobs::Status::done});
+  CHECK(hold(r, keys, 0, {{f[0], 1, "", ""}}) ==
+        std::vector<HoldJobs::Status>{HoldJobs::Status::done});
   CHECK_FALSE(exists(r, claim));
 
   // A stale hold (attempt 2 of a job running attempt 1) changes nothing but the settled count.
@@ -441,9 +444,15 @@ TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "
   define(r, keys, "one", {{"concurrency", 1}});
   auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), {}}));
   REQUIRE(take(r, keys) == f);
-  auto reaped = ReapJobs::decode(r.eval(ReapJobs::call(
-      ReapJobs::keys(keys, 0), {kNowMs + 40000, kNowMs + 40000, 100, "\xc0", "timeout",
-                                {1000, 60000, 0.0, 60}, keys.events_channel(0), 0})));
+  auto reaped =
+      ReapJobs::decode(r.eval(ReapJobs::call(ReapJobs::keys(keys, 0), {kNowMs + 40000,
+                                                                       kNowMs + 40000,
+                                                                       100,
+                                                                       "\xc0",
+                                                                       "timeout",
+                                                                       {1000, 60000, 0.0, 60},
+                                                                       keys.events_channel(0),
+                                                                       0})));
   REQUIRE(reaped);
   CHECK(reaped->reaped == 2);
   REQUIRE(reaped->leases.size() == 1);

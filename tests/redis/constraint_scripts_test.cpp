@@ -24,15 +24,16 @@ auto create(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
 
 auto update(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
             const std::string& definition, const std::string& expected = "") {
-  auto out = UpdateConstraint::decode(r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(keys), {name, definition, expected, keys.constraint_channel(), kNowMs})));
+  auto out = UpdateConstraint::decode(r.eval(
+      UpdateConstraint::call(UpdateConstraint::keys(keys),
+                             {name, definition, expected, keys.constraint_channel(), kNowMs})));
   REQUIRE(out);
   return *out;
 }
 
 auto remove(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name) {
-  auto out = RemoveConstraint::decode(r.eval(
-      RemoveConstraint::call(RemoveConstraint::keys(keys), {name, keys.constraint_channel(), kNowMs})));
+  auto out = RemoveConstraint::decode(r.eval(RemoveConstraint::call(
+      RemoveConstraint::keys(keys), {name, keys.constraint_channel(), kNowMs})));
   REQUIRE(out);
   return *out;
 }
@@ -48,8 +49,8 @@ std::string version(SyncRedis& r, const jq::redis::Keys& keys) {
 ConstraintState::State state(SyncRedis& r, const jq::redis::Keys& keys, const std::string& name,
                              std::int64_t now_ms, std::int64_t top = 20,
                              std::vector<ConstraintState::Waiting> waiting = {}) {
-  auto out = ConstraintState::decode(r.eval(ConstraintState::call(
-      ConstraintState::keys(keys, name), {now_ms, top, std::move(waiting)})));
+  auto out = ConstraintState::decode(r.eval(
+      ConstraintState::call(ConstraintState::keys(keys, name), {now_ms, top, std::move(waiting)})));
   REQUIRE(out);
   return *out;
 }

@@ -61,9 +61,8 @@ TEST_CASE("constraintStats lists every constraint by name with its definition as
   }
 }
 
-TEST_CASE(
-    "constraintStats sums live leases over a constraint's keys and reads its start counter",
-    "[redis]") {
+TEST_CASE("constraintStats sums live leases over a constraint's keys and reads its start counter",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   define(r, keys, "mail", R"(,"key":"/tenant","concurrency":2)");
@@ -104,7 +103,8 @@ TEST_CASE(
   job.constraints.assign(matched.begin(), matched.end());  // matched "one", key ""
   push_jobs(r, keys, 0, {job});
   REQUIRE(reserve_jobs(r, keys, 0, "email", 10).elements.size() == 2);  // a candidate
-  AdmitJobs::Args args{kNowMs, {{0, "0-a:1", base62(kStampUs, 9), kNowMs + 30000, job.constraints}}};
+  AdmitJobs::Args args{kNowMs,
+                       {{0, "0-a:1", base62(kStampUs, 9), kNowMs + 30000, job.constraints}}};
   REQUIRE(AdmitJobs::decode(r.eval(AdmitJobs::call(AdmitJobs::keys(keys), std::move(args))), 1));
   const std::string before = dump(r, keys.constraint_counters());
 

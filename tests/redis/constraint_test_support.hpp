@@ -28,7 +28,8 @@ inline std::string packed(const nlohmann::json& value) {
 }
 
 // A definition as the API stores it (api::encode_constraint): only what the scripts read.
-inline void define(SyncRedis& r, const redis::Keys& keys, const std::string& name, nlohmann::json limits) {
+inline void define(SyncRedis& r, const redis::Keys& keys, const std::string& name,
+                   nlohmann::json limits) {
   limits["name"] = name;
   if (!limits.contains("paused")) limits["paused"] = false;
   r.call({"HSET", keys.constraints(), name, packed(limits)});
@@ -47,7 +48,7 @@ struct Taken {
 
 // reserveJobs: the jobs taken from queue "email" of `shard`, candidates included.
 inline std::vector<Taken> reserve(SyncRedis& r, const redis::Keys& keys, int shard, int max,
-                           std::int64_t now_ms) {
+                                  std::int64_t now_ms) {
   redis::Reply taken = reserve_jobs(r, keys, shard, "email", max, now_ms);
   std::vector<Taken> out;
   for (std::size_t i = 0; i < taken.elements.size(); i += 2) {
@@ -64,7 +65,7 @@ inline std::string lease_of(int shard, const std::string& field, int attempt = 1
 
 // admitJobs for the candidates among `taken`: one answer per candidate.
 inline std::vector<std::int64_t> admit(SyncRedis& r, const redis::Keys& keys, int shard,
-                                const std::vector<Taken>& taken, std::int64_t now_ms) {
+                                       const std::vector<Taken>& taken, std::int64_t now_ms) {
   AdmitJobs::Args args{now_ms, {}};
   for (const Taken& t : taken) {
     auto lease = store::attempt_lease({shard, t.field}, t.record.attempts, t.record.constraints);
@@ -79,10 +80,10 @@ inline std::vector<std::int64_t> admit(SyncRedis& r, const redis::Keys& keys, in
 }
 
 inline std::vector<HoldJobs::Status> hold(SyncRedis& r, const redis::Keys& keys, int shard,
-                                   std::vector<HoldJobs::Job> jobs) {
+                                          std::vector<HoldJobs::Job> jobs) {
   const std::size_t n = jobs.size();
-  auto out = HoldJobs::decode(
-      r.eval(HoldJobs::call(HoldJobs::keys(keys, shard), {std::move(jobs)})), n);
+  auto out =
+      HoldJobs::decode(r.eval(HoldJobs::call(HoldJobs::keys(keys, shard), {std::move(jobs)})), n);
   REQUIRE(out);
   return *out;
 }
@@ -90,7 +91,7 @@ inline std::vector<HoldJobs::Status> hold(SyncRedis& r, const redis::Keys& keys,
 // What DispatchStore::reserve dispatches: reserveJobs, then admitJobs for the candidates and
 // holdJobs for the refused ones.
 inline std::vector<std::string> take(SyncRedis& r, const redis::Keys& keys, int max = 10,
-                              std::int64_t now_ms = kNowMs, int shard = 0) {
+                                     std::int64_t now_ms = kNowMs, int shard = 0) {
   const std::vector<Taken> taken = reserve(r, keys, shard, max, now_ms);
   const std::vector<std::int64_t> answers = admit(r, keys, shard, taken, now_ms);
   std::vector<std::string> started;
@@ -106,8 +107,8 @@ inline std::vector<std::string> take(SyncRedis& r, const redis::Keys& keys, int 
       started.push_back(t.field);
     } else {
       const auto i = static_cast<std::size_t>(2 * (pair - 1));
-      refused.push_back({t.field, t.record.attempts, t.record.constraints[i],
-                         t.record.constraints[i + 1]});
+      refused.push_back(
+          {t.field, t.record.attempts, t.record.constraints[i], t.record.constraints[i + 1]});
     }
   }
   if (!refused.empty()) hold(r, keys, shard, refused);
@@ -122,7 +123,7 @@ inline UnholdJobs::Unheld unhold(SyncRedis& r, const redis::Keys& keys, const Wa
 }
 
 inline std::vector<WakeOrder> ack(SyncRedis& r, const redis::Keys& keys, const WakeOrder& order,
-                           const UnholdJobs::Unheld& found, std::int64_t now_ms = kNowMs) {
+                                  const UnholdJobs::Unheld& found, std::int64_t now_ms = kNowMs) {
   auto out = AckWake::decode(r.eval(AckWake::call(
       AckWake::keys(keys), {now_ms, order, found.woken, found.oldest, found.settled})));
   REQUIRE(out);
@@ -132,7 +133,7 @@ inline std::vector<WakeOrder> ack(SyncRedis& r, const redis::Keys& keys, const W
 // What Handoff::run does: every order unheld in its shard and acknowledged, until none is left.
 // Returns how many jobs woke.
 inline std::int64_t hand_off(SyncRedis& r, const redis::Keys& keys, std::vector<WakeOrder> orders,
-                      std::int64_t now_ms = kNowMs) {
+                             std::int64_t now_ms = kNowMs) {
   std::int64_t woken = 0;
   for (int round = 0; !orders.empty(); ++round) {
     REQUIRE(round < 100);
@@ -148,10 +149,10 @@ inline std::int64_t hand_off(SyncRedis& r, const redis::Keys& keys, std::vector<
 }
 
 inline std::vector<WakeOrder> release(SyncRedis& r, const redis::Keys& keys,
-                               std::vector<ReleaseLeases::Lease> leases,
-                               std::int64_t now_ms = kNowMs) {
-  auto out = ReleaseLeases::decode(r.eval(
-      ReleaseLeases::call(ReleaseLeases::keys(keys), {now_ms, std::move(leases)})));
+                                      std::vector<ReleaseLeases::Lease> leases,
+                                      std::int64_t now_ms = kNowMs) {
+  auto out = ReleaseLeases::decode(
+      r.eval(ReleaseLeases::call(ReleaseLeases::keys(keys), {now_ms, std::move(leases)})));
   REQUIRE(out);
   return *out;
 }
@@ -171,7 +172,7 @@ inline std::vector<WakeOrder> complete(SyncRedis& r, const redis::Keys& keys,
 }
 
 inline WakeConstraints::Due wake_due(SyncRedis& r, const redis::Keys& keys,
-                              std::int64_t now_ms = kNowMs) {
+                                     std::int64_t now_ms = kNowMs) {
   auto out = WakeConstraints::decode(
       r.eval(WakeConstraints::call(WakeConstraints::keys(keys), {now_ms, 100})));
   REQUIRE(out);
@@ -179,12 +180,12 @@ inline WakeConstraints::Due wake_due(SyncRedis& r, const redis::Keys& keys,
 }
 
 inline std::string c_key(const redis::Keys& keys, const std::string& kind, const std::string& name,
-                  const std::string& key) {
+                         const std::string& key) {
   return keys.constraint_state_prefix() + kind + ":" + name + "#" + key;
 }
 
 inline std::string held_key(const redis::Keys& keys, int shard, const std::string& name,
-                     const std::string& key) {
+                            const std::string& key) {
   return keys.held_prefix(shard) + "held:" + name + "#" + key;
 }
 

@@ -17,8 +17,8 @@ const std::string kTimeout("\x82\xa4type\xa7\x66\x61ilure\xa6reason\xa7timeout",
 constexpr std::int64_t kReapNowMs = kNowMs + 60000;
 
 // The number of jobs reaped.
-std::int64_t reap_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard,
-                       std::int64_t cutoff_ms, int limit = 100) {
+std::int64_t reap_jobs(SyncRedis& r, const jq::redis::Keys& keys, int shard, std::int64_t cutoff_ms,
+                       int limit = 100) {
   Reply reply = r.eval(ReapJobs::call(ReapJobs::keys(keys, shard), {cutoff_ms,
                                                                     kReapNowMs,
                                                                     limit,

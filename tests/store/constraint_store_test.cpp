@@ -126,10 +126,10 @@ TEST_CASE("ConstraintStore: a patch merges into what another change stored meanw
   using jq::redis::bindings::UpdateConstraint;
   Constraint stale = mail();
   stale.paused = true;
-  auto refused = UpdateConstraint::decode(f.r.eval(UpdateConstraint::call(
-      UpdateConstraint::keys(f.keys),
-      {"mail", jq::api::encode_constraint(stale), "not what is stored", f.keys.constraint_channel(),
-       f.now_ms()})));
+  auto refused = UpdateConstraint::decode(f.r.eval(
+      UpdateConstraint::call(UpdateConstraint::keys(f.keys),
+                             {"mail", jq::api::encode_constraint(stale), "not what is stored",
+                              f.keys.constraint_channel(), f.now_ms()})));
   REQUIRE(refused);
   CHECK(refused->status == UpdateConstraint::Status::changed);
   // ...and a patch reads the current definition, so another change's fields survive it.

@@ -87,9 +87,10 @@ void RedisServer::start() {
   const bool cluster = redis_cluster_mode();
   if (cluster) {
     // The bus port is given: the default, port + 10000, does not exist above 55535.
-    const std::vector<std::string> one_node = {"--cluster-enabled",     "yes",
-                                               "--cluster-config-file", dir_.file("nodes.conf"),
-                                               "--cluster-port",        std::to_string(free_port())};
+    const std::vector<std::string> one_node = {
+        "--cluster-enabled",     "yes",
+        "--cluster-config-file", dir_.file("nodes.conf"),
+        "--cluster-port",        std::to_string(free_port())};
     argv.insert(argv.end(), one_node.begin(), one_node.end());
   }
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());

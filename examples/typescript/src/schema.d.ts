@@ -2439,10 +2439,7 @@ export interface operations {
             400: components["responses"]["BadConstraint"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /**
-             * @description `conflict`: a constraint of this `name` exists (`PUT` replaces it), or the master runs
-             *     on a Redis Cluster, where constraints are not supported yet (the message says so).
-             */
+            /** @description `conflict`: a constraint of this `name` exists (`PUT` replaces it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,19 +2514,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /**
-             * @description `conflict`: the master runs on a Redis Cluster, where constraints are not supported
-             *     yet (the message says so).
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/msgpack": components["schemas"]["ConflictError"];
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["Internal"];
@@ -2594,8 +2578,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `conflict`: the constraint kept changing (other masters' changes) while this patch
-             *     was merged into it, five times in a row; send it again. Also: the master runs on a
-             *     Redis Cluster, where constraints are not supported yet (the message says so).
+             *     was merged into it, five times in a row; send it again.
              */
             409: {
                 headers: {

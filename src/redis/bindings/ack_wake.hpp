@@ -27,9 +27,7 @@ struct AckWake {
     std::int64_t settled = 0;
   };
 
-  static Keys keys(const redis::Keys& k) {
-    return {k.constraints(), k.constraint_state_prefix()};
-  }
+  static Keys keys(const redis::Keys& k) { return {k.constraints(), k.constraint_state_prefix()}; }
   static ScriptCall call(Keys k, Args a) {
     return {id,
             {std::move(k.constraint_defs), std::move(k.constraint_state)},

@@ -48,7 +48,7 @@ using All =
          RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, QueueStats, ListDead, BrowseJobs,
          PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
          WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster, ClaimScheduleName,
-         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs, HoldJobs,
-         UnholdJobs, ReleaseLeases, AckWake>;
+         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs, HoldJobs, UnholdJobs,
+         ReleaseLeases, AckWake>;
 
 }  // namespace jq::redis::bindings

@@ -9,7 +9,7 @@ namespace jq::redis::bindings {
 struct CancelJob {
   static constexpr ScriptId id = ScriptId::cancel_job;
   static constexpr std::array<std::string_view, 8> key_names = {
-      "jobs",          "scheduled",    "done",       "counts",
+      "jobs",         "scheduled",     "done",         "counts",
       "ready_prefix", "unique_prefix", "order_prefix", "held_prefix"};
   static constexpr std::array<std::string_view, 4> arg_names = {"field", "now_ms", "channel",
                                                                 "shard"};
@@ -30,8 +30,8 @@ struct CancelJob {
                                           Status::finished};
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view field) {
-    return {k.jobs_prefix(shard),  k.scheduled(shard),     k.done(shard, field),
-            k.counts(shard),       k.ready_prefix(shard),  k.unique_prefix(shard),
+    return {k.jobs_prefix(shard),  k.scheduled(shard),    k.done(shard, field),
+            k.counts(shard),       k.ready_prefix(shard), k.unique_prefix(shard),
             k.order_prefix(shard), k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {

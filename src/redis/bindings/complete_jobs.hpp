@@ -9,8 +9,8 @@ namespace jq::redis::bindings {
 struct CompleteJobs {
   static constexpr ScriptId id = ScriptId::complete_jobs;
   static constexpr std::array<std::string_view, 10> key_names = {
-      "jobs",         "inflight",     "done_prefix",   "counts",       "stats",
-      "ready_prefix", "scheduled",    "unique_prefix", "order_prefix", "watch_prefix"};
+      "jobs",         "inflight",  "done_prefix",   "counts",       "stats",
+      "ready_prefix", "scheduled", "unique_prefix", "order_prefix", "watch_prefix"};
   static constexpr std::array<std::string_view, 4> arg_names = {"result_ttl_s", "channel", "shard",
                                                                 "now_ms"};
   static constexpr std::size_t args_per_item = 4;  // then four per job (Job)
@@ -40,15 +40,9 @@ struct CompleteJobs {
   static constexpr std::array statuses = {Status::stale, Status::done, Status::handed};
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard),
-            k.inflight(shard),
-            k.done_prefix(shard),
-            k.counts(shard),
-            k.stats(shard),
-            k.ready_prefix(shard),
-            k.scheduled(shard),
-            k.unique_prefix(shard),
-            k.order_prefix(shard),
+    return {k.jobs_prefix(shard), k.inflight(shard),      k.done_prefix(shard),
+            k.counts(shard),      k.stats(shard),         k.ready_prefix(shard),
+            k.scheduled(shard),   k.unique_prefix(shard), k.order_prefix(shard),
             k.watch_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {

@@ -11,8 +11,8 @@ struct FailJob {
   static constexpr ScriptId id = ScriptId::fail_job;
   static constexpr auto key_names = FailKeys::names;
   static constexpr std::array<std::string_view, 12> arg_names = {
-      "field",  "attempt",       "failure",      "should_retry", "message",      "now_ms",
-      "retry_base_ms", "retry_max_ms", "jitter", "result_ttl_s", "channel",      "shard"};
+      "field",         "attempt",      "failure", "should_retry", "message", "now_ms",
+      "retry_base_ms", "retry_max_ms", "jitter",  "result_ttl_s", "channel", "shard"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = FailKeys;

@@ -36,8 +36,8 @@ struct HoldJobs {
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id,
-                 {std::move(k.jobs), std::move(k.inflight), std::move(k.counts),
-                  std::move(k.stats), std::move(k.unique_prefix), std::move(k.held_prefix)},
+                 {std::move(k.jobs), std::move(k.inflight), std::move(k.counts), std::move(k.stats),
+                  std::move(k.unique_prefix), std::move(k.held_prefix)},
                  {}};
     c.args.reserve(a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {

@@ -11,7 +11,7 @@ namespace jq::redis::bindings {
 struct PushJobs {
   static constexpr ScriptId id = ScriptId::push_jobs;
   static constexpr std::array<std::string_view, 9> key_names = {
-      "stats",     "jobs",          "names",        "ready_prefix",    "counts",
+      "stats",     "jobs",          "names",        "ready_prefix", "counts",
       "scheduled", "unique_prefix", "order_prefix", "held_prefix"};
   static constexpr std::array<std::string_view, 6> arg_names = {
       "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes"};
@@ -59,12 +59,11 @@ struct PushJobs {
             k.unique_prefix(shard), k.order_prefix(shard), k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
-    ScriptCall c{
-        id,
-        {std::move(k.stats), std::move(k.jobs), std::move(k.names), std::move(k.ready_prefix),
-         std::move(k.counts), std::move(k.scheduled), std::move(k.unique_prefix),
-         std::move(k.order_prefix), std::move(k.held_prefix)},
-        {}};
+    ScriptCall c{id,
+                 {std::move(k.stats), std::move(k.jobs), std::move(k.names),
+                  std::move(k.ready_prefix), std::move(k.counts), std::move(k.scheduled),
+                  std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.held_prefix)},
+                 {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));

@@ -29,12 +29,12 @@ struct ReapJobs {
 
   static Keys keys(const redis::Keys& k, int shard) { return FailKeys::of(k, shard); }
   static ScriptCall call(Keys k, Args a) {
-    return {id,
-            std::move(k).list(),
-            {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure),
-             std::move(a.message), arg(a.retry.base_ms), arg(a.retry.max_ms),
-             jitter_arg(a.retry.jitter), arg(a.retry.result_ttl_s), std::move(a.channel),
-             arg(a.shard)}};
+    return {
+        id,
+        std::move(k).list(),
+        {arg(a.cutoff_ms), arg(a.now_ms), arg(a.max), std::move(a.failure), std::move(a.message),
+         arg(a.retry.base_ms), arg(a.retry.max_ms), jitter_arg(a.retry.jitter),
+         arg(a.retry.result_ttl_s), std::move(a.channel), arg(a.shard)}};
   }
   // A reaped attempt of a job that matched constraints: its leases are to be released.
   struct Lease {

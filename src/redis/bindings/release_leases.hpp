@@ -27,9 +27,7 @@ struct ReleaseLeases {
     std::vector<Lease> leases;
   };
 
-  static Keys keys(const redis::Keys& k) {
-    return {k.constraints(), k.constraint_state_prefix()};
-  }
+  static Keys keys(const redis::Keys& k) { return {k.constraints(), k.constraint_state_prefix()}; }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{
         id, {std::move(k.constraint_defs), std::move(k.constraint_state)}, {arg(a.now_ms)}};

@@ -11,8 +11,8 @@ struct ReserveJobs {
   static constexpr ScriptId id = ScriptId::reserve_jobs;
   static constexpr std::array<std::string_view, 7> key_names = {
       "jobs", "inflight", "queue", "counts", "stats", "unique_prefix", "held_prefix"};
-  static constexpr std::array<std::string_view, 5> arg_names = {
-      "now_ms", "max", "bound_priority", "bound_member", "name"};
+  static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "max", "bound_priority",
+                                                                "bound_member", "name"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
@@ -39,13 +39,8 @@ struct ReserveJobs {
   };
 
   static Keys keys(const redis::Keys& k, int shard, std::string_view name) {
-    return {k.jobs_prefix(shard),
-            k.inflight(shard),
-            k.ready(shard, name),
-            k.counts(shard),
-            k.stats(shard),
-            k.unique_prefix(shard),
-            k.held_prefix(shard)};
+    return {k.jobs_prefix(shard), k.inflight(shard),      k.ready(shard, name), k.counts(shard),
+            k.stats(shard),       k.unique_prefix(shard), k.held_prefix(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,

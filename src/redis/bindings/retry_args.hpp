@@ -22,29 +22,22 @@ struct RetryArgs {
 
 struct FailKeys {
   static constexpr std::array<std::string_view, 10> names = {
-      "jobs",   "inflight",     "scheduled",     "dead",        "done_prefix",
-      "counts", "stats",        "ready_prefix",  "unique_prefix", "order_prefix"};
+      "jobs",   "inflight", "scheduled",    "dead",          "done_prefix",
+      "counts", "stats",    "ready_prefix", "unique_prefix", "order_prefix"};
 
   std::string jobs, inflight, scheduled, dead, done_prefix, counts, stats, ready_prefix,
       unique_prefix, order_prefix;
 
   static FailKeys of(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard),
-            k.inflight(shard),
-            k.scheduled(shard),
-            k.dead(shard),
-            k.done_prefix(shard),
-            k.counts(shard),
-            k.stats(shard),
-            k.ready_prefix(shard),
-            k.unique_prefix(shard),
-            k.order_prefix(shard)};
+    return {k.jobs_prefix(shard),   k.inflight(shard),    k.scheduled(shard), k.dead(shard),
+            k.done_prefix(shard),   k.counts(shard),      k.stats(shard),     k.ready_prefix(shard),
+            k.unique_prefix(shard), k.order_prefix(shard)};
   }
   // In the scripts' KEYS order.
   std::vector<std::string> list() && {
-    return {std::move(jobs),   std::move(inflight), std::move(scheduled),
-            std::move(dead),   std::move(done_prefix), std::move(counts),
-            std::move(stats),  std::move(ready_prefix), std::move(unique_prefix),
+    return {std::move(jobs),        std::move(inflight),     std::move(scheduled),
+            std::move(dead),        std::move(done_prefix),  std::move(counts),
+            std::move(stats),       std::move(ready_prefix), std::move(unique_prefix),
             std::move(order_prefix)};
   }
 };

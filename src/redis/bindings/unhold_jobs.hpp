@@ -29,8 +29,8 @@ struct UnholdJobs {
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard), k.ready_prefix(shard), k.held_prefix(shard), k.events_channel(shard),
-            shard};
+    return {k.jobs_prefix(shard), k.ready_prefix(shard), k.held_prefix(shard),
+            k.events_channel(shard), shard};
   }
   static ScriptCall call(Keys k, Args a) {
     return {id,
