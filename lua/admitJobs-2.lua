@@ -5,8 +5,8 @@
   counting by itself: running = ZCOUNT now +inf) and, for a rate, one step of the pair's GCRA
   theoretical arrival time (tat). All of a job's constraints or none, in this one step, under
   {c} alone: exact across masters. A pair's held jobs go first, in every shard: a job younger
-  than the oldest one the pair holds in another shard (held_shards) waits behind it (the shard's
-  own held jobs reserveJobs already compared).
+  than the oldest one the pair holds in any shard (held_shards) waits behind it; when the pair
+  has room all the same (a wake that was lost or is still on its way), the pair is due now.
   A refused job is counted where the wakes will look for it: its shard goes into the pair's
   held_shards with the job's stamp (LT), the refusal is counted per shard (refusals: ackWake
   waits for holdJobs to have settled it before it lets the shard go) and the pair's key into
@@ -41,11 +41,18 @@ local function rate_due(ck, due)
 end
 
 -- Why pair (name, key) does not let a job of `shard` with ready stamp `stamp` start; nil if it does.
-local function refuses(limits, ck, shard, stamp)
+local function refuses(limits, ck, name, key, shard, stamp)
   if limits.paused then return true end
+  -- Its own shard too: reserveJobs compared, but another reservation of the queue may have had
+  -- an older job refused since. A woken job has the stamp its shard is listed at: it passes.
   local first = rcall('ZRANGE', cx.c .. 'held_shards:' .. ck, 0, 1, 'WITHSCORES')
   for j = 1, #first, 2 do
-    if first[j] ~= shard and tonumber(first[j + 1]) < stamp then return true end
+    if tonumber(first[j + 1]) < stamp then
+      -- Older jobs are held while the pair has room: a wake was lost or has not landed (or the
+      -- entry is stale). The pair is due now, so they go first and this job after them.
+      if room(cx, name, key, 1) > 0 then rate_due(ck, now) end
+      return true
+    end
   end
   if limits.concurrency then
     local leases = cx.c .. 'lease:' .. ck
@@ -102,7 +109,8 @@ for a = 3, #ARGV, 5 do
   local refused = 0
   for i = 1, #cons, 2 do
     local limits = constraint_limits(cx, cons[i])
-    if limits and refuses(limits, cons[i] .. '#' .. cons[i + 1], shard, stamp) then
+    if limits and refuses(limits, cons[i] .. '#' .. cons[i + 1], cons[i], cons[i + 1], shard,
+                                 stamp) then
       refused = i
       break
     end

@@ -17,9 +17,11 @@
   ARGV[4] the key (the pair is name#key)
   ARGV[5] n: the most jobs to wake
   ARGV[6] bound: wake only jobs whose ready stamp (µs) is at most this; -1 for no bound
-  Returns: {woken, oldest, settled}: the jobs made ready; the ready stamp (µs) of the oldest job
-           the pair still holds here, -1 when none; and the refused jobs holdJobs settled here for
-           the pair since the last wake (the count starts again at 0).
+  Returns: {woken, oldest, settled, at}: the jobs made ready; the ready stamp (µs) of the oldest
+           job the pair still holds here, -1 when none; the refused jobs holdJobs settled here
+           for the pair since the last wake (the count starts again at 0); and when this ran, in
+           µs of this node's clock (TIME), so ackWake can tell a late report from a newer one
+           (two orders for one shard may be acked out of order).
 ]]
 local jobs, ready_prefix = KEYS[1], KEYS[2]
 local h = holds_of(KEYS[3])
@@ -51,4 +53,6 @@ for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, 
 local oldest = rcall('ZRANGE', held, 0, 0, 'WITHSCORES')
 local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
 if settled > 0 then rcall('HDEL', h.settled, ck) end
-return {#woken, oldest[2] and tonumber(oldest[2]) or -1, settled}
+local time = rcall('TIME')
+return {#woken, oldest[2] and tonumber(oldest[2]) or -1, settled,
+        tonumber(time[1]) * 1000000 + tonumber(time[2])}

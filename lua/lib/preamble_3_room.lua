@@ -30,5 +30,7 @@ local function room(cx, name, key, max)
       n = math.min(n, 1 + limits.burst)
     end
   end
-  return math.max(n, 0), again
+  -- Below DRAIN (1000, lua/lib/preamble_2_order_wakes.lua), the wake-everything order of a
+  -- removed constraint, whatever a rate's burst.
+  return math.min(math.max(n, 0), 999), again
 end

@@ -46,8 +46,9 @@ asio::awaitable<void> Handoff::run(std::vector<WakeOrder> orders) {
         spdlog::warn("waking jobs held by constraints: {}", found.error().message());
         continue;
       }
-      acks.push_back(AckWake::call(AckWake::keys(keys_), {now, std::move(orders[i]), found->woken,
-                                                          found->oldest, found->settled}));
+      acks.push_back(AckWake::call(
+          AckWake::keys(keys_),
+          {now, std::move(orders[i]), found->woken, found->oldest, found->settled, found->at}));
     }
     orders.clear();
     if (acks.empty()) co_return;

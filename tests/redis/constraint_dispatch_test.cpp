@@ -6,6 +6,8 @@
 // "Constraints").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/redis/constraint_test_support.hpp"
@@ -458,4 +460,84 @@ TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "
   REQUIRE(reaped->leases.size() == 1);
   CHECK(reaped->leases[0].lease == lease_of(0, f[0]));
   CHECK(reaped->leases[0].constraints == packed(json::array({"one", "k"})));
+}
+
+TEST_CASE(
+    "acks of two wakes of one shard that arrive out of order never let go of a shard that still "
+    "holds jobs",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
+  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
+  const auto c = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 2));
+  REQUIRE(take(r, keys, 1) == a);
+  // b and c are refused, and their holds are still on their way when a first wake runs.
+  const auto taken = reserve(r, keys, 0, 10, kNowMs);
+  REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1, 1});
+  const WakeOrder order{"one", "k", 0, 1, -1};
+  const auto first = unhold(r, keys, order);
+  CHECK(first.woken == 0);
+  hold(r, keys, 0, {{b[0], 1, "one", "k"}, {c[0], 1, "one", "k"}});
+  const auto second = unhold(r, keys, order);
+  CHECK(second.woken == 1);
+  CHECK(second.oldest == kStampUs + 2);
+  CHECK(second.at > first.at);
+  ack(r, keys, order, second);
+  // The first report comes last: it says the shard held nothing, which is no longer true.
+  ack(r, keys, order, first);
+  CHECK(zrange(r, c_key(keys, "held_shards", "one", "k")) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"0", kStampUs + 2}});
+  CHECK(zmembers(r, held_key(keys, 0, "one", "k")) == c);
+}
+
+TEST_CASE(
+    "a slot freed while a refused job's hold is on its way goes to that job once the hold has "
+    "landed, RETRY_MS later",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  define(r, keys, "one", {{"concurrency", 1}});
+  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
+  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
+  REQUIRE(take(r, keys, 1) == a);
+  const auto taken = reserve(r, keys, 0, 10, kNowMs);
+  REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1});
+  events.take(r);
+  // a ends before b's hold lands: the wake finds nothing there, and no shard after it.
+  CHECK(hand_off(r, keys, complete(r, keys, a[0], packed(json::array({"one", "k"})))) == 0);
+  CHECK(zscore(r, wake_due_key(keys), "one#k") == kNowMs + 20);
+  const auto announced = events.take(r);
+  CHECK(std::find(announced.begin(), announced.end(), "s " + std::to_string(kNowMs + 20)) !=
+        announced.end());
+  hold(r, keys, 0, {{b[0], 1, "one", "k"}});
+  CHECK(hand_off(r, keys, wake_due(r, keys, kNowMs + 20).orders) == 1);
+  CHECK(take(r, keys) == b);
+}
+
+TEST_CASE(
+    "a job is admitted only after the older jobs its pair holds in its own shard, and a pair "
+    "with room behind held jobs is due at once",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
+  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
+  const auto c = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 2));
+  REQUIRE(take(r, keys, 1) == a);
+  // Two reservations of the queue take b and c before either is refused.
+  const auto first = reserve(r, keys, 0, 1, kNowMs);
+  const auto second = reserve(r, keys, 0, 1, kNowMs);
+  REQUIRE(admit(r, keys, 0, first, kNowMs) == std::vector<std::int64_t>{1});  // b: a runs
+  // a ends; its slot's wake finds nothing held yet.
+  hand_off(r, keys, complete(r, keys, a[0], packed(json::array({"one", "k"}))));
+  // c is younger than b, which waits for its turn: c may not start first, and the pair is due.
+  CHECK(admit(r, keys, 0, second, kNowMs) == std::vector<std::int64_t>{1});
+  CHECK(zscore(r, wake_due_key(keys), "one#k") == kNowMs);
+  hold(r, keys, 0, {{b[0], 1, "one", "k"}, {c[0], 1, "one", "k"}});
+  CHECK(hand_off(r, keys, wake_due(r, keys, kNowMs).orders) == 1);
+  CHECK(take(r, keys) == b);
 }

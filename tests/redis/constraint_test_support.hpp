@@ -125,7 +125,7 @@ inline UnholdJobs::Unheld unhold(SyncRedis& r, const redis::Keys& keys, const Wa
 inline std::vector<WakeOrder> ack(SyncRedis& r, const redis::Keys& keys, const WakeOrder& order,
                                   const UnholdJobs::Unheld& found, std::int64_t now_ms = kNowMs) {
   auto out = AckWake::decode(r.eval(AckWake::call(
-      AckWake::keys(keys), {now_ms, order, found.woken, found.oldest, found.settled})));
+      AckWake::keys(keys), {now_ms, order, found.woken, found.oldest, found.settled, found.at})));
   REQUIRE(out);
   return *out;
 }

@@ -26,6 +26,7 @@ struct UnholdJobs {
     std::int64_t woken = 0;
     std::int64_t oldest = -1;  // the oldest ready stamp still held there (µs); -1: none
     std::int64_t settled = 0;  // refused jobs settled there since the pair's last wake
+    std::int64_t at = 0;       // when it ran (µs, the shard node's clock): orders the acks
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
@@ -39,9 +40,9 @@ struct UnholdJobs {
              arg(a.n), arg(a.bound)}};
   }
   static Decoded<Unheld> decode(const Reply& reply) {
-    auto n = integers_reply(id, reply, 3);
+    auto n = integers_reply(id, reply, 4);
     if (!n) return unexpected(std::move(n.error()));
-    return Unheld{(*n)[0], (*n)[1], (*n)[2]};
+    return Unheld{(*n)[0], (*n)[1], (*n)[2], (*n)[3]};
   }
 };
 
