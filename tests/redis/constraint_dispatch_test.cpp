@@ -462,17 +462,31 @@ TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "
   CHECK(reaped->leases[0].constraints == packed(json::array({"one", "k"})));
 }
 
+namespace {
+
+// Constraint "one" (concurrency 1) and n jobs of its key k, each pushed on its own (ready stamps
+// kStampUs + i) in shard 0; the first is started. Their fields, in push order.
+std::vector<std::string> lined_up(SyncRedis& r, const jq::redis::Keys& keys, int n) {
+  define(r, keys, "one", {{"concurrency", 1}});
+  std::vector<std::string> f;
+  for (int i = 0; i < n; ++i) {
+    f.push_back(
+        fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + i))[0]);
+  }
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  return f;
+}
+
+}  // namespace
+
 TEST_CASE(
     "acks of two wakes of one shard that arrive out of order never let go of a shard that still "
     "holds jobs",
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
-  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
-  const auto c = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 2));
-  REQUIRE(take(r, keys, 1) == a);
+  const auto f = lined_up(r, keys, 3);
+  const std::vector<std::string> a{f[0]}, b{f[1]}, c{f[2]};
   // b and c are refused, and their holds are still on their way when a first wake runs.
   const auto taken = reserve(r, keys, 0, 10, kNowMs);
   REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1, 1});
@@ -499,10 +513,8 @@ TEST_CASE(
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
-  define(r, keys, "one", {{"concurrency", 1}});
-  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
-  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
-  REQUIRE(take(r, keys, 1) == a);
+  const auto f = lined_up(r, keys, 2);
+  const std::vector<std::string> a{f[0]}, b{f[1]};
   const auto taken = reserve(r, keys, 0, 10, kNowMs);
   REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1});
   events.take(r);
@@ -523,11 +535,8 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  const auto a = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}));
-  const auto b = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 1));
-  const auto c = fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + 2));
-  REQUIRE(take(r, keys, 1) == a);
+  const auto f = lined_up(r, keys, 3);
+  const std::vector<std::string> a{f[0]}, b{f[1]}, c{f[2]};
   // Two reservations of the queue take b and c before either is refused.
   const auto first = reserve(r, keys, 0, 1, kNowMs);
   const auto second = reserve(r, keys, 0, 1, kNowMs);
