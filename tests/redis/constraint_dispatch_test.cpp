@@ -18,6 +18,30 @@ using jq::redis::bindings::CancelJob;
 using jq::store::JobState;
 using nlohmann::json;
 
+namespace {
+
+// Constraint "one" (concurrency 1) and n jobs of its key k in one push to shard 0 (one ready
+// stamp; their fields, in push order, break the tie).
+std::vector<std::string> same_key(SyncRedis& r, const jq::redis::Keys& keys, int n) {
+  define(r, keys, "one", {{"concurrency", 1}});
+  return fields_of(push_jobs(r, keys, 0, std::vector<PushArgs>(n, constrained("one", "k"))));
+}
+
+// Constraint "one" (concurrency 1) and n jobs of its key k, each pushed on its own (ready stamps
+// kStampUs + i) in shard 0; the first is started. Their fields, in push order.
+std::vector<std::string> lined_up(SyncRedis& r, const jq::redis::Keys& keys, int n) {
+  define(r, keys, "one", {{"concurrency", 1}});
+  std::vector<std::string> f;
+  for (int i = 0; i < n; ++i) {
+    f.push_back(
+        fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + i))[0]);
+  }
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  return f;
+}
+
+}  // namespace
+
 TEST_CASE(
     "concurrency: a key runs at most its limit, the rest wait held in their shard while other "
     "jobs run, and a finished attempt hands its slot to the oldest held one",
@@ -83,8 +107,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   CHECK(take(r, keys) == std::vector<std::string>{f[0]});
   // The first attempt's master died: nothing releases its lease.
   auto early = wake_due(r, keys, kNowMs + 29999);
@@ -102,8 +125,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   // The lease expired (its master died), and a younger job arrives in another shard before
   // anything woke f[1].
@@ -128,9 +150,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(
-      r, keys, 0, {constrained("one", "k"), constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 3);
   REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
   REQUIRE(take(r, keys, 1).empty());               // f[1]: a candidate, refused, held
   CHECK(reserve(r, keys, 0, 10, kNowMs).empty());  // f[2]: held by reserveJobs alone
@@ -196,9 +216,7 @@ TEST_CASE("a removed constraint holds nothing: all its held jobs wake, in every 
   using jq::redis::bindings::RemoveConstraint;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(
-      r, keys, 0, {constrained("one", "k"), constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 3);
   auto g = fields_of(push_jobs(r, keys, 1, {constrained("one", "k")}, kNowMs, kStampUs + 9));
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   REQUIRE(take(r, keys, 10, kNowMs, 1).empty());
@@ -221,8 +239,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   REQUIRE(take(r, keys).empty());
   auto status = CancelJob::decode(r.eval(
@@ -308,8 +325,7 @@ TEST_CASE(
 TEST_CASE("releasing an attempt that already ended frees nothing and wakes nobody", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   REQUIRE(take(r, keys).empty());
   const std::string before = dump(r, c_key(keys, "lease", "one", "k"));
@@ -324,8 +340,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
   // f[1] is refused by admitJobs, but its holdJobs has not landed when a wake runs in shard 0.
   const auto taken = reserve(r, keys, 0, 10, kNowMs);
@@ -354,8 +369,7 @@ TEST_CASE(
     "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  define(r, keys, "one", {{"concurrency", 1}});
-  auto f = fields_of(push_jobs(r, keys, 0, {constrained("one", "k"), constrained("one", "k")}));
+  auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
   const auto taken = reserve(r, keys, 0, 10, kNowMs);
   REQUIRE(admit(r, keys, 0, taken, kNowMs) == std::vector<std::int64_t>{1});  // never held
@@ -461,23 +475,6 @@ TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "
   CHECK(reaped->leases[0].lease == lease_of(0, f[0]));
   CHECK(reaped->leases[0].constraints == packed(json::array({"one", "k"})));
 }
-
-namespace {
-
-// Constraint "one" (concurrency 1) and n jobs of its key k, each pushed on its own (ready stamps
-// kStampUs + i) in shard 0; the first is started. Their fields, in push order.
-std::vector<std::string> lined_up(SyncRedis& r, const jq::redis::Keys& keys, int n) {
-  define(r, keys, "one", {{"concurrency", 1}});
-  std::vector<std::string> f;
-  for (int i = 0; i < n; ++i) {
-    f.push_back(
-        fields_of(push_jobs(r, keys, 0, {constrained("one", "k")}, kNowMs, kStampUs + i))[0]);
-  }
-  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
-  return f;
-}
-
-}  // namespace
 
 TEST_CASE(
     "acks of two wakes of one shard that arrive out of order never let go of a shard that still "

@@ -86,6 +86,23 @@ inline Decoded<std::vector<std::int64_t>> integers_reply(ScriptId id, const Repl
   return out;
 }
 
+// One documented status per job of a batch, in order; `jobs` is how many were given.
+template <class Status, std::size_t N>
+Decoded<std::vector<Status>> statuses_reply(ScriptId id, const std::array<Status, N>& statuses,
+                                            const Reply& reply, std::size_t jobs) {
+  auto codes = integers_reply(id, reply);
+  if (!codes) return unexpected(std::move(codes.error()));
+  if (codes->size() != jobs) return unexpected(bad_reply(id, "not one status per job", reply));
+  std::vector<Status> out;
+  out.reserve(jobs);
+  for (std::int64_t code : *codes) {
+    auto s = status_of(id, code, statuses, reply);
+    if (!s) return unexpected(std::move(s.error()));
+    out.push_back(*s);
+  }
+  return out;
+}
+
 // A {status, version} reply: a documented status and the version the write left (the
 // definition changes of constraints and schedules).
 template <class Status>

@@ -63,17 +63,7 @@ struct CompleteJobs {
   }
   // One status per job, in order; `jobs` is how many were given.
   static Decoded<std::vector<Status>> decode(const Reply& reply, std::size_t jobs) {
-    auto codes = integers_reply(id, reply);
-    if (!codes) return unexpected(std::move(codes.error()));
-    if (codes->size() != jobs) return unexpected(bad_reply(id, "not one status per job", reply));
-    std::vector<Status> out;
-    out.reserve(jobs);
-    for (std::int64_t code : *codes) {
-      auto s = status_of(id, code, statuses, reply);
-      if (!s) return unexpected(std::move(s.error()));
-      out.push_back(*s);
-    }
-    return out;
+    return statuses_reply(id, statuses, reply, jobs);
   }
 };
 
