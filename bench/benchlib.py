@@ -44,3 +44,33 @@ def ready(port):
 def pct(values, p, digits=1):
     values = sorted(values)
     return round(values[min(len(values) - 1, int(p / 100 * len(values)))], digits) if values else None
+
+
+def redis_command(port, *args):
+    """One command to the Redis on loopback `port`, its reply decoded from RESP2 (bulk strings as
+    bytes, arrays as lists): for replies redis-cli cannot render as JSON (binary arguments in
+    SLOWLOG GET)."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        frame = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            frame += b"$%d\r\n%s\r\n" % (len(a), a)
+        s.sendall(frame)
+        f = s.makefile("rb")
+
+        def read():
+            line = f.readline()
+            kind, rest = line[:1], line[1:-2]
+            if kind in (b"+", b":"):
+                return int(rest) if kind == b":" else rest
+            if kind == b"-":
+                raise RuntimeError(rest.decode(errors="replace"))
+            if kind == b"$":
+                n = int(rest)
+                return None if n < 0 else f.read(n + 2)[:-2]
+            if kind == b"*":
+                return [read() for _ in range(int(rest))]
+            raise RuntimeError("unexpected RESP reply: %r" % line)
+
+        return read()
+

@@ -9,6 +9,9 @@
 # arguments (after --url, --pids and --redis-url, which this script gives).
 #   e2e          --scenario e2e --jobs 5000 --batch 50 (the built-in worker)
 #   push_single  single JSON pushes over 50 keep-alive connections, no worker (issue 14, row a)
+#   constrained  every job constrained (1,000 tenants, concurrency 2 each), pushed in batches of 50
+#                while the built-in worker decodes and answers: bench/constraints.sh's throughput
+#                row (50,000 jobs; 5,000 under callgrind)
 #   steady       2,000 jobs/s with keep_result, each result long-polled, jqworker answering JSON
 #                in its own process (issue 14, row d); 200/s under callgrind, which cannot keep
 #                up with more
@@ -29,6 +32,8 @@
 #              job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
+# MASTER_BIN: profile this jqmaster binary instead of the build's (e.g. an earlier commit's Release
+# build, to set a profile of the same workload beside it); jqbench and jqworker stay this build's.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
 # INFO commandstats for the run.
 set -euo pipefail
@@ -47,13 +52,20 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
     push_single)
       jobs=20000
       [[ $PROFILER == callgrind ]] && jobs=5000
-      ARGS=(--scenario push --batch 1 --connections 50 --format json --arg-bytes 16 --jobs $jobs)
+      ARGS=(--scenario push --batch 1 --connections 50 --format json --arg-bytes 16 --jobs "$jobs")
+      ;;
+    constrained)
+      jobs=50000
+      [[ $PROFILER == callgrind ]] && jobs=5000
+      ARGS=(--scenario constraints --parts throughput --constraint on --worker decode --tenants 1000
+        --tenant-concurrency 2 --unconstrained-share 0 --worker-concurrency 50 --connections 16
+        --batch 50 --jobs "$jobs")
       ;;
     steady)
       WORKER=jqworker-json
       rate=2000
       [[ $PROFILER == callgrind ]] && rate=200
-      ARGS=(--scenario steady --format json --arg-bytes 16 --rate $rate --duration 3)
+      ARGS=(--scenario steady --format json --arg-bytes 16 --rate "$rate" --duration 3)
       ;;
   esac
 fi
@@ -97,7 +109,8 @@ redis:
 log:
   level: warn
 EOF
-MASTER=("$ROOT/$MASTER_BUILD/cmd/jqmaster" --config "$WORK/jqmaster.yaml")
+MASTER_BIN=${MASTER_BIN:-$ROOT/$MASTER_BUILD/cmd/jqmaster}
+MASTER=("$MASTER_BIN" --config "$WORK/jqmaster.yaml")
 CALLGRIND_OUT=bench/results/callgrind-$STAMP.out
 [[ $PROFILER == callgrind ]] &&
   MASTER=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$ROOT/$CALLGRIND_OUT" "${MASTER[@]}")
@@ -160,7 +173,6 @@ case $PROFILER in
   perf | syscalls) kill -INT "$PROFILER_PID" && wait "$PROFILER_PID" || true ;;
   redis)
     redis-cli -p "$REDIS_PORT" config set slowlog-log-slower-than -1 >/dev/null
-    redis-cli -p "$REDIS_PORT" --quoted-json slowlog get -1 >"$WORK/slowlog.json"
     ;;
 esac
 echo "Redis commands during the run (calls, µs in Redis):" >&2
@@ -198,7 +210,8 @@ case $PROFILER in
     python3 bench/syscall_count.py "$WORK/syscalls.txt" "$LINE"
     ;;
   redis)
-    python3 bench/redis_scripts.py "$MASTER_BUILD/src/generated/lua_scripts.cpp" \
-      "$WORK/slowlog.json" "$LINE"
+    scripts=$MASTER_BUILD/src/generated/lua_scripts.cpp
+    [[ $MASTER_BIN != "$ROOT/$MASTER_BUILD/cmd/jqmaster" ]] && scripts=$MASTER_BIN
+    python3 bench/redis_scripts.py "$scripts" "$REDIS_PORT" "$LINE"
     ;;
 esac

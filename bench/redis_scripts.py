@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Where Redis spends its time per job, by script: bench/profile.sh with PROFILER=redis.
 
-    redis_scripts.py LUA_SCRIPTS_CPP SLOWLOG_JSON JQBENCH_JSON_LINE
+    redis_scripts.py LUA_SCRIPTS_CPP|JQMASTER_BINARY REDIS_PORT JQBENCH_JSON_LINE
 
 LUA_SCRIPTS_CPP is the build's generated/lua_scripts.cpp (every script as jqmaster loads it, so
-the SHA1 that EVALSHA names can be matched to the script's file name); SLOWLOG_JSON is
-`redis-cli --quoted-json SLOWLOG GET -1` after a run with slowlog-log-slower-than 0 (every command a
-client sent, with the µs Redis spent in it; commands run inside a script are part of its
-time). Prints one JSON line: per script (EVALSHA) or command, its calls per job, µs per job and
+the SHA1 that EVALSHA names can be matched to the script's file name); for a binary built
+elsewhere (e.g. an earlier commit's, profile.sh's MASTER_BIN), the scripts are read from the
+binary itself and named by their header (`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on
+loopback REDIS_PORT after a run with slowlog-log-slower-than 0 (every command a client sent, with
+the µs Redis spent in it; commands run inside a script are part of its time); not through
+`redis-cli --quoted-json`, whose JSON breaks on a '"' inside a binary argument. Prints one JSON line: per script (EVALSHA) or command, its calls per job, µs per job and
 µs per call, the most costly first, and the total µs per job the slow log saw.
 """
 import hashlib
@@ -15,10 +17,27 @@ import json
 import re
 import sys
 
+from benchlib import redis_command
+
 ENTRY = re.compile(r'\{"([^"]+)", R"jqlua\((.*?)\)jqlua"\}', re.S)
 
 
+EMBEDDED = re.compile(rb"#!lua flags=[^\x00]*")
+HEADER = re.compile(rb"\n--\[\[ (\w+):")
+
+
 def script_names(path):
+    if not path.endswith(".cpp"):
+        # The scripts are NUL-terminated string literals in the binary; the preamble comes first,
+        # so the script's own header is the last one.
+        with open(path, "rb") as f:
+            data = f.read()
+        names = {}
+        for src in EMBEDDED.findall(data):
+            headers = HEADER.findall(src)
+            if headers:
+                names[hashlib.sha1(src).hexdigest()] = headers[-1].decode()
+        return names
     with open(path, encoding="utf-8") as f:
         text = f.read()
     return {hashlib.sha1(src.encode()).hexdigest(): name for name, src in ENTRY.findall(text)}
@@ -26,15 +45,16 @@ def script_names(path):
 
 def main():
     names = script_names(sys.argv[1])
-    with open(sys.argv[2], encoding="utf-8") as f:
-        entries = json.load(f)
+    entries = redis_command(int(sys.argv[2]), "SLOWLOG", "GET", "-1")
     run = json.loads(sys.argv[3])
-    jobs = (run.get("jobs", 0) + run.get("warmup_jobs", 0)) or 1  # the log covers the warm-up
+    # The log covers the warm-up; the constraints scenario names its jobs by its part.
+    jobs = (run.get("jobs", 0) + run.get("warmup_jobs", 0) + run.get("throughput_jobs", 0)) or 1
     totals = {}  # name -> [calls, µs]
     for entry in entries:
         duration_us, args = entry[2], entry[3]
         if not args:
             continue
+        args = [a.decode(errors="replace") for a in args[:2]]
         command = args[0].lower()
         if command in ("slowlog", "config", "info"):
             continue

@@ -45,7 +45,8 @@ def count_calls(path):
 def main():
     summary_path, line = sys.argv[1], sys.argv[2]
     run = json.loads(line)
-    jobs = run.get("jobs", 0) + run.get("warmup_jobs", 0)  # the count covers the warm-up
+    # The count covers the warm-up; the constraints scenario names its jobs by its part.
+    jobs = run.get("jobs", 0) + run.get("warmup_jobs", 0) + run.get("throughput_jobs", 0)
     calls = count_calls(summary_path)
     total = sum(n for n, _ in calls.values())
     per_job = {
