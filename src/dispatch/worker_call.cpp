@@ -19,6 +19,8 @@
 
 #include "api/retry_after.hpp"
 #include "src/dispatch/tls_contexts.hpp"
+#include "src/util/header_lines.hpp"
+#include "src/util/http_parse.hpp"
 
 namespace jq::dispatch {
 
@@ -31,45 +33,18 @@ using asio::ip::tcp;
 
 namespace {
 
-// After the header: parses the body bytes that came with it (usually all of them) without
-// another asynchronous read. True when the answer is complete; `ec` set when it is malformed.
-template <class Parser>
-bool parse_buffered(beast::flat_buffer& buffer, Parser& parser, boost::system::error_code& ec) {
-  while (!parser.is_done() && buffer.size() > 0) {
-    const std::size_t used = parser.put(buffer.data(), ec);
-    buffer.consume(used);
-    if (ec == bhttp::error::need_more) {
-      ec = {};
-      break;
-    }
-    if (ec || used == 0) break;
-  }
-  return parser.is_done();
-}
-
-// The whole request in one buffer. Beast's serializer walks a chain of buffer views on every
-// write, which cost more instructions than anything else in a worker call. Of headers with the
+// The whole request in one buffer (src/util/header_lines.hpp says why). Of headers with the
 // same name (case-insensitive) the last one is sent: a registration may replace Accept or
 // User-Agent, a job's traceparent replaces a registered one. Names and values were validated
 // when the worker registered (tokens; no CR, LF or NUL), so they are written as they are.
 std::string encode_request(const std::string& host_port, const WorkerCall& call) {
-  std::vector<std::pair<std::string_view, std::string_view>> headers{
-      {"Accept", "application/msgpack"}, {"User-Agent", "jqmaster"}};
+  HeaderLines headers{{"Accept", "application/msgpack"}, {"User-Agent", "jqmaster"}};
   for (const auto& [name, value] : call.headers) headers.emplace_back(name, value);
   std::string out;
   out.reserve(256 + call.target.size() + call.body.size());
   out.append("POST ").append(call.target).append(" HTTP/1.1\r\nHost: ").append(host_port);
   out.append("\r\nContent-Type: application/msgpack\r\n");
-  for (std::size_t i = 0; i < headers.size(); ++i) {
-    bool replaced = false;
-    for (std::size_t j = i + 1; j < headers.size() && !replaced; ++j) {
-      replaced =
-          beast::iequals(beast::string_view(headers[i].first.data(), headers[i].first.size()),
-                         beast::string_view(headers[j].first.data(), headers[j].first.size()));
-    }
-    if (replaced) continue;
-    out.append(headers[i].first).append(": ").append(headers[i].second).append("\r\n");
-  }
+  append_header_lines(out, headers);
   out.append("Content-Length: ").append(std::to_string(call.body.size())).append("\r\n\r\n");
   out.append(call.body);
   return out;

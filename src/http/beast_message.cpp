@@ -1,6 +1,9 @@
 #include "src/http/beast_message.hpp"
 
+#include <charconv>
+
 #include "api/query.hpp"
+#include "src/util/header_lines.hpp"
 
 namespace jq::http {
 
@@ -44,17 +47,25 @@ bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
   return true;
 }
 
-bhttp::response<bhttp::string_body> to_beast(Response&& r, unsigned version, bool keep_alive,
-                                             bool head) {
-  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
-  res.set(bhttp::field::server, "jqmaster");
-  if (!r.content_type.empty()) res.set(bhttp::field::content_type, r.content_type);
-  for (auto& [name, value] : r.headers) res.set(name, value);
-  if (!head) res.body() = std::move(r.body);
-  res.keep_alive(keep_alive);
-  res.prepare_payload();
-  if (head) res.content_length(r.body.size());
-  return res;
+std::string encode_response_head(const Response& r, unsigned version, bool keep_alive) {
+  HeaderLines headers{{"Server", "jqmaster"}};
+  if (!r.content_type.empty()) headers.emplace_back("Content-Type", r.content_type);
+  for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
+  // HTTP/1.1 keeps a connection alive unless told otherwise, HTTP/1.0 closes it unless told.
+  if (version == 11 && !keep_alive) headers.emplace_back("Connection", "close");
+  if (version == 10 && keep_alive) headers.emplace_back("Connection", "keep-alive");
+  char length[24];
+  const auto length_end = std::to_chars(length, length + sizeof length, r.body.size()).ptr;
+  headers.emplace_back("Content-Length",
+                       std::string_view(length, static_cast<std::size_t>(length_end - length)));
+  const auto reason = bhttp::obsolete_reason(bhttp::int_to_status(static_cast<unsigned>(r.status)));
+  std::string out;
+  out.reserve(160 + r.content_type.size());
+  out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ").append(std::to_string(r.status));
+  out.append(" ").append(reason.data(), reason.size()).append("\r\n");
+  append_header_lines(out, headers);
+  out.append("\r\n");
+  return out;
 }
 
 }  // namespace jq::http

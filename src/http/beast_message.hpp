@@ -2,8 +2,9 @@
 // that handlers never see Beast.
 #pragma once
 
+#include <string>
+
 #include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include "src/http/message.hpp"
 
@@ -12,9 +13,10 @@ namespace jq::http {
 // Fills everything but the body from a parsed header; false when the path is badly encoded.
 bool fill_request_header(const boost::beast::http::request_header<>& header, Request& out);
 
-// The answer as Beast writes it; a HEAD answer gets the length of the body it leaves out.
-boost::beast::http::response<boost::beast::http::string_body> to_beast(Response&& r,
-                                                                       unsigned version,
-                                                                       bool keep_alive, bool head);
+// The status line and headers of the answer (its body goes after them, except for HEAD), as
+// Beast would write them, but into one string: Server, Content-Type, the handler's headers (a
+// later one replaces an earlier one of the same name), Connection as `keep_alive` asks for the
+// request's HTTP `version` (10 or 11), and Content-Length (for HEAD, of the body left out).
+std::string encode_response_head(const Response& r, unsigned version, bool keep_alive);
 
 }  // namespace jq::http

@@ -4,6 +4,7 @@
 // reaches connections through a small base class.
 #include "src/http/server.hpp"
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -27,6 +28,7 @@
 #include "src/http/beast_message.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
+#include "src/util/http_parse.hpp"
 
 namespace jq::http {
 
@@ -259,13 +261,17 @@ void Server::Impl::start_session(tcp::socket socket, std::shared_ptr<ssl::contex
   }
 }
 
+// The head and the body in one gathered write (src/util/header_lines.hpp says why not Beast's
+// serializer).
 template <class AsyncStream>
 asio::awaitable<bool> Server::Impl::write(AsyncStream& stream, Response r, unsigned version,
                                           bool keep_alive, bool head) {
-  auto res = to_beast(std::move(r), version, keep_alive, head);
+  const std::string response_head = encode_response_head(r, version, keep_alive);
+  const std::array<asio::const_buffer, 2> buffers{
+      asio::buffer(response_head), head ? asio::const_buffer() : asio::buffer(r.body)};
   beast::get_lowest_layer(stream).expires_after(options.read_timeout);
   boost::system::error_code ec;
-  co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+  co_await asio::async_write(stream, buffers, asio::redirect_error(use_awaitable, ec));
   co_return !ec;
 }
 
@@ -412,7 +418,8 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_header(
   co_return ec;
 }
 
-// Says "100 Continue" first when the client waits for it.
+// Says "100 Continue" first when the client waits for it. A body that came with the header (the
+// usual case for a small request) is parsed where it is, without an asynchronous read.
 template <class Stream>
 asio::awaitable<boost::system::error_code> Server::Impl::read_body(
     Connection<Stream>& c, beast::flat_buffer& buffer, Parser& parser,
@@ -421,6 +428,8 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_body(
   if (wants_continue(parser, options.max_body_bytes)) {
     bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
     co_await bhttp::async_write(c.stream, cont, asio::redirect_error(use_awaitable, ec));
+  } else if (parse_buffered(buffer, parser, ec) || ec) {
+    co_return ec;
   }
   c.tcp().expires_at(began + options.read_timeout);
   if (!ec) {

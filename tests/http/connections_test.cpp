@@ -1,6 +1,8 @@
 // The HTTP server's protection of itself: keep-alive, timeouts, connection limit, bad HTTP.
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -30,6 +32,35 @@ TEST_CASE("one connection serves several requests (keep-alive, pipelined)", "[ht
   const std::string answer = c.read_until_closed(5s, &closed);
   CHECK(count(answer, "HTTP/1.1 200 OK") == 3);
   CHECK(closed);  // by the idle timeout after the third answer
+}
+
+TEST_CASE("a body that arrives after its header, or after 100 Continue, is read whole", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  const std::string body = R"({"name":"later","argument":1})";
+  const std::string header =
+      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Accept: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n";
+  SECTION("in a second write") {
+    RawConnection c(daemon.port());
+    REQUIRE(c.send(header + "Connection: close\r\n\r\n" + body.substr(0, 9)));
+    // Nothing to wait for from outside: the pause lets the master read and parse the first
+    // part alone, so the rest must come through an asynchronous read.
+    std::this_thread::sleep_for(50ms);
+    REQUIRE(c.send(body.substr(9)));
+    const std::string answer = c.read_until_closed(5s);
+    CHECK(answer.rfind("HTTP/1.1 201 Created\r\n", 0) == 0);
+  }
+  SECTION("after 100 Continue") {
+    RawConnection c(daemon.port());
+    REQUIRE(c.send(header + "Expect: 100-continue\r\nConnection: close\r\n\r\n"));
+    std::this_thread::sleep_for(50ms);  // the master answers 100 before the body is sent
+    REQUIRE(c.send(body));
+    const std::string answer = c.read_until_closed(5s);
+    CHECK(answer.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n", 0) == 0);
+  }
+  CHECK(daemon.http().get("/v1/queues").status == 200);
 }
 
 TEST_CASE("an idle or slow client cannot hold a connection", "[http]") {
