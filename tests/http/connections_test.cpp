@@ -34,6 +34,25 @@ TEST_CASE("one connection serves several requests (keep-alive, pipelined)", "[ht
   CHECK(closed);  // by the idle timeout after the third answer
 }
 
+TEST_CASE("pipelined requests with bodies are each answered: a body ends where its length says",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  const auto post = [](const std::string& body, const std::string& extra) {
+    return "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+           "Accept: application/json\r\n" +
+           extra + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  RawConnection c(daemon.port());
+  // Three requests in one write: the second body is read from the same buffer as the first.
+  REQUIRE(c.send(post(R"({"name":"one","argument":1})", "") +
+                 post(R"({"name":"two","argument":[2,2]})", "") +
+                 post(R"({"name":"three","argument":"3"})", "Connection: close\r\n")));
+  const std::string answer = c.read_until_closed(5s);
+  CHECK(count(answer, "HTTP/1.1 201 Created\r\n") == 3);
+  CHECK(count(answer, "HTTP/1.1 400") == 0);
+}
+
 TEST_CASE("a body that arrives after its header, or after 100 Continue, is read whole", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
