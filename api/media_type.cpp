@@ -1,7 +1,6 @@
 #include "api/media_type.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace jq::api {
 
@@ -13,13 +12,16 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// ASCII only, as media types are: std::tolower is a call into the C locale per character, and
+// every request's Content-Type and Accept go through here.
+constexpr char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
   }
   return true;
 }
@@ -36,8 +38,7 @@ double q_value(std::string_view params) {
     const std::size_t semi = params.find(';');
     const std::string_view param = trim(params.substr(0, semi));
     params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
-    if (param.size() < 2 || std::tolower(static_cast<unsigned char>(param[0])) != 'q' ||
-        param[1] != '=') {
+    if (param.size() < 2 || ascii_lower(param[0]) != 'q' || param[1] != '=') {
       continue;
     }
     const std::string_view digits = param.substr(2);

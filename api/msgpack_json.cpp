@@ -267,8 +267,9 @@ Expected<std::string, ApiError> json_to_msgpack(std::string_view text) {
     if (!CheckedSax::Json::sax_parse(text, &sax)) {
       return unexpected(sax.problem ? std::move(*sax.problem) : bad_json("it could not be read"));
     }
-    const std::vector<std::uint8_t> bytes = nlohmann::ordered_json::to_msgpack(value);
-    return std::string(bytes.begin(), bytes.end());
+    std::string bytes;  // written straight into the string, not a vector copied out
+    nlohmann::ordered_json::to_msgpack(value, nlohmann::detail::output_adapter<char>(bytes));
+    return bytes;
   } catch (const nlohmann::json::exception& e) {
     return unexpected(bad_json(without_exception_id(e.what())));
   } catch (const std::exception& e) {
