@@ -8,6 +8,7 @@
 #include <msgpack.hpp>
 
 #include "api/base64.hpp"
+#include "common/string_sink.hpp"
 
 namespace jq::api {
 
@@ -15,11 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// Packs straight into the body (an sbuffer starts at 8 KiB and would be copied out again).
-struct StringSink {
-  std::string& out;
-  void write(const char* data, std::size_t size) { out.append(data, size); }
-};
 using Packer = msgpack::packer<StringSink>;
 
 bool is_raw(const json::binary_t& bin) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/ascii.hpp"
+
 namespace jq::api {
 
 namespace {
@@ -10,20 +12,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-// ASCII only, as media types are: std::tolower is a call into the C locale per character, and
-// every request's Content-Type and Accept go through here.
-constexpr char ascii_lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
 }
 
 // "type/subtype; param=x" -> "type/subtype", trimmed.
@@ -64,7 +52,7 @@ double accept_q(std::string_view accept, Names... names) {
     const std::size_t comma = accept.find(',');
     const std::string_view range = accept.substr(0, comma);
     const std::size_t semi = range.find(';');
-    if ((iequals(essence(range), names) || ...)) {
+    if ((ascii_iequals(essence(range), names) || ...)) {
       best = std::max(best, semi == std::string_view::npos ? 1.0 : q_value(range.substr(semi + 1)));
     }
     if (comma == std::string_view::npos) break;
@@ -81,8 +69,8 @@ constexpr std::string_view kJson = "application/json";
 
 std::optional<MediaType> parse_content_type(std::string_view header) {
   const std::string_view type = essence(header);
-  if (iequals(type, kMsgpack) || iequals(type, kXMsgpack)) return MediaType::msgpack;
-  if (iequals(type, kJson)) return MediaType::json;
+  if (ascii_iequals(type, kMsgpack) || ascii_iequals(type, kXMsgpack)) return MediaType::msgpack;
+  if (ascii_iequals(type, kJson)) return MediaType::json;
   return std::nullopt;
 }
 

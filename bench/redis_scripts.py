@@ -9,8 +9,9 @@ elsewhere (e.g. an earlier commit's, profile.sh's MASTER_BIN), the scripts are r
 binary itself and named by their header (`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on
 loopback REDIS_PORT after a run with slowlog-log-slower-than 0 (every command a client sent, with
 the µs Redis spent in it; commands run inside a script are part of its time); not through
-`redis-cli --quoted-json`, whose JSON breaks on a '"' inside a binary argument. Prints one JSON line: per script (EVALSHA) or command, its calls per job, µs per job and
-µs per call, the most costly first, and the total µs per job the slow log saw.
+`redis-cli --quoted-json`, whose JSON breaks on a '"' inside a binary argument. Prints one JSON
+line: per script (EVALSHA) or command, its calls per job, µs per job and µs per call, the most
+costly first, and the total µs per job the slow log saw.
 """
 import hashlib
 import json

@@ -86,10 +86,6 @@ elseif asked >= DRAIN then
 elseif woken < asked then
   local n = room(cx, name, key, asked - woken)
   if n > 0 then order_wakes(cx, name, key, n, out, after) end
-  if n > 0 and #out == 0 and waiting > 0 then
-    local due = cx.now + RETRY_MS
-    rcall('ZADD', cx.c .. 'wake_due', 'LT', due, ck)
-    rcall('SPUBLISH', channel, string.format('s %d', due))
-  end
+  if n > 0 and #out == 0 and waiting > 0 then pair_due(cx, ck, cx.now + RETRY_MS, channel) end
 end
 return out

@@ -34,12 +34,6 @@ local wake_due = cx.c .. 'wake_due'
 local SETTLE_MS = 10000
 local started, out = {}, {}
 
-local function rate_due(ck, due)
-  if rcall('ZADD', wake_due, 'LT', 'CH', due, ck) == 1 then
-    rcall('SPUBLISH', channel, string.format('s %d', due))
-  end
-end
-
 -- Why pair (name, key) does not let a job of `shard` with ready stamp `stamp` start; nil if it does.
 local function refuses(limits, ck, name, key, shard, stamp)
   if limits.paused then return true end
@@ -50,7 +44,7 @@ local function refuses(limits, ck, name, key, shard, stamp)
     if tonumber(first[j + 1]) < stamp then
       -- Older jobs are held while the pair has room: a wake was lost or has not landed (or the
       -- entry is stale). The pair is due now, so they go first and this job after them.
-      if room(cx, name, key, 1) > 0 then rate_due(ck, now) end
+      if room(cx, name, key, 1) > 0 then pair_due(cx, ck, now, channel) end
       return true
     end
   end
@@ -66,7 +60,7 @@ local function refuses(limits, ck, name, key, shard, stamp)
     local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck)) or now
     local allowed_at = tat - limits.burst * limits.emission_ms
     if allowed_at > now then
-      rate_due(ck, math.ceil(allowed_at))
+      pair_due(cx, ck, math.ceil(allowed_at), channel)
       return true
     end
   end
@@ -97,7 +91,7 @@ local function take(limits, name, key, lease, deadline)
     rcall('SET', tat_key, string.format('%.3f', tat), 'PX', keep_ms)
     -- Jobs still held for the pair get their turn when its next start is allowed.
     if rcall('EXISTS', cx.c .. 'held_shards:' .. ck) == 1 then
-      rate_due(ck, math.ceil(tat - limits.burst * limits.emission_ms))
+      pair_due(cx, ck, math.ceil(tat - limits.burst * limits.emission_ms), channel)
     end
   end
 end

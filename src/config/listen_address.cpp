@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/ascii.hpp"
 #include "src/config/values.hpp"
 
 namespace jq::config {
@@ -53,17 +54,10 @@ bool has_space(std::string_view text) {
                      [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); });
 }
 
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
 
 bool ListenAddress::is_loopback() const {
-  if (equals_ignoring_case(host, "localhost")) return true;
+  if (ascii_iequals(host, "localhost")) return true;
   in_addr v4{};
   if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
   in6_addr v6{};

@@ -1,8 +1,6 @@
 #include "src/http/auth.hpp"
 
-#include <algorithm>
-#include <cctype>
-
+#include "common/ascii.hpp"
 #include "src/http/respond.hpp"
 
 namespace jq::http {
@@ -11,17 +9,10 @@ namespace {
 constexpr std::string_view kProtectedPrefix = "/v1";
 constexpr std::string_view kScheme = "Bearer";
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // The token of "Bearer TOKEN" (scheme case-insensitive, RFC 7235); nullopt when the value has
 // another shape.
 std::optional<std::string_view> bearer_token(std::string_view value) {
-  if (value.size() <= kScheme.size() || !iequals(value.substr(0, kScheme.size()), kScheme) ||
+  if (value.size() <= kScheme.size() || !ascii_iequals(value.substr(0, kScheme.size()), kScheme) ||
       value[kScheme.size()] != ' ') {
     return std::nullopt;
   }

@@ -2,17 +2,9 @@
 
 #include <msgpack.hpp>
 
+#include "common/string_sink.hpp"
+
 namespace jq::store {
-namespace {
-
-// Packs straight into the string (an sbuffer starts at 8 KiB and would be copied out again):
-// every constrained job packs its pairs twice, for admitJobs and for releaseLeases.
-struct StringSink {
-  std::string& out;
-  void write(const char* data, std::size_t size) { out.append(data, size); }
-};
-
-}  // namespace
 
 std::optional<AttemptLease> attempt_lease(const JobId& id, int attempt,
                                           const std::vector<std::string>& constraints) {
