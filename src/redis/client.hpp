@@ -1,9 +1,10 @@
 // The engine's door to Redis, one client with a mode: a single Redis (one redis::Node: one
 // pipelined, self-healing connection) or a Redis Cluster (redis::Cluster: a Node per master,
 // each command routed by its first key's slot, a script by its first KEYS entry). The stores
-// and the scripts do not know which: every script's keys share one shard's hash tag, so one
-// node serves each call, and a batch that spans shards is split per node and its answers put
-// back in order.
+// and the scripts need not know which: every script's keys can share one shard's hash tag, so
+// one node serves each call, and a batch that spans shards is split per node and its answers
+// put back in order. One exception, asked with scripts_span_tags(): on one Redis the scripts of
+// the dispatch path also take the constraints' keys ({c}), saving a round trip per batch.
 //
 // Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH, a promoted replica)
 // is retried with EVAL on that node. An error reply by which Redis refuses to serve now (-OOM,
@@ -48,6 +49,9 @@ class Client {
   void stop();
   bool ready() const;
   bool cluster() const { return cluster_ != nullptr; }
+  // Whether a script may touch keys of several hash tags: a single Redis that does not run in
+  // cluster mode (known once it is ready; a one-node cluster behind redis:// refuses them).
+  bool scripts_span_tags() const { return single_ && !single_->cluster_enabled(); }
   // The executor its connections run on: where work tied to this Redis can have a strand.
   const asio::any_io_executor& executor() const { return executor_; }
 

@@ -155,7 +155,8 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
 }
 
 // AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
-// must stop the start, not the first request that needs it.
+// must stop the start, not the first request that needs it. With the scripts, INFO says whether
+// the server runs in cluster mode (then it refuses a script whose keys span hash tags).
 asio::awaitable<std::error_code> Node::handshake() {
   std::vector<std::vector<std::string>> setup;
   const Address& a = options_.address;
@@ -167,10 +168,17 @@ asio::awaitable<std::error_code> Node::handshake() {
   if (load_scripts_) {
     for (const Script& s : all_scripts())
       setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+    setup.push_back({"INFO", "cluster"});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);
   if (!replies) co_return replies.error();
+  if (load_scripts_ && !replies->elements.empty()) {
+    // An INFO refused (an ACL without it) reads as no cluster mode.
+    const Reply& info = replies->elements.back();
+    cluster_enabled_ = !info.is_error() && info.str.find("cluster_enabled:1") != std::string::npos;
+    replies->elements.pop_back();
+  }
   for (const Reply& r : replies->elements) {
     if (r.is_error()) {
       // The scripts' first line (#!lua flags=...) is Redis 7 syntax; Redis 6 cannot compile it.

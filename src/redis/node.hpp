@@ -7,6 +7,7 @@
 // any command refused fails the whole.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,6 +51,9 @@ class Node {
   void stop();
   bool ready() const;
   const Address& address() const { return options_.address; }
+  // Whether the server runs in cluster mode (known after the first handshake): then a script's
+  // keys must share one hash slot even on a single node.
+  bool cluster_enabled() const { return cluster_enabled_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
   // Several commands in one write; the reply is an array with one element per command.
@@ -82,6 +86,7 @@ class Node {
   ConnectionOptions options_;
   OnConnect on_connect_;
   bool load_scripts_;
+  std::atomic<bool> cluster_enabled_ = false;
   std::shared_ptr<Connection> connection_;
   metrics::Histogram* command_duration_ = nullptr;
   std::function<void(const std::error_code&)> on_error_;

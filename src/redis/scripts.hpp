@@ -63,7 +63,7 @@ struct Script {
 // in the order of the script's header.
 struct ScriptCall {
   ScriptId id;
-  std::vector<std::string> keys;  // exactly script(id).num_keys
+  std::vector<std::string> keys;  // script(id).num_keys, or fewer where the last are optional
   std::vector<std::string> args;
 };
 

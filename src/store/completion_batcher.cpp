@@ -10,13 +10,17 @@ constexpr std::size_t kMaxBatch = 256;  // jobs per completeJobs call
 }  // namespace
 
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                                     std::int64_t result_ttl_s, SystemClock clock)
+                                     std::int64_t result_ttl_s, SystemClock clock,
+                                     std::function<bool()> joined, Handoff& handoff)
     : redis_(redis),
       keys_(CompleteJobs::keys(keys, shard)),
+      joined_keys_(CompleteJobs::keys(keys, shard, true)),
       shard_(shard),
       result_ttl_s_(result_ttl_s),
       channel_(keys.events_channel(shard)),
       clock_(std::move(clock)),
+      joined_(std::move(joined)),
+      handoff_(handoff),
       batcher_(
           redis.executor(), [this](std::vector<Job> jobs) { return send(std::move(jobs)); },
           [](const std::vector<Job>& waiting) { return std::min(waiting.size(), kMaxBatch); },
@@ -35,7 +39,8 @@ asio::awaitable<std::vector<CompletionBatcher::Result>> CompletionBatcher::send(
     std::vector<Job> jobs) {
   const std::size_t n = jobs.size();
   CompleteJobs::Args args{result_ttl_s_, channel_, shard_, epoch_ms(clock_()), std::move(jobs)};
-  redis::ScriptCall call = CompleteJobs::call(keys_, std::move(args));
+  const bool joined = joined_();
+  redis::ScriptCall call = CompleteJobs::call(joined ? joined_keys_ : keys_, std::move(args));
   auto reply = co_await redis_.eval(std::move(call));
   std::vector<Result> out;
   out.reserve(n);
@@ -43,12 +48,13 @@ asio::awaitable<std::vector<CompletionBatcher::Result>> CompletionBatcher::send(
     out.assign(n, Result(unexpected(StoreError::unavailable(reply.error()))));
     co_return out;
   }
-  auto statuses = CompleteJobs::decode(*reply, n);
-  if (!statuses) {
-    out.assign(n, Result(unexpected(StoreError::bad_reply(statuses.error()))));
+  auto completed = CompleteJobs::decode(std::move(*reply), n);
+  if (!completed) {
+    out.assign(n, Result(unexpected(StoreError::bad_reply(completed.error()))));
     co_return out;
   }
-  for (const CompleteJobs::Status status : *statuses) {
+  if (joined) handoff_.start(std::move(completed->wakes));
+  for (const CompleteJobs::Status status : completed->statuses) {
     switch (status) {
       case CompleteJobs::Status::stale:
         out.emplace_back(Completed::stale);

@@ -1,9 +1,12 @@
 // Successes of one shard, recorded with as few completeJobs calls as the load allows
 // (CallBatcher): an answer that arrives while no call is on its way goes at once (no added
 // wait); answers that arrive while one is on its way wait for it and then go together in the
-// next call.
+// next call. When `joined` says so (a Redis that lets a script span hash tags), the jobs'
+// constraint leases are released in the same call, and the slots they free are handed to held
+// jobs (Handoff).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/call_batcher.hpp"
+#include "src/store/handoff.hpp"
 #include "src/store/store_error.hpp"
 #include "src/util/time.hpp"
 
@@ -28,7 +32,8 @@ class CompletionBatcher {
   using Result = Expected<Completed, StoreError>;
 
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                    std::int64_t result_ttl_s, SystemClock clock);
+                    std::int64_t result_ttl_s, SystemClock clock, std::function<bool()> joined,
+                    Handoff& handoff);
 
   // `handed`: polls of this master wait for the result (ResultWaiters::claim), this many of them
   // known to be counted in the job's watch key.
@@ -40,11 +45,14 @@ class CompletionBatcher {
   asio::awaitable<std::vector<Result>> send(std::vector<Job> jobs);
 
   redis::Client& redis_;
-  redis::bindings::CompleteJobs::Keys keys_;
+  redis::bindings::CompleteJobs::Keys keys_;         // without the constraints' keys
+  redis::bindings::CompleteJobs::Keys joined_keys_;  // with them
   int shard_;
   std::int64_t result_ttl_s_;
   std::string channel_;
   SystemClock clock_;  // "now" for an ordering key's next job (its delay may not have passed)
+  std::function<bool()> joined_;
+  Handoff& handoff_;
   CallBatcher<Job, Result> batcher_;
 };
 

@@ -39,32 +39,39 @@ bool QueueHead::before(const QueueHead& other) const {
 }
 
 DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock,
-                             RetryPolicy retry)
+                             RetryPolicy retry, std::optional<ConstraintSteps> steps)
     : redis_(redis),
       keys_(std::move(keys)),
       shards_(shards),
       clock_(std::move(clock)),
       retry_(retry),
+      steps_(steps),
       admission_(redis_, keys_),
       handoff_(redis_, keys_, shards, clock_),
       leases_(redis_, keys_, handoff_, clock_) {
   for (int s = 0; s < shards; ++s) {
     completions_.push_back(std::make_unique<CompletionBatcher>(
-        redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count()), clock_));
+        redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count()), clock_,
+        [this] { return joined(); }, handoff_));
   }
 }
 
 DispatchStore::~DispatchStore() = default;
+
+bool DispatchStore::joined() const {
+  if (steps_) return *steps_ == ConstraintSteps::joined;
+  return redis_.scripts_span_tags();
+}
 
 std::int64_t DispatchStore::now_ms() const {
   return epoch_ms(clock_());
 }
 
 ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, int max,
-                                       const std::optional<QueueHead>& bound) const {
-  return ReserveJobs::call(ReserveJobs::keys(keys_, queue.shard, queue.name),
+                                       const std::optional<QueueHead>& bound, bool admit) const {
+  return ReserveJobs::call(ReserveJobs::keys(keys_, queue.shard, queue.name, admit),
                            {now, max, bound ? std::optional(bound->priority) : std::nullopt,
-                            bound ? bound->member : std::string(), queue.name});
+                            bound ? bound->member : std::string(), queue.name, queue.shard});
 }
 
 // reserveJobs taking nothing (max 0) for every queue, in one round trip: the script answers the
@@ -74,7 +81,7 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
   const std::int64_t now = now_ms();
   std::vector<ScriptCall> calls;
   calls.reserve(queues.size());
-  for (const QueueRef& q : queues) calls.push_back(reserve_call(q, now, 0, std::nullopt));
+  for (const QueueRef& q : queues) calls.push_back(reserve_call(q, now, 0, std::nullopt, false));
   auto reply = co_await redis_.eval_pipeline(std::move(calls));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array() || reply->elements.size() != queues.size()) {
@@ -92,7 +99,8 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
 asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     QueueRef queue, int max, std::optional<QueueHead> bound) {
   const std::int64_t now = now_ms();
-  ScriptCall call = reserve_call(queue, now, max, bound);
+  const bool admit = joined();
+  ScriptCall call = reserve_call(queue, now, max, bound, admit);
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto reserved = ReserveJobs::decode(std::move(*reply));
@@ -112,18 +120,27 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     out.jobs.push_back(
         ReservedJob{JobId{queue.shard, std::move(taken.field)}, std::move(*record), deadline});
   }
-  if (constrained) out.jobs = co_await admission_.admit(queue.shard, now, std::move(out.jobs));
+  if (constrained && !admit) {
+    out.jobs = co_await admission_.admit(queue.shard, now, std::move(out.jobs));
+  }
   co_return out;
 }
 
-// The leases go beside the shard's call, not after it: a lease is named by its attempt, so even
-// a stale answer's release only frees what that attempt held.
+// Separate, the leases go beside the shard's call, not after it: a lease is named by its
+// attempt, so even a stale answer's release only frees what that attempt held. Joined,
+// completeJobs releases those of the jobs it finishes; a stale answer's go here.
 asio::awaitable<Expected<Completed, StoreError>> DispatchStore::complete(
     JobId id, int attempt, std::string result, std::optional<std::int64_t> handed,
     std::vector<std::string> constraints) {
-  if (auto lease = attempt_lease(id, attempt, constraints)) leases_.release({std::move(*lease)});
-  co_return co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
+  auto lease = attempt_lease(id, attempt, constraints);
+  const bool separate = !joined();
+  if (lease && separate) leases_.release({std::move(*lease)});
+  auto done = co_await completions_[static_cast<std::size_t>(id.shard)]->complete(
       std::move(id.field), attempt, std::move(result), handed);
+  if (lease && !separate && (!done || *done == Completed::stale)) {
+    leases_.release({std::move(*lease)});
+  }
+  co_return done;
 }
 
 asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(

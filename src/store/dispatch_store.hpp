@@ -1,8 +1,9 @@
 // The store's verbs for dispatch: look at queue heads, reserve, and finish attempts (success,
 // failure with retry or death, release), plus the periodic promote and reap. One script each in
-// the job's shard; for a job that matched constraints, also the calls under {c} that admit it
-// (Admission) and give its leases back (LeaseReleaser), whose freed slots go to held jobs
-// (Handoff).
+// the job's shard; for a job that matched constraints, also the steps under {c} that admit it
+// and give its leases back, whose freed slots go to held jobs (Handoff). On one Redis the
+// reservation admits and the success releases in their own scripts; on a cluster, where {c} is
+// in another slot, those steps are calls of their own (Admission, LeaseReleaser).
 #pragma once
 
 #include <chrono>
@@ -59,6 +60,12 @@ struct RetryPolicy {
 
 enum class FailOutcome { stale, retry_scheduled, dead };
 
+// Where a reservation's admission and a success's lease release run: in the shard's
+// reserveJobs and completeJobs (one Redis that lets a script span hash tags: one call each
+// instead of two), or as admitJobs/holdJobs and releaseLeases calls under {c} (a cluster, or a
+// server in cluster mode; on one Redis too when asked, for tests).
+enum class ConstraintSteps { joined, separate };
+
 struct PromoteOutcome {
   int promoted = 0;
   std::optional<std::int64_t> next_due_ms;
@@ -66,7 +73,10 @@ struct PromoteOutcome {
 
 class DispatchStore {
  public:
-  DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, RetryPolicy retry);
+  // `steps`: unless given, joined where the Redis lets scripts span hash tags
+  // (Client::scripts_span_tags), else separate.
+  DispatchStore(redis::Client& redis, redis::Keys keys, int shards, Clock clock, RetryPolicy retry,
+                std::optional<ConstraintSteps> steps = std::nullopt);
   ~DispatchStore();
 
   int shards() const { return shards_; }
@@ -82,8 +92,8 @@ class DispatchStore {
                                                              std::optional<QueueHead> bound);
   // The attempt's success (stale when the attempt was already given up on). Batched per shard
   // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.
-  // `constraints` (the record's) names the leases the attempt took, released beside it
-  // (LeaseReleaser).
+  // `constraints` (the record's) names the leases the attempt took, released with it (or beside
+  // it, LeaseReleaser).
   asio::awaitable<Expected<Completed, StoreError>> complete(JobId id, int attempt,
                                                             std::string result,
                                                             std::optional<std::int64_t> handed,
@@ -107,13 +117,15 @@ class DispatchStore {
 
  private:
   redis::ScriptCall reserve_call(const QueueRef& queue, std::int64_t now, int max,
-                                 const std::optional<QueueHead>& bound) const;
+                                 const std::optional<QueueHead>& bound, bool admit) const;
+  bool joined() const;
 
   redis::Client& redis_;
   redis::Keys keys_;
   int shards_;
   Clock clock_;
   RetryPolicy retry_;
+  std::optional<ConstraintSteps> steps_;
   std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
   Admission admission_;
   Handoff handoff_;

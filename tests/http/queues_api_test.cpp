@@ -62,7 +62,7 @@ struct Fixture {
     const std::string id = push(name);
     auto parsed = *jq::store::parse_job_id(id, kShards);
     auto reply = check.eval(ReserveJobs::call(ReserveJobs::keys(keys, parsed.shard, name),
-                                              {now_ms(), 1, std::nullopt, "", name}));
+                                              {now_ms(), 1, std::nullopt, "", name, parsed.shard}));
     auto reserved = ReserveJobs::decode(reply);
     REQUIRE(reserved);
     REQUIRE(reserved->jobs.size() == 1);

@@ -1,8 +1,12 @@
 // Shared by the [redis] tests that put jobs under constraints: definitions written as the API
 // stores them, jobs that matched them, the master's steps between the scripts (as
 // src/store/admission.cpp and src/store/handoff.cpp take them), and the state keys.
+// With JQ_TEST_JOINED_STEPS set, take() and complete() run the steps under {c} joined into
+// reserveJobs and completeJobs, as DispatchStore does on one Redis (store::ConstraintSteps),
+// so the same tests check both ways.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,11 @@ inline PushArgs constrained(const std::string& name, const std::string& key) {
   PushArgs job;
   job.constraints = packed(nlohmann::json::array({name, key}));
   return job;
+}
+
+inline bool joined_steps() {
+  const char* v = std::getenv("JQ_TEST_JOINED_STEPS");
+  return v != nullptr && *v != '\0' && std::string_view(v) != "0";
 }
 
 struct Taken {
@@ -92,6 +101,15 @@ inline std::vector<HoldJobs::Status> hold(SyncRedis& r, const redis::Keys& keys,
 // holdJobs for the refused ones.
 inline std::vector<std::string> take(SyncRedis& r, const redis::Keys& keys, int max = 10,
                                      std::int64_t now_ms = kNowMs, int shard = 0) {
+  if (joined_steps()) {
+    using redis::bindings::ReserveJobs;
+    auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
+        ReserveJobs::keys(keys, shard, "email", true), {now_ms, max, {}, "", "email", shard})));
+    REQUIRE(reply);
+    std::vector<std::string> started;
+    for (const auto& t : reply->jobs) started.push_back(t.field);
+    return started;
+  }
   const std::vector<Taken> taken = reserve(r, keys, shard, max, now_ms);
   const std::vector<std::int64_t> answers = admit(r, keys, shard, taken, now_ms);
   std::vector<std::string> started;
@@ -164,9 +182,10 @@ inline std::vector<WakeOrder> complete(SyncRedis& r, const redis::Keys& keys,
                                        const std::string& constraints = "") {
   CompleteJobs::Args args{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
   auto status = CompleteJobs::decode(
-      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
+      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0, joined_steps()), std::move(args))), 1);
   REQUIRE(status);
-  REQUIRE(status->front() == CompleteJobs::Status::done);
+  REQUIRE(status->statuses.front() == CompleteJobs::Status::done);
+  if (joined_steps()) return status->wakes;  // released by completeJobs itself
   if (constraints.empty()) return {};
   return release(r, keys, {{lease_of(0, field), constraints}});
 }

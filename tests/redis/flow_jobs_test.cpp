@@ -1,5 +1,5 @@
 // Delayed, unique and ordered jobs through the scripts that move them: pushJobs-9 stores them,
-// reserveJobs-7, completeJobs-10, failJob-10, cancelJob-8 and retryDeadJob-6 let go of what they
+// reserveJobs-9, completeJobs-12, failJob-10, cancelJob-8 and retryDeadJob-6 let go of what they
 // hold (contract: "The job", "Unique jobs", "Ordered jobs").
 #include <catch2/catch.hpp>
 
@@ -32,7 +32,7 @@ void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& fiel
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
   REQUIRE(status);
-  REQUIRE(status->front() == CompleteJobs::Status::done);
+  REQUIRE(status->statuses.front() == CompleteJobs::Status::done);
 }
 
 FailJob::Status fail(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field,

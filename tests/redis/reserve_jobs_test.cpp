@@ -1,4 +1,4 @@
-// reserveJobs-7.lua: the best ready jobs of one name move to in-flight, bounded and counted.
+// reserveJobs-9.lua: the best ready jobs of one name move to in-flight, bounded and counted.
 #include <catch2/catch.hpp>
 
 #include <limits>

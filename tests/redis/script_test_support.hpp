@@ -265,7 +265,7 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
   return out;
 }
 
-// reserveJobs-7.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
+// reserveJobs-9.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
 // the reservation (member, priority), then field and record of each job taken.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,
@@ -277,7 +277,7 @@ inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, in
   std::optional<std::int64_t> bound;
   if (!bound_priority.empty()) bound = std::stoll(bound_priority);
   redis::Reply reply = r.eval(ReserveJobs::call(ReserveJobs::keys(keys, shard, name),
-                                                {now_ms, max, bound, bound_member, name}));
+                                                {now_ms, max, bound, bound_member, name, shard}));
   REQUIRE(ReserveJobs::decode(reply));
   return reply;
 }

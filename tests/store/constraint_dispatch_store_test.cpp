@@ -1,6 +1,8 @@
 // Constraints through the stores, as the engine calls them: DispatchStore::reserve admits or
-// holds (Admission), the end of an attempt gives its leases back and hands the slot on
-// (LeaseReleaser, Handoff), a constraint's removal wakes what it held before it is answered.
+// holds, the end of an attempt gives its leases back and hands the slot on (Handoff), a
+// constraint's removal wakes what it held before it is answered. Each case runs both ways the
+// steps under {c} go: joined into the shard's scripts (one Redis) and separate (Admission,
+// LeaseReleaser: a cluster).
 #include <catch2/catch.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -14,6 +16,7 @@
 #include "tests/store/store_test_support.hpp"
 
 using jq::store::ConstraintCache;
+using jq::store::ConstraintSteps;
 using jq::store::ConstraintStore;
 using jq::store::DispatchStore;
 using jq::store::JobId;
@@ -29,16 +32,23 @@ namespace {
 constexpr int kShards = 2;
 
 struct Fixture {
+  explicit Fixture(ConstraintSteps steps)
+      : store{h.client(),
+              keys,
+              kShards,
+              clock.fn(),
+              RetryPolicy{1000ms, 60'000ms, 0.0, std::chrono::seconds(60)},
+              steps} {
+    jobs.use_constraints(&cache);
+  }
+
   StoreHarness h{shared_redis().port()};
   TestClock clock{kEpoch};
   jq::redis::Keys keys = fresh_keys();
   JobStore jobs{h.client(), keys, kShards, clock.fn(), 1};  // round robin over the shards
-  DispatchStore store{h.client(), keys, kShards, clock.fn(),
-                      RetryPolicy{1000ms, 60'000ms, 0.0, std::chrono::seconds(60)}};
+  DispatchStore store;
   ConstraintStore constraints{h.client(), keys, kShards, clock.fn()};
   ConstraintCache cache{h.client().executor(), constraints};
-
-  Fixture() { jobs.use_constraints(&cache); }
 
   void create(const std::string& json) {
     auto c = jq::api::decode_constraint(json, jq::api::MediaType::json);
@@ -90,7 +100,11 @@ TEST_CASE(
     "DispatchStore: a reservation hands out only the jobs their constraint lets start, the "
     "others wait held with their attempt given back, and an answer hands the slot on",
     "[redis]") {
-  Fixture f;
+  const auto steps = GENERATE(ConstraintSteps::joined, ConstraintSteps::separate);
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (steps == ConstraintSteps::joined && redis_cluster_mode()) return;
+  INFO((steps == ConstraintSteps::joined ? "joined" : "separate") << " steps under {c}");
+  Fixture f{steps};
   f.create(R"({"name":"one","match":{"name":"mail"},"concurrency":1})");
   const JobId first = f.push();   // shard 0
   const JobId second = f.push();  // shard 1
@@ -131,7 +145,11 @@ TEST_CASE(
     "DispatchStore: a job given back releases its lease before it is ready again, so it can "
     "start at once",
     "[redis]") {
-  Fixture f;
+  const auto steps = GENERATE(ConstraintSteps::joined, ConstraintSteps::separate);
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (steps == ConstraintSteps::joined && redis_cluster_mode()) return;
+  INFO((steps == ConstraintSteps::joined ? "joined" : "separate") << " steps under {c}");
+  Fixture f{steps};
   f.create(R"({"name":"one","match":{"name":"mail"},"concurrency":1})");
   const JobId id = f.push();
   auto started = f.reserve_all();
@@ -147,7 +165,11 @@ TEST_CASE(
 
 TEST_CASE("ConstraintStore: removing a constraint wakes every job it held before it answers",
           "[redis]") {
-  Fixture f;
+  const auto steps = GENERATE(ConstraintSteps::joined, ConstraintSteps::separate);
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (steps == ConstraintSteps::joined && redis_cluster_mode()) return;
+  INFO((steps == ConstraintSteps::joined ? "joined" : "separate") << " steps under {c}");
+  Fixture f{steps};
   f.create(R"({"name":"gate","match":{"name":"mail"},"paused":true})");
   const JobId a = f.push();
   const JobId b = f.push();
@@ -161,7 +183,11 @@ TEST_CASE("ConstraintStore: removing a constraint wakes every job it held before
 }
 
 TEST_CASE("ConstraintStore: live state and totals sum the jobs held in every shard", "[redis]") {
-  Fixture f;
+  const auto steps = GENERATE(ConstraintSteps::joined, ConstraintSteps::separate);
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (steps == ConstraintSteps::joined && redis_cluster_mode()) return;
+  INFO((steps == ConstraintSteps::joined ? "joined" : "separate") << " steps under {c}");
+  Fixture f{steps};
   f.create(R"({"name":"one","match":{"name":"mail"},"concurrency":1})");
   for (int i = 0; i < 5; ++i) f.push();
   REQUIRE(f.reserve_all().size() == 1);

@@ -50,7 +50,7 @@ redis::Reply SyncRedis::read() {
 
 redis::Reply SyncRedis::eval(const redis::ScriptCall& script_call) {
   const redis::Script& s = redis::script(script_call.id);
-  if (script_call.keys.size() != s.num_keys)
+  if (script_call.keys.size() > s.num_keys)
     throw std::logic_error("wrong key count for " + std::string(s.file));
   std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(script_call.keys.size())};
   cmd.insert(cmd.end(), script_call.keys.begin(), script_call.keys.end());

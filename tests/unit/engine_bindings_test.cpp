@@ -135,7 +135,9 @@ void check_binding() {
   // call() lays out exactly the declared keys and arguments.
   ScriptCall call = B::call({}, {});
   CHECK(call.id == B::id);
-  CHECK(call.keys.size() == B::key_names.size());
+  std::size_t optional_keys = 0;
+  if constexpr (requires { B::optional_keys; }) optional_keys = B::optional_keys;
+  CHECK(call.keys.size() + optional_keys == B::key_names.size());
   std::size_t optional = 0;
   if constexpr (requires { B::optional_args; }) optional = B::optional_args;
   CHECK(call.args.size() + optional >= B::arg_names.size());

@@ -1,16 +1,20 @@
-// lua/completeJobs-10.lua: workers' successes end their jobs, a batch of one shard per call.
+// lua/completeJobs-12.lua: workers' successes end their jobs, a batch of one shard per call. With
+// the constraint keys (one Redis holds every key) it releases their leases in the same step.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
+#include "src/redis/bindings/wake_orders.hpp"
 #include "src/redis/keys.hpp"
 
 namespace jq::redis::bindings {
 
 struct CompleteJobs {
   static constexpr ScriptId id = ScriptId::complete_jobs;
-  static constexpr std::array<std::string_view, 10> key_names = {
-      "jobs",         "inflight",  "done_prefix",   "counts",       "stats",
-      "ready_prefix", "scheduled", "unique_prefix", "order_prefix", "watch_prefix"};
+  static constexpr std::array<std::string_view, 12> key_names = {
+      "jobs",         "inflight",     "done_prefix",     "counts",
+      "stats",        "ready_prefix", "scheduled",       "unique_prefix",
+      "order_prefix", "watch_prefix", "constraint_defs", "constraint_state"};
+  static constexpr std::size_t optional_keys = 2;  // the last two: leases released in this step
   static constexpr std::array<std::string_view, 4> arg_names = {"result_ttl_s", "channel", "shard",
                                                                 "now_ms"};
   static constexpr std::size_t args_per_item = 4;  // then four per job (Job)
@@ -18,6 +22,8 @@ struct CompleteJobs {
   struct Keys {
     std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
         order_prefix, watch_prefix;
+    // Both empty: not given (on a cluster {c} is in another slot); releaseLeases frees them then.
+    std::string constraint_defs, constraint_state;
   };
   struct Job {
     std::string field;
@@ -39,11 +45,25 @@ struct CompleteJobs {
   enum class Status : std::int64_t { stale = 0, done = 1, handed = 2 };
   static constexpr std::array statuses = {Status::stale, Status::done, Status::handed};
 
-  static Keys keys(const redis::Keys& k, int shard) {
-    return {k.jobs_prefix(shard), k.inflight(shard),      k.done_prefix(shard),
-            k.counts(shard),      k.stats(shard),         k.ready_prefix(shard),
-            k.scheduled(shard),   k.unique_prefix(shard), k.order_prefix(shard),
-            k.watch_prefix(shard)};
+  // `release`: the constraint keys too, so leases go in this step (one Redis only).
+  static Keys keys(const redis::Keys& k, int shard, bool release = false) {
+    Keys out{k.jobs_prefix(shard),
+             k.inflight(shard),
+             k.done_prefix(shard),
+             k.counts(shard),
+             k.stats(shard),
+             k.ready_prefix(shard),
+             k.scheduled(shard),
+             k.unique_prefix(shard),
+             k.order_prefix(shard),
+             k.watch_prefix(shard),
+             {},
+             {}};
+    if (release) {
+      out.constraint_defs = k.constraints();
+      out.constraint_state = k.constraint_state_prefix();
+    }
+    return out;
   }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{
@@ -52,6 +72,10 @@ struct CompleteJobs {
          std::move(k.stats), std::move(k.ready_prefix), std::move(k.scheduled),
          std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.watch_prefix)},
         {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms)}};
+    if (!k.constraint_defs.empty()) {
+      c.keys.push_back(std::move(k.constraint_defs));
+      c.keys.push_back(std::move(k.constraint_state));
+    }
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.field));
@@ -61,9 +85,21 @@ struct CompleteJobs {
     }
     return c;
   }
-  // One status per job, in order; `jobs` is how many were given.
-  static Decoded<std::vector<Status>> decode(const Reply& reply, std::size_t jobs) {
-    return statuses_reply(id, statuses, reply, jobs);
+  struct Outcome {
+    std::vector<Status> statuses;  // one per job, in order
+    std::vector<WakeOrder> wakes;  // slots the released leases freed (with the constraint keys)
+  };
+  // `jobs` is how many were given.
+  static Decoded<Outcome> decode(Reply reply, std::size_t jobs) {
+    if (!reply.is_array() || reply.elements.size() < jobs) {
+      return unexpected(bad_reply(id, "not one status per job, then wake orders", reply));
+    }
+    auto wakes = wake_orders(id, reply.elements, jobs, reply);
+    if (!wakes) return unexpected(std::move(wakes.error()));
+    reply.elements.resize(jobs);
+    auto s = statuses_reply(id, statuses, reply, jobs);
+    if (!s) return unexpected(std::move(s.error()));
+    return Outcome{std::move(*s), std::move(*wakes)};
   }
 };
 

@@ -1,5 +1,6 @@
-// lua/reserveJobs-7.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
-// reads the queue's head.
+// lua/reserveJobs-9.lua: hands the best ready jobs of one name to a dispatcher; with max 0 only
+// reads the queue's head. With the constraint keys (one Redis holds every key) it admits or holds
+// the jobs that matched constraints in the same step.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -9,14 +10,19 @@ namespace jq::redis::bindings {
 
 struct ReserveJobs {
   static constexpr ScriptId id = ScriptId::reserve_jobs;
-  static constexpr std::array<std::string_view, 7> key_names = {
-      "jobs", "inflight", "queue", "counts", "stats", "unique_prefix", "held_prefix"};
-  static constexpr std::array<std::string_view, 5> arg_names = {"now_ms", "max", "bound_priority",
-                                                                "bound_member", "name"};
+  static constexpr std::array<std::string_view, 9> key_names = {
+      "jobs",          "inflight",    "queue",           "counts",          "stats",
+      "unique_prefix", "held_prefix", "constraint_defs", "constraint_state"};
+  static constexpr std::size_t optional_keys = 2;  // the last two: admission in this step
+  static constexpr std::array<std::string_view, 7> arg_names = {
+      "now_ms", "max", "bound_priority", "bound_member", "name", "shard", "channel"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
     std::string jobs, inflight, queue, counts, stats, unique_prefix, held_prefix;
+    // Both empty: not given (on a cluster {c} is in another slot); admitJobs decides then.
+    std::string constraint_defs, constraint_state;
+    std::string channel;  // the {c} events channel; not a key: ARGV
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -24,6 +30,7 @@ struct ReserveJobs {
     std::optional<std::int64_t> bound_priority;  // nullopt: no bound
     std::string bound_member;
     std::string name;
+    std::int64_t shard = 0;
   };
   struct Head {
     std::string member;  // readyStamp(9) + field
@@ -38,16 +45,36 @@ struct ReserveJobs {
     std::vector<Taken> jobs;   // in ready order
   };
 
-  static Keys keys(const redis::Keys& k, int shard, std::string_view name) {
-    return {k.jobs_prefix(shard), k.inflight(shard),      k.ready(shard, name), k.counts(shard),
-            k.stats(shard),       k.unique_prefix(shard), k.held_prefix(shard)};
+  // `admit`: the constraint keys too, so jobs are admitted in this step (one Redis only).
+  static Keys keys(const redis::Keys& k, int shard, std::string_view name, bool admit = false) {
+    Keys out{k.jobs_prefix(shard),
+             k.inflight(shard),
+             k.ready(shard, name),
+             k.counts(shard),
+             k.stats(shard),
+             k.unique_prefix(shard),
+             k.held_prefix(shard),
+             {},
+             {},
+             k.constraint_channel()};
+    if (admit) {
+      out.constraint_defs = k.constraints();
+      out.constraint_state = k.constraint_state_prefix();
+    }
+    return out;
   }
   static ScriptCall call(Keys k, Args a) {
-    return {id,
-            {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
-             std::move(k.stats), std::move(k.unique_prefix), std::move(k.held_prefix)},
-            {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
-             std::move(a.bound_member), std::move(a.name)}};
+    ScriptCall c{
+        id,
+        {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
+         std::move(k.stats), std::move(k.unique_prefix), std::move(k.held_prefix)},
+        {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
+         std::move(a.bound_member), std::move(a.name), arg(a.shard), std::move(k.channel)}};
+    if (!k.constraint_defs.empty()) {
+      c.keys.push_back(std::move(k.constraint_defs));
+      c.keys.push_back(std::move(k.constraint_state));
+    }
+    return c;
   }
   static Decoded<Reserved> decode(Reply reply) {
     auto& e = reply.elements;

@@ -5,8 +5,10 @@
   given up on (reaped, released) or for a job no longer running changes nothing, so a late
   answer cannot finish a job that runs again elsewhere. A finished job lets go of its unique
   claim and of its ordering key, whose next job enters the queue
-  (lua/lib/preamble_4_finish_for_good.lua). Its constraint leases are under {c}: the master
-  releases them beside this call (releaseLeases).
+  (lua/lib/preamble_4_finish_for_good.lua). Its constraint leases are under {c}: when one Redis
+  holds every key (KEYS[11] and KEYS[12] given) they go in this same step and the slots they free
+  are handed on (lua/lib/preamble_4_free_leases.lua); on a cluster the master releases them
+  beside this call (releaseLeases).
   Memory: runs while Redis is over maxmemory (allow-oom): it ends running jobs and frees their
           running state; a kept result adds at most limits.max_result_bytes per job, and refusing
           would make finished jobs run again.
@@ -22,6 +24,9 @@
   KEYS[9] order prefix of the shard (the line of ordering key K = KEYS[9] .. K)
   KEYS[10] watch prefix of the shard: a job's watch key is KEYS[10] .. field, set by fetchResult
           while a pusher waits for its result (how many polls started waiting)
+  KEYS[11] constraint defs: the definitions hash (name -> MessagePack); only when one Redis
+          holds every key (not on a cluster): then the jobs' leases are released here
+  KEYS[12] constraint state prefix (lua/lib/preamble_1_constraint_context.lua); with KEYS[11]
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
   ARGV[2] events channel: gets "r <id>" when a result is kept and its job is watched (the watch
           key is deleted), to wake long-polling fetchers, and what enter_queue announces for an
@@ -35,7 +40,9 @@
             known to be counted in the watch key)
   Returns: one integer per job, in order: 1 done; 2 done, and the kept result is the caller's to
            hand over (handed, keep_result); 0 stale (not running, or another attempt): nothing
-           changed for that job.
+           changed for that job (its leases, if any, are not released here). Then, with
+           KEYS[11], the wake orders of the slots freed, five values each (as releaseLeases
+           answers them).
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local watch_prefix = KEYS[10]
@@ -44,6 +51,9 @@ local k = {jobs = jobs, ready_prefix = KEYS[6], scheduled = KEYS[7], counts = co
            unique = KEYS[8], order = KEYS[9]}
 local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
 local out, succeeded, running = {}, 0, {}
+-- Releases in this step: one Redis holds the constraints' state too.
+local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms)
+local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
 for a = 5, #ARGV, 4 do
   local field = ARGV[a]
@@ -76,6 +86,9 @@ for a = 5, #ARGV, 4 do
         end
       end
     end
+    if cx and record[R_CONSTRAINTS] then
+      leases[#leases + 1] = {shard .. '-' .. field .. ':' .. ARGV[a + 1], record[R_CONSTRAINTS]}
+    end
     finish_for_good(k, opts, field, record)
     out[#out + 1] = status
   else
@@ -86,4 +99,5 @@ finished.send()
 removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
+if cx then free_leases(cx, leases, out) end
 return out

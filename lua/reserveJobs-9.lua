@@ -8,9 +8,12 @@
   A job that matched constraints waits behind the jobs its pairs already hold in this shard: if
   one of its pairs holds an older job here, it is held at once (lua/lib/preamble_1_hold_here.lua)
   and the jobs behind it are taken instead, so a limited key never blocks the others. Otherwise
-  it is taken like any job, as a candidate: the master asks admitJobs (under {c}) whether all its
-  constraints let it start, and holdJobs gives back the ones they do not (no attempt used). Its
-  unique claim (unique_until started) stays until it is admitted (holdJobs).
+  it is admitted or held in this same step when one Redis holds every key (KEYS[8] and KEYS[9]
+  given: lua/lib/preamble_4_admit_job.lua; a refused job is held here at once, with no attempt
+  used). On a cluster, where {c} lives in another slot, it is taken like any job, as a
+  candidate: the master asks admitJobs (under {c}) whether all its constraints let it start, and
+  holdJobs gives back the ones they do not (no attempt used); its unique claim (unique_until
+  started) stays until it is admitted (holdJobs).
   Memory: runs while Redis is over maxmemory (allow-oom): jobs move from ready lists to the
           inflight set and their records change in place; dispatching the jobs already stored is
           how memory comes back.
@@ -23,6 +26,9 @@
           (lua/lib/preamble_1_unique_claim.lua) when its first attempt is taken
   KEYS[7] held prefix of the shard: its jobs held back by constraints
           (lua/lib/preamble_1_holds_of.lua)
+  KEYS[8] constraint defs: the definitions hash (name -> MessagePack); only when one Redis holds
+          every key (not on a cluster): then jobs are admitted here
+  KEYS[9] constraint state prefix (lua/lib/preamble_1_constraint_context.lua); with KEYS[8]
   ARGV[1] now (ms since the epoch); deadline = now + the job's timeout
   ARGV[2] max: the most jobs to take (>= 0)
   ARGV[3] bound priority, "" for no bound
@@ -30,18 +36,25 @@
           is not. Within a priority the list's order rules; the bound is compared with the
           members from the front, and taking stops at the first that is not before it.
   ARGV[5] the name (of KEYS[3])
+  ARGV[6] the shard (its number: leases are named "<shard>-<field>:<attempt>")
+  ARGV[7] the {c} events channel: "s <due_ms>" when a pair's rate holds jobs until then (with
+          KEYS[8])
   Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
            head after the reservation ('' and '' when it is empty), which the scheduler keeps
            instead of reading it again, then the jobs taken in ready order, records
-           (MessagePack) as stored after the update (a record with constraints is a candidate
-           for admitJobs); no jobs when nothing is ready within the bound.
+           (MessagePack) as stored after the update (without KEYS[8], a record with
+           constraints is a candidate for admitJobs); no jobs when nothing is ready within the
+           bound.
 ]]
 local jobs, inflight, queue, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local unique_prefix = KEYS[6]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
-local name = ARGV[5]
+local name, shard = ARGV[5], ARGV[6]
 local h = holds_of(KEYS[7])
+-- Admission in this step: one Redis holds the constraints' state too.
+local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now), channel = ARGV[7],
+                        started = {}}
 -- Stale members dropped at the head, and jobs held back, per call at most, so one call stays
 -- short however many wait there; the rest go in later calls.
 local max_dropped, max_held = 1000, 1000
@@ -109,11 +122,29 @@ while taken < max and held < max_held do
         held = held + 1
       end
     end
+    local refused = 0
+    if record and cons and ad and not seen[field] then
+      local attempt = record[R_ATTEMPTS] + 1
+      refused = admit_job(ad, shard, shard .. '-' .. field .. ':' .. attempt,
+                          base62_decode(record[R_READY_STAMP]), now + record[R_TIMEOUT_MS], cons)
+    end
+    if refused > 0 then
+      -- Held at once, and settled here as holdJobs settles a refusal (ackWake counts both).
+      seen[field] = true
+      local by, key = cons[2 * refused - 1], cons[2 * refused]
+      hold_here(h, by, key, field, base62_decode(record[R_READY_STAMP]))
+      rcall('HINCRBY', h.settled, by .. '#' .. key, 1)
+      record[R_BLOCKED_BY] = by
+      local bucket, slot = record_at(jobs, field)
+      records.add(bucket, slot, pack_record(record))
+      held = held + 1
+    end
     if record and not seen[field] then
       seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
-      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and not cons then
+      -- A candidate keeps its claim until admitJobs admitted it (holdJobs lets it go).
+      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and (ad or not cons) then
         release_unique(unique_prefix, record, field)
       end
       local packed = pack_record(record)
@@ -132,6 +163,7 @@ while taken < max and held < max_held do
 end
 records.send()
 deadlines.send()
+if ad then admitted_counts(ad) end
 
 -- The head: the first member of the best priority's list, stale members dropped on the way.
 while dropped < max_dropped do

@@ -1,0 +1,45 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+--[[ Attempts of constrained jobs ended: their leases go, and for each pair whose limit that
+  frees, as many of the jobs it holds as may start now are handed the slots, oldest first across
+  the shards (wake orders appended to `out`, lua/lib/preamble_2_order_wakes.lua, which the master
+  runs with unholdJobs in their shards). Nothing polls: the freed slot is handed on by the call
+  that frees it. A lease is named by its attempt, so releasing an attempt that already ended (a
+  late answer, a reaped job) changes nothing. A pair limited by a rate alone waits for its due
+  time, not for a release.
+  Used by releaseLeases (under {c} alone, on a cluster) and by completeJobs (in the same step as
+  the completion, when one Redis holds every key).
+  cx      constraint_context(...)
+  leases  {{lease, cons}, ...}: each attempt's name ("<shard>-<field>:<attempt>", as admitted)
+          and its constraints ({name1, key1, ...}, as in R_CONSTRAINTS)
+]]
+local function free_leases(cx, leases, out)
+  local freed, order = {}, {}
+  for _, l in ipairs(leases) do
+    local lease, cons = l[1], l[2]
+    for i = 1, #cons, 2 do
+      local name, key = cons[i], cons[i + 1]
+      local ck = name .. '#' .. key
+      local pair_leases = cx.c .. 'lease:' .. ck
+      if rcall('ZREM', pair_leases, lease) == 1 then
+        if rcall('EXISTS', pair_leases) == 0 then
+          rcall('SREM', cx.c .. 'lease_keys:' .. name, key)
+        end
+        if not freed[ck] then
+          freed[ck] = {name = name, key = key, n = 0}
+          order[#order + 1] = ck
+        end
+        freed[ck].n = freed[ck].n + 1
+      end
+    end
+  end
+  for _, ck in ipairs(order) do
+    local f = freed[ck]
+    if rcall('EXISTS', cx.c .. 'held_shards:' .. ck) == 1 then
+      local limits = constraint_limits(cx, f.name)
+      if not limits or limits.concurrency then
+        local n = room(cx, f.name, f.key, f.n)
+        if n > 0 then order_wakes(cx, f.name, f.key, n, out) end
+      end
+    end
+  end
+end
