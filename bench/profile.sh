@@ -9,7 +9,8 @@
 # arguments (after --url, --pids and --redis-url, which this script gives).
 #   e2e          --scenario e2e --jobs 5000 --batch 50 (the built-in worker)
 #   push_single  single JSON pushes over 50 keep-alive connections, no worker (issue 14, row a)
-#   constrained  every job constrained (1,000 tenants, concurrency 2 each), pushed in batches of 50
+#   constrained  every job constrained (1,000 tenants, concurrency 2 each), pushed in batches of 50;
+#                TENANTS=20 profiles constraints.sh's "tight" row instead (the limit binds)
 #                while the built-in worker decodes and answers: bench/constraints.sh's throughput
 #                row (50,000 jobs; 5,000 under callgrind)
 #   steady       2,000 jobs/s with keep_result, each result long-polled, jqworker answering JSON
@@ -57,7 +58,8 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
     constrained)
       jobs=50000
       [[ $PROFILER == callgrind ]] && jobs=5000
-      ARGS=(--scenario constraints --parts throughput --constraint on --worker decode --tenants 1000
+      ARGS=(--scenario constraints --parts throughput --constraint on --worker decode
+        --tenants "${TENANTS:-1000}"
         --tenant-concurrency 2 --unconstrained-share 0 --worker-concurrency 50 --connections 16
         --batch 50 --jobs "$jobs")
       ;;

@@ -1,21 +1,8 @@
 #!lua flags=allow-oom
---[[ ackWake: what unholdJobs found in one shard, back under {c}: the pair's held_shards entry
-  for that shard takes the shard's oldest held stamp, or goes when the shard holds nothing for
-  the pair; and what the order could not use (the shard had fewer jobs, or the bound stopped
-  it) is handed to the shards after it (more wake orders, lua/lib/preamble_2_order_wakes.lua).
-  Every master may ack at once; an ack that comes twice or is lost is harmless (a lost one
-  leaves an older stamp that the next wake of the shard corrects, and wakeConstraints looks at
-  the pair HANDOFF_MS after the order). Acks of two wakes of one shard may come in either order:
-  the unholdJobs time of the last applied ack is kept per shard (acked), and a report older than
-  it only settles its refusals and may list the shard at an older stamp (ZADD LT); it never lets
-  the shard go, which the newer report decided.
-  A shard is let go only when every job admitJobs refused there has been settled by holdJobs
-  (refusals counted here against the settled count the shard reported): a hold still on its
-  way must find the shard listed, or its job would never be woken. Starts the order could not
-  use while such a hold is on its way, and no shard after it took, are not lost: the pair is due
-  again RETRY_MS later (announced), when the hold has landed. Refusals older than their
-  attempts' deadlines plus SETTLE_MS (admitJobs) are no longer waited for (their holds were lost
-  with their master; those jobs are reaped and run again).
+--[[ ackWake: what unholdJobs found in one shard, back under {c} (lua/lib/preamble_4_ack_wake.lua
+  says what it does with it): the pair's held_shards entry for that shard is brought up to date,
+  and what the order could not use is handed to the shards after it. Every master may ack at
+  once; an ack that comes twice, late or not at all is harmless.
   Memory: runs while Redis is over maxmemory (allow-oom): it updates or removes entries.
   KEYS[1] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[2] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
@@ -33,59 +20,7 @@
   Returns: more wake orders, five values each: name, key, shard, n, bound (-1: none).
 ]]
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
-local name, key, shard = ARGV[2], ARGV[3], ARGV[4]
-local asked, woken, oldest = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local ck = name .. '#' .. key
-local held_shards, refusals = cx.c .. 'held_shards:' .. ck, cx.c .. 'refusals:' .. ck
 local out = {}
-
-local acked, at, channel = cx.c .. 'acked:' .. ck, tonumber(ARGV[9]), ARGV[10]
-local RETRY_MS = 20
--- Where this shard stood: what is handed on goes to the shards after it.
-local after = rcall('ZSCORE', held_shards, shard)
-local settled = tonumber(ARGV[8])
-local waiting
-if at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
-  -- A newer report was applied: this one only settles its refusals.
-  if settled > 0 and rcall('HINCRBY', refusals, shard, -settled) <= 0 then
-    rcall('HDEL', refusals, shard)
-  end
-  if oldest >= 0 and after then rcall('ZADD', held_shards, 'LT', oldest, shard) end
-  waiting = 0
-else
-  rcall('HSET', acked, shard, at)
-  -- Kept past any report still on its way (orders are looked at again after HANDOFF_MS).
-  rcall('PEXPIRE', acked, 6 * HANDOFF_MS)
-  waiting = (tonumber(rcall('HGET', refusals, shard)) or 0) - settled
-  if waiting > 0 and cx.now > (tonumber(rcall('HGET', refusals, 'until')) or 0) then
-    waiting = 0
-  end
-  if waiting > 0 then
-    -- A refused job's hold is still on its way here: the shard stays, at the older stamp.
-    rcall('HSET', refusals, shard, waiting)
-    if oldest >= 0 then rcall('ZADD', held_shards, 'LT', oldest, shard) end
-  else
-    rcall('HDEL', refusals, shard)
-    if oldest >= 0 then
-      rcall('ZADD', held_shards, oldest, shard)
-    else
-      rcall('ZREM', held_shards, shard)
-    end
-  end
-end
-
-if rcall('EXISTS', held_shards) == 0 then
-  rcall('DEL', refusals)
-  rcall('SREM', cx.c .. 'held_keys:' .. name, key)
-  rcall('ZREM', cx.c .. 'wake_due', ck)
-elseif asked >= DRAIN then
-  -- Draining (the constraint is gone): this shard goes on while it has more.
-  if oldest >= 0 then
-    for _, v in ipairs({name, key, shard, DRAIN, -1}) do out[#out + 1] = v end
-  end
-elseif woken < asked then
-  local n = room(cx, name, key, asked - woken)
-  if n > 0 then order_wakes(cx, name, key, n, out, after) end
-  if n > 0 and #out == 0 and waiting > 0 then pair_due(cx, ck, cx.now + RETRY_MS, channel) end
-end
+ack_wake(cx, ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),
+         tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10], out)
 return out

@@ -23,36 +23,7 @@
            µs of this node's clock (TIME), so ackWake can tell a late report from a newer one
            (two orders for one shard may be acked out of order).
 ]]
-local jobs, ready_prefix = KEYS[1], KEYS[2]
-local h = holds_of(KEYS[3])
-local channel, shard, name, key = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local ck = name .. '#' .. key
-local held = h.held .. ck
-local bound = tonumber(ARGV[6]) < 0 and '+inf' or ARGV[6]
-local popped = rcall('ZRANGEBYSCORE', held, '-inf', bound, 'LIMIT', 0, tonumber(ARGV[5]))
-local woken = {}
-if #popped > 0 then
-  rcall('ZREM', held, unpack(popped))
-  unheld(h, name, key, #popped)
-end
-for _, field in ipairs(popped) do
-  local record = load_record(jobs, field)
-  -- Anything else (cancelled, or matched anew) is dropped.
-  if record and record[R_STATE] == S_QUEUED and record[R_BLOCKED_BY] == name then
-    record[R_BLOCKED_BY] = ''
-    save_record(jobs, field, record)
-    woken[#woken + 1] = {queue = ready_prefix .. record[R_NAME], name = record[R_NAME],
-                         priority = record[R_PRIORITY], member = record[R_READY_STAMP] .. field}
-  end
-end
--- Each goes to the front of its list: the youngest first, so the oldest ends up in front.
-for i = #woken, 1, -1 do
-  make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
-end
-for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
-local oldest = rcall('ZRANGE', held, 0, 0, 'WITHSCORES')
-local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
-if settled > 0 then rcall('HDEL', h.settled, ck) end
-local time = rcall('TIME')
-return {#woken, oldest[2] and tonumber(oldest[2]) or -1, settled,
-        tonumber(time[1]) * 1000000 + tonumber(time[2])}
+local woken, oldest, settled, at =
+  unhold_pair(KEYS[1], KEYS[2], holds_of(KEYS[3]), ARGV[1], ARGV[2], ARGV[3], ARGV[4],
+              tonumber(ARGV[5]), tonumber(ARGV[6]))
+return {woken, oldest, settled, at}

@@ -24,7 +24,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::cancel_job, "cancelJob-8"},
     Binding{ScriptId::fetch_result, "fetchResult-3"},
     Binding{ScriptId::reserve_jobs, "reserveJobs-9"},
-    Binding{ScriptId::complete_jobs, "completeJobs-12"},
+    Binding{ScriptId::complete_jobs, "completeJobs-13"},
     Binding{ScriptId::fail_job, "failJob-10"},
     Binding{ScriptId::release_job, "releaseJob-4"},
     Binding{ScriptId::promote_jobs, "promoteJobs-4"},

@@ -1,4 +1,4 @@
-// completeJobs-12.lua: a success ends the job, keeping the result when asked; stale answers are
+// completeJobs-13.lua: a success ends the job, keeping the result when asked; stale answers are
 // ignored; a batch is each of its jobs on its own.
 #include <catch2/catch.hpp>
 

@@ -80,14 +80,18 @@ TEST_CASE(
   CHECK(hgetall(r, keys.stats(0))["dispatched"] == "4");
 
   const auto orders = complete(r, keys, f[0], packed(json::array({"per-tenant", "A"})));
-  CHECK(orders == std::vector<WakeOrder>{{"per-tenant", "A", 0, 1, -1}});
   CHECK(zmembers(r, c_key(keys, "lease", "per-tenant", "A")) ==
         std::vector<std::string>{lease_of(0, f[1])});
-  const auto found = unhold(r, keys, orders[0]);
-  CHECK(found.woken == 1);
-  CHECK(found.oldest == -1);
-  CHECK(found.settled == 1);  // the one refusal, held here
-  CHECK(ack(r, keys, orders[0], found).empty());
+  if (joined_steps()) {
+    CHECK(orders.empty());  // completeJobs ran the order itself (unhold, then ack)
+  } else {
+    CHECK(orders == std::vector<WakeOrder>{{"per-tenant", "A", 0, 1, -1}});
+    const auto found = unhold(r, keys, orders[0]);
+    CHECK(found.woken == 1);
+    CHECK(found.oldest == -1);
+    CHECK(found.settled == 1);  // the one refusal, held here
+    CHECK(ack(r, keys, orders[0], found).empty());
+  }
   CHECK_FALSE(exists(r, held_key(keys, 0, "per-tenant", "A")));
   CHECK_FALSE(exists(r, c_key(keys, "held_shards", "per-tenant", "A")));
   CHECK_FALSE(exists(r, c_key(keys, "refusals", "per-tenant", "A")));

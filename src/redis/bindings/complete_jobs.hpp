@@ -1,4 +1,4 @@
-// lua/completeJobs-12.lua: workers' successes end their jobs, a batch of one shard per call. With
+// lua/completeJobs-13.lua: workers' successes end their jobs, a batch of one shard per call. With
 // the constraint keys (one Redis holds every key) it releases their leases in the same step.
 #pragma once
 
@@ -10,20 +10,23 @@ namespace jq::redis::bindings {
 
 struct CompleteJobs {
   static constexpr ScriptId id = ScriptId::complete_jobs;
-  static constexpr std::array<std::string_view, 12> key_names = {
+  static constexpr std::array<std::string_view, 13> key_names = {
       "jobs",         "inflight",     "done_prefix",     "counts",
       "stats",        "ready_prefix", "scheduled",       "unique_prefix",
-      "order_prefix", "watch_prefix", "constraint_defs", "constraint_state"};
-  static constexpr std::size_t optional_keys = 2;  // the last two: leases released in this step
-  static constexpr std::array<std::string_view, 4> arg_names = {"result_ttl_s", "channel", "shard",
-                                                                "now_ms"};
+      "order_prefix", "watch_prefix", "constraint_defs", "constraint_state",
+      "held_prefix"};
+  // The last three: leases released, and the slots they free handed on, in this step.
+  static constexpr std::size_t optional_keys = 3;
+  static constexpr std::array<std::string_view, 5> arg_names = {"result_ttl_s", "channel", "shard",
+                                                                "now_ms", "constraint_channel"};
   static constexpr std::size_t args_per_item = 4;  // then four per job (Job)
 
   struct Keys {
     std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
         order_prefix, watch_prefix;
-    // Both empty: not given (on a cluster {c} is in another slot); releaseLeases frees them then.
-    std::string constraint_defs, constraint_state;
+    // All empty: not given (on a cluster {c} is in another slot); releaseLeases frees them then.
+    std::string constraint_defs, constraint_state, held_prefix;
+    std::string constraint_channel;  // the {c} events channel; not a key: ARGV
   };
   struct Job {
     std::string field;
@@ -58,10 +61,14 @@ struct CompleteJobs {
              k.order_prefix(shard),
              k.watch_prefix(shard),
              {},
+             {},
+             {},
              {}};
     if (release) {
       out.constraint_defs = k.constraints();
       out.constraint_state = k.constraint_state_prefix();
+      out.held_prefix = k.held_prefix(shard);
+      out.constraint_channel = k.constraint_channel();
     }
     return out;
   }
@@ -71,10 +78,12 @@ struct CompleteJobs {
         {std::move(k.jobs), std::move(k.inflight), std::move(k.done_prefix), std::move(k.counts),
          std::move(k.stats), std::move(k.ready_prefix), std::move(k.scheduled),
          std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.watch_prefix)},
-        {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms)}};
+        {arg(a.result_ttl_s), std::move(a.channel), arg(a.shard), arg(a.now_ms),
+         std::move(k.constraint_channel)}};
     if (!k.constraint_defs.empty()) {
       c.keys.push_back(std::move(k.constraint_defs));
       c.keys.push_back(std::move(k.constraint_state));
+      c.keys.push_back(std::move(k.held_prefix));
     }
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     for (Job& j : a.jobs) {

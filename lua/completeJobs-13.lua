@@ -6,9 +6,11 @@
   answer cannot finish a job that runs again elsewhere. A finished job lets go of its unique
   claim and of its ordering key, whose next job enters the queue
   (lua/lib/preamble_4_finish_for_good.lua). Its constraint leases are under {c}: when one Redis
-  holds every key (KEYS[11] and KEYS[12] given) they go in this same step and the slots they free
-  are handed on (lua/lib/preamble_4_free_leases.lua); on a cluster the master releases them
-  beside this call (releaseLeases).
+  holds every key (KEYS[11] to KEYS[13] given) they go in this same step, and the slots they free
+  are handed to held jobs in it too (lua/lib/preamble_4_free_leases.lua, then each wake order
+  as unholdJobs and ackWake run it: preamble_3_unhold_pair.lua, preamble_4_ack_wake.lua; the
+  other shards' keys are this shard's with their hash tag replaced, as src/redis/keys.cpp names
+  them). On a cluster the master releases them beside this call (releaseLeases).
   Memory: runs while Redis is over maxmemory (allow-oom): it ends running jobs and frees their
           running state; a kept result adds at most limits.max_result_bytes per job, and refusing
           would make finished jobs run again.
@@ -27,13 +29,16 @@
   KEYS[11] constraint defs: the definitions hash (name -> MessagePack); only when one Redis
           holds every key (not on a cluster): then the jobs' leases are released here
   KEYS[12] constraint state prefix (lua/lib/preamble_1_constraint_context.lua); with KEYS[11]
+  KEYS[13] held prefix of the shard (lua/lib/preamble_1_holds_of.lua); with KEYS[11]
   ARGV[1] result_ttl (s): how long a kept result waits to be fetched
   ARGV[2] events channel: gets "r <id>" when a result is kept and its job is watched (the watch
           key is deleted), to wake long-polling fetchers, and what enter_queue announces for an
           ordering key's next job
   ARGV[3] the shard (its number: ids are <shard>-<field>)
   ARGV[4] now (ms since the epoch)
-  ARGV[5..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
+  ARGV[5] constraint channel: the {c} events channel, "s <due_ms>" when a pair is due again
+          (with KEYS[11])
+  ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
             the result object (MessagePack bytes, as the worker sent it), handed (-1: a kept
             result is stored for whoever fetches it; n >= 0: polls of the calling master wait
             for this result and get it from the caller, so it is not stored, and n of them are
@@ -41,8 +46,8 @@
   Returns: one integer per job, in order: 1 done; 2 done, and the kept result is the caller's to
            hand over (handed, keep_result); 0 stale (not running, or another attempt): nothing
            changed for that job (its leases, if any, are not released here). Then, with
-           KEYS[11], the wake orders of the slots freed, five values each (as releaseLeases
-           answers them).
+           KEYS[11], the wake orders of the slots freed that this call did not run (beyond
+           MAX_WAKES), five values each (as releaseLeases answers them).
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local watch_prefix = KEYS[10]
@@ -55,7 +60,7 @@ local out, succeeded, running = {}, 0, {}
 local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms)
 local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
-for a = 5, #ARGV, 4 do
+for a = 6, #ARGV, 4 do
   local field = ARGV[a]
   local record = load_running(jobs, field, ARGV[a + 1])
   -- Records are deleted after the loop: a field given twice ends only once.
@@ -99,5 +104,36 @@ finished.send()
 removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
-if cx then free_leases(cx, leases, out) end
+if cx then
+  local orders = {}
+  free_leases(cx, leases, orders)
+  -- The orders and those their acks hand on, run here; what is left beyond MAX_WAKES goes back
+  -- to the master (src/store/handoff.cpp).
+  local MAX_WAKES = 256
+  local function shard_key(own, s)
+    return (string.gsub(own, '{%d+}(:[^{}]*)$', '{' .. s .. '}%1'))
+  end
+  -- Two orders of one shard in this call: the later must not read as an older report (same µs).
+  local run, last_at = 0, 0
+  while #orders > 0 and run < MAX_WAKES do
+    local more = {}
+    for i = 1, #orders, 5 do
+      if run >= MAX_WAKES then
+        for j = i, i + 4 do more[#more + 1] = orders[j] end
+      else
+        run = run + 1
+        local name, key, s, n, bound = orders[i], orders[i + 1], orders[i + 2], orders[i + 3],
+                                       orders[i + 4]
+        local woken, oldest, settled, at =
+          unhold_pair(shard_key(jobs, s), shard_key(KEYS[6], s), holds_of(shard_key(KEYS[13], s)),
+                      shard_key(channel, s), s, name, key, n, bound)
+        if at <= last_at then at = last_at + 1 end
+        last_at = at
+        ack_wake(cx, name, key, s, n, woken, oldest, settled, at, ARGV[5], more)
+      end
+    end
+    orders = more
+  end
+  for _, v in ipairs(orders) do out[#out + 1] = v end
+end
 return out

@@ -1,0 +1,43 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+--[[ Wakes up to `n` of the jobs the pair (name, key) holds in one shard, oldest first, none with
+  a ready stamp (µs) above `bound` (-1: no bound). Each goes to the front of its ready list with
+  its old stamp (it keeps its turn) and is announced on the shard's channel; a job that is no
+  longer held for the pair (cancelled, matched anew) is dropped. Used by unholdJobs (a wake
+  order run in its shard, on a cluster) and by completeJobs (the orders its releases give, run
+  in the same step, when one Redis holds every key).
+  jobs, ready_prefix: the shard's jobs and ready prefixes; h: holds_of(<the shard's prefix>)
+  Returns woken, oldest, settled, at: the jobs made ready; the ready stamp (µs) of the oldest
+  job the pair still holds there, -1 when none; the refused jobs settled there for the pair
+  since the last wake (the count starts again at 0); when this ran (µs, TIME).
+]]
+local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, bound)
+  local ck = name .. '#' .. key
+  local held = h.held .. ck
+  local popped = rcall('ZRANGEBYSCORE', held, '-inf', bound < 0 and '+inf' or bound, 'LIMIT', 0, n)
+  local woken = {}
+  if #popped > 0 then
+    rcall('ZREM', held, unpack(popped))
+    unheld(h, name, key, #popped)
+  end
+  for _, field in ipairs(popped) do
+    local record = load_record(jobs, field)
+    -- Anything else (cancelled, or matched anew) is dropped.
+    if record and record[R_STATE] == S_QUEUED and record[R_BLOCKED_BY] == name then
+      record[R_BLOCKED_BY] = ''
+      save_record(jobs, field, record)
+      woken[#woken + 1] = {queue = ready_prefix .. record[R_NAME], name = record[R_NAME],
+                           priority = record[R_PRIORITY], member = record[R_READY_STAMP] .. field}
+    end
+  end
+  -- Each goes to the front of its list: the youngest first, so the oldest ends up in front.
+  for i = #woken, 1, -1 do
+    make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
+  end
+  for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
+  local oldest = rcall('ZRANGE', held, 0, 0, 'WITHSCORES')
+  local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
+  if settled > 0 then rcall('HDEL', h.settled, ck) end
+  local time = rcall('TIME')
+  return #woken, oldest[2] and tonumber(oldest[2]) or -1, settled,
+         tonumber(time[1]) * 1000000 + tonumber(time[2])
+end

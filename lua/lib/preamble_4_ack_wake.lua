@@ -1,0 +1,76 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+--[[ What a wake order found in its shard (unhold_pair, lua/lib/preamble_3_unhold_pair.lua), back
+  under {c}: the pair's held_shards entry for that shard takes the shard's oldest held stamp, or
+  goes when the shard holds nothing for the pair; and what the order could not use (the shard
+  had fewer jobs, or the bound stopped it) is handed to the shards after it (more wake orders
+  appended to `out`, lua/lib/preamble_2_order_wakes.lua). Used by ackWake (on a cluster, the
+  master reports each unholdJobs) and by completeJobs (one Redis: in the same step).
+  An ack that comes twice or is lost is harmless (a lost one leaves an older stamp that the next
+  wake of the shard corrects, and wakeConstraints looks at the pair HANDOFF_MS after the order).
+  Acks of two wakes of one shard may come in either order: the unhold time of the last applied
+  ack is kept per shard (acked), and a report older than it only settles its refusals and may
+  list the shard at an older stamp (ZADD LT); it never lets the shard go, which the newer report
+  decided.
+  A shard is let go only when every job admission refused there has been settled in the shard
+  (refusals counted under {c} against the settled count the shard reported): a hold still on
+  its way must find the shard listed, or its job would never be woken. Starts the order could
+  not use while such a hold is on its way, and no shard after it took, are not lost: the pair
+  is due again RETRY_MS later (announced on `channel`, {c}), when the hold has landed.
+  Refusals older than their attempts' deadlines plus SETTLE_MS (admitJobs) are no longer
+  waited for (their holds were lost with their master; those jobs are reaped and run again).
+  asked, woken, oldest, settled, at: the order's n and what unhold_pair answered for it
+]]
+local RETRY_MS = 20
+local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at, channel, out)
+  local ck = name .. '#' .. key
+  local held_shards, refusals = cx.c .. 'held_shards:' .. ck, cx.c .. 'refusals:' .. ck
+  local acked, ordered = cx.c .. 'acked:' .. ck, #out
+  -- Where this shard stood: what is handed on goes to the shards after it.
+  local after = rcall('ZSCORE', held_shards, shard)
+  local waiting
+  if at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
+    -- A newer report was applied: this one only settles its refusals.
+    if settled > 0 and rcall('HINCRBY', refusals, shard, -settled) <= 0 then
+      rcall('HDEL', refusals, shard)
+    end
+    if oldest >= 0 and after then rcall('ZADD', held_shards, 'LT', oldest, shard) end
+    waiting = 0
+  else
+    rcall('HSET', acked, shard, at)
+    -- Kept past any report still on its way (orders are looked at again after HANDOFF_MS).
+    rcall('PEXPIRE', acked, 6 * HANDOFF_MS)
+    waiting = (tonumber(rcall('HGET', refusals, shard)) or 0) - settled
+    if waiting > 0 and cx.now > (tonumber(rcall('HGET', refusals, 'until')) or 0) then
+      waiting = 0
+    end
+    if waiting > 0 then
+      -- A refused job's hold is still on its way here: the shard stays, at the older stamp.
+      rcall('HSET', refusals, shard, waiting)
+      if oldest >= 0 then rcall('ZADD', held_shards, 'LT', oldest, shard) end
+    else
+      rcall('HDEL', refusals, shard)
+      if oldest >= 0 then
+        rcall('ZADD', held_shards, oldest, shard)
+      else
+        rcall('ZREM', held_shards, shard)
+      end
+    end
+  end
+
+  if rcall('EXISTS', held_shards) == 0 then
+    rcall('DEL', refusals)
+    rcall('SREM', cx.c .. 'held_keys:' .. name, key)
+    rcall('ZREM', cx.c .. 'wake_due', ck)
+  elseif asked >= DRAIN then
+    -- Draining (the constraint is gone): this shard goes on while it has more.
+    if oldest >= 0 then
+      for _, v in ipairs({name, key, shard, DRAIN, -1}) do out[#out + 1] = v end
+    end
+  elseif woken < asked then
+    local n = room(cx, name, key, asked - woken)
+    if n > 0 then order_wakes(cx, name, key, n, out, after) end
+    if n > 0 and #out == ordered and waiting > 0 then
+      pair_due(cx, ck, cx.now + RETRY_MS, channel)
+    end
+  end
+end
