@@ -55,10 +55,11 @@ local h = holds_of(KEYS[7])
 -- Admission in this step: one Redis holds the constraints' state too.
 local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now), channel = ARGV[7],
                         started = {}}
--- Stale members dropped at the head, and jobs held back, per call at most, so one call stays
--- short however many wait there; the rest go in later calls.
-local max_dropped, max_held = 1000, 1000
-local held = 0
+-- Stale members dropped at the head, jobs held back, and of those the ones refused by admission
+-- here (each a full look at its pairs), per call at most, so one call stays short however many
+-- wait there; the rest go in later calls.
+local max_dropped, max_held, max_refused = 1000, 1000, 200
+local held, refusals = 0, 0
 
 -- The record of a member's job if it is queued with the member's stamp; nil for the stale
 -- member of a cancelled job.
@@ -93,7 +94,7 @@ end
 local out, taken, dropped = {'', ''}, 0, 0
 local records, deadlines, seen = batched('HSET'), batched('ZADD'), {}
 local max_score = bound_priority or '+inf'
-while taken < max and held < max_held do
+while taken < max and held < max_held and refusals < max_refused do
   local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', 0, 1)
   if #best == 0 then break end
   local priority, list = best[1], ready_list(queue, best[1])
@@ -131,6 +132,7 @@ while taken < max and held < max_held do
     if refused > 0 then
       -- Held at once, and settled here as holdJobs settles a refusal (ackWake counts both).
       seen[field] = true
+      refusals = refusals + 1
       local by, key = cons[2 * refused - 1], cons[2 * refused]
       hold_here(h, by, key, field, base62_decode(record[R_READY_STAMP]))
       rcall('HINCRBY', h.settled, by .. '#' .. key, 1)

@@ -44,8 +44,6 @@ constexpr std::chrono::milliseconds kConstraintSettle{200};
 constexpr std::chrono::seconds kSettleWindow{1};
 constexpr double kSettledShare = 0.05;
 constexpr int kMaxSettleWindows = 30;
-// The master's counters of a constraint (lua/lib/preamble_3_admit.lua, preamble_2_hold.lua).
-constexpr const char* kConstraintCounters = "jq:{c}:counters";
 
 using json = nlohmann::json;
 using Fields = nlohmann::ordered_json;
@@ -78,11 +76,21 @@ std::string backlog_constraint(const Options& o) {
       .dump();
 }
 
-// HGET of the constraint's counter `what` (deferred, started) when --redis-url is given.
-void add_counter(Fields& out, const Options& o, const std::string& what, const char* name) {
-  if (o.redis_url.empty()) return;
-  const auto value = redis_hget_integer(o.redis_url, kConstraintCounters, what + ":" + name);
-  if (value) out["throughput_" + what] = *value;
+// The constraint's counters as the master's /metrics sums them over the store (holds are
+// counted in the shards, starts under {c}): throughput_deferred and throughput_started. Read
+// from the master, not from Redis, so the figures do not depend on one release's key layout.
+asio::awaitable<void> add_counters(HttpConnection& master, Fields& out, const char* name) {
+  const HttpResponse metrics = co_await master.request(Method::get, "metrics");
+  if (metrics.status != 200) co_return;
+  const std::pair<const char*, const char*> series[] = {
+      {"jq_constraint_deferred_total", "throughput_deferred"},
+      {"jq_constraint_started_total", "throughput_started"}};
+  for (const auto& [metric, field] : series) {
+    const std::string line = "\n" + std::string(metric) + "{constraint=\"" + name + "\"} ";
+    const auto at = metrics.body.find(line);
+    if (at == std::string::npos) continue;
+    out[field] = std::llround(std::strtod(metrics.body.c_str() + at + line.size(), nullptr));
+  }
 }
 
 asio::awaitable<Expected<void, std::string>> throughput(Bench& bench, HttpConnection& master,
@@ -120,8 +128,7 @@ asio::awaitable<Expected<void, std::string>> throughput(Bench& bench, HttpConnec
   if (load.errors() > 0) co_return unexpected(load.first_error());
   if (!finished) co_return unexpected(finished.error());
   if (o.constraint) {
-    add_counter(out.fields, o, "deferred", kTenantConstraint);
-    add_counter(out.fields, o, "started", kTenantConstraint);
+    co_await add_counters(master, out.fields, kTenantConstraint);
     auto deleted = co_await delete_constraint(master, kTenantConstraint);
     if (!deleted) co_return unexpected(deleted.error());
   }

@@ -200,21 +200,4 @@ RedisCommandStats redis_stats(const std::string& url) {
   return stats ? std::move(*stats) : RedisCommandStats{};
 }
 
-Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
-                                                       const std::string& key,
-                                                       const std::string& field) {
-  auto context = redis_connect(url);
-  if (!context) return unexpected(context.error());
-  std::unique_ptr<redisReply, ReplyDeleter> reply(static_cast<redisReply*>(redisCommand(
-      context->get(), "HGET %b %b", key.data(), key.size(), field.data(), field.size())));
-  if (!reply) return unexpected("HGET failed on " + url);
-  if (reply->type == REDIS_REPLY_NIL) return std::int64_t{0};
-  std::int64_t value = 0;
-  if (reply->type != REDIS_REPLY_STRING ||
-      std::from_chars(reply->str, reply->str + reply->len, value).ec != std::errc()) {
-    return unexpected("HGET " + key + " " + field + " is not an integer");
-  }
-  return value;
-}
-
 }  // namespace jq::bench

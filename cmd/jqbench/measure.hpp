@@ -69,9 +69,4 @@ Expected<RedisCommandStats, std::string> redis_command_stats(const std::string& 
 // The same, empty when `url` is empty or Redis cannot be read (the figures are then left out).
 RedisCommandStats redis_stats(const std::string& url);
 
-// HGET key field of the Redis at `url`, as an integer; 0 when the field is not there.
-Expected<std::int64_t, std::string> redis_hget_integer(const std::string& url,
-                                                       const std::string& key,
-                                                       const std::string& field);
-
 }  // namespace jq::bench

@@ -49,9 +49,9 @@ class Client {
   void stop();
   bool ready() const;
   bool cluster() const { return cluster_ != nullptr; }
-  // Whether a script may touch keys of several hash tags: a single Redis that does not run in
-  // cluster mode (known once it is ready; a one-node cluster behind redis:// refuses them).
-  bool scripts_span_tags() const { return single_ && !single_->cluster_enabled(); }
+  // Whether a script may touch keys of several hash tags: a single Redis that ran such a script
+  // at its handshake (known once it is ready; a one-node cluster behind redis:// refuses it).
+  bool scripts_span_tags() const { return single_ && single_->scripts_span_tags(); }
   // The executor its connections run on: where work tied to this Redis can have a strand.
   const asio::any_io_executor& executor() const { return executor_; }
 

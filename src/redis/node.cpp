@@ -155,8 +155,9 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
 }
 
 // AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
-// must stop the start, not the first request that needs it. With the scripts, INFO says whether
-// the server runs in cluster mode (then it refuses a script whose keys span hash tags).
+// must stop the start, not the first request that needs it. With the scripts, a script whose two
+// keys have different hash tags asks whether the server lets one span them: a cluster node
+// refuses it (CROSSSLOT), and so do proxies in front of a sharded store.
 asio::awaitable<std::error_code> Node::handshake() {
   std::vector<std::vector<std::string>> setup;
   const Address& a = options_.address;
@@ -168,15 +169,15 @@ asio::awaitable<std::error_code> Node::handshake() {
   if (load_scripts_) {
     for (const Script& s : all_scripts())
       setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
-    setup.push_back({"INFO", "cluster"});
+    setup.push_back({"EVAL", "return 1", "2", "{jq-probe-a}", "{jq-probe-b}"});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);
   if (!replies) co_return replies.error();
   if (load_scripts_ && !replies->elements.empty()) {
-    // An INFO refused (an ACL without it) reads as no cluster mode.
-    const Reply& info = replies->elements.back();
-    cluster_enabled_ = !info.is_error() && info.str.find("cluster_enabled:1") != std::string::npos;
+    // Any error (CROSSSLOT, an ACL without EVAL) reads as no.
+    const Reply& probe = replies->elements.back();
+    scripts_span_tags_ = probe.is_integer() && probe.integer == 1;
     replies->elements.pop_back();
   }
   for (const Reply& r : replies->elements) {

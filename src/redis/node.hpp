@@ -51,9 +51,9 @@ class Node {
   void stop();
   bool ready() const;
   const Address& address() const { return options_.address; }
-  // Whether the server runs in cluster mode (known after the first handshake): then a script's
-  // keys must share one hash slot even on a single node.
-  bool cluster_enabled() const { return cluster_enabled_; }
+  // Whether the server ran a script whose keys span hash tags (asked at each handshake; false
+  // before the first): not a cluster node, nor a proxy in front of a sharded store.
+  bool scripts_span_tags() const { return scripts_span_tags_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
   // Several commands in one write; the reply is an array with one element per command.
@@ -86,7 +86,7 @@ class Node {
   ConnectionOptions options_;
   OnConnect on_connect_;
   bool load_scripts_;
-  std::atomic<bool> cluster_enabled_ = false;
+  std::atomic<bool> scripts_span_tags_ = false;
   std::shared_ptr<Connection> connection_;
   metrics::Histogram* command_duration_ = nullptr;
   std::function<void(const std::error_code&)> on_error_;

@@ -126,10 +126,11 @@ class DispatchStore {
   Clock clock_;
   RetryPolicy retry_;
   std::optional<ConstraintSteps> steps_;
-  std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
   Admission admission_;
   Handoff handoff_;
   LeaseReleaser leases_;  // after handoff_: it hands freed slots on through it
+  // One per shard; after handoff_, which they hand freed slots on through (joined steps).
+  std::vector<std::unique_ptr<CompletionBatcher>> completions_;
 };
 
 }  // namespace jq::store
