@@ -155,9 +155,11 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
 }
 
 // AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
-// must stop the start, not the first request that needs it. With the scripts, a script whose two
-// keys have different hash tags asks whether the server lets one span them: a cluster node
-// refuses it (CROSSSLOT), and so do proxies in front of a sharded store.
+// must stop the start, not the first request that needs it. With the scripts, a read-only script
+// whose two keys have different hash tags asks whether the server lets one span them: a cluster
+// node refuses it (CROSSSLOT), as do proxies that check a script's keys; an ACL that refuses it
+// (its keys are outside any prefix) reads as no too. A proxy that routes a script by its first
+// key without looking at the others is not told apart from a single Redis.
 asio::awaitable<std::error_code> Node::handshake() {
   std::vector<std::vector<std::string>> setup;
   const Address& a = options_.address;
@@ -169,13 +171,13 @@ asio::awaitable<std::error_code> Node::handshake() {
   if (load_scripts_) {
     for (const Script& s : all_scripts())
       setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
-    setup.push_back({"EVAL", "return 1", "2", "{jq-probe-a}", "{jq-probe-b}"});
+    setup.push_back({"EVAL_RO", "return 1", "2", "{jq-probe-a}", "{jq-probe-b}"});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);
   if (!replies) co_return replies.error();
   if (load_scripts_ && !replies->elements.empty()) {
-    // Any error (CROSSSLOT, an ACL without EVAL) reads as no.
+    // Any error (CROSSSLOT, NOPERM) reads as no.
     const Reply& probe = replies->elements.back();
     scripts_span_tags_ = probe.is_integer() && probe.integer == 1;
     replies->elements.pop_back();
