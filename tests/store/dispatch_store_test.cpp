@@ -61,7 +61,7 @@ struct Fixture {
 }  // namespace
 
 // What picks the joined steps under {c} (store::ConstraintSteps): the probe of each handshake.
-TEST_CASE("a single Redis runs a script spanning hash tags; a cluster-enabled one refuses it",
+TEST_CASE("a single Redis runs a script spanning hash tags, a cluster-enabled one refuses it",
           "[redis]") {
   StoreHarness h{shared_redis().port()};
   CHECK(h.client().scripts_span_tags() == !redis_cluster_mode());
