@@ -93,6 +93,18 @@ end
 
 local out, taken, dropped = {'', ''}, 0, 0
 local records, deadlines, seen = batched('HSET'), batched('ZADD'), {}
+
+-- Holds the queued job back for the pair (by, key) in this shard; its record is written with the
+-- others after the loop.
+local function hold(field, record, by, key, stamp)
+  seen[field] = true
+  hold_here(h, by, key, field, stamp)
+  record[R_BLOCKED_BY] = by
+  local bucket, slot = record_at(jobs, field)
+  records.add(bucket, slot, pack_record(record))
+  held = held + 1
+end
+
 local max_score = bound_priority or '+inf'
 while taken < max and held < max_held and refusals < max_refused do
   local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', 0, 1)
@@ -110,36 +122,23 @@ while taken < max and held < max_held and refusals < max_refused do
     local field = string.sub(members[i], 10)
     local record = queued_record(members[i])
     -- Records are written after the loop: a job whose member came twice is taken once.
-    local cons = record and record[R_CONSTRAINTS]
-    if cons and not seen[field] then
+    local cons = record and not seen[field] and record[R_CONSTRAINTS]
+    if cons then
       local stamp = base62_decode(record[R_READY_STAMP])
       local behind = older_held_here(cons, stamp, field)
       if behind then
-        seen[field] = true
-        hold_here(h, cons[behind], cons[behind + 1], field, stamp)
-        record[R_BLOCKED_BY] = cons[behind]
-        local bucket, slot = record_at(jobs, field)
-        records.add(bucket, slot, pack_record(record))
-        held = held + 1
+        hold(field, record, cons[behind], cons[behind + 1], stamp)
+      elseif ad then
+        local lease = shard .. '-' .. field .. ':' .. (record[R_ATTEMPTS] + 1)
+        local refused = admit_job(ad, shard, lease, stamp, now + record[R_TIMEOUT_MS], cons)
+        if refused > 0 then
+          -- Settled here as holdJobs settles a refusal (ackWake counts both).
+          local by, key = cons[2 * refused - 1], cons[2 * refused]
+          rcall('HINCRBY', h.settled, by .. '#' .. key, 1)
+          hold(field, record, by, key, stamp)
+          refusals = refusals + 1
+        end
       end
-    end
-    local refused = 0
-    if record and cons and ad and not seen[field] then
-      local attempt = record[R_ATTEMPTS] + 1
-      refused = admit_job(ad, shard, shard .. '-' .. field .. ':' .. attempt,
-                          base62_decode(record[R_READY_STAMP]), now + record[R_TIMEOUT_MS], cons)
-    end
-    if refused > 0 then
-      -- Held at once, and settled here as holdJobs settles a refusal (ackWake counts both).
-      seen[field] = true
-      refusals = refusals + 1
-      local by, key = cons[2 * refused - 1], cons[2 * refused]
-      hold_here(h, by, key, field, base62_decode(record[R_READY_STAMP]))
-      rcall('HINCRBY', h.settled, by .. '#' .. key, 1)
-      record[R_BLOCKED_BY] = by
-      local bucket, slot = record_at(jobs, field)
-      records.add(bucket, slot, pack_record(record))
-      held = held + 1
     end
     if record and not seen[field] then
       seen[field] = true
