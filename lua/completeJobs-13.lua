@@ -105,6 +105,8 @@ removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
 if cx then
+  -- Orders are run in this step: no wake_due entry for them (lua/lib/preamble_2_order_wakes.lua).
+  cx.inline = true
   local orders = {}
   free_leases(cx, leases, orders)
   -- The orders and those their acks hand on, run here; what is left beyond MAX_WAKES goes back
@@ -112,6 +114,17 @@ if cx then
   local MAX_WAKES = 256
   local function shard_key(own, s)
     return (string.gsub(own, '{%d+}(:[^{}]*)$', '{' .. s .. '}%1'))
+  end
+  -- Each shard's keys, named once per call.
+  local shard_keys = {}
+  local function keys_of(s)
+    local sk = shard_keys[s]
+    if not sk then
+      sk = {jobs = shard_key(jobs, s), ready = shard_key(KEYS[6], s),
+            held = holds_of(shard_key(KEYS[13], s)), channel = shard_key(channel, s)}
+      shard_keys[s] = sk
+    end
+    return sk
   end
   -- Two orders of one shard in this call: the later must not read as an older report (same µs).
   local run, last_at = 0, 0
@@ -124,15 +137,19 @@ if cx then
         run = run + 1
         local name, key, s, n, bound = orders[i], orders[i + 1], orders[i + 2], orders[i + 3],
                                        orders[i + 4]
+        local sk = keys_of(s)
         local woken, oldest, settled, at =
-          unhold_pair(shard_key(jobs, s), shard_key(KEYS[6], s), holds_of(shard_key(KEYS[13], s)),
-                      shard_key(channel, s), s, name, key, n, bound)
+          unhold_pair(sk.jobs, sk.ready, sk.held, sk.channel, s, name, key, n, bound)
         if at <= last_at then at = last_at + 1 end
         last_at = at
         ack_wake(cx, name, key, s, n, woken, oldest, settled, at, ARGV[5], more)
       end
     end
     orders = more
+  end
+  -- Handed back: looked at again if their master never finishes them.
+  for i = 1, #orders, 5 do
+    rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, orders[i] .. '#' .. orders[i + 1])
   end
   for _, v in ipairs(orders) do out[#out + 1] = v end
 end

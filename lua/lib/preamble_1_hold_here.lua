@@ -7,7 +7,7 @@
 ]]
 local function hold_here(h, name, key, field, stamp)
   rcall('ZADD', h.held .. name .. '#' .. key, stamp, field)
-  rcall('HINCRBY', h.waiting .. name, key, 1)
-  rcall('HINCRBY', h.tallies, 'waiting:' .. name, 1)
-  rcall('HINCRBY', h.tallies, 'deferred:' .. name, 1)
+  rcall('HINCRBY', h.waiting .. name, key, '1')
+  rcall('HINCRBY', h.tallies, 'waiting:' .. name, '1')
+  rcall('HINCRBY', h.tallies, 'deferred:' .. name, '1')
 end

@@ -9,16 +9,21 @@
   orders moves forward and ends. With n >= DRAIN (a removed constraint: nothing holds its jobs
   any more) every shard is ordered at once.
   A hand-off its master never finished (it stopped between the calls) is looked at again
-  HANDOFF_MS later: the pair goes into wake_due (wakeConstraints).
+  HANDOFF_MS later: the pair goes into wake_due (wakeConstraints). Not when the caller runs the
+  orders in its own step (cx.inline, completeJobs on one Redis): nothing can be left unfinished
+  there, and what it hands back to the master it puts into wake_due itself. It notes each
+  order's stamp as listed (cx.listed) instead, which ack_wake needs.
+  first    (optional, n < DRAIN, no `after`) the first two entries of held_shards WITHSCORES, as
+           the caller read them
 ]]
 local HANDOFF_MS, DRAIN = 10000, 1000
-local function order_wakes(cx, name, key, n, out, after)
+local function order_wakes(cx, name, key, n, out, after, first)
   local ck = name .. '#' .. key
   local held_shards = cx.c .. 'held_shards:' .. ck
-  local shards
+  local shards = first
   if after then
     shards = rcall('ZRANGEBYSCORE', held_shards, '(' .. after, '+inf', 'WITHSCORES', 'LIMIT', 0, 2)
-  else
+  elseif not shards then
     shards = rcall('ZRANGE', held_shards, 0, n >= DRAIN and -1 or 1, 'WITHSCORES')
   end
   if #shards == 0 then return end
@@ -29,6 +34,7 @@ local function order_wakes(cx, name, key, n, out, after)
   else
     local bound = shards[4] and tonumber(shards[4]) or -1
     for _, v in ipairs({name, key, shards[1], n, bound}) do out[#out + 1] = v end
+    if cx.inline then cx.listed[ck .. '@' .. shards[1]] = shards[2] end
   end
-  rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck)
+  if not cx.inline then rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck) end
 end

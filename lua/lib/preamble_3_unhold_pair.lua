@@ -13,7 +13,18 @@
 local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, bound)
   local ck = name .. '#' .. key
   local held = h.held .. ck
-  local popped = rcall('ZRANGEBYSCORE', held, '-inf', bound < 0 and '+inf' or bound, 'LIMIT', 0, n)
+  -- The n oldest and the one after them, in one read: the first not taken (beyond n, or above
+  -- the bound) is the oldest left.
+  local first = rcall('ZRANGE', held, 0, n, 'WITHSCORES')
+  local popped, oldest = {}, -1
+  for i = 1, #first, 2 do
+    local stamp = tonumber(first[i + 1])
+    if #popped == n or (bound >= 0 and stamp > bound) then
+      oldest = stamp
+      break
+    end
+    popped[#popped + 1] = first[i]
+  end
   local woken = {}
   if #popped > 0 then
     rcall('ZREM', held, unpack(popped))
@@ -34,10 +45,8 @@ local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, 
     make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
   end
   for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
-  local oldest = rcall('ZRANGE', held, 0, 0, 'WITHSCORES')
   local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
   if settled > 0 then rcall('HDEL', h.settled, ck) end
   local time = rcall('TIME')
-  return #woken, oldest[2] and tonumber(oldest[2]) or -1, settled,
-         tonumber(time[1]) * 1000000 + tonumber(time[2])
+  return #woken, oldest, settled, tonumber(time[1]) * 1000000 + tonumber(time[2])
 end

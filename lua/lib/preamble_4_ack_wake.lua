@@ -20,26 +20,30 @@
   waited for (their holds were lost with their master; those jobs are reaped and run again).
   asked, woken, oldest, settled, at: the order's n and what unhold_pair answered for it
 ]]
-local RETRY_MS = 20
+local RETRY_MS, ACKED_MS = 20, tostring(6 * HANDOFF_MS)
 local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at, channel, out)
   local ck = name .. '#' .. key
   local held_shards, refusals = cx.c .. 'held_shards:' .. ck, cx.c .. 'refusals:' .. ck
   local acked, ordered = cx.c .. 'acked:' .. ck, #out
-  -- Where this shard stood: what is handed on goes to the shards after it.
-  local after = rcall('ZSCORE', held_shards, shard)
-  local waiting
+  -- Where this shard stood: what is handed on goes to the shards after it (an order run in the
+  -- step that gave it knows: lua/lib/preamble_2_order_wakes.lua).
+  local after = cx.inline and cx.listed[ck .. '@' .. shard] or rcall('ZSCORE', held_shards, shard)
+  local waiting, listed = 0, false
   if at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
     -- A newer report was applied: this one only settles its refusals.
     if settled > 0 and rcall('HINCRBY', refusals, shard, -settled) <= 0 then
       rcall('HDEL', refusals, shard)
     end
-    if oldest >= 0 and after then rcall('ZADD', held_shards, 'LT', oldest, shard) end
-    waiting = 0
+    if oldest >= 0 and after then
+      rcall('ZADD', held_shards, 'LT', oldest, shard)
+      listed = true
+    end
   else
     rcall('HSET', acked, shard, at)
     -- Kept past any report still on its way (orders are looked at again after HANDOFF_MS).
-    rcall('PEXPIRE', acked, 6 * HANDOFF_MS)
-    waiting = (tonumber(rcall('HGET', refusals, shard)) or 0) - settled
+    rcall('PEXPIRE', acked, ACKED_MS)
+    local counted = rcall('HGET', refusals, shard)
+    waiting = (tonumber(counted) or 0) - settled
     if waiting > 0 and cx.now > (tonumber(rcall('HGET', refusals, 'until')) or 0) then
       waiting = 0
     end
@@ -48,16 +52,18 @@ local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at,
       rcall('HSET', refusals, shard, waiting)
       if oldest >= 0 then rcall('ZADD', held_shards, 'LT', oldest, shard) end
     else
-      rcall('HDEL', refusals, shard)
+      if counted then rcall('HDEL', refusals, shard) end
       if oldest >= 0 then
         rcall('ZADD', held_shards, oldest, shard)
       else
         rcall('ZREM', held_shards, shard)
       end
     end
+    listed = oldest >= 0
   end
 
-  if rcall('EXISTS', held_shards) == 0 then
+  -- The pair's last held shard gone: its {c} records go too.
+  if not listed and rcall('EXISTS', held_shards) == 0 then
     rcall('DEL', refusals)
     rcall('SREM', cx.c .. 'held_keys:' .. name, key)
     rcall('ZREM', cx.c .. 'wake_due', ck)

@@ -34,11 +34,13 @@ local function free_leases(cx, leases, out)
   end
   for _, ck in ipairs(order) do
     local f = freed[ck]
-    if rcall('EXISTS', cx.c .. 'held_shards:' .. ck) == 1 then
+    -- Where the pair holds jobs, read once: order_wakes starts from it.
+    local first = rcall('ZRANGE', cx.c .. 'held_shards:' .. ck, 0, 1, 'WITHSCORES')
+    if #first > 0 then
       local limits = constraint_limits(cx, f.name)
       if not limits or limits.concurrency then
         local n = room(cx, f.name, f.key, f.n)
-        if n > 0 then order_wakes(cx, f.name, f.key, n, out) end
+        if n > 0 then order_wakes(cx, f.name, f.key, n, out, nil, first) end
       end
     end
   end
