@@ -7,10 +7,9 @@
   claim and of its ordering key, whose next job enters the queue
   (lua/lib/preamble_4_finish_for_good.lua). Its constraint leases are under {c}: when one Redis
   holds every key (KEYS[11] to KEYS[13] given) they go in this same step, and the slots they free
-  are handed to held jobs in it too (lua/lib/preamble_4_free_leases.lua, then each wake order
-  as unholdJobs and ackWake run it: preamble_3_unhold_pair.lua, preamble_4_ack_wake.lua; the
-  other shards' keys are this shard's with their hash tag replaced, as src/redis/keys.cpp names
-  them). On a cluster the master releases them beside this call (releaseLeases).
+  are handed to held jobs in it too (lua/lib/preamble_4_free_leases.lua, then
+  lua/lib/preamble_5_run_wakes.lua). On a cluster the master releases them beside this call
+  (releaseLeases).
   Memory: runs while Redis is over maxmemory (allow-oom): it ends running jobs and frees their
           running state; a kept result adds at most limits.max_result_bytes per job, and refusing
           would make finished jobs run again.
@@ -37,7 +36,7 @@
   ARGV[3] the shard (its number: ids are <shard>-<field>)
   ARGV[4] now (ms since the epoch)
   ARGV[5] constraint channel: the {c} events channel, "s <due_ms>" when a pair is due again
-          (with KEYS[11])
+          (with KEYS[11]: a hand-off longer than one call goes on in wakeConstraints)
   ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
             the result object (MessagePack bytes, as the worker sent it), handed (-1: a kept
             result is stored for whoever fetches it; n >= 0: polls of the calling master wait
@@ -45,9 +44,7 @@
             known to be counted in the watch key)
   Returns: one integer per job, in order: 1 done; 2 done, and the kept result is the caller's to
            hand over (handed, keep_result); 0 stale (not running, or another attempt): nothing
-           changed for that job (its leases, if any, are not released here). Then, with
-           KEYS[11], the wake orders of the slots freed that this call did not run (beyond
-           MAX_WAKES), five values each (as releaseLeases answers them).
+           changed for that job (its leases, if any, are not released here).
 ]]
 local jobs, inflight, done_prefix, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local watch_prefix = KEYS[10]
@@ -58,6 +55,7 @@ local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
 local out, succeeded, running = {}, 0, {}
 -- Releases in this step: one Redis holds the constraints' state too.
 local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms)
+if cx then cx.joined = true end
 local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
 for a = 6, #ARGV, 4 do
@@ -105,52 +103,8 @@ removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', succeeded) end
 if cx then
-  -- Orders are run in this step: no wake_due entry for them (lua/lib/preamble_2_order_wakes.lua).
-  cx.inline = true
   local orders = {}
   free_leases(cx, leases, orders)
-  -- The orders and those their acks hand on, run here; what is left beyond MAX_WAKES goes back
-  -- to the master (src/store/handoff.cpp).
-  local MAX_WAKES = 256
-  local function shard_key(own, s)
-    return (string.gsub(own, '{%d+}(:[^{}]*)$', '{' .. s .. '}%1'))
-  end
-  -- Each shard's keys, named once per call.
-  local shard_keys = {}
-  local function keys_of(s)
-    local sk = shard_keys[s]
-    if not sk then
-      sk = {jobs = shard_key(jobs, s), ready = shard_key(KEYS[6], s),
-            held = holds_of(shard_key(KEYS[13], s)), channel = shard_key(channel, s)}
-      shard_keys[s] = sk
-    end
-    return sk
-  end
-  -- Two orders of one shard in this call: the later must not read as an older report (same µs).
-  local run, last_at = 0, 0
-  while #orders > 0 and run < MAX_WAKES do
-    local more = {}
-    for i = 1, #orders, 5 do
-      if run >= MAX_WAKES then
-        for j = i, i + 4 do more[#more + 1] = orders[j] end
-      else
-        run = run + 1
-        local name, key, s, n, bound = orders[i], orders[i + 1], orders[i + 2], orders[i + 3],
-                                       orders[i + 4]
-        local sk = keys_of(s)
-        local woken, oldest, settled, at =
-          unhold_pair(sk.jobs, sk.ready, sk.held, sk.channel, s, name, key, n, bound)
-        if at <= last_at then at = last_at + 1 end
-        last_at = at
-        ack_wake(cx, name, key, s, n, woken, oldest, settled, at, ARGV[5], more)
-      end
-    end
-    orders = more
-  end
-  -- Handed back: looked at again if their master never finishes them.
-  for i = 1, #orders, 5 do
-    rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, orders[i] .. '#' .. orders[i + 1])
-  end
-  for _, v in ipairs(orders) do out[#out + 1] = v end
+  run_wakes(cx, orders, shard_keys_like(jobs, KEYS[6], KEYS[13], channel), ARGV[5])
 end
 return out

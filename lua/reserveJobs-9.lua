@@ -55,6 +55,7 @@ local h = holds_of(KEYS[7])
 -- Admission in this step: one Redis holds the constraints' state too.
 local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now), channel = ARGV[7],
                         started = {}}
+if ad then ad.cx.joined = true end
 -- Stale members dropped at the head, jobs held back, and of those the ones refused by admission
 -- here (each a full look at its pairs), per call at most, so one call stays short however many
 -- wait there; the rest go in later calls.
@@ -132,10 +133,7 @@ while taken < max and held < max_held and refusals < max_refused do
         local lease = shard .. '-' .. field .. ':' .. (record[R_ATTEMPTS] + 1)
         local refused = admit_job(ad, shard, lease, stamp, now + record[R_TIMEOUT_MS], cons)
         if refused > 0 then
-          -- Settled here as holdJobs settles a refusal (ackWake counts both).
-          local by, key = cons[2 * refused - 1], cons[2 * refused]
-          rcall('HINCRBY', h.settled, by .. '#' .. key, 1)
-          hold(field, record, by, key, stamp)
+          hold(field, record, cons[2 * refused - 1], cons[2 * refused], stamp)
           refusals = refusals + 1
         end
       end

@@ -11,5 +11,5 @@
   state  <p>:{c}:
 ]]
 local function constraint_context(defs, state, now_ms)
-  return {defs = defs, c = state, now = now_ms, cache = {}, inline = false, listed = {}}
+  return {defs = defs, c = state, now = now_ms, cache = {}, joined = false, listed = {}}
 end

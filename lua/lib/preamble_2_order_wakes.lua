@@ -10,9 +10,9 @@
   any more) every shard is ordered at once.
   A hand-off its master never finished (it stopped between the calls) is looked at again
   HANDOFF_MS later: the pair goes into wake_due (wakeConstraints). Not when the caller runs the
-  orders in its own step (cx.inline, completeJobs on one Redis): nothing can be left unfinished
-  there, and what it hands back to the master it puts into wake_due itself. It notes each
-  order's stamp as listed (cx.listed) instead, which ack_wake needs.
+  orders in its own step (cx.joined, one Redis: lua/lib/preamble_5_run_wakes.lua): nothing can be
+  left unfinished there. It notes each order's stamp as listed (cx.listed) instead, which
+  ack_wake needs.
   first    (optional, n < DRAIN, no `after`) the first two entries of held_shards WITHSCORES, as
            the caller read them
 ]]
@@ -34,7 +34,7 @@ local function order_wakes(cx, name, key, n, out, after, first)
   else
     local bound = shards[4] and tonumber(shards[4]) or -1
     for _, v in ipairs({name, key, shards[1], n, bound}) do out[#out + 1] = v end
-    if cx.inline then cx.listed[ck .. '@' .. shards[1]] = shards[2] end
+    if cx.joined then cx.listed[ck .. '@' .. shards[1]] = shards[2] end
   end
-  if not cx.inline then rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck) end
+  if not cx.joined then rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck) end
 end

@@ -3,14 +3,17 @@
   a ready stamp (µs) above `bound` (-1: no bound). Each goes to the front of its ready list with
   its old stamp (it keeps its turn) and is announced on the shard's channel; a job that is no
   longer held for the pair (cancelled, matched anew) is dropped. Used by unholdJobs (a wake
-  order run in its shard, on a cluster) and by completeJobs (the orders its releases give, run
-  in the same step, when one Redis holds every key).
+  order run in its shard, on a cluster) and by run_wakes (the orders run in the step that gave
+  them, when one Redis holds every key).
   jobs, ready_prefix: the shard's jobs and ready prefixes; h: holds_of(<the shard's prefix>)
+  joined   true when the report is used in this same step (lua/lib/preamble_5_run_wakes.lua),
+           which needs neither the settled count nor the time
   Returns woken, oldest, settled, at: the jobs made ready; the ready stamp (µs) of the oldest
   job the pair still holds there, -1 when none; the refused jobs settled there for the pair
-  since the last wake (the count starts again at 0); when this ran (µs, TIME).
+  since the last wake (the count starts again at 0); when this ran (µs, TIME). Joined: settled
+  and at are 0.
 ]]
-local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, bound)
+local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, bound, joined)
   local ck = name .. '#' .. key
   local held = h.held .. ck
   -- The n oldest and the one after them, in one read: the first not taken (beyond n, or above
@@ -45,6 +48,7 @@ local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, 
     make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
   end
   for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
+  if joined then return #woken, oldest, 0, 0 end
   local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
   if settled > 0 then rcall('HDEL', h.settled, ck) end
   local time = rcall('TIME')

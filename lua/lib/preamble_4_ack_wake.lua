@@ -4,7 +4,11 @@
   goes when the shard holds nothing for the pair; and what the order could not use (the shard
   had fewer jobs, or the bound stopped it) is handed to the shards after it (more wake orders
   appended to `out`, lua/lib/preamble_2_order_wakes.lua). Used by ackWake (on a cluster, the
-  master reports each unholdJobs) and by completeJobs (one Redis: in the same step).
+  master reports each unholdJobs) and by run_wakes (one Redis: in the same step).
+  What follows, up to the refusals' deadlines, is for separate steps only. Joined (cx.joined,
+  lua/lib/preamble_5_run_wakes.lua), the report is the shard's truth as this same step left it,
+  and no other report or refused job's hold can be on its way: the entry is set to it and no
+  report time or refusal count is kept.
   An ack that comes twice or is lost is harmless (a lost one leaves an older stamp that the next
   wake of the shard corrects, and wakeConstraints looks at the pair HANDOFF_MS after the order).
   Acks of two wakes of one shard may come in either order: the unhold time of the last applied
@@ -27,9 +31,16 @@ local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at,
   local acked, ordered = cx.c .. 'acked:' .. ck, #out
   -- Where this shard stood: what is handed on goes to the shards after it (an order run in the
   -- step that gave it knows: lua/lib/preamble_2_order_wakes.lua).
-  local after = cx.inline and cx.listed[ck .. '@' .. shard] or rcall('ZSCORE', held_shards, shard)
+  local after = cx.joined and cx.listed[ck .. '@' .. shard] or rcall('ZSCORE', held_shards, shard)
   local waiting, listed = 0, false
-  if at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
+  if cx.joined then
+    if oldest >= 0 then
+      rcall('ZADD', held_shards, oldest, shard)
+      listed = true
+    else
+      rcall('ZREM', held_shards, shard)
+    end
+  elseif at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
     -- A newer report was applied: this one only settles its refusals.
     if settled > 0 and rcall('HINCRBY', refusals, shard, -settled) <= 0 then
       rcall('HDEL', refusals, shard)

@@ -9,7 +9,8 @@
   A refused job is counted where the wakes will look for it: its shard goes into the pair's
   held_shards with the job's stamp (LT), the refusal is counted per shard (refusals: ackWake
   waits for the shard to have settled it, lua/lib/preamble_1_holds_of.lua, before it lets the
-  shard go) and the pair's key into held_keys of its constraint. When it waits for a rate, the
+  shard go; not when the steps are joined, cx.joined: the job is held in the same step) and the
+  pair's key into held_keys of its constraint. When it waits for a rate, the
   due time goes into wake_due and is announced ("s <due_ms>": promoters call wakeConstraints
   then); for a full concurrency limit, the earliest deadline of the pair's leases goes into
   wake_due, so a slot whose release was lost (its master stopped) still wakes the pair.
@@ -64,10 +65,13 @@ end
 local function admission_note_refusal(cx, name, key, shard, stamp, deadline)
   local ck = name .. '#' .. key
   rcall('ZADD', cx.c .. 'held_shards:' .. ck, 'LT', stamp, shard)
-  local refusals = cx.c .. 'refusals:' .. ck
-  rcall('HINCRBY', refusals, shard, 1)
-  if (tonumber(rcall('HGET', refusals, 'until')) or 0) < deadline + SETTLE_MS then
-    rcall('HSET', refusals, 'until', deadline + SETTLE_MS)
+  -- Joined, the job is held in this same step: no hold is on its way to be waited for.
+  if not cx.joined then
+    local refusals = cx.c .. 'refusals:' .. ck
+    rcall('HINCRBY', refusals, shard, '1')
+    if (tonumber(rcall('HGET', refusals, 'until')) or 0) < deadline + SETTLE_MS then
+      rcall('HSET', refusals, 'until', deadline + SETTLE_MS)
+    end
   end
   rcall('SADD', cx.c .. 'held_keys:' .. name, key)
 end

@@ -44,7 +44,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::update_constraint, "updateConstraint-3"},
     Binding{ScriptId::remove_constraint, "removeConstraint-3"},
     Binding{ScriptId::constraint_state, "constraintState-3"},
-    Binding{ScriptId::wake_constraints, "wakeConstraints-2"},
+    Binding{ScriptId::wake_constraints, "wakeConstraints-5"},
     Binding{ScriptId::reclassify_jobs, "reclassifyJobs-3"},
     Binding{ScriptId::constraint_stats, "constraintStats-4"},
     Binding{ScriptId::beat_master, "beatMaster-1"},
@@ -56,7 +56,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::admit_jobs, "admitJobs-2"},
     Binding{ScriptId::hold_jobs, "holdJobs-6"},
     Binding{ScriptId::unhold_jobs, "unholdJobs-3"},
-    Binding{ScriptId::release_leases, "releaseLeases-2"},
+    Binding{ScriptId::release_leases, "releaseLeases-5"},
     Binding{ScriptId::ack_wake, "ackWake-2"},
 };
 

@@ -11,7 +11,7 @@ constexpr std::size_t kMaxBatch = 256;  // jobs per completeJobs call
 
 CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
                                      std::int64_t result_ttl_s, SystemClock clock,
-                                     std::function<bool()> joined, Handoff& handoff)
+                                     std::function<bool()> joined)
     : redis_(redis),
       keys_(CompleteJobs::keys(keys, shard)),
       joined_keys_(CompleteJobs::keys(keys, shard, true)),
@@ -20,7 +20,6 @@ CompletionBatcher::CompletionBatcher(redis::Client& redis, const redis::Keys& ke
       channel_(keys.events_channel(shard)),
       clock_(std::move(clock)),
       joined_(std::move(joined)),
-      handoff_(handoff),
       batcher_(
           redis.executor(), [this](std::vector<Job> jobs) { return send(std::move(jobs)); },
           [](const std::vector<Job>& waiting) { return std::min(waiting.size(), kMaxBatch); },
@@ -39,8 +38,7 @@ asio::awaitable<std::vector<CompletionBatcher::Result>> CompletionBatcher::send(
     std::vector<Job> jobs) {
   const std::size_t n = jobs.size();
   CompleteJobs::Args args{result_ttl_s_, channel_, shard_, epoch_ms(clock_()), std::move(jobs)};
-  const bool joined = joined_();
-  redis::ScriptCall call = CompleteJobs::call(joined ? joined_keys_ : keys_, std::move(args));
+  redis::ScriptCall call = CompleteJobs::call(joined_() ? joined_keys_ : keys_, std::move(args));
   auto reply = co_await redis_.eval(std::move(call));
   std::vector<Result> out;
   out.reserve(n);
@@ -53,8 +51,7 @@ asio::awaitable<std::vector<CompletionBatcher::Result>> CompletionBatcher::send(
     out.assign(n, Result(unexpected(StoreError::bad_reply(completed.error()))));
     co_return out;
   }
-  if (joined) handoff_.start(std::move(completed->wakes));
-  for (const CompleteJobs::Status status : completed->statuses) {
+  for (const CompleteJobs::Status status : *completed) {
     switch (status) {
       case CompleteJobs::Status::stale:
         out.emplace_back(Completed::stale);

@@ -3,7 +3,7 @@
 // wait); answers that arrive while one is on its way wait for it and then go together in the
 // next call. When `joined` says so (a Redis that lets a script span hash tags), the jobs'
 // constraint leases are released in the same call, and the slots they free are handed to held
-// jobs (Handoff).
+// jobs in it too.
 #pragma once
 
 #include <functional>
@@ -17,7 +17,6 @@
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/call_batcher.hpp"
-#include "src/store/handoff.hpp"
 #include "src/store/store_error.hpp"
 #include "src/util/time.hpp"
 
@@ -32,8 +31,7 @@ class CompletionBatcher {
   using Result = Expected<Completed, StoreError>;
 
   CompletionBatcher(redis::Client& redis, const redis::Keys& keys, int shard,
-                    std::int64_t result_ttl_s, SystemClock clock, std::function<bool()> joined,
-                    Handoff& handoff);
+                    std::int64_t result_ttl_s, SystemClock clock, std::function<bool()> joined);
 
   // `handed`: polls of this master wait for the result (ResultWaiters::claim), this many of them
   // known to be counted in the job's watch key.
@@ -52,7 +50,6 @@ class CompletionBatcher {
   std::string channel_;
   SystemClock clock_;  // "now" for an ordering key's next job (its delay may not have passed)
   std::function<bool()> joined_;
-  Handoff& handoff_;
   CallBatcher<Job, Result> batcher_;
 };
 

@@ -56,7 +56,7 @@ ConstraintStore::ConstraintStore(redis::Client& redis, redis::Keys keys, int sha
       keys_(std::move(keys)),
       shards_(shards),
       clock_(std::move(clock)),
-      handoff_(redis_, keys_, shards, clock_) {}
+      handoff_(redis_, keys_, shards, clock_, [this] { return redis_.scripts_span_tags(); }) {}
 
 std::int64_t ConstraintStore::now_ms() const {
   return epoch_ms(clock_());

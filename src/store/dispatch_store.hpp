@@ -129,8 +129,7 @@ class DispatchStore {
   Admission admission_;
   Handoff handoff_;
   LeaseReleaser leases_;  // after handoff_: it hands freed slots on through it
-  // One per shard; after handoff_, which they hand freed slots on through (joined steps).
-  std::vector<std::unique_ptr<CompletionBatcher>> completions_;
+  std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
 };
 
 }  // namespace jq::store

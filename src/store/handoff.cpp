@@ -16,8 +16,13 @@ using redis::bindings::AckWake;
 using redis::bindings::UnholdJobs;
 using redis::bindings::WakeConstraints;
 
-Handoff::Handoff(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock)
-    : redis_(redis), keys_(std::move(keys)), shards_(shards), clock_(std::move(clock)) {}
+Handoff::Handoff(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock,
+                 std::function<bool()> joined)
+    : redis_(redis),
+      keys_(std::move(keys)),
+      shards_(shards),
+      clock_(std::move(clock)),
+      joined_(std::move(joined)) {}
 
 // Each round: every order's unholdJobs in one pipeline (each in its own shard), then every
 // ackWake in another (all under {c}); the acks' orders make the next round. Each round wakes
@@ -80,7 +85,9 @@ asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>> Handoff::wake
     int max_pairs) {
   for (;;) {
     const std::int64_t now = now_ms();
-    ScriptCall call = WakeConstraints::call(WakeConstraints::keys(keys_), {now, max_pairs});
+    ScriptCall call = WakeConstraints::call(
+        joined_() ? WakeConstraints::joined_keys(keys_) : WakeConstraints::keys(keys_),
+        {now, max_pairs});
     auto reply = co_await redis_.eval(std::move(call));
     if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
     auto due = WakeConstraints::decode(std::move(*reply));

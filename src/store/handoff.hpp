@@ -3,10 +3,12 @@
 // its shard (unholdJobs: the oldest held jobs become ready) and reports what it found back under
 // {c} (ackWake), which may give more orders. No script touches two hash tags; every step is
 // idempotent, and a hand-off its master never finished is looked at again by wakeConstraints
-// (wake_due), so losing one delays jobs but never strands them.
+// (wake_due), so losing one delays jobs but never strands them. When `joined` says so (one
+// Redis: scripts may span hash tags), wakeConstraints runs its orders itself and none come here.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -27,7 +29,8 @@ class Handoff {
  public:
   using WakeOrder = redis::bindings::WakeOrder;
 
-  Handoff(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock);
+  Handoff(redis::Client& redis, redis::Keys keys, int shards, SystemClock clock,
+          std::function<bool()> joined);
 
   // Runs the orders, and the ones their acknowledgements give, until none is left. A failure is
   // logged and ends the run: wake_due() picks the pairs up again.
@@ -45,6 +48,7 @@ class Handoff {
   redis::Keys keys_;
   int shards_;
   SystemClock clock_;
+  std::function<bool()> joined_;
 };
 
 }  // namespace jq::store

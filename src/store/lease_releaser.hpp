@@ -7,6 +7,7 @@
 // sends what is pending, call after call, until nothing is.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -23,7 +24,10 @@ namespace jq::store {
 
 class LeaseReleaser {
  public:
-  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff, SystemClock clock);
+  // `joined` (one Redis: scripts may span hash tags): releaseLeases hands the freed slots on
+  // itself, in the same step.
+  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff, SystemClock clock,
+                std::function<bool()> joined);
 
   // Sends them soon; a lease whose release is lost stops counting at its attempt's deadline.
   void release(std::vector<AttemptLease> leases);
@@ -39,6 +43,7 @@ class LeaseReleaser {
   const redis::Keys& keys_;
   Handoff& handoff_;
   SystemClock clock_;
+  std::function<bool()> joined_;
   asio::strand<asio::any_io_executor> strand_;
   std::vector<AttemptLease> pending_;
   bool flushing_ = false;

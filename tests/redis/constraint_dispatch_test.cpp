@@ -1,7 +1,7 @@
 // Constraints at dispatch, script by script, with the master's steps between them done here as
 // src/store/admission.cpp and src/store/handoff.cpp do them: reserveJobs-9 takes candidates (or
 // holds a job behind its pair's held jobs in the shard), admitJobs-2 decides under {c},
-// holdJobs-6 gives refused jobs back held; releaseLeases-2 and wakeConstraints-2 give wake
+// holdJobs-6 gives refused jobs back held; releaseLeases-5 and wakeConstraints-5 give wake
 // orders, unholdJobs-3 runs one in its shard and ackWake-2 reports back (contract:
 // "Constraints").
 #include <catch2/catch.hpp>
@@ -163,7 +163,12 @@ TEST_CASE(
   CHECK(read_record(r, keys, 0, f[2])->attempts == 0);
   CHECK(hgetall(r, keys.held_tallies(0)) ==
         std::map<std::string, std::string>{{"waiting:one", "2"}, {"deferred:one", "2"}});
-  CHECK(hget(r, c_key(keys, "refusals", "one", "k"), "0") == "1");  // only f[1] was refused
+  if (joined_steps()) {
+    // Refused and held in one step: no hold on its way to count.
+    CHECK_FALSE(exists(r, c_key(keys, "refusals", "one", "k")));
+  } else {
+    CHECK(hget(r, c_key(keys, "refusals", "one", "k"), "0") == "1");  // only f[1] was refused
+  }
 }
 
 TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is announced",
@@ -513,6 +518,7 @@ TEST_CASE(
     "a slot freed while a refused job's hold is on its way goes to that job once the hold has "
     "landed, RETRY_MS later",
     "[redis]") {
+  if (joined_steps()) return;  // joined, no hold is ever on its way
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   EventListener events(shared_redis().port(), keys);
@@ -536,6 +542,7 @@ TEST_CASE(
     "a job is admitted only after the older jobs its pair holds in its own shard, and a pair "
     "with room behind held jobs is due at once",
     "[redis]") {
+  if (joined_steps()) return;  // the hand-off between two separate steps; joined, there is none
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   const auto f = lined_up(r, keys, 3);
@@ -552,4 +559,75 @@ TEST_CASE(
   hold(r, keys, 0, {{b[0], 1, "one", "k"}, {c[0], 1, "one", "k"}});
   CHECK(hand_off(r, keys, wake_due(r, keys, kNowMs).orders) == 1);
   CHECK(take(r, keys) == b);
+}
+
+TEST_CASE(
+    "on one Redis releaseLeases runs the wake orders it gives in the same step, and no record "
+    "of separate steps is kept",
+    "[redis]") {
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (redis_cluster_mode()) return;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  auto f = same_key(r, keys, 3);
+  auto g = fields_of(push_jobs(r, keys, 1, {constrained("one", "k")}, kNowMs, kStampUs + 9));
+  events.take(r);
+  REQUIRE(take_joined(r, keys) == std::vector<std::string>{f[0]});
+  REQUIRE(take_joined(r, keys, 10, kNowMs, 1).empty());
+  // f[0] failed (or was given back, or reaped): its lease goes, and the oldest held job, in
+  // shard 0, is ready when the call answers, with no order left for the master.
+  CHECK(release(r, keys, {{lease_of(0, f[0]), packed(json::array({"one", "k"}))}}, kNowMs, true)
+            .empty());
+  CHECK(events.take(r) == std::vector<std::string>{"p email 0 0 " + member_of(r, keys, 0, f[1])});
+  CHECK(take_joined(r, keys) == std::vector<std::string>{f[1]});
+  CHECK(release(r, keys, {{lease_of(0, f[1]), packed(json::array({"one", "k"}))}}, kNowMs, true)
+            .empty());
+  CHECK(take_joined(r, keys) == std::vector<std::string>{f[2]});
+  CHECK(release(r, keys, {{lease_of(0, f[2]), packed(json::array({"one", "k"}))}}, kNowMs, true)
+            .empty());
+  // Shard 0 holds nothing now: the hand-off went on to shard 1.
+  CHECK(take_joined(r, keys, 10, kNowMs, 1) == std::vector<std::string>{g[0]});
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+  for (const char* kind : {"refusals", "acked"}) {
+    INFO(kind);
+    CHECK_FALSE(exists(r, c_key(keys, kind, "one", "k")));
+  }
+  CHECK(hgetall(r, keys.held_prefix(0) + "settled").empty());
+  CHECK(zmembers(r, wake_due_key(keys)).empty());
+}
+
+TEST_CASE(
+    "on one Redis wakeConstraints runs its wake orders in the same step, at most a thousand "
+    "jobs per call, and says when more are due at once",
+    "[redis]") {
+  using jq::redis::bindings::RemoveConstraint;
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (redis_cluster_mode()) return;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = same_key(r, keys, 1201);
+  REQUIRE(take_joined(r, keys, 1) == std::vector<std::string>{f[0]});
+  // One reservation holds at most 1,000 jobs; the next holds the rest.
+  REQUIRE(take_joined(r, keys, 1).empty());
+  REQUIRE(take_joined(r, keys, 1).empty());
+  REQUIRE(r.call({"ZCARD", held_key(keys, 0, "one", "k")}).integer == 1200);
+  auto removed = RemoveConstraint::decode(r.eval(RemoveConstraint::call(
+      RemoveConstraint::keys(keys), {"one", keys.constraint_channel(), kNowMs})));
+  REQUIRE(removed);
+  auto first = wake_due(r, keys, kNowMs, true);
+  CHECK(first.orders.empty());
+  CHECK(first.next_due_ms == kNowMs);  // due again now: the rest
+  CHECK(r.call({"ZCARD", held_key(keys, 0, "one", "k")}).integer == 200);
+  auto second = wake_due(r, keys, kNowMs, true);
+  CHECK(second.orders.empty());
+  CHECK(second.next_due_ms == -1);
+  CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+  // Every one is ready.
+  auto started = take_joined(r, keys, 2000);
+  std::sort(started.begin(), started.end());
+  std::vector<std::string> held(f.begin() + 1, f.end());
+  std::sort(held.begin(), held.end());
+  CHECK(started == held);
 }

@@ -97,19 +97,24 @@ inline std::vector<HoldJobs::Status> hold(SyncRedis& r, const redis::Keys& keys,
   return *out;
 }
 
+// What DispatchStore::reserve dispatches on one Redis: reserveJobs admitting (or holding) the
+// constrained jobs in its own step.
+inline std::vector<std::string> take_joined(SyncRedis& r, const redis::Keys& keys, int max = 10,
+                                            std::int64_t now_ms = kNowMs, int shard = 0) {
+  using redis::bindings::ReserveJobs;
+  auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
+      ReserveJobs::keys(keys, shard, "email", true), {now_ms, max, {}, "", "email", shard})));
+  REQUIRE(reply);
+  std::vector<std::string> started;
+  for (const auto& t : reply->jobs) started.push_back(t.field);
+  return started;
+}
+
 // What DispatchStore::reserve dispatches: reserveJobs, then admitJobs for the candidates and
-// holdJobs for the refused ones.
+// holdJobs for the refused ones (or take_joined, with the steps joined).
 inline std::vector<std::string> take(SyncRedis& r, const redis::Keys& keys, int max = 10,
                                      std::int64_t now_ms = kNowMs, int shard = 0) {
-  if (joined_steps()) {
-    using redis::bindings::ReserveJobs;
-    auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
-        ReserveJobs::keys(keys, shard, "email", true), {now_ms, max, {}, "", "email", shard})));
-    REQUIRE(reply);
-    std::vector<std::string> started;
-    for (const auto& t : reply->jobs) started.push_back(t.field);
-    return started;
-  }
+  if (joined_steps()) return take_joined(r, keys, max, now_ms, shard);
   const std::vector<Taken> taken = reserve(r, keys, shard, max, now_ms);
   const std::vector<std::int64_t> answers = admit(r, keys, shard, taken, now_ms);
   std::vector<std::string> started;
@@ -166,17 +171,20 @@ inline std::int64_t hand_off(SyncRedis& r, const redis::Keys& keys, std::vector<
   return woken;
 }
 
+// releaseLeases; `joined`: with shard 0's keys, so it runs the wake orders itself (one Redis).
 inline std::vector<WakeOrder> release(SyncRedis& r, const redis::Keys& keys,
                                       std::vector<ReleaseLeases::Lease> leases,
-                                      std::int64_t now_ms = kNowMs) {
-  auto out = ReleaseLeases::decode(
-      r.eval(ReleaseLeases::call(ReleaseLeases::keys(keys), {now_ms, std::move(leases)})));
+                                      std::int64_t now_ms = kNowMs, bool joined = false) {
+  auto out = ReleaseLeases::decode(r.eval(
+      ReleaseLeases::call(joined ? ReleaseLeases::joined_keys(keys) : ReleaseLeases::keys(keys),
+                          {now_ms, std::move(leases)})));
   REQUIRE(out);
   return *out;
 }
 
 // A success of attempt 1 of `field` in shard 0, and its leases (`constraints`: its record's
-// R_CONSTRAINTS, MessagePack; "" for none) given back: the wake orders.
+// R_CONSTRAINTS, MessagePack; "" for none) given back: the wake orders (none with the steps
+// joined: completeJobs ran them).
 inline std::vector<WakeOrder> complete(SyncRedis& r, const redis::Keys& keys,
                                        const std::string& field,
                                        const std::string& constraints = "") {
@@ -184,16 +192,17 @@ inline std::vector<WakeOrder> complete(SyncRedis& r, const redis::Keys& keys,
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0, joined_steps()), std::move(args))), 1);
   REQUIRE(status);
-  REQUIRE(status->statuses.front() == CompleteJobs::Status::done);
-  if (joined_steps()) return status->wakes;  // released by completeJobs itself
+  REQUIRE(status->front() == CompleteJobs::Status::done);
+  if (joined_steps()) return {};  // released, and the slots handed on, by completeJobs itself
   if (constraints.empty()) return {};
   return release(r, keys, {{lease_of(0, field), constraints}});
 }
 
+// wakeConstraints; `joined`: with shard 0's keys, so it runs the wake orders itself (one Redis).
 inline WakeConstraints::Due wake_due(SyncRedis& r, const redis::Keys& keys,
-                                     std::int64_t now_ms = kNowMs) {
-  auto out = WakeConstraints::decode(
-      r.eval(WakeConstraints::call(WakeConstraints::keys(keys), {now_ms, 100})));
+                                     std::int64_t now_ms = kNowMs, bool joined = false) {
+  auto out = WakeConstraints::decode(r.eval(WakeConstraints::call(
+      joined ? WakeConstraints::joined_keys(keys) : WakeConstraints::keys(keys), {now_ms, 100})));
   REQUIRE(out);
   return *out;
 }

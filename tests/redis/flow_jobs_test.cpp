@@ -32,7 +32,7 @@ void complete(SyncRedis& r, const jq::redis::Keys& keys, const std::string& fiel
   auto status = CompleteJobs::decode(
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(args))), 1);
   REQUIRE(status);
-  REQUIRE(status->statuses.front() == CompleteJobs::Status::done);
+  REQUIRE(status->front() == CompleteJobs::Status::done);
 }
 
 FailJob::Status fail(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field,

@@ -150,7 +150,7 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   auto late =
       r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0),
                                 {3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}}));
-  CHECK(CompleteJobs::decode(late, 1).value().statuses ==
+  CHECK(CompleteJobs::decode(late, 1).value() ==
         std::vector<CompleteJobs::Status>{CompleteJobs::Status::stale});
   CHECK(job_buckets_dump(r, keys, 0) == before);
 }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
-#include "src/redis/bindings/wake_orders.hpp"
 #include "src/redis/keys.hpp"
 
 namespace jq::redis::bindings {
@@ -25,6 +24,7 @@ struct CompleteJobs {
     std::string jobs, inflight, done_prefix, counts, stats, ready_prefix, scheduled, unique_prefix,
         order_prefix, watch_prefix;
     // All empty: not given (on a cluster {c} is in another slot); releaseLeases frees them then.
+    // Given, the slots they free are handed on in the same step (lua/lib/preamble_5_run_wakes.lua).
     std::string constraint_defs, constraint_state, held_prefix;
     std::string constraint_channel;  // the {c} events channel; not a key: ARGV
   };
@@ -94,21 +94,9 @@ struct CompleteJobs {
     }
     return c;
   }
-  struct Outcome {
-    std::vector<Status> statuses;  // one per job, in order
-    std::vector<WakeOrder> wakes;  // slots the released leases freed (with the constraint keys)
-  };
-  // `jobs` is how many were given.
-  static Decoded<Outcome> decode(Reply reply, std::size_t jobs) {
-    if (!reply.is_array() || reply.elements.size() < jobs) {
-      return unexpected(bad_reply(id, "not one status per job, then wake orders", reply));
-    }
-    auto wakes = wake_orders(id, reply.elements, jobs, reply);
-    if (!wakes) return unexpected(std::move(wakes.error()));
-    reply.elements.resize(jobs);
-    auto s = statuses_reply(id, statuses, reply, jobs);
-    if (!s) return unexpected(std::move(s.error()));
-    return Outcome{std::move(*s), std::move(*wakes)};
+  // One status per job, in order; `jobs` is how many were given.
+  static Decoded<std::vector<Status>> decode(Reply reply, std::size_t jobs) {
+    return statuses_reply(id, statuses, reply, jobs);
   }
 };
 

@@ -1,5 +1,6 @@
 // What releaseLeases, ackWake and wakeConstraints answer (lua/lib/preamble_2_order_wakes.lua):
-// wake orders, five values each, that the master runs with unholdJobs in the shard named.
+// wake orders, five values each, that the master runs with unholdJobs in the shard named; and
+// what releaseLeases and wakeConstraints are given to run them themselves, on one Redis.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "src/redis/bindings/binding.hpp"
+#include "src/redis/keys.hpp"
 
 namespace jq::redis::bindings {
 
@@ -18,6 +20,25 @@ struct WakeOrder {
   std::int64_t bound = -1;  // none younger than this ready stamp (µs); -1: no bound
 
   bool operator==(const WakeOrder&) const = default;
+};
+
+// A {c} script's optional keys and arguments for running its wake orders in the same step
+// (lua/lib/preamble_5_run_wakes.lua), which only one Redis allows: shard 0's keys, which name
+// every shard's (lua/lib/preamble_1_shard_keys_like.lua), and the channels. All empty: not given.
+struct RunWakesHere {
+  std::string jobs_prefix, ready_prefix, held_prefix;  // KEYS, after the script's own
+  std::string channel, constraint_channel;             // ARGV ("" when not given)
+
+  static RunWakesHere of(const redis::Keys& k) {
+    return {k.jobs_prefix(0), k.ready_prefix(0), k.held_prefix(0), k.events_channel(0),
+            k.constraint_channel()};
+  }
+  void append_keys(std::vector<std::string>& keys) {
+    if (jobs_prefix.empty()) return;
+    keys.push_back(std::move(jobs_prefix));
+    keys.push_back(std::move(ready_prefix));
+    keys.push_back(std::move(held_prefix));
+  }
 };
 
 // The orders in `e` from index `first` on.
