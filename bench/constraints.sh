@@ -20,8 +20,8 @@
 # Each run's JSON line goes to $OUT; bench/constraints_summary.py prints the medians, the ratios
 # on/off and the targets. docs/BENCHMARKS.md ("Constraints") says what each figure measures.
 #
-# Environment: REPS (3), WORKLOADS ("throughput held": either or both; "tight" alone runs only
-# the throughput row of 20 tenants), OUT (bench/results/constraints-<date>.jsonl), SKIP_BUILD=1 (use the
+# Environment: REPS (3), WORKLOADS ("throughput held": either or both; "mixed" or "tight" instead
+# of "throughput" runs only that row of it), OUT (bench/results/constraints-<date>.jsonl), SKIP_BUILD=1 (use the
 # binaries already in BUILD_DIR), BUILD_DIR (build-release), CONCURRENCY (50: worker
 # concurrency), CONNECTIONS (16: pushing connections), JOBS (50000), BACKLOG (100000), PYTHON
 # (/usr/bin/python3), IDLE_SECONDS (10), LATENCY_SECONDS (10), BASELINE_BIN (another jqmaster
@@ -205,8 +205,14 @@ for rep in $(seq "$REPS"); do
     done
     throughput mixed decode --tenants "$TENANTS" --unconstrained-share "$MIXED_SHARE"
     throughput tight decode --tenants "$TIGHT_TENANTS" --unconstrained-share 0
-  elif [[ " $WORKLOADS " == *" tight "* ]]; then
-    throughput tight decode --tenants "$TIGHT_TENANTS" --unconstrained-share 0
+  else
+    # Single rows of it.
+    if [[ " $WORKLOADS " == *" mixed "* ]]; then
+      throughput mixed decode --tenants "$TENANTS" --unconstrained-share "$MIXED_SHARE"
+    fi
+    if [[ " $WORKLOADS " == *" tight "* ]]; then
+      throughput tight decode --tenants "$TIGHT_TENANTS" --unconstrained-share 0
+    fi
   fi
   if [[ " $WORKLOADS " == *" held "* ]]; then
     # The three in turn, each repetition starting one further on: none always runs first.

@@ -206,6 +206,13 @@ def before_after(groups, baseline):
         for constraint in ("on", "off"):
             rows.append((f"every job constrained, {worker}, constraint {constraint}: jobs/s",
                          ("all_constrained", worker, constraint), "throughput_jobs_per_s"))
+    rows += [("20 % unconstrained, constraint on: jobs/s", ("mixed", "decode", "on"),
+              "throughput_jobs_per_s"),
+             ("20 tenants (the limit binds), constraint on: jobs/s", ("tight", "decode", "on"),
+              "throughput_jobs_per_s")]
+    for process in ("redis", "jqmaster"):
+        rows.append((f"the same: {process} CPU µs per job", ("tight", "decode", "on"),
+                     f"throughput_cpu_s_by_process.{process}"))
     rows += [("dispatch p99 with 100,000 held, ms", ("held", "decode", "on"),
               "latency_to_worker_p99_ms"),
              ("dispatch p99 without the backlog, ms", ("held_none", "decode", "on"),
@@ -214,6 +221,11 @@ def before_after(groups, baseline):
               "idle_cpu_pct_by_process.jqmaster")]
     for label, key, path in rows:
         b, a = median(baseline.get(key, []), path), median(groups.get(key, []), path)
+        if "CPU µs per job" in label:  # seconds over the run's jobs
+            jobs_b = median(baseline.get(key, []), "throughput_jobs")
+            jobs_a = median(groups.get(key, []), "throughput_jobs")
+            b = b * 1e6 / jobs_b if b is not None and jobs_b else None
+            a = a * 1e6 / jobs_a if a is not None and jobs_a else None
         if a is None and b is None:
             continue
         print(f"| {label} | {show(b)} | {show(a)} | {show(ratio(a, b), 2)} |")

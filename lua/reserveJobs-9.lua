@@ -75,13 +75,17 @@ end
 
 -- The index in `cons` of a pair that holds a job ahead of (stamp, field) in this shard; nil if
 -- none. Jobs of one push share a stamp, and their fields, in push order, break the tie (as in
--- the ready lists and the held zsets).
-local function older_held_here(cons, stamp, field)
+-- the ready lists and the held zsets). Asked without scores in the answer (Redis 7.0 writes
+-- each with %.17g, which costs more than the lookup): the first member at or before the stamp
+-- is ahead when its field sorts before ours; when it sorts after, only a member strictly before
+-- the stamp is.
+local function older_held_here(cons, stamp_s, field)
   for i = 1, #cons, 2 do
-    local oldest = rcall('ZRANGE', h.held .. cons[i] .. '#' .. cons[i + 1], 0, 0, 'WITHSCORES')
-    if oldest[2] then
-      local at = tonumber(oldest[2])
-      if at < stamp or (at == stamp and oldest[1] < field) then return i end
+    local held = h.held .. cons[i] .. '#' .. cons[i + 1]
+    local first = rcall('ZRANGEBYSCORE', held, '-inf', stamp_s, 'LIMIT', 0, 1)[1]
+    if first and (first < field or
+                  rcall('ZRANGEBYSCORE', held, '-inf', '(' .. stamp_s, 'LIMIT', 0, 1)[1]) then
+      return i
     end
   end
   return nil
@@ -125,7 +129,8 @@ while taken < max and held < max_held and refusals < max_refused do
     -- Records are written after the loop: a job whose member came twice is taken once.
     local cons = record and not seen[field] and record[R_CONSTRAINTS]
     if cons then
-      local stamp = base62_decode(record[R_READY_STAMP])
+      -- As an argument: formatted once (Redis would format a number with %.17g each time).
+      local stamp = string.format('%d', base62_decode(record[R_READY_STAMP]))
       local behind = older_held_here(cons, stamp, field)
       if behind then
         hold(field, record, cons[behind], cons[behind + 1], stamp)

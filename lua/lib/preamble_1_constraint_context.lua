@@ -11,5 +11,8 @@
   state  <p>:{c}:
 ]]
 local function constraint_context(defs, state, now_ms)
-  return {defs = defs, c = state, now = now_ms, cache = {}, joined = false, listed = {}}
+  -- now_s: the same as an argument, formatted once (Redis formats a number argument with %.17g,
+  -- which costs more than the command it goes with).
+  return {defs = defs, c = state, now = now_ms, now_s = string.format('%d', now_ms), cache = {},
+          joined = false, listed = {}}
 end

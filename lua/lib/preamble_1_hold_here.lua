@@ -3,7 +3,7 @@
   zset (lua/lib/preamble_1_holds_of.lua), ordered by its ready stamp, until unholdJobs wakes it.
   It keeps state queued and its ready count and uses no attempt. The caller sets R_BLOCKED_BY
   and saves the record.
-  h  holds_of(<shard's prefix>); stamp: the job's ready stamp as a number (µs)
+  h  holds_of(<shard's prefix>); stamp: the job's ready stamp (µs), a number or its decimal digits
 ]]
 local function hold_here(h, name, key, field, stamp)
   rcall('ZADD', h.held .. name .. '#' .. key, stamp, field)

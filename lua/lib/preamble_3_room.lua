@@ -13,10 +13,10 @@ local function room(cx, name, key, max)
   local n, again = max, nil
   if limits.concurrency then
     local leases = cx.c .. 'lease:' .. ck
-    n = math.min(n, limits.concurrency - rcall('ZCOUNT', leases, cx.now, '+inf'))
+    n = math.min(n, limits.concurrency - rcall('ZCOUNT', leases, cx.now_s, '+inf'))
     if n <= 0 then
       -- Its slots free when their attempts end, at the latest at their deadlines.
-      local first = rcall('ZRANGEBYSCORE', leases, cx.now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      local first = rcall('ZRANGEBYSCORE', leases, cx.now_s, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
       again = tonumber(first[2])
     end
   end

@@ -11,7 +11,7 @@
   Returns woken, oldest, settled, at: the jobs made ready; the ready stamp (µs) of the oldest
   job the pair still holds there, -1 when none; the refused jobs settled there for the pair
   since the last wake (the count starts again at 0); when this ran (µs, TIME). Joined: settled
-  and at are 0.
+  and at are 0. Then oldest as Redis wrote it (nil when none), to be given back as it is.
 ]]
 local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, bound, joined)
   local ck = name .. '#' .. key
@@ -19,11 +19,11 @@ local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, 
   -- The n oldest and the one after them, in one read: the first not taken (beyond n, or above
   -- the bound) is the oldest left.
   local first = rcall('ZRANGE', held, 0, n, 'WITHSCORES')
-  local popped, oldest = {}, -1
+  local popped, oldest, oldest_s = {}, -1, nil
   for i = 1, #first, 2 do
     local stamp = tonumber(first[i + 1])
     if #popped == n or (bound >= 0 and stamp > bound) then
-      oldest = stamp
+      oldest, oldest_s = stamp, first[i + 1]
       break
     end
     popped[#popped + 1] = first[i]
@@ -48,9 +48,9 @@ local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, 
     make_ready(woken[i].queue, woken[i].priority, {woken[i].member}, true)
   end
   for _, w in ipairs(woken) do announce_ready(channel, shard, w.name, w.priority, w.member) end
-  if joined then return #woken, oldest, 0, 0 end
+  if joined then return #woken, oldest, 0, 0, oldest_s end
   local settled = tonumber(rcall('HGET', h.settled, ck)) or 0
   if settled > 0 then rcall('HDEL', h.settled, ck) end
   local time = rcall('TIME')
-  return #woken, oldest, settled, tonumber(time[1]) * 1000000 + tonumber(time[2])
+  return #woken, oldest, settled, tonumber(time[1]) * 1000000 + tonumber(time[2]), oldest_s
 end

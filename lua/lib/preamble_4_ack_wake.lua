@@ -22,10 +22,14 @@
   is due again RETRY_MS later (announced on `channel`, {c}), when the hold has landed.
   Refusals older than their attempts' deadlines plus SETTLE_MS (admitJobs) are no longer
   waited for (their holds were lost with their master; those jobs are reaped and run again).
-  asked, woken, oldest, settled, at: the order's n and what unhold_pair answered for it
+  asked, woken, oldest, settled, at: the order's n and what unhold_pair answered for it;
+  oldest_s (optional): oldest as Redis wrote it, written back as it is (a number argument costs
+  Redis a %.17g formatting)
 ]]
 local RETRY_MS, ACKED_MS = 20, tostring(6 * HANDOFF_MS)
-local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at, channel, out)
+local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at, channel, out,
+                        oldest_s)
+  local listed_at = oldest_s or oldest
   local ck = name .. '#' .. key
   local held_shards, refusals = cx.c .. 'held_shards:' .. ck, cx.c .. 'refusals:' .. ck
   local acked, ordered = cx.c .. 'acked:' .. ck, #out
@@ -35,7 +39,7 @@ local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at,
   local waiting, listed = 0, false
   if cx.joined then
     if oldest >= 0 then
-      rcall('ZADD', held_shards, oldest, shard)
+      rcall('ZADD', held_shards, listed_at, shard)
       listed = true
     else
       rcall('ZREM', held_shards, shard)
@@ -46,7 +50,7 @@ local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at,
       rcall('HDEL', refusals, shard)
     end
     if oldest >= 0 and after then
-      rcall('ZADD', held_shards, 'LT', oldest, shard)
+      rcall('ZADD', held_shards, 'LT', listed_at, shard)
       listed = true
     end
   else
@@ -61,11 +65,11 @@ local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at,
     if waiting > 0 then
       -- A refused job's hold is still on its way here: the shard stays, at the older stamp.
       rcall('HSET', refusals, shard, waiting)
-      if oldest >= 0 then rcall('ZADD', held_shards, 'LT', oldest, shard) end
+      if oldest >= 0 then rcall('ZADD', held_shards, 'LT', listed_at, shard) end
     else
       if counted then rcall('HDEL', refusals, shard) end
       if oldest >= 0 then
-        rcall('ZADD', held_shards, oldest, shard)
+        rcall('ZADD', held_shards, listed_at, shard)
       else
         rcall('ZREM', held_shards, shard)
       end
