@@ -21,6 +21,6 @@
 ]]
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
 local out = {}
-ack_wake(cx, ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),
-         tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10], out, ARGV[7])
+ack_wake(cx, ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7],
+         tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10], out)
 return out

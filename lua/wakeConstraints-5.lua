@@ -13,16 +13,13 @@
           move to their ready lists (unholdJobs).
   KEYS[1] constraint defs: the definitions hash (name -> MessagePack)
   KEYS[2] constraint state prefix (lua/lib/preamble_1_constraint_context.lua)
-  KEYS[3] jobs prefix of shard 0; only when one Redis holds every key (not on a cluster): then the
-          wake orders run in this same step (lua/lib/preamble_5_run_wakes.lua), in every shard,
-          whose keys are named from shard 0's (lua/lib/preamble_1_shard_keys_like.lua)
+  KEYS[3] jobs prefix of shard 0, one Redis only: the orders run here, as in releaseLeases-5
   KEYS[4] ready prefix of shard 0; with KEYS[3]
-  KEYS[5] held prefix of shard 0 (lua/lib/preamble_1_holds_of.lua); with KEYS[3]
+  KEYS[5] held prefix of shard 0; with KEYS[3]
   ARGV[1] now (ms since the epoch)
   ARGV[2] max: the most pairs to look at in this call
-  ARGV[3] events channel of shard 0 (announce_ready for every job woken); with KEYS[3]
-  ARGV[4] constraint channel: the {c} events channel ("s <due_ms>" when a pair is due again);
-          with KEYS[3]
+  ARGV[3] events channel of shard 0, with KEYS[3]
+  ARGV[4] constraint channel: the {c} events channel, with KEYS[3]
   Returns: {next_due, name, key, shard, n, bound, ...}: the earliest due time left in wake_due
            (ms; -1 for none; at most now when more pairs were due than max, or when the orders
            given were more than one call runs), then the wake orders, five values each (bound
@@ -31,7 +28,7 @@
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
 cx.joined = KEYS[3] ~= nil
 local wake_due = cx.c .. 'wake_due'
-local out = {-1}
+local orders = {}
 for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', 0, ARGV[2])) do
   rcall('ZREM', wake_due, ck)
   local hash = string.find(ck, '#', 1, true)
@@ -42,18 +39,18 @@ for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', 0,
   else
     local n, again = room(cx, name, key, DRAIN)
     if n > 0 then
-      order_wakes(cx, name, key, n, out)
+      order_wakes(cx, name, key, n, orders)
     elseif again then
       rcall('ZADD', wake_due, 'LT', again, ck)
     end
   end
 end
 if cx.joined then
-  local orders = {}
-  for i = 2, #out do orders[#orders + 1] = out[i] end
-  out = {-1}
   run_wakes(cx, orders, shard_keys_like(KEYS[3], KEYS[4], KEYS[5], ARGV[3]), ARGV[4])
+  orders = {}
 end
+-- After the orders: those run here may have left pairs due now.
 local next_due = rcall('ZRANGE', wake_due, 0, 0, 'WITHSCORES')
-if next_due[2] then out[1] = math.floor(tonumber(next_due[2])) end
+local out = {next_due[2] and math.floor(tonumber(next_due[2])) or -1}
+for _, v in ipairs(orders) do out[#out + 1] = v end
 return out

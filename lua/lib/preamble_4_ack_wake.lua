@@ -22,14 +22,13 @@
   is due again RETRY_MS later (announced on `channel`, {c}), when the hold has landed.
   Refusals older than their attempts' deadlines plus SETTLE_MS (admitJobs) are no longer
   waited for (their holds were lost with their master; those jobs are reaped and run again).
-  asked, woken, oldest, settled, at: the order's n and what unhold_pair answered for it;
-  oldest_s (optional): oldest as Redis wrote it, written back as it is (a number argument costs
-  Redis a %.17g formatting)
+  asked, woken, listed_at, settled, at: the order's n and what unhold_pair answered for it; the
+  oldest stamp held (listed_at) as Redis wrote it (decimal digits, or -1 for none), written back
+  as it is (a number argument costs Redis a %.17g formatting)
 ]]
 local RETRY_MS, ACKED_MS = 20, tostring(6 * HANDOFF_MS)
-local function ack_wake(cx, name, key, shard, asked, woken, oldest, settled, at, channel, out,
-                        oldest_s)
-  local listed_at = oldest_s or oldest
+local function ack_wake(cx, name, key, shard, asked, woken, listed_at, settled, at, channel, out)
+  local oldest = tonumber(listed_at)
   local ck = name .. '#' .. key
   local held_shards, refusals = cx.c .. 'held_shards:' .. ck, cx.c .. 'refusals:' .. ck
   local acked, ordered = cx.c .. 'acked:' .. ck, #out

@@ -24,10 +24,10 @@ local function run_wakes(cx, orders, keys_of, channel)
       else
         run = run + 1
         local k = keys_of(s)
-        local woken, oldest, _, _, oldest_s =
+        local woken, _, _, _, oldest =
           unhold_pair(k.jobs, k.ready, k.held, k.channel, s, name, key, n, bound, true)
         woken_here = woken_here + woken
-        ack_wake(cx, name, key, s, n, woken, oldest, 0, 0, channel, more, oldest_s)
+        ack_wake(cx, name, key, s, n, woken, oldest or -1, 0, 0, channel, more)
       end
     end
     orders = more

@@ -48,7 +48,7 @@ DispatchStore::DispatchStore(redis::Client& redis, redis::Keys keys, int shards,
       steps_(steps),
       admission_(redis_, keys_),
       handoff_(redis_, keys_, shards, clock_, [this] { return joined(); }),
-      leases_(redis_, keys_, handoff_, clock_, [this] { return joined(); }) {
+      leases_(redis_, keys_, handoff_, clock_) {
   for (int s = 0; s < shards; ++s) {
     completions_.push_back(std::make_unique<CompletionBatcher>(
         redis_, keys_, s, static_cast<std::int64_t>(retry_.result_ttl.count()), clock_,

@@ -37,6 +37,8 @@ class Handoff {
   asio::awaitable<void> run(std::vector<WakeOrder> orders);
   // run(), without waiting for it.
   void start(std::vector<WakeOrder> orders);
+  // Whether the scripts that give wake orders run them themselves (one Redis).
+  bool joined() const { return joined_(); }
   // The pairs whose time to look again came (wakeConstraints, at most `max_pairs` per call, in
   // rounds while more are due), woken; the earliest due time left (nullopt: none).
   asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>> wake_due(int max_pairs);

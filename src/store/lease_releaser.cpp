@@ -17,12 +17,11 @@ constexpr std::size_t kMaxBatch = 512;  // leases per releaseLeases call
 }  // namespace
 
 LeaseReleaser::LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff,
-                             SystemClock clock, std::function<bool()> joined)
+                             SystemClock clock)
     : redis_(redis),
       keys_(keys),
       handoff_(handoff),
       clock_(std::move(clock)),
-      joined_(std::move(joined)),
       strand_(asio::make_strand(redis.executor())) {}
 
 void LeaseReleaser::release(std::vector<AttemptLease> leases) {
@@ -65,7 +64,8 @@ asio::awaitable<bool> LeaseReleaser::send(std::vector<AttemptLease> leases) {
     args.leases.push_back({std::move(l.lease), std::move(l.constraints)});
   }
   redis::ScriptCall call = ReleaseLeases::call(
-      joined_() ? ReleaseLeases::joined_keys(keys_) : ReleaseLeases::keys(keys_), std::move(args));
+      handoff_.joined() ? ReleaseLeases::joined_keys(keys_) : ReleaseLeases::keys(keys_),
+      std::move(args));
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) {
     spdlog::warn("constraint leases not released ({}); they stop counting at their deadlines",

@@ -7,7 +7,6 @@
 // sends what is pending, call after call, until nothing is.
 #pragma once
 
-#include <functional>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -24,10 +23,9 @@ namespace jq::store {
 
 class LeaseReleaser {
  public:
-  // `joined` (one Redis: scripts may span hash tags): releaseLeases hands the freed slots on
+  // When `handoff` says the steps are joined (one Redis), releaseLeases hands the freed slots on
   // itself, in the same step.
-  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff, SystemClock clock,
-                std::function<bool()> joined);
+  LeaseReleaser(redis::Client& redis, const redis::Keys& keys, Handoff& handoff, SystemClock clock);
 
   // Sends them soon; a lease whose release is lost stops counting at its attempt's deadline.
   void release(std::vector<AttemptLease> leases);
@@ -43,7 +41,6 @@ class LeaseReleaser {
   const redis::Keys& keys_;
   Handoff& handoff_;
   SystemClock clock_;
-  std::function<bool()> joined_;
   asio::strand<asio::any_io_executor> strand_;
   std::vector<AttemptLease> pending_;
   bool flushing_ = false;
