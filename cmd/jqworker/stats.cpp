@@ -23,15 +23,23 @@ void Stats::record_attempt(const std::string& job_id, std::int64_t attempt) {
   order_.push_back(job_id);
 }
 
+void Stats::record_connection() {
+  std::lock_guard lock(mutex_);
+  ++connections_;
+}
+
 nlohmann::json Stats::to_json() const {
   std::lock_guard lock(mutex_);
-  return {{"received", received_}, {"in_flight", in_flight_}, {"max_in_flight", max_in_flight_},
-          {"by_job", by_job_},     {"order", order_},         {"headers_seen", headers_seen_}};
+  return {
+      {"received", received_},        {"in_flight", in_flight_}, {"max_in_flight", max_in_flight_},
+      {"connections", connections_},  {"by_job", by_job_},       {"order", order_},
+      {"headers_seen", headers_seen_}};
 }
 
 void Stats::reset() {
   std::lock_guard lock(mutex_);
   received_ = 0;
+  connections_ = 0;
   max_in_flight_ = in_flight_;
   by_job_.clear();
   order_.clear();

@@ -30,8 +30,11 @@ class Stats {
   };
 
   void record_attempt(const std::string& job_id, std::int64_t attempt);
-  // {received, in_flight, max_in_flight, by_job: {id: [attempts]}, order: [ids as they arrived],
-  //  headers_seen: {name: value}}
+  // A connection that carried a job, counted once (how a test sees that the master keeps its
+  // connections alive).
+  void record_connection();
+  // {received, in_flight, max_in_flight, connections, by_job: {id: [attempts]}, order: [ids as
+  //  they arrived], headers_seen: {name: value}}
   nlohmann::json to_json() const;
   // Forgets everything but the requests in flight now.
   void reset();
@@ -41,6 +44,7 @@ class Stats {
   std::uint64_t received_ = 0;
   std::int64_t in_flight_ = 0;
   std::int64_t max_in_flight_ = 0;
+  std::uint64_t connections_ = 0;
   std::map<std::string, std::vector<std::int64_t>> by_job_;
   std::vector<std::string>
       order_;  // job ids as their attempts arrived (tests check priority order)

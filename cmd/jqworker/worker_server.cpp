@@ -167,12 +167,17 @@ asio::awaitable<std::optional<Request>> read_request(beast::tcp_stream& stream,
 asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared) {
   beast::tcp_stream stream(std::move(socket));
   beast::flat_buffer buffer;
+  bool carried_jobs = false;  // counted in the stats' connections once it carried a job
   for (;;) {
     auto req = co_await read_request(stream, buffer);
     if (!req) break;
     const auto start = std::chrono::steady_clock::now();
     std::optional<Stats::InFlight> in_flight;
     Reply reply = co_await route(*req, *shared, in_flight);
+    if (in_flight && !carried_jobs) {
+      carried_jobs = true;
+      shared->stats.record_connection();
+    }
     // Not in flight once answered: a master that sends the next job as soon as it reads this
     // answer must not find this one still counted (max_in_flight would exceed its concurrency).
     in_flight.reset();

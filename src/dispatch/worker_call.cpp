@@ -208,8 +208,8 @@ struct ConnectionPool::Impl {
   std::string origin;                // scheme://host:port, in error messages
   std::shared_ptr<TlsContexts> tls;  // null: plain http
   std::string ca_file;
-  std::size_t max_idle;
   std::mutex mutex;
+  std::size_t max_idle;  // guarded by mutex
   std::vector<std::unique_ptr<Connection>> idle;
 
   std::unique_ptr<Connection> take_idle() {
@@ -291,6 +291,19 @@ ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUr
   if (address.https) impl_->tls = std::move(tls);
   impl_->ca_file = std::move(ca_file);
   impl_->max_idle = max_idle;
+}
+
+void ConnectionPool::keep_idle(std::size_t max_idle) {
+  std::vector<std::unique_ptr<Connection>> dropped;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->max_idle = max_idle;
+    while (impl_->idle.size() > max_idle) {
+      dropped.push_back(std::move(impl_->idle.back()));
+      impl_->idle.pop_back();
+    }
+  }
+  for (auto& c : dropped) close_politely(std::move(c));
 }
 
 ConnectionPool::~ConnectionPool() = default;

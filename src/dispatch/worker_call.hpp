@@ -54,6 +54,9 @@ class ConnectionPool {
 
   boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);
   void clear();  // drop idle connections (the endpoint was removed or failed)
+  // Keep up to `max_idle` idle connections (beyond that a returned one is closed): as many as
+  // the endpoint may have calls at once, or every call beyond the count opens a new connection.
+  void keep_idle(std::size_t max_idle);
 
  private:
   struct Impl;

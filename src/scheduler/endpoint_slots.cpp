@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/dispatch/worker_call.hpp"
+
 namespace jq::scheduler {
 namespace {
 
@@ -30,6 +32,8 @@ std::vector<std::pair<std::string, int>> EndpointSlots::update(
     }
     if (!state.pool || state.endpoint->url != e.url || state.endpoint->ca_file != e.ca_file) {
       state.pool = make_pool(e);
+    } else {
+      state.pool->keep_idle(static_cast<std::size_t>(e.concurrency));
     }
     std::string id = e.id;
     state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));

@@ -11,7 +11,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kTick{1000};  // the safety net when nothing wakes us
-constexpr std::size_t kMaxIdleConnections = 64;
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
   return a.priority == b.priority && a.member == b.member;
@@ -137,7 +136,7 @@ asio::awaitable<void> Scheduler::reload_workers() {
   reload_workers_ = false;
   auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
-                                                      e.ca_file, kMaxIdleConnections);
+                                                      e.ca_file, e.concurrency);
   });
   for (auto& [id, held] : gone) co_await workers_.release(id, held);
 }

@@ -141,6 +141,24 @@ TEST_CASE("an endpoint's concurrency is never exceeded, and is used", "[http]") 
   CHECK(worker.stats()["max_in_flight"] == 3);
 }
 
+TEST_CASE("an endpoint's connections stay alive however many it runs at once", "[http]") {
+  // Waves of 150 jobs that end together: every connection is idle at once between two waves,
+  // and each one is used again rather than closed and opened anew.
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker({"--threads", "2"});
+  register_worker(http, worker.url(), {"wave"}, 150);
+  json batch = json::array();
+  for (int i = 0; i < 600; ++i)
+    batch.push_back({{"name", "wave"}, {"argument", {{"sleep_ms", 30}}}});
+  REQUIRE(http.post("/v1/jobs", batch).status == 201);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 600; }, 30s));
+  const json stats = worker.stats();
+  CHECK(stats["max_in_flight"] == 150);
+  CHECK(stats["connections"] <= 150);
+}
+
 TEST_CASE("a failing job runs exactly 1 + max_retry times with backoff, then is dead", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});
