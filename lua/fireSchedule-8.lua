@@ -84,7 +84,7 @@ end
 
 local a = 16
 local field, holder = store_job(k,
-  {now_ms = tonumber(ARGV[12]), stamp = base62(tonumber(ARGV[13]), 9), channel = ARGV[14],
+  {now_ms = tonumber(ARGV[12]), stamp = base62(tonumber(ARGV[13])), channel = ARGV[14],
    shard = shard, traceparent = ''},
   {name = ARGV[a], argument = ARGV[a + 1], priority = tonumber(ARGV[a + 2]),
    max_retry = tonumber(ARGV[a + 3]), keep_result = tonumber(ARGV[a + 4]),

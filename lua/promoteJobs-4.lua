@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
 --[[ promoteJobs: makes due retries ready. A promoted job joins the back of its ready list with a
-  new stamp, its due time (base62(due_ms * 1000, 9), the µs scale of push stamps): it became
+  new stamp, its due time (base62(due_ms * 1000), the µs scale of push stamps): it became
   ready then, so among equal priorities it goes after jobs that were ready before it. The batch
   writes each key it changes with one command, not one per job (records are read one by one).
   Memory: runs while Redis is over maxmemory (allow-oom): due jobs move from the scheduled set to
@@ -32,7 +32,7 @@ for i = 1, #due_jobs, 2 do
   -- A field without a scheduled record should not exist; it is dropped, not promoted.
   if record and record[R_STATE] == S_SCHEDULED then
     local name = record[R_NAME]
-    local priority, stamp = record[R_PRIORITY], base62(due * 1000, 9)
+    local priority, stamp = record[R_PRIORITY], base62(due * 1000)
     local member = stamp .. field
     record[R_STATE] = S_QUEUED
     record[R_READY_STAMP] = stamp

@@ -26,7 +26,7 @@ local name = record[R_NAME]
 record[R_STATE] = S_QUEUED
 record[R_ATTEMPTS] = 0
 record[R_RESULT] = ''
-record[R_READY_STAMP] = base62(tonumber(ARGV[2]), 9)
+record[R_READY_STAMP] = base62(tonumber(ARGV[2]))
 record[R_READY_AT_MS] = 0
 local waits = record[R_ORDERING_KEY] ~= '' and
   rcall('RPUSH', KEYS[6] .. record[R_ORDERING_KEY], field) > 1

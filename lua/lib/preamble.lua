@@ -34,7 +34,7 @@ local R_APPENDED = 21
 local R_NONE = {[14] = '', [15] = 0, [16] = '', [17] = 0, [18] = '', [19] = false, [20] = false,
                 [21] = 0}
 local R_SLOTS = 21
--- R_READY_STAMP: base62(µs, 9) of when the job last became ready; its member in the ready list
+-- R_READY_STAMP: base62(µs) of when the job last became ready; its member in the ready list
 -- of its name and priority is that stamp followed by its field
 -- (lua/lib/preamble_1_ready_list.lua).
 -- States, as src/store/job_state.hpp numbers them.
@@ -45,18 +45,35 @@ local D_KEEP, D_REPLACE, D_APPEND = 0, 1, 2
 
 local rcall = redis.call
 
-local B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+-- The bytes of the base62 digits 0-61, in ASCII order.
+local B62 = {}
+for i, c in ipairs({string.byte('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+                                1, 62)}) do
+  B62[i - 1] = c
+end
 
--- Fixed-width base62 in ASCII order, so byte order equals numeric order (ready members of equal
--- priority compare by their stamps). Exact for n < 2^53.
-local function base62(n, width)
-  local out = {}
-  for i = width, 1, -1 do
-    local d = n % 62
-    out[i] = string.sub(B62, d + 1, d + 1)
-    n = (n - d) / 62
-  end
-  return table.concat(out)
+-- Fixed-width (9 digits) base62 in ASCII order, so byte order equals numeric order (ready members
+-- of equal priority compare by their stamps). Exact for n < 2^53. Unrolled, without a table: it
+-- runs once per job pushed, and a loop filling a table cost three times as much.
+local function base62(n)
+  local d9 = n % 62
+  n = (n - d9) / 62
+  local d8 = n % 62
+  n = (n - d8) / 62
+  local d7 = n % 62
+  n = (n - d7) / 62
+  local d6 = n % 62
+  n = (n - d6) / 62
+  local d5 = n % 62
+  n = (n - d5) / 62
+  local d4 = n % 62
+  n = (n - d4) / 62
+  local d3 = n % 62
+  n = (n - d3) / 62
+  local d2 = n % 62
+  local d1 = ((n - d2) / 62) % 62
+  return string.char(B62[d1], B62[d2], B62[d3], B62[d4], B62[d5], B62[d6], B62[d7], B62[d8],
+                     B62[d9])
 end
 
 -- The bucket hash and the field in it of a job's record: rcall('HGET', record_at(jobs, f)).

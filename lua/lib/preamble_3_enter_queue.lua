@@ -13,7 +13,7 @@ local function enter_queue(k, opts, field, record)
     save_record(k.jobs, field, record)
     return
   end
-  local stamp = base62(opts.now_ms * 1000, 9)
+  local stamp = base62(opts.now_ms * 1000)
   record[R_READY_STAMP] = stamp
   save_record(k.jobs, field, record)
   make_ready(k.ready_prefix .. name, priority, {stamp .. field})

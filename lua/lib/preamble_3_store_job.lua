@@ -17,7 +17,7 @@ local function store_job(k, opts, job)
     local held = holder and load_record(k.jobs, holder)
     if held and held[R_STATE] ~= S_DEAD then return nil, holder end
   end
-  local field = base62(rcall('HINCRBY', k.stats, 'seq', 1), 9)
+  local field = base62(rcall('HINCRBY', k.stats, 'seq', 1))
   if claim then rcall('SET', claim, field, 'PX', job.unique_for_ms) end
   local blocked_by = ''
   if job.ordering_key ~= '' and rcall('RPUSH', k.order .. job.ordering_key, field) > 1 then
