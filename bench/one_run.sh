@@ -11,7 +11,9 @@
 # CPU of redis, jqmaster, the worker and jqbench. Environment: JQMASTER (build-release's),
 # IO_THREADS (0: the master's default), WORKER (jqworker-json | jqworker-msgpack | none: the
 # scenario runs without --external-worker), BUILD_DIR (build-release), PERF=FILE (perf record
-# -g of the master into FILE, PERF_DELAY s after the start for PERF_SECONDS s).
+# -g of the master into FILE, PERF_DELAY s after the start for PERF_SECONDS s), REDIS_CALLGRIND=FILE
+# (redis-server under callgrind, counting its instructions over the whole jqbench run into FILE:
+# `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job; pushes included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -40,8 +42,12 @@ wait_for() {  # DESCRIPTION COMMAND...: up to 10 s
 
 REDIS_PORT=$(free_port)
 MASTER_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
-  >"$WORK/redis.log" 2>&1 &
+REDIS_WRAP=()
+if [[ -n ${REDIS_CALLGRIND:-} ]]; then
+  REDIS_WRAP=(valgrind --tool=callgrind --callgrind-out-file="$REDIS_CALLGRIND" --instr-atstart=no)
+fi
+"${REDIS_WRAP[@]}" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+  --dir "$WORK" >"$WORK/redis.log" 2>&1 &
 REDIS_PID=$!
 PIDS+=("$REDIS_PID")
 wait_for redis-server redis-cli -p "$REDIS_PORT" ping
@@ -76,8 +82,10 @@ if [[ -n ${PERF:-} ]]; then
     >/dev/null 2>&1 &
   PERF_PID=$!
 fi
+[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i on "$REDIS_PID" >/dev/null
 "$BIN/jqbench" --url "http://127.0.0.1:$MASTER_PORT" --quiet --pids "$pids" \
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0" --worker-concurrency 50 --connections 50 \
   --arg-bytes 16 --priorities 1 "${EXTRA[@]}" "${ARGS[@]}" | grep '^{' | tail -1
+[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i off "$REDIS_PID" >/dev/null
 [[ -n ${PERF:-} ]] && wait "$PERF_PID"
 exit 0

@@ -90,11 +90,10 @@ local function plain(a)
 end
 
 -- The record of plain job at a, queued and ready: what pack_record gives for it.
-local RECORD_OF_13 = array_header(13)
 local function pack_plain(a, name, priority)
-  return RECORD_OF_13 .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-                                       tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0,
-                                       now, stamp, '', traceparent, '')
+  return RECORD_HEADERS[13] .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
+                                            tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED,
+                                            0, now, stamp, '', traceparent, '')
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
@@ -106,7 +105,8 @@ local function stored_holder(claim)
   if not record or record[R_STATE] == S_DEAD then return nil end
   local waiting = (record[R_STATE] == S_QUEUED or record[R_STATE] == S_SCHEDULED) and
                   record[R_ATTEMPTS] == 0
-  return {field = field, record = record, was = {unpack(record)}, waiting = waiting}
+  return {field = field, record = record, was = setmetatable({unpack(record)}, RECORD),
+          waiting = waiting}
 end
 
 -- First the claims. Per position: the holder a duplicate points at (a stored job, or a job of
