@@ -13,6 +13,9 @@
 #                TENANTS=20 profiles constraints.sh's "tight" row instead (the limit binds)
 #                while the built-in worker decodes and answers: bench/constraints.sh's throughput
 #                row (50,000 jobs; 5,000 under callgrind)
+#   drain        a backlog of single JSON jobs drained by jqworker answering JSON in its own
+#                process, concurrency 50 (issue 14, row c); the pushes before it are counted too
+#                (20,000 jobs; 5,000 under callgrind)
 #   steady       2,000 jobs/s with keep_result, each result long-polled, jqworker answering JSON
 #                in its own process (issue 14, row d); 200/s under callgrind, which cannot keep
 #                up with more
@@ -62,6 +65,12 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
         --tenants "${TENANTS:-1000}"
         --tenant-concurrency 2 --unconstrained-share 0 --worker-concurrency 50 --connections 16
         --batch 50 --jobs "$jobs")
+      ;;
+    drain)
+      WORKER=jqworker-json
+      jobs=20000
+      [[ $PROFILER == callgrind ]] && jobs=5000
+      ARGS=(--scenario drain --format json --arg-bytes 16 --worker-concurrency 50 --jobs "$jobs")
       ;;
     steady)
       WORKER=jqworker-json

@@ -82,14 +82,15 @@ end
 -- (nor unique_until started), ordering key, ready time or constraints, and is not an append.
 -- Its record is packed straight from its arguments, without a table: building the 21 slots of
 -- a record and trimming them took twice as long as packing the values (1.3 against 0.6 µs per
--- job in Redis), and a batch of plain jobs spent about a third of its Redis time there.
+-- job in Redis's Lua).
 local APPEND = tostring(D_APPEND)
 local function plain(a)
   return ARGV[a + 6] == '0' and ARGV[a + 7] == '' and ARGV[a + 8] == '0' and ARGV[a + 10] == '' and
          ARGV[a + 11] == '' and ARGV[a + 12] ~= APPEND
 end
 
--- The record of plain job at a, queued and ready: what pack_record gives for it.
+-- The record of the plain job whose arguments start at a, queued and ready: what pack_record
+-- gives for it.
 local function pack_plain(a, name, priority)
   return RECORD_HEADERS[13] .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
                                             tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED,
