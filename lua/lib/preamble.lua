@@ -81,23 +81,28 @@ local function record_at(jobs_prefix, field)
   return jobs_prefix .. string.sub(field, 1, 8), string.sub(field, 9)
 end
 
--- A loaded record keeps the slots it was stored with; those it left out (14 on) read as their
--- "none" values through this metatable. Filling them in grew every table loaded (a rehash),
--- which cost more than the lookups.
+-- A plain record (13 slots, the usual one) stays as loaded: the slots it left out (14 on) read
+-- as their "none" values through this metatable. Filling them in would grow its table past the
+-- 16 slots made for it (a rehash), which cost more than the lookups. A longer record is filled in:
+-- its table has room for every slot.
 local RECORD = {__index = R_NONE}
 
 local function load_record(jobs_prefix, field)
   local raw = rcall('HGET', record_at(jobs_prefix, field))
   if not raw then return nil end
-  return setmetatable(cmsgpack.unpack(raw), RECORD)
+  local record = cmsgpack.unpack(raw)
+  local n = #record
+  if n == 13 then return setmetatable(record, RECORD) end
+  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
+  return record
 end
 
 -- The record packed without its trailing slots (14 on) that hold their "none" value, which
 -- load_record and the master's decoder fill back in: a plain job with a 16-byte argument then
 -- packs in under 64 bytes, hash-max-listpack-value's default, and its bucket stays a listpack.
--- Packed as an array header and the slots' values one after the other, which is what packing
--- the table gives, without looking at the table's keys or changing it (a slot left out is not in
--- the table).
+-- A record that lacks slots (a plain one as loaded) is packed as an array header and its slots'
+-- values one after the other, which is what packing the table gives; a slot it left out up to
+-- the last kept is put in first, with the value reading it gives.
 local RECORD_HEADERS = {}
 for n = 13, R_SLOTS do  -- fixarray up to 15 elements, then array 16
   RECORD_HEADERS[n] = n < 16 and string.char(0x90 + n) or string.char(0xdc, 0, n)
@@ -105,15 +110,17 @@ end
 local function pack_record(record)
   local n = R_SLOTS
   while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
-  local packed = RECORD_HEADERS[n] .. cmsgpack.pack(unpack(record, 1, 13))
-  if n == 13 then return packed end
-  local tail = {}
-  for i = 14, n do
-    local v = record[i]
-    if v == nil then v = R_NONE[i] end
-    tail[i - 13] = v
+  if rawget(record, R_SLOTS) == nil then
+    for i = 14, n do
+      if rawget(record, i) == nil then record[i] = R_NONE[i] end
+    end
+    return RECORD_HEADERS[n] .. cmsgpack.pack(unpack(record, 1, n))
   end
-  return packed .. cmsgpack.pack(unpack(tail, 1, n - 13))
+  if n == R_SLOTS then return cmsgpack.pack(record) end
+  for i = n + 1, R_SLOTS do record[i] = nil end
+  local packed = cmsgpack.pack(record)
+  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
+  return packed
 end
 
 -- Stores the record and returns it packed.
