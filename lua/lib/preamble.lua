@@ -100,9 +100,9 @@ end
 -- The record packed without its trailing slots (14 on) that hold their "none" value, which
 -- load_record and the master's decoder fill back in: a plain job with a 16-byte argument then
 -- packs in under 64 bytes, hash-max-listpack-value's default, and its bucket stays a listpack.
--- A record that lacks slots (a plain one as loaded) is packed as an array header and its slots'
--- values one after the other, which is what packing the table gives; a slot it left out up to
--- the last kept is put in first, with the value reading it gives.
+-- A plain record as loaded (RECORD) is packed as an array header and its slots' values one after
+-- the other, which is what packing the table gives; a slot it left out up to the last kept is
+-- put in first, with the value reading it gives.
 local RECORD_HEADERS = {}
 for n = 13, R_SLOTS do  -- fixarray up to 15 elements, then array 16
   RECORD_HEADERS[n] = n < 16 and string.char(0x90 + n) or string.char(0xdc, 0, n)
@@ -110,7 +110,7 @@ end
 local function pack_record(record)
   local n = R_SLOTS
   while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
-  if rawget(record, R_SLOTS) == nil then
+  if getmetatable(record) == RECORD then
     for i = 14, n do
       if rawget(record, i) == nil then record[i] = R_NONE[i] end
     end
