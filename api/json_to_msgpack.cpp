@@ -42,7 +42,7 @@ class Transcoder {
     if (!value()) return unexpected(std::move(*problem_));
     skip_space();
     if (pos_ < text_.size()) {
-      syntax("unexpected '" + shown(text_[pos_]) + "' after the value; expected end of input");
+      unexpected_here("the end after the value");
       return unexpected(std::move(*problem_));
     }
     return std::move(out_);
@@ -77,7 +77,7 @@ class Transcoder {
   }
 
   bool value() {
-    if (pos_ >= text_.size()) return syntax("unexpected end of input; expected a value");
+    if (pos_ >= text_.size()) return unexpected_here("a value");
     element_starts();
     switch (text_[pos_]) {
       case '{':
@@ -94,7 +94,7 @@ class Transcoder {
         return literal("null", '\xc0');
       default:
         if (text_[pos_] == '-' || (text_[pos_] >= '0' && text_[pos_] <= '9')) return number();
-        return syntax("unexpected '" + shown(text_[pos_]) + "'; expected a value");
+        return unexpected_here("a value");
     }
   }
 
@@ -143,63 +143,54 @@ class Transcoder {
   }
 
   bool array() {
-    if (!open(false)) return false;
+    return open(false) && elements(']', [this] { return value(); });
+  }
+
+  bool object() {
+    return open(true) && elements('}', [this] { return member(); });
+  }
+
+  // The elements of the container just opened, each read by `element`, up to `end`; then its
+  // header.
+  template <class Element>
+  bool elements(char end, Element element) {
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      close();
-      return true;
-    }
-    for (;;) {
-      skip_space();
-      if (!value()) return false;
-      skip_space();
-      if (pos_ >= text_.size()) return syntax("unexpected end of input; expected ',' or ']'");
-      if (text_[pos_] == ']') break;
-      if (text_[pos_] != ',') {
-        return syntax("unexpected '" + shown(text_[pos_]) + "'; expected ',' or ']'");
+    if (!at(end)) {
+      const std::string after = std::string("',' or '") + end + "'";
+      for (;;) {
+        skip_space();
+        if (!element()) return false;
+        skip_space();
+        if (at(end)) break;
+        if (!expect(',', after)) return false;
       }
-      ++pos_;
     }
     close();
     return true;
   }
 
-  bool object() {
-    if (!open(true)) return false;
+  // "key": value
+  bool member() {
+    if (!at('"')) return unexpected_here("a key (a string)");
+    const std::size_t key_at = out_.size();
+    if (!string_value() || !member_key(key_at)) return false;
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      close();
-      return true;
-    }
-    for (;;) {
-      skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != '"') {
-        return pos_ >= text_.size()
-                   ? syntax("unexpected end of input; expected a key")
-                   : syntax("unexpected '" + shown(text_[pos_]) + "'; expected a key (a string)");
-      }
-      const std::size_t key_at = out_.size();
-      if (!string_value()) return false;
-      if (!member_key(key_at)) return false;
-      skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != ':') {
-        return syntax(pos_ >= text_.size()
-                          ? std::string("unexpected end of input; expected ':'")
-                          : "unexpected '" + shown(text_[pos_]) + "'; expected ':'");
-      }
-      ++pos_;
-      skip_space();
-      if (!value()) return false;
-      skip_space();
-      if (pos_ >= text_.size()) return syntax("unexpected end of input; expected ',' or '}'");
-      if (text_[pos_] == '}') break;
-      if (text_[pos_] != ',') {
-        return syntax("unexpected '" + shown(text_[pos_]) + "'; expected ',' or '}'");
-      }
-      ++pos_;
-    }
-    close();
+    if (!expect(':', "':'")) return false;
+    skip_space();
+    return value();
+  }
+
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+
+  bool expect(char c, const std::string& what) {
+    if (!at(c)) return unexpected_here(what);
+    ++pos_;
     return true;
+  }
+
+  bool unexpected_here(const std::string& what) {
+    if (pos_ >= text_.size()) return syntax("unexpected end of input; expected " + what);
+    return syntax("unexpected '" + shown(text_[pos_]) + "'; expected " + what);
   }
 
   // The key just written at key_at (a MessagePack str): the object's current key, refused when
@@ -330,32 +321,14 @@ class Transcoder {
     if (pos_ + 1 >= text_.size()) return syntax("unexpected end of input in a string");
     const char e = text_[pos_ + 1];
     pos_ += 2;
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        scratch_.push_back(e);
-        return true;
-      case 'b':
-        scratch_.push_back('\b');
-        return true;
-      case 'f':
-        scratch_.push_back('\f');
-        return true;
-      case 'n':
-        scratch_.push_back('\n');
-        return true;
-      case 'r':
-        scratch_.push_back('\r');
-        return true;
-      case 't':
-        scratch_.push_back('\t');
-        return true;
-      case 'u':
-        break;
-      default:
-        pos_ -= 1;
-        return syntax("invalid escape '\\" + shown(e) + "' in a string");
+    static constexpr std::string_view kEscaped = "\"\\/bfnrt", kMeant = "\"\\/\b\f\n\r\t";
+    if (const std::size_t i = kEscaped.find(e); i != std::string_view::npos) {
+      scratch_.push_back(kMeant[i]);
+      return true;
+    }
+    if (e != 'u') {
+      pos_ -= 1;
+      return syntax("invalid escape '\\" + shown(e) + "' in a string");
     }
     std::uint32_t code = 0;
     if (!hex4(code)) return false;
