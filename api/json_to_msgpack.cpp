@@ -12,10 +12,10 @@
 // changing the value), and nesting deeper than MsgpackReader::kMaxDepth. A refusal names the
 // field (the key of the outermost object) and, in a batch, the index.
 // tests/fuzz/fuzz_json.cpp checks it against nlohmann's parser and to_msgpack.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -23,8 +23,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include <msgpack.hpp>
+
 #include "api/body.hpp"
 #include "api/msgpack_reader.hpp"
+#include "common/string_sink.hpp"
 
 namespace jq::api {
 namespace {
@@ -35,6 +38,8 @@ constexpr std::size_t kLinearKeys = 16;
 class Transcoder {
  public:
   explicit Transcoder(std::string_view text) : text_(text) { out_.reserve(text.size()); }
+  Transcoder(const Transcoder&) = delete;  // pk_ writes to this one's out_
+  Transcoder& operator=(const Transcoder&) = delete;
 
   Expected<std::string, ApiError> run() {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // a byte-order mark, as nlohmann skips
@@ -61,6 +66,8 @@ class Transcoder {
   std::string_view text_;
   std::size_t pos_ = 0;
   std::string out_;
+  StringSink sink_{out_};
+  msgpack::packer<StringSink> pk_{sink_};  // integers, strings and headers, smallest form
   std::vector<Frame> open_;
   std::vector<std::pair<std::size_t, std::size_t>> keys_;  // keys of the open objects in out_
   std::string scratch_;                                    // a string with escapes, decoded
@@ -120,23 +127,19 @@ class Transcoder {
     return true;
   }
 
-  // Writes the header of the container that closes, in the byte kept for it or, past 15
-  // elements, in the bytes inserted there.
+  // Writes the header of the container that closes in the byte kept for it (with the bytes a
+  // longer header needs inserted there).
   void close() {
     Frame& f = open_.back();
-    const std::uint32_t n = f.count;
-    const char fix = f.object ? '\x80' : '\x90';
-    if (n <= 15) {
-      out_[f.header] = static_cast<char>(fix | static_cast<char>(n));
-    } else if (n <= 0xFFFF) {
-      out_.insert(f.header + 1, 2, '\0');
-      out_[f.header] = f.object ? '\xde' : '\xdc';
-      put_be(f.header + 1, n, 2);
+    std::string header;
+    StringSink sink{header};
+    msgpack::packer<StringSink> pk(sink);
+    if (f.object) {
+      pk.pack_map(f.count);
     } else {
-      out_.insert(f.header + 1, 4, '\0');
-      out_[f.header] = f.object ? '\xdf' : '\xdd';
-      put_be(f.header + 1, n, 4);
+      pk.pack_array(f.count);
     }
+    out_.replace(f.header, 1, header);
     keys_.resize(f.first_key);
     open_.pop_back();
     ++pos_;
@@ -443,94 +446,31 @@ class Transcoder {
       magnitude = magnitude * 10 + d;
     }
     if (!negative) {
-      put_unsigned(magnitude);
-      return true;
-    }
-    if (magnitude > std::uint64_t{1} << 63) return false;
-    if (magnitude == 0) {
-      out_.push_back('\0');  // -0 is the integer 0
-      return true;
-    }
-    const auto v = static_cast<std::int64_t>(0 - magnitude);
-    if (v >= -32) {
-      out_.push_back(static_cast<char>(v));
-    } else if (v >= std::numeric_limits<std::int8_t>::min()) {
-      out_.push_back('\xd0');
-      put_be_append(static_cast<std::uint8_t>(v), 1);
-    } else if (v >= std::numeric_limits<std::int16_t>::min()) {
-      out_.push_back('\xd1');
-      put_be_append(static_cast<std::uint16_t>(v), 2);
-    } else if (v >= std::numeric_limits<std::int32_t>::min()) {
-      out_.push_back('\xd2');
-      put_be_append(static_cast<std::uint32_t>(v), 4);
+      pk_.pack_uint64(magnitude);
+    } else if (magnitude <= std::uint64_t{1} << 63) {
+      pk_.pack_int64(static_cast<std::int64_t>(0 - magnitude));  // -0 is the integer 0
     } else {
-      out_.push_back('\xd3');
-      put_be_append(static_cast<std::uint64_t>(v), 8);
+      return false;
     }
     return true;
   }
 
-  void put_unsigned(std::uint64_t v) {
-    if (v < 128) {
-      out_.push_back(static_cast<char>(v));
-    } else if (v <= 0xFF) {
-      out_.push_back('\xcc');
-      put_be_append(v, 1);
-    } else if (v <= 0xFFFF) {
-      out_.push_back('\xcd');
-      put_be_append(v, 2);
-    } else if (v <= 0xFFFFFFFF) {
-      out_.push_back('\xce');
-      put_be_append(v, 4);
-    } else {
-      out_.push_back('\xcf');
-      put_be_append(v, 8);
-    }
-  }
-
-  // float 32 when it holds the value exactly (as nlohmann writes it), else float 64.
+  // float 32 when it holds the value exactly (as nlohmann writes it), else float 64; not
+  // msgpack-cxx's pack_float or pack_double, which write a whole number as an integer.
   void put_float(double v) {
     const bool in_range = v >= static_cast<double>(std::numeric_limits<float>::lowest()) &&
                           v <= static_cast<double>(std::numeric_limits<float>::max());
-    if (in_range && static_cast<double>(static_cast<float>(v)) == v) {
-      const float f = static_cast<float>(v);
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &f, sizeof bits);
-      out_.push_back('\xca');
-      put_be_append(bits, 4);
-    } else {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &v, sizeof bits);
-      out_.push_back('\xcb');
-      put_be_append(bits, 8);
-    }
+    const bool as_float = in_range && static_cast<double>(static_cast<float>(v)) == v;
+    const std::uint64_t bits = as_float ? std::bit_cast<std::uint32_t>(static_cast<float>(v))
+                                        : std::bit_cast<std::uint64_t>(v);
+    const int bytes = as_float ? 4 : 8;
+    out_.push_back(as_float ? '\xca' : '\xcb');
+    for (int i = bytes - 1; i >= 0; --i) out_.push_back(static_cast<char>(bits >> (8 * i)));
   }
 
   void put_str(std::string_view s) {
-    const std::size_t n = s.size();
-    if (n <= 31) {
-      out_.push_back(static_cast<char>(0xA0 | n));
-    } else if (n <= 0xFF) {
-      out_.push_back('\xd9');
-      put_be_append(n, 1);
-    } else if (n <= 0xFFFF) {
-      out_.push_back('\xda');
-      put_be_append(n, 2);
-    } else {
-      out_.push_back('\xdb');
-      put_be_append(n, 4);
-    }
-    out_.append(s);
-  }
-
-  void put_be_append(std::uint64_t v, int bytes) {
-    for (int i = bytes - 1; i >= 0; --i) out_.push_back(static_cast<char>(v >> (8 * i)));
-  }
-
-  void put_be(std::size_t at, std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) {
-      out_[at + static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * (bytes - 1 - i)));
-    }
+    pk_.pack_str(static_cast<std::uint32_t>(s.size()));
+    pk_.pack_str_body(s.data(), static_cast<std::uint32_t>(s.size()));
   }
 
   // --- where a value is, for refusals ------------------------------------------------------

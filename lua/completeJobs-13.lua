@@ -54,8 +54,7 @@ local k = {jobs = jobs, ready_prefix = KEYS[6], scheduled = KEYS[7], counts = co
 local opts = {now_ms = tonumber(ARGV[4]), channel = channel, shard = shard}
 local out, succeeded, running = {}, 0, {}
 -- Releases in this step: one Redis holds the constraints' state too.
-local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms)
-if cx then cx.joined = true end
+local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms, true)
 local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
 for a = 6, #ARGV, 4 do

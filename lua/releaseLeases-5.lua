@@ -22,10 +22,9 @@
   Returns: the wake orders, five values each: name, key, shard, n, bound (-1: none); none
            when the shards' keys were given (they ran here).
 ]]
-local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
+local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]), KEYS[3] ~= nil)
 local leases, out = {}, {}
 for a = 4, #ARGV, 2 do leases[#leases + 1] = {ARGV[a], cmsgpack.unpack(ARGV[a + 1])} end
-cx.joined = KEYS[3] ~= nil
 free_leases(cx, leases, out)
 if cx.joined then
   run_wakes(cx, out, shard_keys_like(KEYS[3], KEYS[4], KEYS[5], ARGV[2]), ARGV[3])

@@ -53,9 +53,8 @@ local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
 local name, shard = ARGV[5], ARGV[6]
 local h = holds_of(KEYS[7])
 -- Admission in this step: one Redis holds the constraints' state too.
-local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now), channel = ARGV[7],
+local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now, true), channel = ARGV[7],
                         started = {}}
-if ad then ad.cx.joined = true end
 -- Stale members dropped at the head, jobs held back, and of those the ones refused by admission
 -- here (each a full look at its pairs), per call at most, so one call stays short however many
 -- wait there; the rest go in later calls.

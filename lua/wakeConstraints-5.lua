@@ -25,8 +25,7 @@
            given were more than one call runs), then the wake orders, five values each (bound
            -1: none); none when the shards' keys were given (they ran here).
 ]]
-local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]))
-cx.joined = KEYS[3] ~= nil
+local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]), KEYS[3] ~= nil)
 local wake_due = cx.c .. 'wake_due'
 local orders = {}
 for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', 0, ARGV[2])) do

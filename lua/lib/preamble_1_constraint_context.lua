@@ -9,10 +9,12 @@
   src/store/handoff.hpp, src/store/lease_releaser.hpp).
   defs   <p>:{c}:constraints (name -> definition, MessagePack)
   state  <p>:{c}:
+  joined true when the calling script runs every step of a hand-off itself (one Redis: it was
+         given the shards' keys too, lua/lib/preamble_5_run_wakes.lua); false or nil otherwise
 ]]
-local function constraint_context(defs, state, now_ms)
+local function constraint_context(defs, state, now_ms, joined)
   -- now_s: the same as an argument, formatted once (Redis formats a number argument with %.17g,
   -- which costs more than the command it goes with).
   return {defs = defs, c = state, now = now_ms, now_s = string.format('%d', now_ms), cache = {},
-          joined = false, listed = {}}
+          joined = joined == true, listed = {}}
 end

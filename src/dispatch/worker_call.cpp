@@ -1,6 +1,7 @@
 #include "src/dispatch/worker_call.hpp"
 
 #include <mutex>
+#include <optional>
 #include <variant>
 
 #include <openssl/ssl.h>
@@ -220,6 +221,21 @@ struct ConnectionPool::Impl {
     return c;
   }
 
+  // Closes the idle connections beyond the first `keep`, once the mutex is released; with
+  // `new_max`, sets max_idle in the same step.
+  void close_idle_beyond(std::size_t keep, std::optional<std::size_t> new_max = std::nullopt) {
+    std::vector<std::unique_ptr<Connection>> dropped;
+    {
+      std::lock_guard lock(mutex);
+      if (new_max) max_idle = *new_max;
+      while (idle.size() > keep) {
+        dropped.push_back(std::move(idle.back()));
+        idle.pop_back();
+      }
+    }
+    for (auto& c : dropped) close_politely(std::move(c));
+  }
+
   void give_back(std::unique_ptr<Connection> c) {
     {
       std::lock_guard lock(mutex);
@@ -294,27 +310,13 @@ ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUr
 }
 
 void ConnectionPool::keep_idle(std::size_t max_idle) {
-  std::vector<std::unique_ptr<Connection>> dropped;
-  {
-    std::lock_guard lock(impl_->mutex);
-    impl_->max_idle = max_idle;
-    while (impl_->idle.size() > max_idle) {
-      dropped.push_back(std::move(impl_->idle.back()));
-      impl_->idle.pop_back();
-    }
-  }
-  for (auto& c : dropped) close_politely(std::move(c));
+  impl_->close_idle_beyond(max_idle, max_idle);
 }
 
 ConnectionPool::~ConnectionPool() = default;
 
 void ConnectionPool::clear() {
-  std::vector<std::unique_ptr<Connection>> dropped;
-  {
-    std::lock_guard lock(impl_->mutex);
-    dropped.swap(impl_->idle);
-  }
-  for (auto& c : dropped) close_politely(std::move(c));
+  impl_->close_idle_beyond(0);
 }
 
 asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
