@@ -82,10 +82,10 @@ if [[ -n ${PERF:-} ]]; then
     >/dev/null 2>&1 &
   PERF_PID=$!
 fi
-[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i on "$REDIS_PID" >/dev/null
+[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i on "$REDIS_PID" >/dev/null 2>&1
 "$BIN/jqbench" --url "http://127.0.0.1:$MASTER_PORT" --quiet --pids "$pids" \
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0" --worker-concurrency 50 --connections 50 \
   --arg-bytes 16 --priorities 1 "${EXTRA[@]}" "${ARGS[@]}" | grep '^{' | tail -1
-[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i off "$REDIS_PID" >/dev/null
+[[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i off "$REDIS_PID" >/dev/null 2>&1
 [[ -n ${PERF:-} ]] && wait "$PERF_PID"
 exit 0
