@@ -45,16 +45,11 @@ local D_KEEP, D_REPLACE, D_APPEND = 0, 1, 2
 
 local rcall = redis.call
 
--- The bytes of the base62 digits 0-61, in ASCII order.
-local B62 = {}
-for i, c in ipairs({string.byte('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
-                                1, 62)}) do
-  B62[i - 1] = c
-end
-
--- Fixed-width (9 digits) base62 in ASCII order, so byte order equals numeric order (ready members
--- of equal priority compare by their stamps). Exact for n < 2^53. Unrolled, without a table: it
--- runs once per job pushed, and a loop filling a table cost three times as much.
+-- Fixed-width (9 digits) base62 in ASCII order (0-9, A-Z, a-z), so byte order equals numeric
+-- order (ready members of equal priority compare by their stamps). Exact for n < 2^53. Unrolled,
+-- without a table: it runs once per job pushed, and a loop filling a table cost three times as
+-- much. Each digit's byte is computed: a table of them, built anew at every script call as all
+-- of this preamble is, cost a single push more than the whole conversion.
 local function base62(n)
   local d9 = n % 62
   n = (n - d9) / 62
@@ -72,8 +67,16 @@ local function base62(n)
   n = (n - d3) / 62
   local d2 = n % 62
   local d1 = ((n - d2) / 62) % 62
-  return string.char(B62[d1], B62[d2], B62[d3], B62[d4], B62[d5], B62[d6], B62[d7], B62[d8],
-                     B62[d9])
+  -- '0' is byte 48, 'A' 65 (digit 10), 'a' 97 (digit 36).
+  return string.char(d1 + (d1 < 10 and 48 or d1 < 36 and 55 or 61),
+                     d2 + (d2 < 10 and 48 or d2 < 36 and 55 or 61),
+                     d3 + (d3 < 10 and 48 or d3 < 36 and 55 or 61),
+                     d4 + (d4 < 10 and 48 or d4 < 36 and 55 or 61),
+                     d5 + (d5 < 10 and 48 or d5 < 36 and 55 or 61),
+                     d6 + (d6 < 10 and 48 or d6 < 36 and 55 or 61),
+                     d7 + (d7 < 10 and 48 or d7 < 36 and 55 or 61),
+                     d8 + (d8 < 10 and 48 or d8 < 36 and 55 or 61),
+                     d9 + (d9 < 10 and 48 or d9 < 36 and 55 or 61))
 end
 
 -- The bucket hash and the field in it of a job's record: rcall('HGET', record_at(jobs, f)).
@@ -97,16 +100,18 @@ local function load_record(jobs_prefix, field)
   return record
 end
 
+-- MessagePack array headers for 13 to R_SLOTS elements: fixarray up to 15, then array 16. As
+-- constants: computing them at each script call cost more than a push of one plain job.
+local RECORD_HEADERS = {[13] = '\157', [14] = '\158', [15] = '\159', [16] = '\220\0\16',
+                        [17] = '\220\0\17', [18] = '\220\0\18', [19] = '\220\0\19',
+                        [20] = '\220\0\20', [21] = '\220\0\21'}
+
 -- The record packed without its trailing slots (14 on) that hold their "none" value, which
 -- load_record and the master's decoder fill back in: a plain job with a 16-byte argument then
 -- packs in under 64 bytes, hash-max-listpack-value's default, and its bucket stays a listpack.
 -- A plain record as loaded (RECORD) is packed as an array header and its slots' values one after
 -- the other, which is what packing the table gives; a slot it left out up to the last kept is
 -- put in first, with the value reading it gives.
-local RECORD_HEADERS = {}
-for n = 13, R_SLOTS do  -- fixarray up to 15 elements, then array 16
-  RECORD_HEADERS[n] = n < 16 and string.char(0x90 + n) or string.char(0xdc, 0, n)
-end
 local function pack_record(record)
   local n = R_SLOTS
   while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
