@@ -78,23 +78,30 @@ local function pushed(a, record)
           constraints = record[R_CONSTRAINTS], mode = tonumber(ARGV[a + 12])}
 end
 
--- A plain job (the usual one) stores only the 13 slots every record has: it has no unique key
--- (nor unique_until started), ordering key, ready time or constraints, and is not an append.
--- Its record is packed straight from its arguments, without a table: building the 21 slots of
--- a record and trimming them took twice as long as packing the values (1.3 against 0.6 µs per
--- job in Redis's Lua).
+-- A plain job (the usual one) has no unique key (nor unique_until started), ordering key or
+-- ready time, and is not an append; it may have matched constraints. Its record is packed
+-- straight from its arguments, without a table: building the 21 slots of a record and trimming
+-- them took twice as long as packing the values (1.3 against 0.6 µs per job in Redis's Lua), and
+-- the constraints are kept as the master packed them, not unpacked to be packed again.
 local APPEND = tostring(D_APPEND)
 local function plain(a)
   return ARGV[a + 6] == '0' and ARGV[a + 7] == '' and ARGV[a + 8] == '0' and ARGV[a + 10] == '' and
-         ARGV[a + 11] == '' and ARGV[a + 12] ~= APPEND
+         ARGV[a + 12] ~= APPEND
 end
 
 -- The record of the plain job whose arguments start at a, queued and ready: what pack_record
--- gives for it.
+-- gives for it (13 slots, or 19 with its constraints last).
 local function pack_plain(a, name, priority)
-  return RECORD_HEADERS[13] .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-                                            tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED,
-                                            0, now, stamp, '', traceparent, '')
+  local constraints = ARGV[a + 11]
+  if constraints == '' then
+    return RECORD_HEADERS[13] .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
+                                              tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]),
+                                              S_QUEUED, 0, now, stamp, '', traceparent, '')
+  end
+  return RECORD_HEADERS[R_CONSTRAINTS] ..
+         cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]),
+                       tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '', '', 0,
+                       '', 0, '') .. constraints
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
