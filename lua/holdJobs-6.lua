@@ -28,7 +28,7 @@ local out, refused = {}, 0
 for a = 1, #ARGV, 4 do
   local field, name, key = ARGV[a], ARGV[a + 2], ARGV[a + 3]
   local record = load_running(jobs, field, ARGV[a + 1])
-  if name ~= '' then rcall('HINCRBY', h.settled, name .. '#' .. key, 1) end
+  if name ~= '' then rcall('HINCRBY', h.settled, name .. '#' .. key, '1') end
   if not record then
     out[#out + 1] = 0
   elseif name == '' then

@@ -19,7 +19,7 @@
 ]]
 local scheduled, jobs, ready_prefix, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local channel = ARGV[3]
-local due_jobs = rcall('ZRANGEBYSCORE', scheduled, '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0,
+local due_jobs = rcall('ZRANGEBYSCORE', scheduled, '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', '0',
                        ARGV[2])
 -- One command per key for the whole batch (lib/preamble_1_batched.lua); lists keep due order.
 local removed, records = batched('ZREM'), batched('HSET')
@@ -66,6 +66,6 @@ end
 for _, name in ipairs(names) do
   announce_ready(channel, ARGV[4], name, best[name][1], best[name][2])
 end
-local next_job = rcall('ZRANGE', scheduled, 0, 0, 'WITHSCORES')
+local next_job = rcall('ZRANGE', scheduled, '0', '0', 'WITHSCORES')
 if #next_job == 0 then return {promoted, -1} end
 return {promoted, tonumber(next_job[2])}

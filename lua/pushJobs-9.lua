@@ -170,7 +170,9 @@ end
 
 local fields, duplicates, merged = {}, {}, {}
 local next_seq = 0
-if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', #fresh) - #fresh + 1 end
+-- Numbers go to Redis as digits (string.format): it formats a number argument with %.17g, slower.
+local fresh_count = string.format('%d', #fresh)
+if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', fresh_count) - #fresh + 1 end
 -- Per name made ready: {best priority, its first member, per priority the members in push
 -- order}.
 local by_name, ready_names = {}, {}
@@ -244,7 +246,8 @@ local heads = {}  -- the names whose best pushed job is their queue's new head
 for _, name in ipairs(ready_names) do
   local queue = ready_prefix .. name
   local best = by_name[name]
-  if #rcall('ZRANGEBYSCORE', queue, '-inf', best[1], 'LIMIT', 0, 1) == 0 then
+  local best_s = string.format('%d', best[1])
+  if #rcall('ZRANGEBYSCORE', queue, '-inf', best_s, 'LIMIT', '0', '1') == 0 then
     heads[#heads + 1] = name
   end
   for priority, members in pairs(best[3]) do make_ready(queue, priority, members) end
@@ -255,7 +258,7 @@ for _, name in ipairs(names_in_batch) do
     if n > 0 then count_add(counts, kind, name, n) end
   end
 end
-if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', #fresh) end
+if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', fresh_count) end
 for _, name in ipairs(heads) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end

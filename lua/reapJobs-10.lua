@@ -43,7 +43,7 @@ local opts = {now_ms = tonumber(ARGV[2]), base_ms = tonumber(ARGV[6]),
               channel = ARGV[10], shard = ARGV[11]}
 local failure = {bytes = ARGV[4], message = ARGV[5], retry = true}
 
-local expired = rcall('ZRANGEBYSCORE', k.inflight, '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[3])
+local expired = rcall('ZRANGEBYSCORE', k.inflight, '-inf', '(' .. ARGV[1], 'LIMIT', '0', ARGV[3])
 local out = {0}
 for _, field in ipairs(expired) do
   local record = load_record(k.jobs, field)

@@ -28,7 +28,7 @@
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]), KEYS[3] ~= nil)
 local wake_due = cx.c .. 'wake_due'
 local orders = {}
-for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', 0, ARGV[2])) do
+for _, ck in ipairs(rcall('ZRANGEBYSCORE', wake_due, '-inf', cx.now, 'LIMIT', '0', ARGV[2])) do
   rcall('ZREM', wake_due, ck)
   local hash = string.find(ck, '#', 1, true)
   local name, key = string.sub(ck, 1, hash - 1), string.sub(ck, hash + 1)
@@ -49,7 +49,7 @@ if cx.joined then
   orders = {}
 end
 -- After the orders: those run here may have left pairs due now.
-local next_due = rcall('ZRANGE', wake_due, 0, 0, 'WITHSCORES')
+local next_due = rcall('ZRANGE', wake_due, '0', '0', 'WITHSCORES')
 local out = {next_due[2] and math.floor(tonumber(next_due[2])) or -1}
 for _, v in ipairs(orders) do out[#out + 1] = v end
 return out

@@ -5,9 +5,9 @@
 -- record no longer names that stamp in that state. A list left empty leaves the priorities.
 local function leave_ready(queue, priority, member)
   local list = ready_list(queue, priority)
-  if rcall('LINDEX', list, 0) == member then
+  if rcall('LINDEX', list, '0') == member then
     rcall('LPOP', list)
-  elseif rcall('LINDEX', list, -1) == member then
+  elseif rcall('LINDEX', list, '-1') == member then
     rcall('RPOP', list)
   end
   if rcall('EXISTS', list) == 0 then rcall('ZREM', queue, priority) end

@@ -22,9 +22,10 @@ local function order_wakes(cx, name, key, n, out, after, first)
   local held_shards = cx.c .. 'held_shards:' .. ck
   local shards = first
   if after then
-    shards = rcall('ZRANGEBYSCORE', held_shards, '(' .. after, '+inf', 'WITHSCORES', 'LIMIT', 0, 2)
+    shards = rcall('ZRANGEBYSCORE', held_shards, '(' .. after, '+inf', 'WITHSCORES', 'LIMIT', '0',
+                   '2')
   elseif not shards then
-    shards = rcall('ZRANGE', held_shards, 0, n >= DRAIN and -1 or 1, 'WITHSCORES')
+    shards = rcall('ZRANGE', held_shards, '0', n >= DRAIN and '-1' or '1', 'WITHSCORES')
   end
   if #shards == 0 then return end
   if n >= DRAIN then

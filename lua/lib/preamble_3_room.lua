@@ -16,7 +16,8 @@ local function room(cx, name, key, max)
     n = math.min(n, limits.concurrency - rcall('ZCOUNT', leases, cx.now_s, '+inf'))
     if n <= 0 then
       -- Its slots free when their attempts end, at the latest at their deadlines.
-      local first = rcall('ZRANGEBYSCORE', leases, cx.now_s, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      local first = rcall('ZRANGEBYSCORE', leases, cx.now_s, '+inf', 'WITHSCORES', 'LIMIT', '0',
+                          '1')
       again = tonumber(first[2])
     end
   end

@@ -17,7 +17,7 @@ local function store_job(k, opts, job)
     local held = holder and load_record(k.jobs, holder)
     if held and held[R_STATE] ~= S_DEAD then return nil, holder end
   end
-  local field = base62(rcall('HINCRBY', k.stats, 'seq', 1))
+  local field = base62(rcall('HINCRBY', k.stats, 'seq', '1'))
   if claim then rcall('SET', claim, field, 'PX', job.unique_for_ms) end
   local blocked_by = ''
   if job.ordering_key ~= '' and rcall('RPUSH', k.order .. job.ordering_key, field) > 1 then
@@ -28,7 +28,7 @@ local function store_job(k, opts, job)
     opts.traceparent, blocked_by)))
   rcall('SADD', k.names, job.name)
   count_add(k.counts, 'ready', job.name, 1)
-  rcall('HINCRBY', k.stats, 'pushed', 1)
+  rcall('HINCRBY', k.stats, 'pushed', '1')
   if blocked_by == '' then
     local member = opts.stamp .. field
     make_ready(k.ready_prefix .. job.name, job.priority, {member})

@@ -19,8 +19,8 @@
   ad       {cx = constraint_context(...), channel = the {c} events channel, started = {}}; what
            started counts (constraint -> jobs) goes to the counters with admitted_counts(ad)
   shard    the job's shard; lease: the attempt's name, "<shard>-<field>:<attempt>"
-  stamp    the job's ready stamp (µs, in decimal digits: string.format('%d', ...)); deadline:
-           its attempt's deadline (ms)
+  stamp    the job's ready stamp (µs), deadline: its attempt's deadline (ms), both in decimal
+           digits (string.format('%d', ...)), as Redis takes them
   cons     its constraints, {name1, key1, ...} as in R_CONSTRAINTS
   Returns 0 admitted (its leases and rate steps taken), or i > 0: refused by its i-th pair
   (cons[2i - 1], cons[2i]), nothing taken.
@@ -36,8 +36,8 @@ local function admission_refuses(ad, limits, ck, name, key, stamp)
   -- Its own shard too: reserveJobs compared, but another reservation of the queue may have had
   -- an older job refused since. A woken job has the stamp its shard is listed at: it passes.
   -- (Asked without scores in the answer: Redis 7.0 writes each with %.17g.)
-  if rcall('ZRANGEBYSCORE', cx.c .. 'held_shards:' .. ck, '-inf', '(' .. stamp, 'LIMIT', 0, 1)[1]
-  then
+  local held_shards = cx.c .. 'held_shards:' .. ck
+  if rcall('ZRANGEBYSCORE', held_shards, '-inf', '(' .. stamp, 'LIMIT', '0', '1')[1] then
     -- Older jobs are held while the pair has room: a wake was lost or has not landed (or the
     -- entry is stale). The pair is due now, so they go first and this job after them.
     if room(cx, name, key, 1) > 0 then pair_due(cx, ck, cx.now, ad.channel) end
@@ -46,7 +46,8 @@ local function admission_refuses(ad, limits, ck, name, key, stamp)
   if limits.concurrency then
     local leases = cx.c .. 'lease:' .. ck
     if rcall('ZCOUNT', leases, cx.now_s, '+inf') >= limits.concurrency then
-      local soonest = rcall('ZRANGEBYSCORE', leases, cx.now_s, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      local soonest = rcall('ZRANGEBYSCORE', leases, cx.now_s, '+inf', 'WITHSCORES', 'LIMIT', '0',
+                            '1')
       rcall('ZADD', cx.c .. 'wake_due', 'LT', soonest[2], ck)
       return true
     end
@@ -69,8 +70,9 @@ local function admission_note_refusal(cx, name, key, shard, stamp, deadline)
   if not cx.joined then
     local refusals = cx.c .. 'refusals:' .. ck
     rcall('HINCRBY', refusals, shard, '1')
-    if (tonumber(rcall('HGET', refusals, 'until')) or 0) < deadline + SETTLE_MS then
-      rcall('HSET', refusals, 'until', deadline + SETTLE_MS)
+    local settle_by = tonumber(deadline) + SETTLE_MS
+    if (tonumber(rcall('HGET', refusals, 'until')) or 0) < settle_by then
+      rcall('HSET', refusals, 'until', settle_by)
     end
   end
   rcall('SADD', cx.c .. 'held_keys:' .. name, key)
@@ -114,6 +116,6 @@ end
 -- The jobs admit_job started, into the constraints' counters (started:<name>).
 local function admitted_counts(ad)
   for name, n in pairs(ad.started) do
-    rcall('HINCRBY', ad.cx.c .. 'counters', 'started:' .. name, n)
+    rcall('HINCRBY', ad.cx.c .. 'counters', 'started:' .. name, string.format('%d', n))
   end
 end

@@ -11,14 +11,14 @@ local function finish_for_good(k, opts, field, record)
   local ordering_key = record[R_ORDERING_KEY]
   if ordering_key == '' then return end
   local line = k.order .. ordering_key
-  if rcall('LINDEX', line, 0) ~= field then
-    rcall('LREM', line, 1, field)  -- one waiting behind, cancelled
+  if rcall('LINDEX', line, '0') ~= field then
+    rcall('LREM', line, '1', field)  -- one waiting behind, cancelled
     return
   end
   rcall('LPOP', line)
   -- A field without a queued record should not be in a line; it is dropped, not started.
   while true do
-    local next_field = rcall('LINDEX', line, 0)
+    local next_field = rcall('LINDEX', line, '0')
     if not next_field then return end
     local next_record = load_record(k.jobs, next_field)
     if next_record and next_record[R_STATE] == S_QUEUED then

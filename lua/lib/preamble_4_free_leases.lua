@@ -35,7 +35,7 @@ local function free_leases(cx, leases, out)
   for _, ck in ipairs(order) do
     local f = freed[ck]
     -- Where the pair holds jobs, read once: order_wakes starts from it.
-    local first = rcall('ZRANGE', cx.c .. 'held_shards:' .. ck, 0, 1, 'WITHSCORES')
+    local first = rcall('ZRANGE', cx.c .. 'held_shards:' .. ck, '0', '1', 'WITHSCORES')
     if #first > 0 then
       local limits = constraint_limits(cx, f.name)
       if not limits or limits.concurrency then

@@ -21,7 +21,7 @@ local function fail_running(k, opts, job, failure)
   record[R_LAST_ERROR] = failure.message
   rcall('ZREM', k.inflight, field)
   count_add(k.counts, 'running', name, -1)
-  rcall('HINCRBY', k.stats, 'failed', 1)
+  rcall('HINCRBY', k.stats, 'failed', '1')
   if failure.retry and attempts <= record[R_MAX_RETRY] then
     local due = opts.now_ms + backoff_ms(attempts, opts.base_ms, opts.max_ms, opts.jitter)
     record[R_STATE] = S_SCHEDULED
@@ -29,7 +29,7 @@ local function fail_running(k, opts, job, failure)
     save_record(k.jobs, field, record)
     rcall('ZADD', k.scheduled, due, field)
     count_add(k.counts, 'scheduled', name, 1)
-    rcall('HINCRBY', k.stats, 'retried', 1)
+    rcall('HINCRBY', k.stats, 'retried', '1')
     rcall('SPUBLISH', opts.channel, string.format('s %d', due))
     return {1, due}
   end
@@ -38,7 +38,7 @@ local function fail_running(k, opts, job, failure)
   local packed = save_record(k.jobs, field, record)
   rcall('ZADD', k.dead, opts.now_ms, field)
   count_add(k.counts, 'dead', name, 1)
-  rcall('HINCRBY', k.stats, 'dead', 1)
+  rcall('HINCRBY', k.stats, 'dead', '1')
   if record[R_KEEP_RESULT] == 1 then
     rcall('SET', job.done, packed, 'EX', opts.ttl_s)
     rcall('SPUBLISH', opts.channel, 'r ' .. job.id)
