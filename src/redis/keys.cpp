@@ -34,6 +34,12 @@ std::string Keys::constraint_key(std::string_view suffix) const {
 std::string Keys::meta() const {
   return prefix_ + ":meta";
 }
+std::string Keys::span_probe_a() const {
+  return prefix_ + ":{probe-a}";
+}
+std::string Keys::span_probe_b() const {
+  return prefix_ + ":{probe-b}";
+}
 std::string Keys::stats(int shard) const {
   return shard_key(shard, "stats");
 }

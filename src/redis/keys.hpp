@@ -29,6 +29,12 @@ class Keys {
   const std::string& prefix() const { return prefix_; }
 
   std::string meta() const;
+  // Two keys of different hash tags that nothing writes: each handshake runs a read-only script
+  // naming both, to learn whether the server lets a script span hash tags
+  // (redis::Node::scripts_span_tags). Below the prefix, so that an ACL granting jqmaster its own
+  // keys (~jq:*) lets the probe run: otherwise it would read as a cluster's refusal.
+  std::string span_probe_a() const;
+  std::string span_probe_b() const;
   std::string stats(int shard) const;
   std::string jobs_prefix(int shard) const;  // record buckets below it: record_at (Lua)
   std::string names(int shard) const;

@@ -8,6 +8,7 @@
 
 #include "src/metrics/registry.hpp"
 #include "src/redis/errc.hpp"
+#include "src/redis/keys.hpp"
 
 namespace jq::redis {
 
@@ -158,8 +159,9 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
 // must stop the start, not the first request that needs it. With the scripts, a read-only script
 // whose two keys have different hash tags asks whether the server lets one span them: a cluster
 // node refuses it (CROSSSLOT), as do proxies that check a script's keys; an ACL that refuses it
-// (its keys are outside any prefix) reads as no too. A proxy that routes a script by its first
-// key without looking at the others is not told apart from a single Redis.
+// reads as no too (its keys are below jqmaster's prefix: an ACL that grants jqmaster its own keys
+// allows it). A proxy that routes a script by its first key without looking at the others is not
+// told apart from a single Redis.
 asio::awaitable<std::error_code> Node::handshake() {
   std::vector<std::vector<std::string>> setup;
   const Address& a = options_.address;
@@ -171,7 +173,8 @@ asio::awaitable<std::error_code> Node::handshake() {
   if (load_scripts_) {
     for (const Script& s : all_scripts())
       setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
-    setup.push_back({"EVAL_RO", "return 1", "2", "{jq-probe-a}", "{jq-probe-b}"});
+    const Keys keys;  // jqmaster's prefix, as the stores name their keys
+    setup.push_back({"EVAL_RO", "return 1", "2", keys.span_probe_a(), keys.span_probe_b()});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);

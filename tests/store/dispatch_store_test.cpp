@@ -67,6 +67,18 @@ TEST_CASE("a single Redis runs a script spanning hash tags, a cluster-enabled on
   CHECK(h.client().scripts_span_tags() == !redis_cluster_mode());
 }
 
+// A production Redis often gives jqmaster a user limited to its own keys: the probe must pass
+// there too, or every master on it would take the separate steps meant for a cluster.
+TEST_CASE("a Redis user limited to jqmaster's keys still runs scripts spanning hash tags",
+          "[redis]") {
+  if (redis_cluster_mode()) return;  // a cluster refuses them whatever the user
+  RedisServer redis;
+  SyncRedis r(redis.port());
+  REQUIRE(r.call({"ACL", "SETUSER", "jq", "on", ">secret", "~jq:*", "&*", "+@all"}).str == "OK");
+  StoreHarness h{"redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0"};
+  CHECK(h.client().scripts_span_tags());
+}
+
 TEST_CASE("DispatchStore: heads are the best job per queue, a reservation stops at the bound",
           "[redis]") {
   Fixture f;

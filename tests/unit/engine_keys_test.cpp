@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/redis/keys.hpp"
+#include "src/redis/slot.hpp"
 
 using jq::redis::Keys;
 
@@ -100,6 +101,13 @@ TEST_CASE("a job's watch key is the shard's watch prefix followed by its field",
   CHECK(keys.watch(5, "00000000A") == keys.watch_prefix(5) + "00000000A");
   CHECK(keys.watch_prefix(5) == "jq:{5}:watch:");
   CHECK(keys.watch(5, "00000000A") != keys.done(5, "00000000A"));
+}
+
+TEST_CASE("the handshake's probe names two keys below the prefix, in two hash slots", "[unit]") {
+  const Keys keys("jq");
+  CHECK(keys.span_probe_a().starts_with("jq:"));
+  CHECK(keys.span_probe_b().starts_with("jq:"));
+  CHECK(jq::redis::key_slot(keys.span_probe_a()) != jq::redis::key_slot(keys.span_probe_b()));
 }
 
 TEST_CASE("a shard's counts hash is its own key", "[unit]") {
