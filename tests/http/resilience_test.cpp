@@ -4,7 +4,9 @@
 #include <csignal>
 
 #include "tests/support/daemon.hpp"
+#include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
 
 using namespace std::chrono_literals;
 using jq::test::Daemon;
@@ -12,6 +14,7 @@ using jq::test::DaemonOptions;
 using jq::test::RedisServer;
 using jq::test::SyncRedis;
 using jq::test::wait_until;
+using jq::test::Worker;
 using nlohmann::json;
 
 TEST_CASE("while Redis is down requests get 503 and the daemon recovers when it returns",
@@ -48,6 +51,25 @@ TEST_CASE("scripts flushed from Redis are sent again (NOSCRIPT)", "[http]") {
   SyncRedis(redis.port()).call({"SCRIPT", "FLUSH"});
   CHECK(http.get("/v1/jobs/" + id).status == 200);
   CHECK(daemon.log().find("sending it again") != std::string::npos);
+}
+
+TEST_CASE("a push that no replica confirms in time answers 503, and its job is kept and runs",
+          "[http]") {
+  // A Redis without replicas: WAIT 1 never confirms. The contract: 503 saying so, the job kept
+  // (a push again would store it twice, the documented at-least-once case).
+  RedisServer redis;
+  Daemon daemon(
+      {.redis_url = redis.url(), .redis_yaml = "  replicas_ack: 1\n  replicas_ack_timeout: 0.2\n"});
+  auto http = daemon.http();
+  const auto sent = std::chrono::steady_clock::now();
+  auto pushed = http.post("/v1/jobs", {{"name", "kept"}, {"argument", {{"n", 7}}}});
+  CHECK(std::chrono::steady_clock::now() - sent >= 200ms);  // it waited for the replicas
+  REQUIRE(pushed.status == 503);
+  CHECK(pushed.value()["message"].get<std::string>().find(
+            "were stored, but fewer Redis replicas than redis.replicas_ack") != std::string::npos);
+  Worker worker;
+  jq::test::register_worker(http, worker, {"kept"}, 1);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
 }
 
 TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {
