@@ -289,9 +289,9 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
         last = make_error_code(Errc::cluster_down);
         continue;
       }
-      const bool try_again = r.str.starts_with("TRYAGAIN");
-      if (try_again || r.str.starts_with("CLUSTERDOWN")) {
-        if (!try_again) want_refresh();
+      if (r.str.starts_with("TRYAGAIN") || r.str.starts_with("CLUSTERDOWN")) {
+        // A migration that ends, or a failover, changes the map: read it again (throttled).
+        want_refresh();
         back_off = true;
         last = make_error_code(Errc::cluster_down);
         continue;
