@@ -36,6 +36,14 @@ std::vector<std::string> keys_on_every_master(jq::test::RedisCluster& cluster) {
   return keys;
 }
 
+// How many EVAL (by source) a node ran since it started (INFO commandstats).
+long evals_run(std::uint16_t port) {
+  const std::string info = SyncRedis(port).call({"INFO", "commandstats"}).str;
+  const std::string tag = "cmdstat_eval:calls=";
+  const auto at = info.find(tag);
+  return at == std::string::npos ? 0 : std::stol(info.substr(at + tag.size()));
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -71,7 +79,11 @@ TEST_CASE("a cluster client runs scripts on their shard's node, each node's scri
   const jq::redis::Keys keys = jq::redis::Keys("cc");
   using jq::redis::bindings::QueueStats;
   // A node that lost its scripts (as a promoted replica may have) answers NOSCRIPT: EVAL then.
-  for (std::uint16_t m : cluster.masters()) SyncRedis(m).call({"SCRIPT", "FLUSH"});
+  long evals_before = 0;
+  for (std::uint16_t m : cluster.masters()) {
+    SyncRedis(m).call({"SCRIPT", "FLUSH"});
+    evals_before += evals_run(m);
+  }
   std::vector<jq::redis::ScriptCall> calls;
   for (int shard = 0; shard < 16; ++shard) {
     calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
@@ -80,6 +92,10 @@ TEST_CASE("a cluster client runs scripts on their shard's node, each node's scri
   REQUIRE(replies);
   REQUIRE(replies->elements.size() == 16);
   for (const Reply& r : replies->elements) CHECK(QueueStats::decode(r));
+  // They answered because calls went again by their source (EVAL) where the script was gone.
+  long evals_after = 0;
+  for (std::uint16_t m : cluster.masters()) evals_after += evals_run(m);
+  CHECK(evals_after > evals_before);
 }
 
 TEST_CASE("a cluster client refuses a script whose keys are in different slots before sending it",
