@@ -445,6 +445,44 @@ TEST_CASE("a live reshard of slots holding jobs during a run loses nothing", "[c
   CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
 }
 
+// A master and its replica both gone: their slots have no node. Commands for them are retried
+// with a backoff (a node refusing connections, then CLUSTERDOWN once the others mark it failed),
+// a bounded number of times, then the request gets 503; the other shards go on serving.
+TEST_CASE("on a cluster, pushes to slots no node serves get 503 after bounded retries, others 201",
+          "[cluster]") {
+  RedisCluster cluster;
+  Daemon master(on(cluster));
+  auto http = master.http();
+  const std::uint16_t gone = cluster.masters().front();
+  const std::uint16_t its_replica = cluster.replica_of(gone);
+  const std::vector<int> gone_slots = cluster.slots_of(gone);
+  cluster.kill(its_replica);
+  cluster.kill(gone);
+  int served = 0, refused = 0;
+  for (int i = 0; i < kShards; ++i) {  // round robin: one push per shard
+    const auto sent = Clock::now();
+    const auto res = http.post("/v1/jobs", {{"name", "n"}});
+    const auto took = Clock::now() - sent;
+    INFO("push " << i << " answered " << res.status << " after "
+                 << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+    if (res.status == 201) {
+      ++served;
+      const std::string id = res.value()["id"];
+      const int slot = redis::key_slot("{" + id.substr(0, id.find('-')) + "}");
+      CHECK_FALSE(std::binary_search(gone_slots.begin(), gone_slots.end(), slot));
+    } else {
+      ++refused;
+      CHECK(res.status == 503);
+      CHECK(res.header("retry-after") != "");
+      CHECK(took >= 1s);  // retried with a backoff first,
+      CHECK(took < 10s);  // a bounded number of times (about 2.6 s)
+    }
+  }
+  CHECK(served > 0);
+  CHECK(refused > 0);
+  CHECK(served + refused == kShards);
+}
+
 TEST_CASE("a jqmaster killed during a run on a cluster loses nothing", "[cluster]") {
   RedisCluster cluster;
   Daemon one(on(cluster)), two(on(cluster));
