@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "src/redis/keys.hpp"
 #include "src/redis/slot.hpp"
 #include "src/util/time.hpp"
 #include "tests/cluster/cluster_support.hpp"
@@ -387,6 +388,28 @@ TEST_CASE("a Redis master killed during a run loses no job acknowledged with rep
   CHECK(a.acknowledged == kJobs);
   CHECK(a.lost.empty());
   CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+}
+
+// Events go by sharded pub/sub, whose subscriptions live on the node serving the channel's slot:
+// after a failover the master must subscribe again where the shard now lives, or its scheduler
+// and its long polls would not hear that shard's events.
+TEST_CASE("after a failover a master listens to the failed node's shard channels on its replica",
+          "[cluster]") {
+  RedisCluster cluster;
+  Daemon master(on(cluster));
+  const std::string channel = redis::Keys().events_channel(0);
+  const std::uint16_t victim = cluster.master_of(redis::key_slot(channel));
+  const std::uint16_t replica = cluster.replica_of(victim);
+  auto listeners = [&](std::uint16_t port) {
+    const redis::Reply r = SyncRedis(port).call({"PUBSUB", "SHARDNUMSUB", channel});
+    return r.elements.size() == 2 ? r.elements[1].integer : -1;
+  };
+  REQUIRE(wait_until([&] { return listeners(victim) == 1; }, 10s));
+  CHECK(listeners(replica) == 0);
+  cluster.kill(victim);
+  REQUIRE(cluster.wait_ok(30s));
+  REQUIRE(cluster.master_of(redis::key_slot(channel)) == replica);
+  CHECK(wait_until([&] { return listeners(replica) == 1; }, 10s));
 }
 
 TEST_CASE("a Redis master killed during a run without replicas_ack: what is lost is counted",
