@@ -446,10 +446,12 @@ TEST_CASE("a live reshard of slots holding jobs during a run loses nothing", "[c
   const std::uint16_t to = cluster.masters().back();
   const std::vector<int> slots = cluster.slots_of(from);
   int shard_slot = 16384;
+  int shard = -1;
   for (int s = 0; s < kShards; ++s) {
     const int slot = redis::key_slot("{" + std::to_string(s) + "}");
-    if (std::find(slots.begin(), slots.end(), slot) != slots.end()) {
-      shard_slot = std::min(shard_slot, slot);
+    if (std::find(slots.begin(), slots.end(), slot) != slots.end() && slot < shard_slot) {
+      shard_slot = slot;
+      shard = s;
     }
   }
   REQUIRE(shard_slot < 16384);
@@ -466,6 +468,15 @@ TEST_CASE("a live reshard of slots holding jobs during a run loses nothing", "[c
   CHECK(a.acknowledged == kJobs);
   CHECK(a.lost.empty());
   CHECK(a.pushed == a.succeeded + a.dead + a.ready + a.scheduled + a.running);
+  // Both masters listen to the moved shard's events where its slot now lives (Redis dropped
+  // their subscriptions on the old node when the slot left it).
+  const std::string channel = redis::Keys().events_channel(shard);
+  CHECK(wait_until(
+      [&] {
+        const redis::Reply r = SyncRedis(to).call({"PUBSUB", "SHARDNUMSUB", channel});
+        return r.elements.size() == 2 && r.elements[1].integer == 2;
+      },
+      10s));
 }
 
 // A master and its replica both gone: their slots have no node. Commands for them are retried
