@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string_view>
 
@@ -69,9 +70,26 @@ bool redis_cluster_mode() {
   return v != nullptr && *v != '\0' && std::string_view(v) != "0";
 }
 
+// A free port is only free when it is chosen: another process (a parallel test's outgoing
+// connection takes an ephemeral port from the same range) may bind it before redis-server does.
+// The first start then tries again on fresh ports, its own and a given cluster bus port.
 RedisServer::RedisServer(std::vector<std::string> extra_args)
     : port_(free_port()), extra_args_(std::move(extra_args)) {
-  start();
+  for (int attempt = 1;; ++attempt) {
+    try {
+      start();
+      return;
+    } catch (const std::runtime_error&) {
+      const bool taken =
+          read_file(dir_.file("redis.log")).find("Address already in use") != std::string::npos;
+      if (!taken || attempt == 3) throw;
+    }
+    std::filesystem::remove(dir_.file("nodes.conf"));  // a cluster node's, naming the old port
+    port_ = free_port();
+    for (std::size_t i = 0; i + 1 < extra_args_.size(); ++i) {
+      if (extra_args_[i] == "--cluster-port") extra_args_[i + 1] = std::to_string(free_port());
+    }
+  }
 }
 
 RedisServer::~RedisServer() {
@@ -97,6 +115,7 @@ void RedisServer::start() {
   process_ = ChildProcess(argv, dir_.file("redis.log"));
   const bool up = wait_until(
       [&] {
+        if (!process_.running()) return true;  // it stopped: say why below, without waiting
         try {
           SyncRedis r(port_);
           return r.call({"PING"}).str == "PONG";
@@ -105,7 +124,7 @@ void RedisServer::start() {
         }
       },
       10s);
-  if (!up)
+  if (!up || !process_.running())
     throw std::runtime_error("redis-server did not start: " + read_file(dir_.file("redis.log")));
   if (!cluster) return;
   // The node takes every slot (again after a restart its nodes.conf has them: "busy", ignored).
