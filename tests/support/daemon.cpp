@@ -1,6 +1,7 @@
 #include "tests/support/daemon.hpp"
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -19,6 +20,23 @@ Daemon::Daemon(DaemonOptions options)
     : port_(options.port != 0 ? options.port : free_port()),
       data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir),
       ca_file_(options.tls_ca_file) {
+  // A free port is only free when it is chosen: another process may bind it first (a parallel
+  // test's outgoing connection takes an ephemeral port from the same range). A master that
+  // could not listen on a port chosen here starts again on a fresh one, up to three times.
+  for (int attempt = 1;; ++attempt) {
+    if (start(options)) return;
+    const std::string text = log();
+    const bool taken = text.find("cannot listen on") != std::string::npos &&
+                       text.find("Address already in use") != std::string::npos;
+    if (!taken || options.port != 0 || attempt == 3) {
+      throw std::runtime_error("jqmaster did not come up; its log:\n" + text);
+    }
+    std::filesystem::remove(dir_.file("jqmaster.log"));  // tests read the log of the one that runs
+    port_ = free_port();
+  }
+}
+
+bool Daemon::start(const DaemonOptions& options) {
   const std::string config = dir_.file("jqmaster.yaml");
   {
     std::ofstream out(config);
@@ -33,7 +51,7 @@ Daemon::Daemon(DaemonOptions options)
   const HttpClient client = http();
   const bool up = wait_until(
       [&] {
-        if (!process_.running()) return false;
+        if (!process_.running()) return true;  // it stopped: no need to wait longer
         try {
           return client.get(options.wait_ready ? "/readyz" : "/healthz").status == 200;
         } catch (const std::exception&) {
@@ -41,7 +59,7 @@ Daemon::Daemon(DaemonOptions options)
         }
       },
       20s);
-  if (!up) throw std::runtime_error("jqmaster did not come up; its log:\n" + log());
+  return up && process_.running();
 }
 
 Daemon::~Daemon() {

@@ -41,6 +41,9 @@ class Daemon {
   std::optional<int> wait_exit(std::chrono::milliseconds timeout) { return process_.wait(timeout); }
 
  private:
+  // Starts the master on port_ and waits until it answers; false when it stopped or did not.
+  bool start(const DaemonOptions& options);
+
   TempDir dir_;
   std::uint16_t port_;
   std::string data_dir_;

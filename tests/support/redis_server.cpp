@@ -85,6 +85,7 @@ RedisServer::RedisServer(std::vector<std::string> extra_args)
       if (!taken || attempt == 3) throw;
     }
     std::filesystem::remove(dir_.file("nodes.conf"));  // a cluster node's, naming the old port
+    std::filesystem::remove(dir_.file("redis.log"));
     port_ = free_port();
     for (std::size_t i = 0; i + 1 < extra_args_.size(); ++i) {
       if (extra_args_[i] == "--cluster-port") extra_args_[i + 1] = std::to_string(free_port());
