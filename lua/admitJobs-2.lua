@@ -22,7 +22,7 @@ local ad = {cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1])), channe
             started = {}}
 local out = {}
 for a = 3, #ARGV, 5 do
-  local stamp = string.format('%d', base62_decode(ARGV[a + 2]))
+  local stamp = digits(base62_decode(ARGV[a + 2]))
   out[#out + 1] = admit_job(ad, ARGV[a], ARGV[a + 1], stamp, ARGV[a + 3],
                             cmsgpack.unpack(ARGV[a + 4]))
 end

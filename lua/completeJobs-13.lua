@@ -100,7 +100,7 @@ end
 finished.send()
 removed.send()
 for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
-if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', string.format('%d', succeeded)) end
+if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', digits(succeeded)) end
 if cx then
   local orders = {}
   free_leases(cx, leases, orders)

@@ -36,7 +36,7 @@ if record then
       -- Another waiter's longer watch is kept (PTTL is -2 when there is none; INCR keeps it).
       local left = rcall('PTTL', watch)
       rcall('INCR', watch)
-      if left < watch_ms then rcall('PEXPIRE', watch, ARGV[2]) end  -- as given: no %.17g
+      if left < watch_ms then rcall('PEXPIRE', watch, ARGV[2]) end  -- its digits, as given
     end
     return {2, state, record[R_ATTEMPTS], record[R_KEEP_RESULT]}
   end

@@ -89,19 +89,20 @@ local function plain(a)
          ARGV[a + 12] ~= APPEND
 end
 
+-- Slots 14-18 of a record, packed with their "none" values ('', 0, '', 0, ''): what comes
+-- between the 13 slots of a plain job and its constraints (slot 19). A constant: the preamble and
+-- the script's own top level run at every call.
+local NONE_TO_CONSTRAINTS = '\160\0\160\0\160'
+
 -- The record of the plain job whose arguments start at a, queued and ready: what pack_record
 -- gives for it (13 slots, or 19 with its constraints last).
 local function pack_plain(a, name, priority)
+  local slots = cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
+                              tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp,
+                              '', traceparent, '')
   local constraints = ARGV[a + 11]
-  if constraints == '' then
-    return RECORD_HEADERS[13] .. cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-                                              tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]),
-                                              S_QUEUED, 0, now, stamp, '', traceparent, '')
-  end
-  return RECORD_HEADERS[R_CONSTRAINTS] ..
-         cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]),
-                       tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp, '', traceparent, '', '', 0,
-                       '', 0, '') .. constraints
+  if constraints == '' then return RECORD_HEADERS[13] .. slots end
+  return RECORD_HEADERS[R_CONSTRAINTS] .. slots .. NONE_TO_CONSTRAINTS .. constraints
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
@@ -170,8 +171,7 @@ end
 
 local fields, duplicates, merged = {}, {}, {}
 local next_seq = 0
--- Numbers go to Redis as digits (string.format): it formats a number argument with %.17g, slower.
-local fresh_count = string.format('%d', #fresh)
+local fresh_count = digits(#fresh)
 if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', fresh_count) - #fresh + 1 end
 -- Per name made ready: {best priority, its first member, per priority the members in push
 -- order}.
@@ -246,7 +246,7 @@ local heads = {}  -- the names whose best pushed job is their queue's new head
 for _, name in ipairs(ready_names) do
   local queue = ready_prefix .. name
   local best = by_name[name]
-  local best_s = string.format('%d', best[1])
+  local best_s = digits(best[1])
   if #rcall('ZRANGEBYSCORE', queue, '-inf', best_s, 'LIMIT', '0', '1') == 0 then
     heads[#heads + 1] = name
   end

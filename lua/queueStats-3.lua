@@ -28,8 +28,8 @@ end
 
 local oldest = -1
 if ready > 0 then
-  for _, priority in ipairs(rcall('ZRANGE', queue, '0', max_priorities - 1)) do
-    for _, member in ipairs(rcall('LRANGE', ready_list(queue, priority), '0', max_peek - 1)) do
+  for _, priority in ipairs(rcall('ZRANGE', queue, '0', digits(max_priorities - 1))) do
+    for _, member in ipairs(rcall('LRANGE', ready_list(queue, priority), '0', digits(max_peek - 1))) do
       if live(member) then
         local stamp = base62_decode(string.sub(member, 1, 9))
         if oldest < 0 or stamp < oldest then oldest = stamp end

@@ -114,25 +114,23 @@ while taken < max and held < max_held and refusals < max_refused do
   local best = rcall('ZRANGEBYSCORE', queue, '-inf', max_score, 'LIMIT', '0', '1')
   if #best == 0 then break end
   local priority, list = best[1], ready_list(queue, best[1])
-  local members = rcall('LRANGE', list, '0', max - taken - 1)
+  local members = rcall('LRANGE', list, '0', digits(max - taken - 1))
   local n = #members
   local at_bound = tonumber(priority) == bound_priority
   if at_bound then
     n = 0
     while n < #members and bytes_less(members[n + 1], bound_member) do n = n + 1 end
   end
-  if n > 0 then rcall('LTRIM', list, n, '-1') end
+  if n > 0 then rcall('LTRIM', list, digits(n), '-1') end
   for i = 1, n do
     local field = string.sub(members[i], 10)
     local record = queued_record(members[i])
     -- Records are written after the loop: a job whose member came twice is taken once.
     local fresh = record and not seen[field]
-    -- Numbers that go to Redis are written as digits once: Redis formats a number argument with
-    -- %.17g each time, and Lua one in a concatenation with %.14g, both slower than %d.
-    local deadline = fresh and string.format('%d', now + record[R_TIMEOUT_MS])
+    local deadline = fresh and digits(now + record[R_TIMEOUT_MS])
     local cons = fresh and record[R_CONSTRAINTS]
     if cons then
-      local stamp = string.format('%d', base62_decode(record[R_READY_STAMP]))
+      local stamp = digits(base62_decode(record[R_READY_STAMP]))
       local behind = older_held_here(cons, stamp, field)
       if behind then
         hold(field, record, cons[behind], cons[behind + 1], stamp)
@@ -191,6 +189,6 @@ end
 if taken > 0 then
   count_add(counts, 'ready', name, -taken)
   count_add(counts, 'running', name, taken)
-  rcall('HINCRBY', stats, 'dispatched', string.format('%d', taken))
+  rcall('HINCRBY', stats, 'dispatched', digits(taken))
 end
 return out

@@ -13,8 +13,7 @@
          given the shards' keys too, lua/lib/preamble_5_run_wakes.lua); false or nil otherwise
 ]]
 local function constraint_context(defs, state, now_ms, joined)
-  -- now_s: the same as an argument, formatted once (Redis formats a number argument with %.17g,
-  -- which costs more than the command it goes with).
-  return {defs = defs, c = state, now = now_ms, now_s = string.format('%d', now_ms), cache = {},
+  -- now_s: the same as an argument, formatted once.
+  return {defs = defs, c = state, now = now_ms, now_s = digits(now_ms), cache = {},
           joined = joined == true, listed = {}}
 end

@@ -4,10 +4,9 @@
 -- 'dead'. A field that drops to 0 is deleted, so an absent field
 -- means 0 and the hash only names what is there. It cannot go below 0 unless the counts were out
 -- of step with the jobs; deleting the field then starts it again from 0.
--- (delta goes as digits: Redis formats a number argument with %.17g, slower than %d.)
 local function count_add(counts_key, kind, name, delta)
   local field = kind .. ':' .. name
-  if rcall('HINCRBY', counts_key, field, string.format('%d', delta)) <= 0 then
+  if rcall('HINCRBY', counts_key, field, digits(delta)) <= 0 then
     rcall('HDEL', counts_key, field)
   end
 end

@@ -2,7 +2,7 @@
 -- `n` jobs of the pair (name, key) left this shard's held zset (woken, cancelled, matched anew):
 -- the counts the live state and /metrics read follow. A count at 0 is deleted (absent = 0).
 local function unheld(h, name, key, n)
-  local minus = string.format('%d', -n)  -- as digits once (a number argument: %.17g each time)
+  local minus = digits(-n)
   if rcall('HINCRBY', h.waiting .. name, key, minus) <= 0 then
     rcall('HDEL', h.waiting .. name, key)
   end

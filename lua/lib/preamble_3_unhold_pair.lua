@@ -18,7 +18,7 @@ local function unhold_pair(jobs, ready_prefix, h, channel, shard, name, key, n, 
   local held = h.held .. ck
   -- The n oldest and the one after them, in one read: the first not taken (beyond n, or above
   -- the bound) is the oldest left.
-  local first = rcall('ZRANGE', held, '0', string.format('%d', n), 'WITHSCORES')
+  local first = rcall('ZRANGE', held, '0', digits(n), 'WITHSCORES')
   local popped, oldest, oldest_s = {}, -1, nil
   for i = 1, #first, 2 do
     local stamp = tonumber(first[i + 1])

@@ -20,7 +20,7 @@
            started counts (constraint -> jobs) goes to the counters with admitted_counts(ad)
   shard    the job's shard; lease: the attempt's name, "<shard>-<field>:<attempt>"
   stamp    the job's ready stamp (µs), deadline: its attempt's deadline (ms), both in decimal
-           digits (string.format('%d', ...)), as Redis takes them
+           digits (lua/lib/preamble.lua, digits)
   cons     its constraints, {name1, key1, ...} as in R_CONSTRAINTS
   Returns 0 admitted (its leases and rate steps taken), or i > 0: refused by its i-th pair
   (cons[2i - 1], cons[2i]), nothing taken.
@@ -116,6 +116,6 @@ end
 -- The jobs admit_job started, into the constraints' counters (started:<name>).
 local function admitted_counts(ad)
   for name, n in pairs(ad.started) do
-    rcall('HINCRBY', ad.cx.c .. 'counters', 'started:' .. name, string.format('%d', n))
+    rcall('HINCRBY', ad.cx.c .. 'counters', 'started:' .. name, digits(n))
   end
 end

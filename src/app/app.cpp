@@ -109,7 +109,7 @@ class Daemon {
         tls_(tls),
         io_(static_cast<int>(io_threads_of(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
-        keys_("jq"),
+        keys_(),  // jqmaster's prefix, which redis::Node's probe names too
         redis_(io_.get_executor(), target, redis::ConnectionOptions{},
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),

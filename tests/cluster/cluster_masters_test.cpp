@@ -51,6 +51,12 @@ void register_worker(const HttpClient& http, const std::string& url, int concurr
   REQUIRE((res.status == 201 || res.status == 200));
 }
 
+// How many clients the node on `port` has subscribed to the sharded channel (-1: no answer).
+long long shard_listeners(std::uint16_t port, const std::string& channel) {
+  const redis::Reply r = SyncRedis(port).call({"PUBSUB", "SHARDNUMSUB", channel});
+  return r.elements.size() == 2 ? r.elements[1].integer : -1;
+}
+
 json stats(const HttpClient& http) {
   try {
     const HttpResult res = http.get("/v1/stats");
@@ -400,10 +406,7 @@ TEST_CASE("after a failover a master listens to the failed node's shard channels
   const std::string channel = redis::Keys().events_channel(0);
   const std::uint16_t victim = cluster.master_of(redis::key_slot(channel));
   const std::uint16_t replica = cluster.replica_of(victim);
-  auto listeners = [&](std::uint16_t port) {
-    const redis::Reply r = SyncRedis(port).call({"PUBSUB", "SHARDNUMSUB", channel});
-    return r.elements.size() == 2 ? r.elements[1].integer : -1;
-  };
+  auto listeners = [&](std::uint16_t port) { return shard_listeners(port, channel); };
   REQUIRE(wait_until([&] { return listeners(victim) == 1; }, 10s));
   CHECK(listeners(replica) == 0);
   cluster.kill(victim);
@@ -471,12 +474,7 @@ TEST_CASE("a live reshard of slots holding jobs during a run loses nothing", "[c
   // Both masters listen to the moved shard's events where its slot now lives (Redis dropped
   // their subscriptions on the old node when the slot left it).
   const std::string channel = redis::Keys().events_channel(shard);
-  CHECK(wait_until(
-      [&] {
-        const redis::Reply r = SyncRedis(to).call({"PUBSUB", "SHARDNUMSUB", channel});
-        return r.elements.size() == 2 && r.elements[1].integer == 2;
-      },
-      10s));
+  CHECK(wait_until([&] { return shard_listeners(to, channel) == 2; }, 10s));
 }
 
 // A master and its replica both gone: their slots have no node. Commands for them are retried
