@@ -13,7 +13,9 @@
 # scenario runs without --external-worker), BUILD_DIR (build-release), PERF=FILE (perf record
 # -g of the master into FILE, PERF_DELAY s after the start for PERF_SECONDS s), REDIS_CALLGRIND=FILE
 # (redis-server under callgrind, counting its instructions over the whole jqbench run into FILE:
-# `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job; pushes included).
+# `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job; pushes included), METRICS=FILE
+# (the master's /metrics after the run: jq_redis_command_duration_seconds_count counts each
+# script's calls).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -87,5 +89,6 @@ fi
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0" --worker-concurrency 50 --connections 50 \
   --arg-bytes 16 --priorities 1 "${EXTRA[@]}" "${ARGS[@]}" | grep '^{' | tail -1
 [[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i off "$REDIS_PID" >/dev/null 2>&1
+[[ -n ${METRICS:-} ]] && curl -sf "http://127.0.0.1:$MASTER_PORT/metrics" >"$METRICS"
 [[ -n ${PERF:-} ]] && wait "$PERF_PID"
 exit 0

@@ -144,6 +144,7 @@ class Daemon {
                   },
                   metrics_, constraints_, [this] { return constraints_changed(); }, schedules_});
     store_.use_constraints(&constraint_cache_);
+    store_.use_direct_dispatch(&scheduler_);
     store_.limit_appended_lists(config.limits.max_body_bytes);
     store_.confirm_pushes(
         config.redis.replicas_ack,

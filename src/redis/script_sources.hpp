@@ -7,7 +7,7 @@
 namespace jq::redis {
 
 struct ScriptSource {
-  std::string_view file;    // "pushJobs-9": the file name without .lua
+  std::string_view file;    // "pushJobs-10": the file name without .lua
   std::string_view source;  // preamble + script
 };
 

@@ -19,7 +19,7 @@ struct Binding {
 // Listed in ScriptId order.
 constexpr std::array kBindings = {
     Binding{ScriptId::init_store, "initStore-1"},
-    Binding{ScriptId::push_jobs, "pushJobs-9"},
+    Binding{ScriptId::push_jobs, "pushJobs-10"},
     Binding{ScriptId::get_job, "getJob-2"},
     Binding{ScriptId::cancel_job, "cancelJob-8"},
     Binding{ScriptId::fetch_result, "fetchResult-3"},

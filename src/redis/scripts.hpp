@@ -53,7 +53,7 @@ enum class ScriptId {
 
 struct Script {
   ScriptId id;
-  std::string_view file;    // "pushJobs-9"
+  std::string_view file;    // "pushJobs-10"
   std::string_view source;  // what EVAL / SCRIPT LOAD send
   std::string sha1;         // what EVALSHA sends
   std::size_t num_keys;     // the number after '-' in the file name

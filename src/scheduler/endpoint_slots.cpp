@@ -97,6 +97,17 @@ int EndpointSlots::take_held(EndpointState& state) {
   return std::exchange(state.held, 0);
 }
 
+bool EndpointSlots::unclaimed(const std::string& id, bool stopping) {
+  auto it = endpoints_.find(id);
+  if (it == endpoints_.end()) return false;
+  EndpointState& state = it->second;
+  --state.inflight;
+  const bool give_back = state.removed || stopping;
+  if (!give_back) ++state.held;
+  if (state.inflight == 0 && state.removed) endpoints_.erase(it);
+  return give_back;
+}
+
 std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
                                                        const dispatch::AttemptEnd& end,
                                                        SteadyTime now, bool stopping) {

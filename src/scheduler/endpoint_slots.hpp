@@ -95,6 +95,10 @@ class EndpointSlots {
   // The held slots of `state`, taken away to be given back.
   static int take_held(EndpointState& state);
 
+  // A held slot claimed for a push (started(state, 1)) whose job was not taken: held again, or
+  // to give back (true) when the endpoint is gone or the scheduler stops.
+  bool unclaimed(const std::string& id, bool stopping);
+
   // An attempt on endpoint `id` ended; nullopt when the endpoint is unknown.
   std::optional<AttemptFollowUp> finished(const std::string& id, const dispatch::AttemptEnd& end,
                                           SteadyTime now, bool stopping);

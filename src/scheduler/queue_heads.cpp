@@ -113,6 +113,16 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
   return choice;
 }
 
+bool QueueHeads::known_empty(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    for (int shard = 0; shard < shards_; ++shard) {
+      const View& v = view(name, shard);
+      if (!v.known || v.busy || v.head) return false;
+    }
+  }
+  return true;
+}
+
 std::optional<store::QueueHead> QueueHeads::known_head(const store::QueueRef& queue) {
   const View& v = view(queue.name, queue.shard);
   if (!v.known) return std::nullopt;

@@ -65,6 +65,9 @@ class QueueHeads {
   // best; nullopt when none of them is known to hold a job.
   std::optional<Choice> choose(const std::vector<std::string>& names);
 
+  // Whether every queue of `names` (every shard) is known to be empty, none being read.
+  bool known_empty(const std::vector<std::string>& names);
+
   // For tests and diagnostics: the head this master believes in, nullopt when unknown or empty.
   std::optional<store::QueueHead> known_head(const store::QueueRef& queue);
 

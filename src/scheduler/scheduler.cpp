@@ -1,9 +1,13 @@
 #include "src/scheduler/scheduler.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <utility>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace jq::scheduler {
 namespace {
@@ -38,7 +42,10 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
           [this] { return give_back_all(); }) {}
 
 void Scheduler::stop() {
-  asio::post(loop_.strand(), [this] { stopping_ = true; });
+  asio::post(loop_.strand(), [this] {
+    stopping_ = true;
+    claimable_.store(false, std::memory_order_relaxed);
+  });
   loop_.stop();
 }
 
@@ -103,6 +110,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     const bool progress = co_await round();
     if (!progress) break;
   }
+  update_claimable();
   co_return slots_.next_wait(clock_(), redis_.ready(), kTick);
 }
 
@@ -222,14 +230,99 @@ asio::awaitable<Scheduler::Fill> Scheduler::reserve(EndpointState& state, const 
   const int reserved = static_cast<int>(reservation->jobs.size());
   if (reserved == 0) co_return moved ? Fill::retry : Fill::idle;
   slots_.started(state, reserved);
-  const std::string endpoint_id = state.endpoint->id;
-  for (auto& job : reservation->jobs) {
-    dispatcher_.start(
-        state.endpoint, state.pool, std::move(job), [this, endpoint_id](dispatch::AttemptEnd end) {
-          asio::post(loop_.strand(), [this, endpoint_id, end] { finished(endpoint_id, end); });
-        });
-  }
+  for (auto& job : reservation->jobs) dispatch(state, std::move(job));
   co_return Fill::dispatched;
+}
+
+void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
+  dispatcher_.start(state.endpoint, state.pool, std::move(job),
+                    [this, endpoint_id = state.endpoint->id](dispatch::AttemptEnd end) {
+                      asio::post(loop_.strand(),
+                                 [this, endpoint_id, end] { finished(endpoint_id, end); });
+                    });
+}
+
+asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim(
+    std::vector<store::ClaimWanted> wanted) {
+  co_return co_await asio::co_spawn(loop_.strand(), claim_here(std::move(wanted)),
+                                    asio::use_awaitable);
+}
+
+// Nothing is granted while what this master knows may be behind: Redis lost, registrations or
+// paused queues to reload (a pause answered by this master is among them at once).
+asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_here(
+    std::vector<store::ClaimWanted> wanted) {
+  std::vector<std::optional<store::SlotClaim>> out(wanted.size());
+  if (stopping_ || redis_lost_ || !redis_.ready() || reload_workers_ || reload_names_) {
+    co_return out;
+  }
+  std::vector<std::size_t> order(wanted.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&wanted](std::size_t a, std::size_t b) {
+    return wanted[a].priority < wanted[b].priority;
+  });
+  const SteadyTime now = clock_();
+  for (std::size_t i : order) out[i] = claim_one(wanted[i], now);
+  update_claimable();
+  co_return out;
+}
+
+// The open endpoint serving the name with a free slot held and the fewest attempts, among those
+// whose queues are all known to be empty: the job would be the next one reserved for it.
+std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& wanted,
+                                                     SteadyTime now) {
+  if (paused_.contains(wanted.name) || !names_.contains(wanted.name)) return std::nullopt;
+  EndpointState* best = nullptr;
+  for (auto& [id, state] : slots_.all()) {
+    if (state.held <= 0 || !state.open(now) || !state.endpoint->serves(wanted.name)) continue;
+    if (best && best->inflight <= state.inflight) continue;
+    if (!heads_.known_empty(names_for(*state.endpoint, names_, paused_))) continue;
+    best = &state;
+  }
+  if (!best) return std::nullopt;
+  slots_.started(*best, 1);
+  slots_.found_work(*best);
+  claims_.emplace(++last_claim_, best->endpoint->id);
+  return store::SlotClaim{last_claim_};
+}
+
+void Scheduler::settle(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
+  asio::post(loop_.strand(),
+             [this, claim, job = std::move(job)]() mutable { settle_here(claim, std::move(job)); });
+}
+
+void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
+  auto it = claims_.find(claim.id);
+  if (it == claims_.end()) return;
+  const std::string endpoint_id = std::move(it->second);
+  claims_.erase(it);
+  if (job) {
+    // The claim counted the attempt: the endpoint stays known until it ends.
+    if (EndpointState* state = slots_.find(endpoint_id)) {
+      dispatch(*state, std::move(*job));
+    } else {
+      spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
+                   job->id.str());
+    }
+    return;
+  }
+  if (slots_.unclaimed(endpoint_id, stopping_)) {
+    asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
+  }
+  update_claimable();
+  loop_.poke();
+}
+
+void Scheduler::update_claimable() {
+  const SteadyTime now = clock_();
+  bool any = false;
+  for (const auto& [id, state] : slots_.all()) {
+    if (state.held > 0 && state.open(now)) {
+      any = true;
+      break;
+    }
+  }
+  claimable_.store(any && !stopping_, std::memory_order_relaxed);
 }
 
 void Scheduler::finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end) {
@@ -242,6 +335,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);
   }
   if (follow->clear_connections) follow->clear_connections->clear();
+  update_claimable();
   if (follow->mark_busy) {
     const auto until_ms = store_.now_ms() + follow->mark_busy->count();
     asio::co_spawn(loop_.strand(), workers_.mark_busy(endpoint_id, until_ms), asio::detached);

@@ -11,8 +11,11 @@
 // clock is injected so the parts' decisions can be tested without waiting.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,6 +29,7 @@
 #include "src/redis/client.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
 #include "src/scheduler/queue_heads.hpp"
+#include "src/store/direct_dispatch.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/store/queue_store.hpp"
 #include "src/util/periodic.hpp"
@@ -39,7 +43,9 @@ namespace jq::scheduler {
 
 using SteadyClock = std::function<SteadyTime()>;
 
-class Scheduler {
+// Also grants the claims of pushes that may skip the queue (store::DirectDispatch): a free slot
+// it holds, for a job no queue it knows of should run before.
+class Scheduler : public store::DirectDispatch {
  public:
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
@@ -50,6 +56,11 @@ class Scheduler {
   void start() { loop_.start(); }
   void stop();
   void on_event(const events::Event& event);  // any thread
+
+  bool may_claim() const override { return claimable_.load(std::memory_order_relaxed); }
+  asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim(
+      std::vector<store::ClaimWanted> wanted) override;
+  void settle(store::SlotClaim claim, std::optional<store::ReservedJob> job) override;
 
  private:
   // dispatched: jobs started; idle: no ready job for it; full: no slot free across masters;
@@ -67,6 +78,12 @@ class Scheduler {
   asio::awaitable<void> give_back_all();
   void on_pushed(const events::Event& event);
   void finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end);
+  void dispatch(EndpointState& state, store::ReservedJob job);
+  asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim_here(
+      std::vector<store::ClaimWanted> wanted);
+  std::optional<store::SlotClaim> claim_one(const store::ClaimWanted& wanted, SteadyTime now);
+  void settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job);
+  void update_claimable();
 
   asio::io_context& io_;
   redis::Client& redis_;  // only asked whether it is connected
@@ -85,7 +102,10 @@ class Scheduler {
   std::set<std::string> names_;
   std::set<std::string> paused_;
   SteadyTime next_refresh_{};
-  Periodic loop_;  // last: its step uses everything above
+  std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
+  std::uint64_t last_claim_ = 0;
+  std::atomic<bool> claimable_{false};  // some open endpoint holds a free slot
+  Periodic loop_;                       // last: its step uses everything above
 };
 
 }  // namespace jq::scheduler

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 #include "src/redis/bindings/cancel_job.hpp"
@@ -35,6 +36,14 @@ constexpr std::size_t kMaxMergedJobs = 256;
 // way (shard_run sends 64 requests in a row to one shard) made batches of 100 from 16
 // connections store a quarter fewer jobs per second.
 constexpr std::size_t kOwnCallJobs = 32;
+
+// pushJobs' plain job without constraints, the only kind it takes at once (lua/pushJobs-10.lua:
+// plain and may_take).
+bool may_skip_queue(const PushJobs::Job& job) {
+  return job.ready_at_ms == 0 && job.unique_key.empty() && !job.unique_until_started &&
+         job.ordering_key.empty() && job.constraints.empty() &&
+         job.on_duplicate != PushJobs::OnDuplicate::append;
+}
 
 }  // namespace
 
@@ -78,6 +87,62 @@ std::int64_t JobStore::next_ready_stamp_us() {
   return next;
 }
 
+// The slots claimed for one request's jobs in one shard, by position: each claim is settled
+// exactly once, with its job when pushJobs took it, else with none (not taken, the push failed,
+// or the coroutine ended early), which frees the slot.
+class JobStore::ClaimedSlots {
+ public:
+  ClaimedSlots() = default;
+  ClaimedSlots(DirectDispatch* direct, std::vector<std::optional<SlotClaim>> claims)
+      : direct_(direct), claims_(std::move(claims)) {}
+  ClaimedSlots(ClaimedSlots&& other) noexcept
+      : direct_(std::exchange(other.direct_, nullptr)), claims_(std::move(other.claims_)) {}
+  ClaimedSlots& operator=(ClaimedSlots&&) = delete;
+  ~ClaimedSlots() {
+    if (!direct_) return;
+    for (auto& claim : claims_) {
+      if (claim) direct_->settle(*claim, std::nullopt);
+    }
+  }
+
+  void hand(std::size_t position, ReservedJob job) {
+    if (!direct_ || position >= claims_.size() || !claims_[position]) return;
+    direct_->settle(*claims_[position], std::move(job));
+    claims_[position].reset();
+  }
+
+ private:
+  DirectDispatch* direct_ = nullptr;
+  std::vector<std::optional<SlotClaim>> claims_;
+};
+
+asio::awaitable<JobStore::ClaimedSlots> JobStore::claim_slots(PushItem& item) {
+  // A job taken at once could be sent before WAIT confirmed its push: replicas_ack queues all.
+  if (!direct_ || replicas_ack_ > 0 || !direct_->may_claim()) co_return ClaimedSlots{};
+  std::vector<ClaimWanted> wanted;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < item.jobs.size(); ++i) {
+    if (!may_skip_queue(item.jobs[i])) continue;
+    wanted.push_back(ClaimWanted{item.jobs[i].name, item.jobs[i].priority});
+    at.push_back(i);
+  }
+  if (wanted.empty()) co_return ClaimedSlots{};
+  std::vector<std::optional<SlotClaim>> granted = co_await direct_->claim(std::move(wanted));
+  std::vector<std::optional<SlotClaim>> claims(item.jobs.size());
+  bool any = false;
+  for (std::size_t k = 0; k < at.size() && k < granted.size(); ++k) {
+    if (!granted[k]) continue;
+    claims[at[k]] = granted[k];
+    any = true;
+  }
+  if (!any) co_return ClaimedSlots{};
+  item.take.assign(item.jobs.size(), '0');
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    if (claims[i]) item.take[i] = '1';
+  }
+  co_return ClaimedSlots(direct_, std::move(claims));
+}
+
 asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::NewJob> jobs,
                                                              std::string traceparent) {
   // Runs of requests share a shard: the scheduler then finds consecutive jobs in one queue and
@@ -92,11 +157,12 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   Pushed out;
   out.ids.resize(jobs.size());
   for (ShardGroup& group : groups) {
-    PushItem item{{}, traceparent};
+    PushItem item{{}, traceparent, {}};
     item.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
       item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
+    ClaimedSlots claims = co_await claim_slots(item);
     // An if, not ?: between two co_awaits: g++ 12 miscompiles that (the master crashed).
     PushResult pushed = unexpected(StoreError{});
     if (item.jobs.size() >= kOwnCallJobs) {
@@ -105,6 +171,19 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
       pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
     }
     if (!pushed) co_return unexpected(std::move(pushed.error()));
+    for (PushJobs::Taken& taken : pushed->taken) {
+      auto record = decode_record(taken.record);
+      if (!record) {
+        spdlog::error(
+            "pushJobs: unreadable record of taken job {}; it runs once its attempt "
+            "times out",
+            pushed->fields[taken.position]);
+        continue;
+      }
+      const std::int64_t deadline = now + record->timeout_ms;
+      claims.hand(taken.position, ReservedJob{JobId{group.shard, pushed->fields[taken.position]},
+                                              std::move(*record), deadline});
+    }
     for (std::size_t i = 0; i < group.positions.size(); ++i) {
       out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
     }
@@ -133,11 +212,15 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
                       std::move(items.front().traceparent),
                       shard,
                       static_cast<std::int64_t>(max_list_bytes_),
+                      {},
                       {}};
   std::vector<std::size_t> sizes;
   sizes.reserve(items.size());
+  const bool take = std::any_of(items.begin(), items.end(),
+                                [](const PushItem& item) { return !item.take.empty(); });
   for (PushItem& item : items) {
     sizes.push_back(item.jobs.size());
+    if (take) args.take += item.take.empty() ? std::string(item.jobs.size(), '0') : item.take;
     std::move(item.jobs.begin(), item.jobs.end(), std::back_inserter(args.jobs));
   }
   const std::size_t total = args.jobs.size();
@@ -162,6 +245,7 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
   std::size_t first = 0;
   auto duplicate = pushed->duplicates.begin();  // ascending
   auto merged = pushed->merged.begin();         // ascending
+  auto taken = pushed->taken.begin();           // ascending
   for (const std::size_t size : sizes) {
     PushJobs::Pushed part;
     part.fields.assign(std::make_move_iterator(pushed->fields.begin() + first),
@@ -171,6 +255,9 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     }
     for (; merged != pushed->merged.end() && *merged < first + size; ++merged) {
       part.merged.push_back(*merged - first);
+    }
+    for (; taken != pushed->taken.end() && taken->position < first + size; ++taken) {
+      part.taken.push_back(PushJobs::Taken{taken->position - first, std::move(taken->record)});
     }
     out.emplace_back(std::move(part));
     first += size;

@@ -17,6 +17,7 @@
 #include "src/redis/keys.hpp"
 #include "src/store/call_batcher.hpp"
 #include "src/store/constraint_set.hpp"
+#include "src/store/direct_dispatch.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/store_error.hpp"
@@ -66,6 +67,10 @@ class JobStore {
   // no list grows past what one push could send); the next append then makes a new job.
   void limit_appended_lists(std::size_t max_bytes) { max_list_bytes_ = max_bytes; }
 
+  // Who may claim a free worker slot for a pushed job, which then skips the queue (see
+  // direct_dispatch.hpp); none: every job is queued. Set before the first push.
+  void use_direct_dispatch(DirectDispatch* direct) { direct_ = direct; }
+
   // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
   // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
   // Redis's answer is enough (the default). Set before the first push.
@@ -101,12 +106,17 @@ class JobStore {
   struct PushItem {
     std::vector<redis::bindings::PushJobs::Job> jobs;
     std::string traceparent;
+    std::string take;  // '' or one byte per job: pushJobs' ARGV take
   };
+  class ClaimedSlots;
   using PushResult = Expected<redis::bindings::PushJobs::Pushed, StoreError>;
   using PushBatcher = CallBatcher<PushItem, PushResult>;
   asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
   // One request's own call, not waiting for the shard's group commit.
   asio::awaitable<PushResult> push_alone(int shard, PushItem item);
+  // Claims free worker slots for the jobs of `item` that may skip the queue, and marks them to
+  // be taken.
+  asio::awaitable<ClaimedSlots> claim_slots(PushItem& item);
   std::vector<ShardGroup> group_by_shard(const std::vector<api::NewJob>& jobs, int spread) const;
   std::int64_t now_ms() const;
   std::int64_t next_ready_stamp_us();
@@ -119,6 +129,7 @@ class JobStore {
   unsigned shard_run_;
   Clock clock_;
   const ConstraintCache* constraints_ = nullptr;
+  DirectDispatch* direct_ = nullptr;
   std::size_t max_list_bytes_ = 1024 * 1024;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};

@@ -1,4 +1,4 @@
-// Delayed, unique and ordered jobs through the scripts that move them: pushJobs-9 stores them,
+// Delayed, unique and ordered jobs through the scripts that move them: pushJobs-10 stores them,
 // reserveJobs-9, completeJobs-13, failJob-10, cancelJob-8 and retryDeadJob-6 let go of what they
 // hold (contract: "The job", "Unique jobs", "Ordered jobs").
 #include <catch2/catch.hpp>

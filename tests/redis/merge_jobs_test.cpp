@@ -1,4 +1,4 @@
-// pushJobs-9 merging duplicates (contract: "Merging duplicates"): a push with on_duplicate
+// pushJobs-10 merging duplicates (contract: "Merging duplicates"): a push with on_duplicate
 // replace or append folds into the job holding its unique claim while that job has not started,
 // and the job moves to where its new priority, ready time and constraints put it, from every
 // place a waiting job can be (docs/REDIS.md): a ready list, the scheduled set, a constraint's

@@ -1,4 +1,4 @@
-// pushJobs-9.lua: a batch of jobs stored in one shard and made ready, in order.
+// pushJobs-10.lua: a batch of jobs stored in one shard and made ready, in order.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -304,4 +304,86 @@ TEST_CASE("records of small jobs fill buckets of 62 that Redis keeps compact", "
     CHECK(r.call({"OBJECT", "ENCODING", bucket}).str != "hashtable");
   }
   for (const std::string& field : f) CHECK(read_record(r, keys, 0, field));
+}
+
+namespace {
+
+// pushJobs with `take` (one byte per job); the positions and records of the jobs it took.
+std::vector<jq::redis::bindings::PushJobs::Taken> taken_by(SyncRedis& r,
+                                                           const jq::redis::Keys& keys, int shard,
+                                                           const std::vector<PushArgs>& jobs,
+                                                           const std::string& take) {
+  auto reply = push_jobs(r, keys, shard, jobs, kNowMs, kStampUs, "", kMaxListBytes, take);
+  return jq::redis::bindings::PushJobs::decode(reply, jobs.size())->taken;
+}
+
+}  // namespace
+
+TEST_CASE("a job pushJobs takes at once is stored running, its attempt counted, and not queued",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  EventListener events(shared_redis().port(), keys);
+  auto taken =
+      taken_by(r, keys, 3, {{.name = "email", .timeout_ms = 5000}, {.name = "email"}}, "10");
+
+  REQUIRE(taken.size() == 1);
+  CHECK(taken[0].position == 0);
+  auto record = jq::store::decode_record(taken[0].record);
+  REQUIRE(record);
+  CHECK(record->state == JobState::running);
+  CHECK(record->attempts == 1);
+  CHECK(record->name == "email");
+  auto stored = read_record(r, keys, 3, "000000001");
+  REQUIRE(stored);
+  CHECK(stored->state == JobState::running);
+  CHECK(stored->attempts == 1);
+  CHECK(zscore(r, keys.inflight(3), "000000001") == kNowMs + 5000);
+  // The other job is queued as always, and it alone is announced.
+  auto ready = ready_queue(r, keys, 3, "email");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0].first.substr(9) == "000000002");
+  CHECK(events.take(r) == std::vector<std::string>{"p email 3 0 " + ready[0].first});
+  CHECK(hget(r, keys.counts(3), "running:email") == "1");
+  CHECK(hget(r, keys.counts(3), "ready:email") == "1");
+  CHECK(hget(r, keys.stats(3), "dispatched") == "1");
+  CHECK(hget(r, keys.stats(3), "pushed") == "2");
+}
+
+TEST_CASE("pushJobs takes no job that a ready job of its name should run before", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 0, {{.name = "email", .priority = 3}});
+
+  // Queued already at the same or a better priority.
+  CHECK(taken_by(r, keys, 0, {{.name = "email", .priority = 3}}, "1").empty());
+  CHECK(taken_by(r, keys, 0, {{.name = "email", .priority = 4}}, "1").empty());
+  // A better priority goes first; another name's queue does not count.
+  CHECK(taken_by(r, keys, 0, {{.name = "email", .priority = 2}}, "1").size() == 1);
+  CHECK(taken_by(r, keys, 0, {{.name = "resize", .priority = 9}}, "1").size() == 1);
+  // Earlier in the same batch, queued at the same or a better priority.
+  CHECK(taken_by(r, keys, 1, {{.name = "a", .priority = 1}, {.name = "a", .priority = 1}}, "01")
+            .empty());
+  auto better =
+      taken_by(r, keys, 2, {{.name = "a", .priority = 5}, {.name = "a", .priority = 1}}, "01");
+  REQUIRE(better.size() == 1);
+  CHECK(better[0].position == 1);
+}
+
+TEST_CASE("pushJobs takes only plain jobs without constraints", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string constraints = "\x92\xa6tenant\xa1x";  // ["tenant", "x"]
+  auto taken = taken_by(r, keys, 0,
+                        {{.name = "a", .ready_at_ms = kNowMs + 1000},
+                         {.name = "b", .unique_key = "k"},
+                         {.name = "c", .ordering_key = "o"},
+                         {.name = "d", .constraints = constraints},
+                         {.name = "e"}},
+                        "11111");
+  REQUIRE(taken.size() == 1);
+  CHECK(taken[0].position == 4);
+  CHECK(read_record(r, keys, 0, "000000001")->state == JobState::scheduled);
+  CHECK(read_record(r, keys, 0, "000000004")->state == JobState::queued);
+  CHECK(ready_queue(r, keys, 0, "d").size() == 1);
 }

@@ -25,7 +25,7 @@
 
 namespace jq::test {
 
-// One job as pushJobs-9.lua takes it (PushJobs::Job, with test defaults).
+// One job as pushJobs-10.lua takes it (PushJobs::Job, with test defaults).
 struct PushArgs {
   std::string name = "email";
   std::string argument = "\x81\xa1k\x01";  // {"k": 1}
@@ -47,14 +47,16 @@ inline constexpr std::int64_t kNowMs = 1700000000123;
 inline constexpr std::int64_t kStampUs = 1700000000123456;
 inline constexpr std::int64_t kMaxListBytes = 1 << 20;  // limits.max_body_bytes' default
 
-// pushJobs-9.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none).
+// pushJobs-10.lua: a batch of `jobs` in `shard`, all with `traceparent` ('' for none); `take`:
+// the jobs to take at once, one byte per job ('' none).
 inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs, const std::string& traceparent = "",
-                              std::int64_t max_list_bytes = kMaxListBytes) {
+                              std::int64_t max_list_bytes = kMaxListBytes,
+                              const std::string& take = "") {
   using redis::bindings::PushJobs;
-  PushJobs::Args args{now_ms,         stamp_us, keys.events_channel(shard), traceparent, shard,
-                      max_list_bytes, {}};
+  PushJobs::Args args{
+      now_ms, stamp_us, keys.events_channel(shard), traceparent, shard, max_list_bytes, take, {}};
   for (const PushArgs& j : jobs) {
     args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
                          j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,
@@ -80,7 +82,7 @@ inline std::vector<std::int64_t> integers(const redis::Reply& reply) {
 // The fields a push returned, one per job (fails the test when the reply is not a push's).
 inline std::vector<std::string> fields_of(const redis::Reply& reply) {
   REQUIRE(reply.is_array());
-  REQUIRE(reply.elements.size() == 3);
+  REQUIRE(reply.elements.size() == 4);
   REQUIRE(reply.elements[0].is_array());
   std::vector<std::string> fields;
   for (const redis::Reply& e : reply.elements[0].elements) {

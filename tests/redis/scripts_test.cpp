@@ -45,7 +45,7 @@ TEST_CASE("each script is found by its id and uses exactly the keys its file nam
     CHECK(highest_key_index(s.source) == s.num_keys);
     CHECK(s.source.find("local rcall = redis.call") != std::string_view::npos);
   }
-  CHECK(jq::redis::script(ScriptId::push_jobs).file == "pushJobs-9");
+  CHECK(jq::redis::script(ScriptId::push_jobs).file == "pushJobs-10");
   CHECK(jq::redis::script(ScriptId::cancel_job).num_keys == 8);
 }
 

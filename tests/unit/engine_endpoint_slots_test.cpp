@@ -239,3 +239,25 @@ TEST_CASE("an endpoint keeps its connection pool until its url or ca_file change
   slots.update({e}, make_pool);
   CHECK(made == 3);
 }
+
+TEST_CASE("a slot claimed for a push that took no job is held again, or given back once gone",
+          "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  EndpointState& a = *slots.find("a");
+  a.held = 1;
+  slots.started(a, 1);  // the claim
+  CHECK(a.inflight == 1);
+  CHECK_FALSE(slots.unclaimed("a", false));
+  CHECK(a.inflight == 0);
+  CHECK(a.held == 1);
+
+  slots.started(a, 1);
+  CHECK(slots.unclaimed("a", true));  // stopping: the slot goes back to Redis
+  CHECK(a.held == 0);
+
+  a.held = 1;
+  slots.started(a, 1);
+  slots.update({}, [](const Endpoint&) { return nullptr; });  // deregistered meanwhile
+  CHECK(slots.unclaimed("a", false));
+  CHECK(slots.find("a") == nullptr);
+}

@@ -148,3 +148,20 @@ TEST_CASE("a failed read leaves the queue unknown, forget_all forgets every queu
   CHECK_FALSE(heads.choose({"mail", "resize"}));
   CHECK(heads.unknown({"mail", "resize"}).size() == 4);
 }
+
+TEST_CASE("queues are known empty only when every shard was read empty and nothing came since",
+          "[unit]") {
+  QueueHeads heads(2);
+  CHECK_FALSE(heads.known_empty({"mail"}));  // never read
+  read_all(heads, {"mail", "sms"}, {});
+  CHECK(heads.known_empty({"mail", "sms"}));
+  heads.announce(head(1, "sms", 0, 10));
+  CHECK(heads.known_empty({"mail"}));
+  CHECK_FALSE(heads.known_empty({"mail", "sms"}));
+  heads.begin(QueueRef{0, "mail"});  // being read: its answer may hold a job
+  CHECK_FALSE(heads.known_empty({"mail"}));
+  heads.settle(QueueRef{0, "mail"}, std::nullopt);
+  CHECK(heads.known_empty({"mail"}));
+  heads.forget_all();
+  CHECK_FALSE(heads.known_empty({"mail"}));
+}

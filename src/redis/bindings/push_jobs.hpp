@@ -1,6 +1,7 @@
-// lua/pushJobs-9.lua: stores a batch of new jobs in one shard: ready, scheduled, or waiting
-// behind their ordering key; duplicates of a held unique claim are not stored, or merged into
-// the job holding it (on_duplicate replace or append) while it has not started.
+// lua/pushJobs-10.lua: stores a batch of new jobs in one shard: ready, scheduled, or waiting
+// behind their ordering key, or taken at once for a worker slot the master holds free;
+// duplicates of a held unique claim are not stored, or merged into the job holding it
+// (on_duplicate replace or append) while it has not started.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -10,16 +11,16 @@ namespace jq::redis::bindings {
 
 struct PushJobs {
   static constexpr ScriptId id = ScriptId::push_jobs;
-  static constexpr std::array<std::string_view, 9> key_names = {
+  static constexpr std::array<std::string_view, 10> key_names = {
       "stats",     "jobs",          "names",        "ready_prefix", "counts",
-      "scheduled", "unique_prefix", "order_prefix", "held_prefix"};
-  static constexpr std::array<std::string_view, 6> arg_names = {
-      "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes"};
+      "scheduled", "unique_prefix", "order_prefix", "held_prefix",  "inflight"};
+  static constexpr std::array<std::string_view, 7> arg_names = {
+      "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes", "take"};
   static constexpr std::size_t args_per_item = 13;  // then thirteen per job (Job)
 
   struct Keys {
     std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix,
-        held_prefix;
+        held_prefix, inflight;
   };
   // What a duplicate push does to the waiting job holding its claim (D_* in the preamble).
   enum class OnDuplicate : std::int64_t { keep = 0, replace = 1, append = 2 };
@@ -45,25 +46,35 @@ struct PushJobs {
     std::string traceparent;  // '' for none
     std::int64_t shard = 0;
     std::int64_t max_list_bytes = 0;  // the most bytes an appended list may reach
+    // '' or one byte per job: '1' takes the job at once if it can be, '0' queues it.
+    std::string take;
     std::vector<Job> jobs;
+  };
+  // A job the call took at once: its position and its record as stored (running).
+  struct Taken {
+    std::size_t position = 0;
+    std::string record;
   };
   struct Pushed {
     std::vector<std::string> fields;      // one per job; a duplicate's is the claim holder's
     std::vector<std::size_t> duplicates;  // 0-based positions, ascending
     std::vector<std::size_t> merged;      // those of the duplicates that were merged, ascending
+    std::vector<Taken> taken;             // ascending positions
   };
 
   static Keys keys(const redis::Keys& k, int shard) {
     return {k.stats(shard),         k.jobs_prefix(shard),  k.names(shard),
             k.ready_prefix(shard),  k.counts(shard),       k.scheduled(shard),
-            k.unique_prefix(shard), k.order_prefix(shard), k.held_prefix(shard)};
+            k.unique_prefix(shard), k.order_prefix(shard), k.held_prefix(shard),
+            k.inflight(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
-    ScriptCall c{id,
-                 {std::move(k.stats), std::move(k.jobs), std::move(k.names),
-                  std::move(k.ready_prefix), std::move(k.counts), std::move(k.scheduled),
-                  std::move(k.unique_prefix), std::move(k.order_prefix), std::move(k.held_prefix)},
-                 {}};
+    ScriptCall c{
+        id,
+        {std::move(k.stats), std::move(k.jobs), std::move(k.names), std::move(k.ready_prefix),
+         std::move(k.counts), std::move(k.scheduled), std::move(k.unique_prefix),
+         std::move(k.order_prefix), std::move(k.held_prefix), std::move(k.inflight)},
+        {}};
     c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
@@ -71,6 +82,7 @@ struct PushJobs {
     c.args.push_back(std::move(a.traceparent));
     c.args.push_back(arg(a.shard));
     c.args.push_back(arg(a.max_list_bytes));
+    c.args.push_back(std::move(a.take));
     for (Job& j : a.jobs) {
       c.args.push_back(std::move(j.name));
       c.args.push_back(std::move(j.argument));
@@ -90,10 +102,12 @@ struct PushJobs {
   }
   // `jobs` is how many were pushed.
   static Decoded<Pushed> decode(const Reply& reply, std::size_t jobs) {
-    if (!reply.is_array() || reply.elements.size() != 3 || !reply.elements[0].is_array() ||
+    if (!reply.is_array() || reply.elements.size() != 4 || !reply.elements[0].is_array() ||
         reply.elements[0].elements.size() != jobs || !reply.elements[1].is_array() ||
-        !reply.elements[2].is_array()) {
-      return unexpected(bad_reply(id, "not {fields (one per job), duplicates, merged}", reply));
+        !reply.elements[2].is_array() || !reply.elements[3].is_array() ||
+        reply.elements[3].elements.size() % 2 != 0) {
+      return unexpected(
+          bad_reply(id, "not {fields (one per job), duplicates, merged, taken}", reply));
     }
     Pushed out;
     out.fields.reserve(jobs);
@@ -110,6 +124,15 @@ struct PushJobs {
         }
         positions.push_back(static_cast<std::size_t>(*at));
       }
+    }
+    const auto& taken = reply.elements[3].elements;
+    for (std::size_t i = 0; i < taken.size(); i += 2) {
+      const auto at = taken[i].as_integer();
+      if (!at || *at < 0 || static_cast<std::size_t>(*at) >= jobs ||
+          taken[i + 1].type != Reply::Type::string) {
+        return unexpected(bad_reply(id, "a taken job's position and record", reply));
+      }
+      out.taken.push_back(Taken{static_cast<std::size_t>(*at), taken[i + 1].str});
     }
     return out;
   }

@@ -6,6 +6,12 @@
   into it instead (lua/lib/preamble_2_merge_target.lua), and the job moves to where its new
   priority, ready time and constraints put it (lua/lib/preamble_4_settle_merged.lua), in this
   same step: whichever master runs the pushes of one claim, they meet here one at a time.
+  A job the master asks to take (ARGV[7]) skips the queue: it is stored running, its first
+  attempt counted, for the master to send to a worker slot it holds free, in this same step
+  (one call where a push and a reservation took two, and no announcement). Only a plain job
+  without constraints is taken, and only when nothing of its name and priority or better is
+  ready in this shard, before or earlier in the batch: the master asks only when it knows every
+  other queue its worker serves to be empty.
   Invariant: every ready job has a record in state queued and exactly one member,
   R_READY_STAMP .. field, in the ready list of its name and priority
   (lua/lib/preamble_1_ready_list.lua). Within a batch the jobs join their lists in push
@@ -22,6 +28,7 @@
   KEYS[8] order prefix of the shard: the line of ordering key K is KEYS[8] .. K
   KEYS[9] held prefix of the shard (lua/lib/preamble_1_holds_of.lua): a merged job held by a
           constraint may leave its held zset
+  KEYS[10] inflight zset of the shard (field, score = deadline ms): jobs taken
   ARGV[1] now (ms since the epoch): enqueued_at
   ARGV[2] ready stamp (µs since the epoch, non-decreasing per master)
   ARGV[3] events channel: gets announce_ready once per distinct name of the batch made ready
@@ -34,17 +41,21 @@
   ARGV[5] the shard (its number, for the announcements)
   ARGV[6] max list bytes: the most bytes a list made by on_duplicate append may reach (then,
           as at 1000 elements, the next append makes a new job, which takes over the claim)
-  ARGV[7..] thirteen per job: name, argument (MessagePack bytes), priority (int32), max_retry,
+  ARGV[7] take: '' for none, or one byte per job, '1' for a job to take if it can be (see
+          above), '0' for one to queue
+  ARGV[8..] thirteen per job: name, argument (MessagePack bytes), priority (int32), max_retry,
             keep_result (0|1), timeout (ms), ready_at (ms since the epoch, from delay or
             run_at; 0 when neither was given; at or before now = now), unique_key ('' none),
             unique_until (0 finished | 1 started), unique_for (ms), ordering_key ('' none),
             constraints (the ones it matched, for its own argument: a MessagePack array
             [name1, key1, ...], kept as R_CONSTRAINTS; '' none), on_duplicate (0 keep,
             1 replace, 2 append)
-  Returns: {fields, duplicates, merged}: one 9-character field per job in the order given (a
-           duplicate's is the field of the job holding the claim, possibly one earlier in the
+  Returns: {fields, duplicates, merged, taken}: one 9-character field per job in the order given
+           (a duplicate's is the field of the job holding the claim, possibly one earlier in the
            batch), the 0-based positions of the duplicates (nothing new was stored for them),
-           and of those the positions that were merged into the job holding the claim.
+           of those the positions that were merged into the job holding the claim, and the jobs
+           taken: {position1, record1, ...}, 0-based positions with the records (MessagePack)
+           as stored, running with their first attempt (deadline = now + timeout).
 ]]
 local stats, jobs, names, ready_prefix, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local scheduled, unique_prefix, order_prefix = KEYS[6], KEYS[7], KEYS[8]
@@ -54,7 +65,8 @@ local channel = ARGV[3]
 local traceparent = ARGV[4]
 local shard = ARGV[5]
 local max_list_bytes = tonumber(ARGV[6])
-local first_job, per_job = 7, 13
+local takes, inflight = ARGV[7], KEYS[10]
+local first_job, per_job = 8, 13
 local count = (#ARGV - first_job + 1) / per_job
 
 -- The job whose arguments start at a, as a record not yet placed (state and blocked_by come
@@ -94,12 +106,13 @@ end
 -- the script's own top level run at every call.
 local NONE_TO_CONSTRAINTS = '\160\0\160\0\160'
 
--- The record of the plain job whose arguments start at a, queued and ready: what pack_record
--- gives for it (13 slots, or 19 with its constraints last).
-local function pack_plain(a, name, priority)
+-- The record of the plain job whose arguments start at a, queued and ready (or running its
+-- first attempt, taken): what pack_record gives for it (13 slots, or 19 with its constraints
+-- last).
+local function pack_plain(a, name, priority, state, attempts)
   local slots = cmsgpack.pack(name, ARGV[a + 1], priority, tonumber(ARGV[a + 3]),
-                              tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), S_QUEUED, 0, now, stamp,
-                              '', traceparent, '')
+                              tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), state, attempts, now,
+                              stamp, '', traceparent, '')
   local constraints = ARGV[a + 11]
   if constraints == '' then return RECORD_HEADERS[13] .. slots end
   return RECORD_HEADERS[R_CONSTRAINTS] .. slots .. NONE_TO_CONSTRAINTS .. constraints
@@ -176,8 +189,20 @@ if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', fresh_count) - #fre
 -- Per name made ready: {best priority, its first member, per priority the members in push
 -- order}.
 local by_name, ready_names = {}, {}
-local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n}
+local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n, running = n}
 local records, due_jobs, earliest_due = batched('HSET'), batched('ZADD'), nil
+local deadlines, taken, taken_count = batched('ZADD'), {}, 0
+
+-- Whether the plain job at position i (arguments at a) may skip the queue: asked for, without
+-- constraints, and nothing of its name at its priority or better ready here, before this batch
+-- or earlier in it (those join their lists after this loop).
+local function may_take(i, a, name, priority)
+  if takes == '' or string.byte(takes, i + 1) ~= 49 or ARGV[a + 11] ~= '' then return false end
+  local r = by_name[name]
+  if r and r[1] <= priority then return false end
+  return #rcall('ZRANGEBYSCORE', ready_prefix .. name, '-inf', digits(priority), 'LIMIT', '0',
+                '1') == 0
+end
 for k, entry in ipairs(fresh) do
   local field = base62(next_seq)
   next_seq = next_seq + 1
@@ -185,7 +210,16 @@ for k, entry in ipairs(fresh) do
   local name, priority, state, blocked_by, packed
   if type(entry) == 'number' then
     name, priority, state, blocked_by = ARGV[entry], tonumber(ARGV[entry + 2]), S_QUEUED, ''
-    packed = pack_plain(entry, name, priority)
+    if may_take(fresh_at[k], entry, name, priority) then
+      state = S_RUNNING
+      packed = pack_plain(entry, name, priority, S_RUNNING, 1)
+      deadlines.add(inflight, digits(now + tonumber(ARGV[entry + 5])), field)
+      taken[#taken + 1] = fresh_at[k]
+      taken[#taken + 1] = packed
+      taken_count = taken_count + 1
+    else
+      packed = pack_plain(entry, name, priority, S_QUEUED, 0)
+    end
   else
     local record, job = entry, fresh_holder[k]
     if job and job.merge then job.merge.finish() end
@@ -209,12 +243,14 @@ for k, entry in ipairs(fresh) do
   records.add(bucket, slot, packed)
   local n = added[name]
   if not n then
-    n = {ready = 0, scheduled = 0}
+    n = {ready = 0, scheduled = 0, running = 0}
     added[name] = n
     names_in_batch[#names_in_batch + 1] = name
   end
   if state == S_SCHEDULED then
     n.scheduled = n.scheduled + 1
+  elseif state == S_RUNNING then
+    n.running = n.running + 1
   else
     n.ready = n.ready + 1
   end
@@ -242,6 +278,7 @@ for i = 0, count - 1 do
 end
 records.send()
 due_jobs.send()
+deadlines.send()
 local heads = {}  -- the names whose best pushed job is their queue's new head
 for _, name in ipairs(ready_names) do
   local queue = ready_prefix .. name
@@ -259,6 +296,7 @@ for _, name in ipairs(names_in_batch) do
   end
 end
 if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', fresh_count) end
+if taken_count > 0 then rcall('HINCRBY', stats, 'dispatched', digits(taken_count)) end
 for _, name in ipairs(heads) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end
@@ -276,4 +314,4 @@ for _, entry in ipairs(merged_stored) do
     rcall('SET', claim, holder.field, 'PX', holder.unique_for)
   end
 end
-return {fields, duplicates, merged}
+return {fields, duplicates, merged, taken}
