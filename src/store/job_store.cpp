@@ -5,6 +5,9 @@
 #include <utility>
 
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include "src/redis/bindings/cancel_job.hpp"
 #include "src/redis/bindings/fetch_result.hpp"
 #include "src/redis/bindings/get_job.hpp"
@@ -87,28 +90,32 @@ std::int64_t JobStore::next_ready_stamp_us() {
   return next;
 }
 
-// The slots claimed for one request's jobs in one shard, by position: each claim is settled
-// exactly once, with its job when pushJobs took it, else with none (not taken, the push failed,
-// or the coroutine ended early), which frees the slot.
+// The slots claimed for one request's jobs, by position: each claim is settled exactly once,
+// with its job when pushJobs took it, else with none (not taken, or the push failed), which
+// frees the slot. Settled explicitly, not by the destructor: a coroutine frame destroyed without
+// resuming (at shutdown, after the grace period) may outlive the scheduler.
 class JobStore::ClaimedSlots {
  public:
   ClaimedSlots() = default;
   ClaimedSlots(DirectDispatch* direct, std::vector<std::optional<SlotClaim>> claims)
       : direct_(direct), claims_(std::move(claims)) {}
-  ClaimedSlots(ClaimedSlots&& other) noexcept
-      : direct_(std::exchange(other.direct_, nullptr)), claims_(std::move(other.claims_)) {}
-  ClaimedSlots& operator=(ClaimedSlots&&) = delete;
-  ~ClaimedSlots() {
-    if (!direct_) return;
-    for (auto& claim : claims_) {
-      if (claim) direct_->settle(*claim, std::nullopt);
-    }
-  }
+  ClaimedSlots(ClaimedSlots&&) = default;
+  ClaimedSlots& operator=(ClaimedSlots&&) = default;
+  ClaimedSlots(const ClaimedSlots&) = delete;
+  ClaimedSlots& operator=(const ClaimedSlots&) = delete;
 
   void hand(std::size_t position, ReservedJob job) {
     if (!direct_ || position >= claims_.size() || !claims_[position]) return;
     direct_->settle(*claims_[position], std::move(job));
     claims_[position].reset();
+  }
+  // The claims not handed a job: their slots are free again.
+  void settle_rest() {
+    if (!direct_) return;
+    for (auto& claim : claims_) {
+      if (claim) direct_->settle(*claim, std::nullopt);
+      claim.reset();
+    }
   }
 
  private:
@@ -116,26 +123,25 @@ class JobStore::ClaimedSlots {
   std::vector<std::optional<SlotClaim>> claims_;
 };
 
+// Only a request whose jobs may all skip the queue asks (then they all go to one shard, and the
+// best priorities get the slots): a job of the request that is queued instead, in another shard
+// or behind an ordering key, would be announced too late for the claims to see it, and a job
+// taken at once could run before it though it should not.
 asio::awaitable<JobStore::ClaimedSlots> JobStore::claim_slots(PushItem& item) {
   // A job taken at once could be sent before WAIT confirmed its push: replicas_ack queues all.
   if (!direct_ || replicas_ack_ > 0 || !direct_->may_claim()) co_return ClaimedSlots{};
   std::vector<ClaimWanted> wanted;
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < item.jobs.size(); ++i) {
-    if (!may_skip_queue(item.jobs[i])) continue;
-    wanted.push_back(ClaimWanted{item.jobs[i].name, item.jobs[i].priority});
-    at.push_back(i);
+  for (const PushJobs::Job& job : item.jobs) {
+    if (!may_skip_queue(job)) co_return ClaimedSlots{};
+    wanted.push_back(ClaimWanted{job.name, job.priority});
   }
-  if (wanted.empty()) co_return ClaimedSlots{};
-  std::vector<std::optional<SlotClaim>> granted = co_await direct_->claim(std::move(wanted));
-  std::vector<std::optional<SlotClaim>> claims(item.jobs.size());
-  bool any = false;
-  for (std::size_t k = 0; k < at.size() && k < granted.size(); ++k) {
-    if (!granted[k]) continue;
-    claims[at[k]] = granted[k];
-    any = true;
+  std::vector<std::optional<SlotClaim>> claims = co_await direct_->claim(std::move(wanted));
+  // Resumed by the scheduler's strand: leave it before building the call.
+  co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+  claims.resize(item.jobs.size());
+  if (std::none_of(claims.begin(), claims.end(), [](const auto& c) { return c.has_value(); })) {
+    co_return ClaimedSlots{};
   }
-  if (!any) co_return ClaimedSlots{};
   item.take.assign(item.jobs.size(), '0');
   for (std::size_t i = 0; i < claims.size(); ++i) {
     if (claims[i]) item.take[i] = '1';
@@ -162,15 +168,24 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
     for (std::size_t at : group.positions) {
       item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
-    ClaimedSlots claims = co_await claim_slots(item);
+    ClaimedSlots claims;
+    if (groups.size() == 1) claims = co_await claim_slots(item);
     // An if, not ?: between two co_awaits: g++ 12 miscompiles that (the master crashed).
     PushResult pushed = unexpected(StoreError{});
-    if (item.jobs.size() >= kOwnCallJobs) {
-      pushed = co_await push_alone(group.shard, std::move(item));
-    } else {
-      pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+    try {
+      if (item.jobs.size() >= kOwnCallJobs) {
+        pushed = co_await push_alone(group.shard, std::move(item));
+      } else {
+        pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+      }
+    } catch (...) {
+      claims.settle_rest();
+      throw;
     }
-    if (!pushed) co_return unexpected(std::move(pushed.error()));
+    if (!pushed) {
+      claims.settle_rest();
+      co_return unexpected(std::move(pushed.error()));
+    }
     for (PushJobs::Taken& taken : pushed->taken) {
       auto record = decode_record(taken.record);
       if (!record) {
@@ -180,10 +195,12 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
             pushed->fields[taken.position]);
         continue;
       }
-      const std::int64_t deadline = now + record->timeout_ms;
+      // The script's deadline: its now (the record's enqueued_at) plus the timeout.
+      const std::int64_t deadline = record->enqueued_at_ms + record->timeout_ms;
       claims.hand(taken.position, ReservedJob{JobId{group.shard, pushed->fields[taken.position]},
                                               std::move(*record), deadline});
     }
+    claims.settle_rest();
     for (std::size_t i = 0; i < group.positions.size(); ++i) {
       out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
     }

@@ -544,6 +544,27 @@ TEST_CASE("a paused queue accepts pushes and dispatches nothing until resumed", 
   CHECK(result_of(http, held)["type"] == "success");
 }
 
+TEST_CASE("a batch skips the queue only whole: a better job in it that must queue runs first",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"n"}, 1);
+  CHECK(result_of(http, push(http, {{"name", "n"}, {"keep_result", true}}))["type"] == "success");
+  // The second job has a delay (of 0), so it is queued, not taken at once; the first, alone,
+  // could have been taken for the free slot and run before it.
+  auto res = http.post("/v1/jobs", json::array({{{"name", "n"}, {"priority", 5}},
+                                                {{"name", "n"}, {"priority", 0}, {"delay", 0}}}));
+  REQUIRE(res.status == 201);
+  const std::vector<std::string> ids = res.value()["ids"];
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 3; }, 10s));
+  const auto order = worker.stats()["order"].get<std::vector<std::string>>();
+  REQUIRE(order.size() == 3);
+  CHECK(order[1] == ids[1]);
+  CHECK(order[2] == ids[0]);
+}
+
 TEST_CASE("a push right after a pause stays queued, though its worker has a free slot", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
