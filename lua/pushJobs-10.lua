@@ -191,7 +191,12 @@ if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', fresh_count) - #fre
 local by_name, ready_names = {}, {}
 local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n, running = n}
 local records, due_jobs, earliest_due = batched('HSET'), batched('ZADD'), nil
-local deadlines, taken, taken_count = batched('ZADD'), {}, 0
+local deadlines, taken = batched('ZADD'), {}  -- taken: {position, record, ...}
+
+-- Whether the queue of `name` holds no ready job of priority `p` (its digits) or better.
+local function none_ready_by(name, p)
+  return #rcall('ZRANGEBYSCORE', ready_prefix .. name, '-inf', p, 'LIMIT', '0', '1') == 0
+end
 
 -- Whether the plain job at position i (arguments at a) may skip the queue: asked for, without
 -- constraints, and nothing of its name at its priority or better ready here, before this batch
@@ -199,9 +204,7 @@ local deadlines, taken, taken_count = batched('ZADD'), {}, 0
 local function may_take(i, a, name, priority)
   if takes == '' or string.byte(takes, i + 1) ~= 49 or ARGV[a + 11] ~= '' then return false end
   local r = by_name[name]
-  if r and r[1] <= priority then return false end
-  return #rcall('ZRANGEBYSCORE', ready_prefix .. name, '-inf', digits(priority), 'LIMIT', '0',
-                '1') == 0
+  return not (r and r[1] <= priority) and none_ready_by(name, digits(priority))
 end
 for k, entry in ipairs(fresh) do
   local field = base62(next_seq)
@@ -216,7 +219,6 @@ for k, entry in ipairs(fresh) do
       deadlines.add(inflight, digits(now + tonumber(ARGV[entry + 5])), field)
       taken[#taken + 1] = fresh_at[k]
       taken[#taken + 1] = packed
-      taken_count = taken_count + 1
     else
       packed = pack_plain(entry, name, priority, S_QUEUED, 0)
     end
@@ -283,10 +285,7 @@ local heads = {}  -- the names whose best pushed job is their queue's new head
 for _, name in ipairs(ready_names) do
   local queue = ready_prefix .. name
   local best = by_name[name]
-  local best_s = digits(best[1])
-  if #rcall('ZRANGEBYSCORE', queue, '-inf', best_s, 'LIMIT', '0', '1') == 0 then
-    heads[#heads + 1] = name
-  end
+  if none_ready_by(name, digits(best[1])) then heads[#heads + 1] = name end
   for priority, members in pairs(best[3]) do make_ready(queue, priority, members) end
 end
 for _, name in ipairs(names_in_batch) do
@@ -296,7 +295,7 @@ for _, name in ipairs(names_in_batch) do
   end
 end
 if #fresh > 0 then rcall('HINCRBY', stats, 'pushed', fresh_count) end
-if taken_count > 0 then rcall('HINCRBY', stats, 'dispatched', digits(taken_count)) end
+if #taken > 0 then rcall('HINCRBY', stats, 'dispatched', digits(#taken / 2)) end
 for _, name in ipairs(heads) do
   announce_ready(channel, shard, name, by_name[name][1], by_name[name][2])
 end

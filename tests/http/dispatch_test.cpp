@@ -80,6 +80,12 @@ json job(const HttpClient& http, const std::string& id) {
   return http.get("/v1/jobs/" + id).value();
 }
 
+// Runs one job of `name` to success on a registered worker: the name is then known to the master,
+// and the slot the job ran on stays with it for a while, so that the next push may skip the queue.
+void run_first_job(const HttpClient& http, const std::string& name) {
+  CHECK(result_of(http, push(http, {{"name", name}, {"keep_result", true}}))["type"] == "success");
+}
+
 }  // namespace
 
 TEST_CASE("jobs run smallest priority first, ties in push order, extremes included", "[http]") {
@@ -342,8 +348,7 @@ TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, u
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"n"}, 4);
-  // The first job makes the name known; its slot stays with the master for the next one.
-  CHECK(result_of(http, push(http, {{"name", "n"}, {"keep_result", true}}))["type"] == "success");
+  run_first_job(http, "n");
 
   jq::test::SyncRedis r(redis.port());
   jq::test::EventListener events(redis.port(), jq::redis::Keys{});
@@ -551,7 +556,7 @@ TEST_CASE("a batch skips the queue only whole: a better job in it that must queu
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"n"}, 1);
-  CHECK(result_of(http, push(http, {{"name", "n"}, {"keep_result", true}}))["type"] == "success");
+  run_first_job(http, "n");
   // The second job has a delay (of 0), so it is queued, not taken at once; the first, alone,
   // could have been taken for the free slot and run before it.
   auto res = http.post("/v1/jobs", json::array({{{"name", "n"}, {"priority", 5}},
@@ -571,10 +576,7 @@ TEST_CASE("a push right after a pause stays queued, though its worker has a free
   auto http = daemon.http();
   Worker worker;
   register_worker(http, worker.url(), {"mail"}, 4);
-  // A job that ran leaves the name known and its slot free with the master: the next push
-  // would skip the queue.
-  CHECK(result_of(http, push(http, {{"name", "mail"}, {"keep_result", true}}))["type"] ==
-        "success");
+  run_first_job(http, "mail");
   auto paused = http.request("POST", "/v1/queues/mail/pause", "", {{"Accept", "application/json"}});
   REQUIRE(paused.status == 200);
   const std::string held = push(http, {{"name", "mail"}, {"keep_result", true}});
