@@ -48,6 +48,12 @@ class Dispatcher {
   // (or the attempt ended without an answer), possibly before the outcome is recorded.
   void start(std::shared_ptr<const workers::Endpoint> endpoint,
              std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done);
+  // The job's attempt will run here (start() says so too): polls of its result wait for it
+  // without asking Redis. Said before the push that took the job is answered, so that its
+  // pusher's first poll finds it.
+  void will_run(const store::ReservedJob& job);
+  // It will not after all (its endpoint went away before start()).
+  void wont_run(const store::ReservedJob& job);
   std::size_t in_flight() const { return in_flight_.load(); }
 
  private:

@@ -16,8 +16,17 @@ std::shared_ptr<ResultWaiters::Ticket> ResultWaiters::watch(const std::string& i
   auto ticket = std::make_shared<Ticket>(id, std::move(executor));
   ticket->timer.expires_at(asio::steady_timer::time_point::max());
   std::lock_guard lock(mutex_);
+  ticket->here = here_.contains(id);
   by_id_[id].push_back(ticket);
   return ticket;
+}
+
+void ResultWaiters::running_here(const std::string& id, std::int64_t attempt) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::int64_t>& attempts = here_[id];
+  if (std::find(attempts.begin(), attempts.end(), attempt) == attempts.end()) {
+    attempts.push_back(attempt);
+  }
 }
 
 asio::awaitable<bool> ResultWaiters::wait(std::shared_ptr<Ticket> ticket,
@@ -82,6 +91,28 @@ void ResultWaiters::deliver(const std::vector<std::shared_ptr<Ticket>>& tickets,
       t->timer.cancel();
     });
   }
+}
+
+void ResultWaiters::ended_here(const std::string& id, std::int64_t attempt) {
+  std::vector<std::shared_ptr<Ticket>> tickets;
+  {
+    std::lock_guard lock(mutex_);
+    auto at = here_.find(id);
+    if (at == here_.end()) return;
+    std::erase(at->second, attempt);
+    if (!at->second.empty()) return;  // another attempt still runs here
+    here_.erase(at);
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) return;
+    // Those that waited on the attempt; the others have the store's watch key to wake them.
+    std::vector<std::shared_ptr<Ticket>>& all = it->second;
+    auto moved =
+        std::stable_partition(all.begin(), all.end(), [](const auto& t) { return !t->here; });
+    tickets.assign(moved, all.end());
+    all.erase(moved, all.end());
+    if (all.empty()) by_id_.erase(it);
+  }
+  wake(tickets);
 }
 
 void ResultWaiters::notify_all() {

@@ -2,10 +2,14 @@
 // (from whichever master stored the result) cancels it, so the answer goes out at once. When the
 // job's success is recorded by this master while one of its polls waits, the dispatcher claims
 // the waiters first and hands the result over itself (no store, no event, no second fetch).
+// While a job's attempt runs on this master, a poll of it need not ask Redis at all: its answer
+// comes here, and a poll that started meanwhile is either claimed with the others or, when the
+// attempt ends without a result, woken to look at the store.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,8 +27,14 @@ class ResultWaiters {
   class Ticket;
 
   // Registers interest before the caller checks the store, so no event can slip between the
-  // check and the wait.
+  // check and the wait. The ticket says whether an attempt of the job runs here (`here`).
   std::shared_ptr<Ticket> watch(const std::string& id, boost::asio::any_io_executor executor);
+  // Attempt `attempt` of job `id` (which keeps its result) runs on this master from now on;
+  // again for the same attempt changes nothing.
+  void running_here(const std::string& id, std::int64_t attempt);
+  // That attempt ended (its success claimed the waiters already, or it failed, was given back,
+  // or never started): polls that counted on it and are not claimed look at the store again.
+  void ended_here(const std::string& id, std::int64_t attempt);
   // Waits until notified or `timeout` passes; true when notified. A waiter claimed in the
   // meantime waits on for deliver(): its result may already be taken from the store for it.
   boost::asio::awaitable<bool> wait(std::shared_ptr<Ticket> ticket,
@@ -46,6 +56,8 @@ class ResultWaiters {
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::vector<std::shared_ptr<Ticket>>> by_id_;
+  // The attempts running on this master, by job id (rarely more than one).
+  std::unordered_map<std::string, std::vector<std::int64_t>> here_;
 };
 
 class ResultWaiters::Ticket {
@@ -56,6 +68,9 @@ class ResultWaiters::Ticket {
   boost::asio::steady_timer timer;
   bool notified = false;              // guarded by the owner's mutex until the wait ends
   std::optional<std::string> result;  // handed over by deliver(); set with `notified`
+  // An attempt of the job ran on this master when the ticket was made: the poll waits without
+  // asking Redis (the attempt's end claims or wakes it).
+  bool here = false;
   // The poll is counted in the job's watch key (fetchResult said so): a master handing the
   // result over tells completeJobs, which announces it only for polls beyond those it knows.
   std::atomic<bool> counted{false};

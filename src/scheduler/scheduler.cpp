@@ -291,13 +291,18 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
 }
 
 void Scheduler::settle(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
+  // Now, on the pusher's thread: the push is answered right after this returns.
+  if (job) dispatcher_.will_run(*job);
   asio::post(loop_.strand(),
              [this, claim, job = std::move(job)]() mutable { settle_here(claim, std::move(job)); });
 }
 
 void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
   auto it = claims_.find(claim.id);
-  if (it == claims_.end()) return;
+  if (it == claims_.end()) {
+    if (job) dispatcher_.wont_run(*job);
+    return;
+  }
   const std::string endpoint_id = std::move(it->second);
   claims_.erase(it);
   if (job) {
@@ -307,6 +312,7 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
     } else {
       spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
                    job->id.str());
+      dispatcher_.wont_run(*job);
     }
     return;
   }

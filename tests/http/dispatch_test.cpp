@@ -366,6 +366,44 @@ TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, u
   CHECK(announced < 10);
 }
 
+// How often Redis ran `command` (INFO commandstats), scripts' calls included.
+long long command_calls(jq::test::SyncRedis& r, const std::string& command) {
+  const std::string info = r.call({"INFO", "commandstats"}).str;
+  const std::string key = "cmdstat_" + command + ":calls=";
+  const auto at = info.find(key);
+  return at == std::string::npos ? 0 : std::stoll(info.substr(at + key.size()));
+}
+
+TEST_CASE("a long poll of a job running on its master waits there: no look in Redis, no event",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"n"}, 4);
+  run_first_job(http, "n");
+
+  jq::test::SyncRedis r(redis.port());
+  jq::test::EventListener events(redis.port(), jq::redis::Keys{});
+  // fetchResult runs PTTL when it counts a poll that starts waiting (nothing else does).
+  const long long looks_before = command_calls(r, "pttl");
+  int succeeded = 0;
+  for (int i = 0; i < 10; ++i) {
+    // Still running when the poll comes: 50 ms on the worker.
+    const std::string id =
+        push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 50}}}, {"keep_result", true}});
+    if (result_of(http, id)["type"] == "success") ++succeeded;
+  }
+  CHECK(succeeded == 10);
+  const long long looks = command_calls(r, "pttl") - looks_before;
+  int results_announced = 0;
+  for (const std::string& m : events.take(r)) results_announced += m.rfind("r ", 0) == 0 ? 1 : 0;
+  INFO("looks: " << looks << ", results announced: " << results_announced);
+  // A job sent the usual way (a slot given back while idle) may be reserved after its poll.
+  CHECK(looks < 3);
+  CHECK(results_announced < 3);
+}
+
 TEST_CASE("a long poll on one master answers right after another master stored the result",
           "[http]") {
   RedisServer redis;

@@ -119,26 +119,35 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   auto id = store::parse_job_id(id_text, store.shards());
   if (!id) co_return respond(req, 200, nullptr);
   // Watch first, then look (and tell the store that someone waits, so that the result is
-  // announced when stored): a result stored in between still wakes us.
+  // announced when stored): a result stored in between still wakes us. A job whose attempt runs
+  // on this master needs no look: its end claims or wakes the ticket (ResultWaiters::watch).
   std::shared_ptr<events::ResultWaiters::Ticket> ticket;
   if (wait->count() > 0) ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-  const std::chrono::milliseconds watch =
-      ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
-  auto fetched = co_await store.fetch_result(*id, watch);
-  const bool counted = ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
-                       fetched->keep_result;
-  if (counted) ticket->counted = true;
+  Expected<store::ResultFetch, store::StoreError> fetched = store::ResultFetch{};
+  bool looked = false;   // `fetched` is an answer of the store (or the result handed over)
+  bool counted = false;  // a look of this poll counted it in the job's watch key
+  if (!ticket || !ticket->here) {
+    const std::chrono::milliseconds watch =
+        ticket ? *wait + kWatchMargin : std::chrono::milliseconds(0);
+    fetched = co_await store.fetch_result(*id, watch);
+    looked = true;
+    counted = ticket && fetched && fetched->kind == store::ResultFetch::Kind::pending &&
+              fetched->keep_result;
+    if (counted) ticket->counted = true;
+  }
   // A result this master's dispatcher hands over (ResultWaiters::claim) is not stored: the
   // ticket is the only way to it.
-  auto handed = [&fetched](const std::shared_ptr<events::ResultWaiters::Ticket>& t) {
+  auto handed = [&fetched, &looked](const std::shared_ptr<events::ResultWaiters::Ticket>& t) {
     if (!t->result) return false;
     fetched = store::ResultFetch{.kind = store::ResultFetch::Kind::result,
                                  .result = std::move(*t->result)};
+    looked = true;
     return true;
   };
-  if (counted) {
+  if (counted || (ticket && ticket->here)) {
     // A wake-up without the result (ResultWaiters::notify_all after the events connection came
-    // back, or the "r" event of a result stored) looks again for the time left.
+    // back, the "r" event of a result stored, or the end of an attempt here that stored none)
+    // looks again for the time left.
     const auto deadline = std::chrono::steady_clock::now() + *wait;
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -150,9 +159,16 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
         break;
       }
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-      ticket->counted = true;  // by the first look
-      fetched = co_await store.fetch_result(*id);
-      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
+      ticket->counted = counted;
+      if (ticket->here) continue;  // run here again (a retry): its end will tell
+      fetched = co_await store.fetch_result(
+          *id, counted ? std::chrono::milliseconds(0) : left + kWatchMargin);
+      looked = true;
+      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending || !fetched->keep_result) {
+        break;
+      }
+      counted = true;
+      ticket->counted = true;
     }
   }
   // Claimed while the store was being asked (the job finished in between): the result, if
@@ -161,6 +177,8 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
     co_await waiters.wait(ticket, std::chrono::milliseconds(0));
     handed(ticket);
   }
+  // Waited for an attempt here that neither handed a result nor ended in time: what is it now?
+  if (!looked) fetched = co_await store.fetch_result(*id);
   if (!fetched) co_return respond_error(req, to_api_error(fetched.error()));
   switch (fetched->kind) {
     case store::ResultFetch::Kind::result:
