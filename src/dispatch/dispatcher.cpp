@@ -182,7 +182,6 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
 
 void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
                        std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done) {
-  will_run(job);
   ++in_flight_;
   asio::co_spawn(io_,
                  attempt(std::move(endpoint), std::move(pool), std::move(job), std::move(done)),
@@ -198,11 +197,11 @@ void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
 
 // Only jobs that keep their result: no poll waits for the others.
 void Dispatcher::will_run(const store::ReservedJob& job) {
-  if (job.record.keep_result) waiters_.running_here(job.id.str(), job.record.attempts);
+  if (job.record.keep_result) waiters_.running_here(job.id.str());
 }
 
 void Dispatcher::wont_run(const store::ReservedJob& job) {
-  if (job.record.keep_result) waiters_.ended_here(job.id.str(), job.record.attempts);
+  if (job.record.keep_result) waiters_.ended_here(job.id.str());
 }
 
 asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoint> endpoint,
@@ -213,15 +212,17 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
   on_worker.inflight.add(1);
   metrics_.job(job.record.name).dispatched.inc();
   // After the outcome is recorded: a poll woken now finds the job queued again, failed or done.
-  std::optional<std::pair<std::string, int>> here;
-  if (job.record.keep_result) here.emplace(job.id.str(), job.record.attempts);
+  const std::optional<std::string> here =
+      job.record.keep_result ? std::optional<std::string>(job.id.str()) : std::nullopt;
   try {
     co_await run_attempt(*endpoint, *pool, std::move(job), done);
   } catch (const std::exception& e) {
     // The job stays in flight in Redis; the reaper runs it again after its deadline.
     spdlog::error("dispatch to {} failed: {}", endpoint->url, e.what());
+  } catch (...) {
+    spdlog::error("dispatch to {} failed", endpoint->url);
   }
-  if (here) waiters_.ended_here(here->first, here->second);
+  if (here) waiters_.ended_here(*here);
   on_worker.inflight.add(-1);
   --in_flight_;
   if (done) done(std::move(end));

@@ -45,12 +45,13 @@ class Dispatcher {
              metrics::Metrics& metrics, DispatchOptions options);
 
   // Starts the attempt in the background; `done` runs on any thread once the endpoint answered
-  // (or the attempt ended without an answer), possibly before the outcome is recorded.
+  // (or the attempt ended without an answer), possibly before the outcome is recorded. The
+  // caller said will_run(job) before, once.
   void start(std::shared_ptr<const workers::Endpoint> endpoint,
              std::shared_ptr<ConnectionPool> pool, store::ReservedJob job, Done done);
-  // The job's attempt will run here (start() says so too): polls of its result wait for it
-  // without asking Redis. Said before the push that took the job is answered, so that its
-  // pusher's first poll finds it.
+  // The job's attempt will run here: polls of its result wait for it without asking Redis. For
+  // a job taken at once, said before its push is answered, so that its pusher's first poll
+  // finds it. The attempt's end (or wont_run) ends it.
   void will_run(const store::ReservedJob& job);
   // It will not after all (its endpoint went away before start()).
   void wont_run(const store::ReservedJob& job);

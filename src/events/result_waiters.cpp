@@ -21,12 +21,9 @@ std::shared_ptr<ResultWaiters::Ticket> ResultWaiters::watch(const std::string& i
   return ticket;
 }
 
-void ResultWaiters::running_here(const std::string& id, std::int64_t attempt) {
+void ResultWaiters::running_here(const std::string& id) {
   std::lock_guard lock(mutex_);
-  std::vector<std::int64_t>& attempts = here_[id];
-  if (std::find(attempts.begin(), attempts.end(), attempt) == attempts.end()) {
-    attempts.push_back(attempt);
-  }
+  ++here_[id];
 }
 
 asio::awaitable<bool> ResultWaiters::wait(std::shared_ptr<Ticket> ticket,
@@ -93,14 +90,13 @@ void ResultWaiters::deliver(const std::vector<std::shared_ptr<Ticket>>& tickets,
   }
 }
 
-void ResultWaiters::ended_here(const std::string& id, std::int64_t attempt) {
+void ResultWaiters::ended_here(const std::string& id) {
   std::vector<std::shared_ptr<Ticket>> tickets;
   {
     std::lock_guard lock(mutex_);
     auto at = here_.find(id);
     if (at == here_.end()) return;
-    std::erase(at->second, attempt);
-    if (!at->second.empty()) return;  // another attempt still runs here
+    if (--at->second > 0) return;  // another attempt still runs here
     here_.erase(at);
     auto it = by_id_.find(id);
     if (it == by_id_.end()) return;

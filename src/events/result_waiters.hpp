@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,12 +28,12 @@ class ResultWaiters {
   // Registers interest before the caller checks the store, so no event can slip between the
   // check and the wait. The ticket says whether an attempt of the job runs here (`here`).
   std::shared_ptr<Ticket> watch(const std::string& id, boost::asio::any_io_executor executor);
-  // Attempt `attempt` of job `id` (which keeps its result) runs on this master from now on;
-  // again for the same attempt changes nothing.
-  void running_here(const std::string& id, std::int64_t attempt);
-  // That attempt ended (its success claimed the waiters already, or it failed, was given back,
-  // or never started): polls that counted on it and are not claimed look at the store again.
-  void ended_here(const std::string& id, std::int64_t attempt);
+  // An attempt of job `id` (which keeps its result) runs on this master from now on.
+  void running_here(const std::string& id);
+  // One such attempt ended (its success claimed the waiters already, or it failed, was given
+  // back, or never started): when none is left, the polls that waited on it and are not
+  // claimed look at the store.
+  void ended_here(const std::string& id);
   // Waits until notified or `timeout` passes; true when notified. A waiter claimed in the
   // meantime waits on for deliver(): its result may already be taken from the store for it.
   boost::asio::awaitable<bool> wait(std::shared_ptr<Ticket> ticket,
@@ -56,8 +55,8 @@ class ResultWaiters {
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::vector<std::shared_ptr<Ticket>>> by_id_;
-  // The attempts running on this master, by job id (rarely more than one).
-  std::unordered_map<std::string, std::vector<std::int64_t>> here_;
+  // How many attempts of each job run on this master (rarely more than one).
+  std::unordered_map<std::string, int> here_;
 };
 
 class ResultWaiters::Ticket {
@@ -69,7 +68,8 @@ class ResultWaiters::Ticket {
   bool notified = false;              // guarded by the owner's mutex until the wait ends
   std::optional<std::string> result;  // handed over by deliver(); set with `notified`
   // An attempt of the job ran on this master when the ticket was made: the poll waits without
-  // asking Redis (the attempt's end claims or wakes it).
+  // asking Redis (the attempt's end claims or wakes it). Not counted in the watch key, so a
+  // result stored by another master (after a reap) reaches it only once that attempt ends.
   bool here = false;
   // The poll is counted in the job's watch key (fetchResult said so): a master handing the
   // result over tells completeJobs, which announces it only for polls beyond those it knows.

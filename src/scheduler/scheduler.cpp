@@ -233,7 +233,10 @@ asio::awaitable<Scheduler::Fill> Scheduler::reserve(EndpointState& state, const 
   const int reserved = static_cast<int>(reservation->jobs.size());
   if (reserved == 0) co_return moved ? Fill::retry : Fill::idle;
   slots_.started(state, reserved);
-  for (auto& job : reservation->jobs) dispatch(state, std::move(job));
+  for (auto& job : reservation->jobs) {
+    dispatcher_.will_run(job);
+    dispatch(state, std::move(job));
+  }
   co_return Fill::dispatched;
 }
 

@@ -387,21 +387,19 @@ TEST_CASE("a long poll of a job running on its master waits there: no look in Re
   jq::test::EventListener events(redis.port(), jq::redis::Keys{});
   // fetchResult runs PTTL when it counts a poll that starts waiting (nothing else does).
   const long long looks_before = command_calls(r, "pttl");
-  int succeeded = 0;
   for (int i = 0; i < 10; ++i) {
-    // Still running when the poll comes: 50 ms on the worker.
+    // Still running when the poll comes: 50 ms on the worker. The poll answers as it ends.
     const std::string id =
         push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 50}}}, {"keep_result", true}});
-    if (result_of(http, id)["type"] == "success") ++succeeded;
+    CHECK(long_poll_delay_ms(http, id) < 50);
   }
-  CHECK(succeeded == 10);
   const long long looks = command_calls(r, "pttl") - looks_before;
   int results_announced = 0;
   for (const std::string& m : events.take(r)) results_announced += m.rfind("r ", 0) == 0 ? 1 : 0;
   INFO("looks: " << looks << ", results announced: " << results_announced);
   // A job sent the usual way (a slot given back while idle) may be reserved after its poll.
-  CHECK(looks < 3);
-  CHECK(results_announced < 3);
+  CHECK(looks <= 5);
+  CHECK(results_announced <= 5);
 }
 
 TEST_CASE("a long poll on one master answers right after another master stored the result",

@@ -39,10 +39,10 @@ TEST_CASE("a poll made while an attempt of its job runs here says so, and only t
   asio::io_context io;
   ResultWaiters waiters;
   CHECK_FALSE(waiters.watch("0-a", io.get_executor())->here);
-  waiters.running_here("0-a", 1);
+  waiters.running_here("0-a");
   CHECK(waiters.watch("0-a", io.get_executor())->here);
   CHECK_FALSE(waiters.watch("0-b", io.get_executor())->here);
-  waiters.ended_here("0-a", 1);
+  waiters.ended_here("0-a");
   CHECK_FALSE(waiters.watch("0-a", io.get_executor())->here);
 }
 
@@ -51,14 +51,13 @@ TEST_CASE("the end of an attempt here wakes the polls that counted on it, not th
   asio::io_context io;
   ResultWaiters waiters;
   auto before = waiters.watch("0-a", io.get_executor());  // counted in the store's watch key
-  waiters.running_here("0-a", 1);
-  waiters.running_here("0-a", 1);  // said twice (claimed, then started): still one attempt
+  waiters.running_here("0-a");
   auto during = waiters.watch("0-a", io.get_executor());
   REQUIRE(during->here);
   auto woke_before = start_wait(io, waiters, before, 200ms);
   auto woke_during = start_wait(io, waiters, during, 10s);
   io.poll();
-  waiters.ended_here("0-a", 1);
+  waiters.ended_here("0-a");
   io.run_for(5s);
   CHECK(*woke_during == std::optional<bool>(true));
   CHECK(*woke_before == std::optional<bool>(false));  // waited out its time
@@ -68,15 +67,15 @@ TEST_CASE("polls waiting on a job run here stay asleep while another attempt of 
           "[unit]") {
   asio::io_context io;
   ResultWaiters waiters;
-  waiters.running_here("0-a", 1);
-  waiters.running_here("0-a", 2);  // the first timed out here and was run again
+  waiters.running_here("0-a");
+  waiters.running_here("0-a");  // the first attempt timed out here and was run again
   auto poll = waiters.watch("0-a", io.get_executor());
   auto woke = start_wait(io, waiters, poll, 200ms);
   io.poll();
-  waiters.ended_here("0-a", 1);
+  waiters.ended_here("0-a");
   io.run_for(5s);
   CHECK(*woke == std::optional<bool>(false));
   CHECK(waiters.watch("0-a", io.get_executor())->here);
-  waiters.ended_here("0-a", 2);
+  waiters.ended_here("0-a");
   CHECK_FALSE(waiters.watch("0-a", io.get_executor())->here);
 }

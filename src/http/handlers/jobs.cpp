@@ -158,9 +158,9 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
         ticket.reset();  // out of the waiters already
         break;
       }
+      // Read even when the job runs here again: an "r" event may be what woke us.
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
       ticket->counted = counted;
-      if (ticket->here) continue;  // run here again (a retry): its end will tell
       fetched = co_await store.fetch_result(
           *id, counted ? std::chrono::milliseconds(0) : left + kWatchMargin);
       looked = true;
