@@ -402,6 +402,30 @@ TEST_CASE("a long poll of a job running on its master waits there: no look in Re
   CHECK(results_announced <= 5);
 }
 
+TEST_CASE(
+    "one long poll of a job that fails on its master and succeeds on a retry gets the success",
+    "[http]") {
+  // The poll waits where the first attempt runs; its failure must wake the poll, which then
+  // waits for the retry (run here again or elsewhere) instead of its full wait.
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"n"}, 4);
+  run_first_job(http, "n");
+  const std::string id = push(http, {{"name", "n"},
+                                     {"argument", {{"fail_until", 3}, {"sleep_ms", 50}}},
+                                     {"max_retry", 3},
+                                     {"keep_result", true}});
+  const auto start = std::chrono::steady_clock::now();
+  auto res = http.get("/v1/jobs/" + id + "/result?wait=20");
+  const auto took = std::chrono::steady_clock::now() - start;
+  REQUIRE(res.status == 200);
+  CHECK(res.value()["type"] == "success");
+  CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 3}));
+  CHECK(took < 5s);
+}
+
 TEST_CASE("a long poll on one master answers right after another master stored the result",
           "[http]") {
   RedisServer redis;
