@@ -13,7 +13,8 @@
 #            of 100 over 16 connections, backlog drain and e2e (batches of 50) with jqbench's
 #            built-in worker, latency at 2,000/s, memory per queued job
 #   issue14  the workloads users run: single JSON pushes over 50 connections (BullMQ: add, 50 in
-#            flight); e2e with single JSON pushes and a worker in a process of its own that
+#            flight), sent by jqbench and again by wrk (bench/wrk_push.py: a lighter client,
+#            for what the master and Redis do when the load generator costs less); e2e with single JSON pushes and a worker in a process of its own that
 #            decodes each job and encodes its answer (jqworker and a Node worker, each answering
 #            JSON and MessagePack; BullMQ: Worker in a second Node process returning job.data);
 #            backlog drain with that worker (jqworker, JSON) at concurrency 50 and 200,
@@ -60,6 +61,7 @@ ARG_BYTES=16
 # issue 14
 USER_CONNECTIONS=50    # single pushes: keep-alive connections (BullMQ: adds in flight)
 SINGLE_JOBS=30000      # single pushes
+WRK_SECONDS=2          # the same pushes from wrk (bench/wrk_push.py), for this long
 EXTERNAL_E2E_JOBS=15000
 EXTERNAL_DRAIN_JOBS=20000
 STEADY_RATE=2000
@@ -216,6 +218,26 @@ run_jq() {
   done
 }
 
+# run_wrk TEST WRK_PUSH-ARGS...: row a's pushes sent by wrk (bench/wrk_push.py) to a fresh master
+# on an empty Redis, priorities off; with BASELINE_BIN, again on the baseline master.
+run_wrk() {
+  local test=$1 system binary
+  shift
+  if ! command -v wrk >/dev/null; then
+    log "wrk is not installed (scripts/install-deps.sh installs it): $test left out"
+    return 0
+  fi
+  for system in jqmaster ${BASELINE_BIN:+baseline}; do
+    binary=$JQMASTER
+    [[ $system == baseline ]] && binary=$BASELINE_BIN
+    start_master "$binary"
+    record "$system-prio-off" "$test" python3 bench/wrk_push.py \
+      --url "http://127.0.0.1:$MASTER_PORT" --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" \
+      --arg-bytes "$ARG_BYTES" "$@"
+    stop_master
+  done
+}
+
 # run_bull TEST PRIORITIES BENCH.JS-ARGS...: for each of PRIORITIES (on: 1-10 at random), on an
 # empty Redis.
 run_bull() {
@@ -254,6 +276,7 @@ issue14() {
   run_jq push_single_json50 off builtin --scenario push "${single[@]}" --jobs $SINGLE_JOBS
   run_bull push_single_json50 off --scenario add --batch 1 --inflight $USER_CONNECTIONS \
     --jobs $SINGLE_JOBS
+  run_wrk push_single_json50_wrk --connections $USER_CONNECTIONS --duration $WRK_SECONDS
   for worker in jqworker-json jqworker-msgpack node-json node-msgpack; do
     run_jq "e2e_single_$worker" off "$worker" --scenario e2e "${single[@]}" \
       --jobs $EXTERNAL_E2E_JOBS

@@ -27,6 +27,8 @@ const ROWS = [
   { group: 'Issue 14 workloads' },
   ['a. single JSON pushes, 50 connections vs add, 50 in flight (jobs/s)', ['push_single_json50', field('jobs_per_s')], ['push_single_json50', field('jobs_per_s')], true, { ratio: 1.5 }, OFF],
   ['a. CPU per job, all processes (µs)', ['push_single_json50', field('cpu_us_per_job')], ['push_single_json50', field('cpu_us_per_job')], false, { ratio: 0.5 }, OFF],
+  ['a. the same pushes sent by wrk instead of jqbench (jobs/s)', ['push_single_json50_wrk', field('jobs_per_s')], ['push_single_json50', field('jobs_per_s')], true, { ratio: 1.5 }, OFF],
+  ['a. CPU per job with wrk, all processes (µs)', ['push_single_json50_wrk', field('cpu_us_per_job')], ['push_single_json50', field('cpu_us_per_job')], false, { ratio: 0.5 }, OFF],
   ['b. e2e, single JSON pushes, jqworker answering JSON vs Worker (jobs/s)', ['e2e_single_jqworker-json', field('jobs_per_s')], ['e2e_single_worker', field('jobs_per_s')], true, { ratio: 2 }, OFF],
   ['b. e2e, jqworker answering MessagePack (jobs/s)', ['e2e_single_jqworker-msgpack', field('jobs_per_s')], ['e2e_single_worker', field('jobs_per_s')], true, { ratio: 2 }, OFF],
   ['b. e2e, Node worker answering JSON (jobs/s)', ['e2e_single_node-json', field('jobs_per_s')], ['e2e_single_worker', field('jobs_per_s')], true, { ratio: 2 }, OFF],

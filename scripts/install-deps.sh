@@ -14,6 +14,7 @@ BUILD_PACKAGES=(
   python3 python3-msgpack curl ca-certificates
   nodejs npm python3-jsonschema python3-yaml python3-prometheus-client
   chromium
+  wrk
 )
 RUNTIME_PACKAGES=(
   libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 libjemalloc2 libdate-tz3 tzdata libssl3
