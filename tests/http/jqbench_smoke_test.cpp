@@ -1,6 +1,6 @@
-// jqbench, the real binary, against the real daemon and Redis: every scenario runs, exits 0 and
-// prints a JSON line that reports its jobs. A smoke test only: CI machines are shared and noisy,
-// so no figure is checked beyond being present and sane.
+// jqbench (and bench/wrk_push.py), the real programs, against the real daemon and Redis: every
+// scenario runs, exits 0 and prints a JSON line that reports its jobs. A smoke test only: CI
+// machines are shared and noisy, so no figure is checked beyond being present and sane.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -289,4 +289,22 @@ TEST_CASE("jqbench steady long-polls every result, with the built-in or an exter
     CHECK(line["result_p99_ms"].get<double>() > 0);
     CHECK_FALSE(line.contains("done_p99_ms"));
   }
+}
+
+TEST_CASE("bench/wrk_push.py sends single JSON pushes the master stores, and reports them",
+          "[http]") {
+  Fixture f;
+  const ProgramResult r = run_program({"python3", JQ_WRK_PUSH, "--url", f.url(), "--pids", f.pids(),
+                                       "--duration", "1", "--connections", "4"},
+                                      {}, "", 60s);
+  const json line = json_line(r);
+  CHECK(line["generator"] == "wrk");
+  const std::int64_t jobs = line["jobs"];
+  CHECK(jobs > 0);
+  CHECK(line["cpu_s_by_process"].contains("wrk"));
+  CHECK(line["cpu_s_by_process"].contains("jqmaster"));
+  // Every push wrk counted was answered 201 and stored; a few more may have been in flight.
+  const json stats = f.daemon.http().get("/v1/stats").value();
+  CHECK(stats["ready"].get<std::int64_t>() >= jobs);
+  CHECK(stats["ready"].get<std::int64_t>() <= jobs + 4);
 }
