@@ -1,7 +1,7 @@
 """What the Python benchmark scripts share: free loopback ports, JSON calls to a master, waiting
 for a condition, percentiles. The scripts run as `python3 bench/<script>.py`, so this directory
 is on their import path."""
-import json, socket, time, urllib.request
+import json, os, socket, time, urllib.request
 
 
 def free_port():
@@ -39,6 +39,19 @@ def ready(port):
         return call(port, "GET", "/readyz")[0] == 200
     except Exception:
         return False
+
+
+def cpu_times(pid):
+    """(user, system) CPU seconds of process `pid`, all its threads, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, in seconds."""
+    return sum(cpu_times(pid))
 
 
 def pct(values, p, digits=1):

@@ -8,19 +8,11 @@ master's CPU over the calls from /proc.
 """
 import http.client
 import json
-import os
 import sys
 import time
 import urllib.parse
 
-from benchlib import pct
-
-
-def cpu_seconds(pid):
-    """utime + stime of a process, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from benchlib import cpu_seconds, pct
 
 
 def main(url, pid, path, calls):

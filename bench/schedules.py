@@ -16,16 +16,7 @@ costs Redis. Starts its own Redis and jqmaster(s) on free loopback ports.
 Prints one JSON line."""
 import argparse, json, os, socket, subprocess, sys, tempfile, time
 
-from benchlib import call, free_port, ready, wait_for
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    """utime + stime of a process, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+from benchlib import call, cpu_seconds, free_port, ready, wait_for
 
 
 def redis(port, *args):

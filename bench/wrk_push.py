@@ -10,6 +10,8 @@ load generator, cpu_sys_s_by_process, cpu_us_per_job, ack_p50_ms, ack_p99_ms). E
 that line when wrk is missing or any push was not answered 201."""
 import argparse, json, os, shutil, subprocess, sys, tempfile
 
+from benchlib import cpu_times
+
 LUA = """wrk.method = "POST"
 wrk.body = %s
 wrk.headers["Content-Type"] = "application/json"
@@ -23,13 +25,6 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(99)))
 end
 """
-
-
-def cpu_times(pid):
-    """(user, system) seconds of process `pid`, all its threads."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def main():

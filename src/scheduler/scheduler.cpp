@@ -301,16 +301,12 @@ void Scheduler::settle(store::SlotClaim claim, std::optional<store::ReservedJob>
 }
 
 void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
-  auto it = claims_.find(claim.id);
-  if (it == claims_.end()) {
-    if (job) dispatcher_.wont_run(*job);
-    return;
-  }
-  const std::string endpoint_id = std::move(it->second);
-  claims_.erase(it);
+  const auto it = claims_.find(claim.id);
+  const std::string endpoint_id = it == claims_.end() ? std::string() : std::move(it->second);
+  if (it != claims_.end()) claims_.erase(it);
   if (job) {
     // The claim counted the attempt: the endpoint stays known until it ends.
-    if (EndpointState* state = slots_.find(endpoint_id)) {
+    if (EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id)) {
       dispatch(*state, std::move(*job));
     } else {
       spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
@@ -319,6 +315,7 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
     }
     return;
   }
+  if (endpoint_id.empty()) return;
   if (slots_.unclaimed(endpoint_id, stopping_)) {
     asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
   }

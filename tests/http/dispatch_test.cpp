@@ -86,6 +86,28 @@ void run_first_job(const HttpClient& http, const std::string& name) {
   CHECK(result_of(http, push(http, {{"name", name}, {"keep_result", true}}))["type"] == "success");
 }
 
+// A master on a fresh Redis with one jqworker for `name` that has run a first job (run_first_job).
+struct WarmWorker {
+  explicit WarmWorker(const std::string& name, int concurrency = 4,
+                      const std::string& extra_yaml = "")
+      : daemon(DaemonOptions{redis.url(), 4, extra_yaml}), http(daemon.http()) {
+    register_worker(http, worker.url(), {name}, concurrency);
+    run_first_job(http, name);
+  }
+  RedisServer redis;
+  Daemon daemon;
+  HttpClient http;
+  Worker worker;
+};
+
+// How many of the events published since the last take start with `prefix`.
+int events_starting(jq::test::EventListener& events, jq::test::SyncRedis& r,
+                    const std::string& prefix) {
+  int n = 0;
+  for (const std::string& m : events.take(r)) n += m.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("jobs run smallest priority first, ties in push order, extremes included", "[http]") {
@@ -343,15 +365,10 @@ TEST_CASE("a long poll answers right after the result is stored", "[http]") {
 
 TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, unannounced",
           "[http]") {
-  RedisServer redis;
-  Daemon daemon({redis.url()});
-  auto http = daemon.http();
-  Worker worker;
-  register_worker(http, worker.url(), {"n"}, 4);
-  run_first_job(http, "n");
-
-  jq::test::SyncRedis r(redis.port());
-  jq::test::EventListener events(redis.port(), jq::redis::Keys{});
+  WarmWorker w("n");
+  const HttpClient& http = w.http;
+  jq::test::SyncRedis r(w.redis.port());
+  jq::test::EventListener events(w.redis.port(), jq::redis::Keys{});
   int succeeded = 0;
   for (int i = 0; i < 20; ++i) {
     const std::string id = push(http, {{"name", "n"}, {"keep_result", true}});
@@ -360,8 +377,7 @@ TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, u
   CHECK(succeeded == 20);
   // Queued, each job would have been announced ("p n ...") and reserved. Taken at once, it is
   // not; a slot given back after 100 ms idle on a slow machine sends the odd one the usual way.
-  int announced = 0;
-  for (const std::string& m : events.take(r)) announced += m.rfind("p n ", 0) == 0 ? 1 : 0;
+  const int announced = events_starting(events, r, "p n ");
   INFO("announced: " << announced);
   CHECK(announced < 10);
 }
@@ -376,15 +392,10 @@ long long command_calls(jq::test::SyncRedis& r, const std::string& command) {
 
 TEST_CASE("a long poll of a job running on its master waits there: no look in Redis, no event",
           "[http]") {
-  RedisServer redis;
-  Daemon daemon({redis.url()});
-  auto http = daemon.http();
-  Worker worker;
-  register_worker(http, worker.url(), {"n"}, 4);
-  run_first_job(http, "n");
-
-  jq::test::SyncRedis r(redis.port());
-  jq::test::EventListener events(redis.port(), jq::redis::Keys{});
+  WarmWorker w("n");
+  const HttpClient& http = w.http;
+  jq::test::SyncRedis r(w.redis.port());
+  jq::test::EventListener events(w.redis.port(), jq::redis::Keys{});
   // fetchResult runs PTTL when it counts a poll that starts waiting (nothing else does).
   const long long looks_before = command_calls(r, "pttl");
   for (int i = 0; i < 10; ++i) {
@@ -394,8 +405,7 @@ TEST_CASE("a long poll of a job running on its master waits there: no look in Re
     CHECK(long_poll_delay_ms(http, id) < 50);
   }
   const long long looks = command_calls(r, "pttl") - looks_before;
-  int results_announced = 0;
-  for (const std::string& m : events.take(r)) results_announced += m.rfind("r ", 0) == 0 ? 1 : 0;
+  const int results_announced = events_starting(events, r, "r ");
   INFO("looks: " << looks << ", results announced: " << results_announced);
   // A job sent the usual way (a slot given back while idle) may be reserved after its poll.
   CHECK(looks <= 5);
@@ -407,12 +417,8 @@ TEST_CASE(
     "[http]") {
   // The poll waits where the first attempt runs; its failure must wake the poll, which then
   // waits for the retry (run here again or elsewhere) instead of its full wait.
-  RedisServer redis;
-  Daemon daemon({redis.url(), 4, kFastRetry});
-  auto http = daemon.http();
-  Worker worker;
-  register_worker(http, worker.url(), {"n"}, 4);
-  run_first_job(http, "n");
+  WarmWorker w("n", 4, kFastRetry);
+  const HttpClient& http = w.http;
   const std::string id = push(http, {{"name", "n"},
                                      {"argument", {{"fail_until", 3}, {"sleep_ms", 50}}},
                                      {"max_retry", 3},
@@ -422,7 +428,7 @@ TEST_CASE(
   const auto took = std::chrono::steady_clock::now() - start;
   REQUIRE(res.status == 200);
   CHECK(res.value()["type"] == "success");
-  CHECK(worker.stats()["by_job"][id] == json::array({1, 2, 3}));
+  CHECK(w.worker.stats()["by_job"][id] == json::array({1, 2, 3}));
   CHECK(took < 5s);
 }
 
@@ -611,32 +617,24 @@ TEST_CASE("a paused queue accepts pushes and dispatches nothing until resumed", 
 
 TEST_CASE("a batch skips the queue only whole: a better job in it that must queue runs first",
           "[http]") {
-  RedisServer redis;
-  Daemon daemon({redis.url()});
-  auto http = daemon.http();
-  Worker worker;
-  register_worker(http, worker.url(), {"n"}, 1);
-  run_first_job(http, "n");
+  WarmWorker w("n", 1);
+  const HttpClient& http = w.http;
   // The second job has a delay (of 0), so it is queued, not taken at once; the first, alone,
   // could have been taken for the free slot and run before it.
   auto res = http.post("/v1/jobs", json::array({{{"name", "n"}, {"priority", 5}},
                                                 {{"name", "n"}, {"priority", 0}, {"delay", 0}}}));
   REQUIRE(res.status == 201);
   const std::vector<std::string> ids = res.value()["ids"];
-  REQUIRE(wait_until([&] { return worker.stats()["received"] == 3; }, 10s));
-  const auto order = worker.stats()["order"].get<std::vector<std::string>>();
+  REQUIRE(wait_until([&] { return w.worker.stats()["received"] == 3; }, 10s));
+  const auto order = w.worker.stats()["order"].get<std::vector<std::string>>();
   REQUIRE(order.size() == 3);
   CHECK(order[1] == ids[1]);
   CHECK(order[2] == ids[0]);
 }
 
 TEST_CASE("a push right after a pause stays queued, though its worker has a free slot", "[http]") {
-  RedisServer redis;
-  Daemon daemon({redis.url()});
-  auto http = daemon.http();
-  Worker worker;
-  register_worker(http, worker.url(), {"mail"}, 4);
-  run_first_job(http, "mail");
+  WarmWorker w("mail");
+  const HttpClient& http = w.http;
   auto paused = http.request("POST", "/v1/queues/mail/pause", "", {{"Accept", "application/json"}});
   REQUIRE(paused.status == 200);
   const std::string held = push(http, {{"name", "mail"}, {"keep_result", true}});
