@@ -135,6 +135,25 @@ std::string encode_body(const nlohmann::json& value, MediaType type) {
   return body;
 }
 
+std::string encode_push_answer(std::string_view id, bool duplicate, bool merged, MediaType type) {
+  std::string body;
+  if (type == MediaType::json) {
+    body.reserve(32 + id.size());
+    body.append(duplicate ? "{\"duplicate\":true,\"id\":\"" : "{\"id\":\"").append(id).append("\"");
+    body.append(merged ? ",\"merged\":true}" : "}");
+    return body;
+  }
+  StringSink out{body};
+  Packer pk(out);
+  pk.pack_map(1 + (duplicate ? 1 : 0) + (merged ? 1 : 0));
+  if (duplicate) pk.pack("duplicate").pack_true();
+  pk.pack("id");
+  pk.pack_str(static_cast<std::uint32_t>(id.size()));
+  pk.pack_str_body(id.data(), static_cast<std::uint32_t>(id.size()));
+  if (merged) pk.pack("merged").pack_true();
+  return body;
+}
+
 std::string encode_error(const ApiError& error, MediaType type) {
   json body = {{"error", to_string(error.code)}, {"message", error.message}};
   if (error.field) body["field"] = *error.field;

@@ -28,6 +28,11 @@ nlohmann::json raw_msgpack(std::string bytes);
 // {"$bin": "<base64>"} in JSON.
 std::string encode_body(const nlohmann::json& value, MediaType type);
 
+// The answer to a push of one job, {id, duplicate?: true, merged?: true}, written directly: the
+// same bytes encode_body() gives for that value (keys in its sorted order), without building it.
+// `id` is a job id (digits, '-' and base62 letters): nothing in it needs escaping.
+std::string encode_push_answer(std::string_view id, bool duplicate, bool merged, MediaType type);
+
 // The contract's error shape {error, message, field?, index?}.
 std::string encode_error(const ApiError& error, MediaType type);
 

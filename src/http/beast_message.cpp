@@ -48,7 +48,9 @@ bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
 }
 
 std::string encode_response_head(const Response& r, unsigned version, bool keep_alive) {
-  HeaderLines headers{{"Server", "jqmaster"}};
+  HeaderLines headers;
+  headers.reserve(4 + r.headers.size());
+  headers.emplace_back("Server", "jqmaster");
   if (!r.content_type.empty()) headers.emplace_back("Content-Type", r.content_type);
   for (const auto& [name, value] : r.headers) headers.emplace_back(name, value);
   // HTTP/1.1 keeps a connection alive unless told otherwise, HTTP/1.0 closes it unless told.

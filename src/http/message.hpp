@@ -30,7 +30,7 @@ struct Request {
 
 struct Response {
   int status = 200;
-  std::string content_type;
+  std::string_view content_type;  // a constant name (api::content_type_name and the like)
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
 };

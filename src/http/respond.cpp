@@ -11,14 +11,17 @@ api::MediaType response_type(const Request& request) {
 
 Response respond(const Request& request, int status, const nlohmann::json& body) {
   const api::MediaType type = response_type(request);
-  return Response{
-      status, std::string(api::content_type_name(type)), api::encode_body(body, type), {}};
+  return Response{status, api::content_type_name(type), api::encode_body(body, type), {}};
+}
+
+Response respond_encoded(const Request& request, int status, std::string body) {
+  return Response{status, api::content_type_name(response_type(request)), std::move(body), {}};
 }
 
 Response respond_error(const Request& request, const api::ApiError& error) {
   const api::MediaType type = response_type(request);
   Response response{api::http_status(error.code),
-                    std::string(api::content_type_name(type)),
+                    api::content_type_name(type),
                     api::encode_error(error, type),
                     {}};
   if (error.retry_after_s) {

@@ -127,9 +127,12 @@ class JobStore::ClaimedSlots {
 // best priorities get the slots): a job of the request that is queued instead, in another shard
 // or behind an ordering key, would be announced too late for the claims to see it, and a job
 // taken at once could run before it though it should not.
-asio::awaitable<JobStore::ClaimedSlots> JobStore::claim_slots(PushItem& item) {
+bool JobStore::may_claim() const {
   // A job taken at once could be sent before WAIT confirmed its push: replicas_ack queues all.
-  if (!direct_ || replicas_ack_ > 0 || !direct_->may_claim()) co_return ClaimedSlots{};
+  return direct_ && replicas_ack_ == 0 && direct_->may_claim();
+}
+
+asio::awaitable<JobStore::ClaimedSlots> JobStore::claim_slots(PushItem& item) {
   std::vector<ClaimWanted> wanted;
   for (const PushJobs::Job& job : item.jobs) {
     if (!may_skip_queue(job)) co_return ClaimedSlots{};
@@ -169,7 +172,8 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
       item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
     ClaimedSlots claims;
-    if (groups.size() == 1) claims = co_await claim_slots(item);
+    // Asked before the coroutine: most pushes cannot claim, and need not pay for its frame.
+    if (groups.size() == 1 && may_claim()) claims = co_await claim_slots(item);
     // An if, not ?: between two co_awaits: g++ 12 miscompiles that (the master crashed).
     PushResult pushed = unexpected(StoreError{});
     try {

@@ -114,6 +114,8 @@ class JobStore {
   asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
   // One request's own call, not waiting for the shard's group commit.
   asio::awaitable<PushResult> push_alone(int shard, PushItem item);
+  // Whether a push may claim worker slots at all (claim_slots asks only then).
+  bool may_claim() const;
   // Claims free worker slots for the jobs of `item` that may skip the queue, and marks them to
   // be taken.
   asio::awaitable<ClaimedSlots> claim_slots(PushItem& item);

@@ -85,6 +85,24 @@ TEST_CASE("a response value is written as MessagePack with exact types", "[unit]
   CHECK(encode_body(value, MediaType::msgpack) == expected);
 }
 
+TEST_CASE("a single push's answer is written as encode_body writes the same value", "[unit]") {
+  // Short and long ids (a long one takes str8 in MessagePack), each flag on and off.
+  for (const std::string& id : {std::string("3-00000001a"), std::string(40, 'z')}) {
+    for (const bool duplicate : {false, true}) {
+      for (const bool merged : {false, true}) {
+        nlohmann::json value = {{"id", id}};
+        if (duplicate) value["duplicate"] = true;
+        if (merged) value["merged"] = true;
+        for (const MediaType type : {MediaType::json, MediaType::msgpack}) {
+          INFO(value.dump() << (type == MediaType::json ? " as JSON" : " as MessagePack"));
+          CHECK(jq::api::encode_push_answer(id, duplicate, merged, type) ==
+                encode_body(value, type));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("a response value is written as compact JSON", "[unit]") {
   const json value = {{"id", "abc"}, {"n", {1, 2.5, nullptr}}};
   CHECK(encode_body(value, MediaType::json) == R"({"id":"abc","n":[1,2.5,null]})");

@@ -27,7 +27,7 @@ const Asset* find_asset(std::string_view name) {
 // The files change only with the binary; no-cache makes the browser ask again after an upgrade.
 Response serve(const Asset& asset) {
   Response r;
-  r.content_type = std::string(asset.content_type);
+  r.content_type = asset.content_type;
   r.body = std::string(asset.bytes);
   r.headers = {{"Cache-Control", "no-cache"},
                {"Content-Security-Policy", std::string(kContentSecurityPolicy)},

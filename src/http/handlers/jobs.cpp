@@ -71,10 +71,9 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   const bool all_duplicates = stored->duplicates.size() == stored->ids.size();
   const int status = all_duplicates ? 200 : 201;
   if (!batch) {
-    nlohmann::json body = {{"id", std::move(stored->ids.front())}};
-    if (all_duplicates) body["duplicate"] = true;
-    if (!stored->merged.empty()) body["merged"] = true;
-    co_return respond(req, status, std::move(body));
+    co_return respond_encoded(req, status,
+                              api::encode_push_answer(stored->ids.front(), all_duplicates,
+                                                      !stored->merged.empty(), response_type(req)));
   }
   nlohmann::json body = {{"ids", std::move(stored->ids)}};
   if (!stored->duplicates.empty()) body["duplicates"] = std::move(stored->duplicates);

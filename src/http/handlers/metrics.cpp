@@ -214,7 +214,7 @@ asio::awaitable<Response> scrape(metrics::Metrics& metrics, store::QueueStore& q
   const std::vector<store::ConstraintTotals> totals = co_await read_constraints(constraints);
   const std::vector<schedules::StoredSchedule> all = co_await read_schedules(schedules);
   Response r;
-  r.content_type = std::string(metrics::kContentType);
+  r.content_type = metrics::kContentType;
   metrics.expose(r.body);
   write_queue_gauges(r.body, counts);
   metrics::write_scraped(r.body,
