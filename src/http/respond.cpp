@@ -14,8 +14,8 @@ Response respond(const Request& request, int status, const nlohmann::json& body)
   return Response{status, api::content_type_name(type), api::encode_body(body, type), {}};
 }
 
-Response respond_encoded(const Request& request, int status, std::string body) {
-  return Response{status, api::content_type_name(response_type(request)), std::move(body), {}};
+Response respond_encoded(api::MediaType type, int status, std::string body) {
+  return Response{status, api::content_type_name(type), std::move(body), {}};
 }
 
 Response respond_error(const Request& request, const api::ApiError& error) {

@@ -12,8 +12,8 @@ namespace jq::http {
 api::MediaType response_type(const Request& request);
 
 Response respond(const Request& request, int status, const nlohmann::json& body);
-// A body already encoded in response_type(request).
-Response respond_encoded(const Request& request, int status, std::string body);
+// A body already encoded as `type` (the request's response_type).
+Response respond_encoded(api::MediaType type, int status, std::string body);
 Response respond_error(const Request& request, const api::ApiError& error);
 Response respond_error(const Request& request, api::ErrorCode code, std::string message);
 Response respond_no_content();  // 204

@@ -71,9 +71,10 @@ awaitable<Response> push(store::JobStore& store, const api::JobDefaults& default
   const bool all_duplicates = stored->duplicates.size() == stored->ids.size();
   const int status = all_duplicates ? 200 : 201;
   if (!batch) {
-    co_return respond_encoded(req, status,
+    const api::MediaType type = response_type(req);
+    co_return respond_encoded(type, status,
                               api::encode_push_answer(stored->ids.front(), all_duplicates,
-                                                      !stored->merged.empty(), response_type(req)));
+                                                      !stored->merged.empty(), type));
   }
   nlohmann::json body = {{"ids", std::move(stored->ids)}};
   if (!stored->duplicates.empty()) body["duplicates"] = std::move(stored->duplicates);
