@@ -323,11 +323,18 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
   loop_.poke();
 }
 
+// What pushers read, off the strand, before asking for a slot (may_claim): an open endpoint
+// holds a free slot and every queue it serves is known to be empty, as claim_one asks. Kept up
+// to date wherever slots or heads change on the strand (the end of each step, a claim, a
+// settle, an attempt's end): a stale yes costs the push a wasted hop to the strand, a stale no
+// queues its job the usual way. Under a backlog it is no, and pushes skip the hop.
 void Scheduler::update_claimable() {
   const SteadyTime now = clock_();
   bool any = false;
   for (const auto& [id, state] : slots_.all()) {
-    if (state.held > 0 && state.open(now)) {
+    if (state.held <= 0 || !state.open(now)) continue;
+    const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
+    if (served.size() <= kMaxClaimNames && heads_.known_empty(served)) {
       any = true;
       break;
     }

@@ -104,7 +104,7 @@ class Scheduler : public store::DirectDispatch {
   SteadyTime next_refresh_{};
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;
-  std::atomic<bool> claimable_{false};  // some open endpoint holds a free slot
+  std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)
   Periodic loop_;                       // last: its step uses everything above
 };
 
