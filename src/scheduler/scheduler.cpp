@@ -166,6 +166,8 @@ asio::awaitable<bool> Scheduler::round() {
   }
   // Held-off endpoints keep no slots they cannot use; idle ones keep them a little while.
   for (EndpointState* state : slots_.releasable(now)) co_await give_back(*state);
+  // Heads settled in this pass: pushes may claim again without waiting for the step's end.
+  update_claimable();
   co_return progress;
 }
 
