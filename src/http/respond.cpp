@@ -11,7 +11,7 @@ api::MediaType response_type(const Request& request) {
 
 Response respond(const Request& request, int status, const nlohmann::json& body) {
   const api::MediaType type = response_type(request);
-  return Response{status, api::content_type_name(type), api::encode_body(body, type), {}};
+  return respond_encoded(type, status, api::encode_body(body, type));
 }
 
 Response respond_encoded(api::MediaType type, int status, std::string body) {

@@ -275,6 +275,15 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
   co_return out;
 }
 
+// Whether a job pushed now could go straight to `state`'s endpoint: it is open, holds a free
+// slot, and every queue it serves is known to be empty (the job would be the next one reserved
+// for it). An endpoint serving more names than kMaxClaimNames takes no claims.
+bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
+  if (state.held <= 0 || !state.open(now)) return false;
+  const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
+  return served.size() <= kMaxClaimNames && heads_.known_empty(served);
+}
+
 // The open endpoint serving the name with a free slot held and the fewest attempts, among those
 // whose queues are all known to be empty: the job would be the next one reserved for it.
 std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& wanted,
@@ -282,11 +291,9 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
   if (paused_.contains(wanted.name) || !names_.contains(wanted.name)) return std::nullopt;
   EndpointState* best = nullptr;
   for (auto& [id, state] : slots_.all()) {
-    if (state.held <= 0 || !state.open(now) || !state.endpoint->serves(wanted.name)) continue;
+    if (!state.endpoint->serves(wanted.name)) continue;
     if (best && best->inflight <= state.inflight) continue;
-    const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
-    if (served.size() > kMaxClaimNames || !heads_.known_empty(served)) continue;
-    best = &state;
+    if (takes_claims(state, now)) best = &state;
   }
   if (!best) return std::nullopt;
   slots_.started(*best, 1);
@@ -325,8 +332,8 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
   loop_.poke();
 }
 
-// What pushers read, off the strand, before asking for a slot (may_claim): an open endpoint
-// holds a free slot and every queue it serves is known to be empty, as claim_one asks. Kept up
+// What pushers read, off the strand, before asking for a slot (may_claim): some endpoint
+// takes_claims, as claim_one asks. Kept up
 // to date wherever slots or heads change on the strand (the end of each step, a claim, a
 // settle, an attempt's end): a stale yes costs the push a wasted hop to the strand, a stale no
 // queues its job the usual way. Under a backlog it is no, and pushes skip the hop.
@@ -334,9 +341,7 @@ void Scheduler::update_claimable() {
   const SteadyTime now = clock_();
   bool any = false;
   for (const auto& [id, state] : slots_.all()) {
-    if (state.held <= 0 || !state.open(now)) continue;
-    const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
-    if (served.size() <= kMaxClaimNames && heads_.known_empty(served)) {
+    if (takes_claims(state, now)) {
       any = true;
       break;
     }

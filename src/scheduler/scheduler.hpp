@@ -81,6 +81,7 @@ class Scheduler : public store::DirectDispatch {
   void dispatch(EndpointState& state, store::ReservedJob job);
   asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim_here(
       std::vector<store::ClaimWanted> wanted);
+  bool takes_claims(const EndpointState& state, SteadyTime now);
   std::optional<store::SlotClaim> claim_one(const store::ClaimWanted& wanted, SteadyTime now);
   void settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job);
   void update_claimable();
