@@ -61,6 +61,10 @@ dispatch::DispatchOptions dispatch_options(const config::Config& c) {
       c.limits.max_result_bytes};
 }
 
+unsigned io_threads_of(const config::Config& c) {
+  return app::io_thread_count(c.io_threads, c.redis.url, std::thread::hardware_concurrency());
+}
+
 http::ServerOptions server_options(const config::Config& c,
                                    std::shared_ptr<http::TlsIdentity> tls) {
   http::ServerOptions o;
@@ -73,6 +77,7 @@ http::ServerOptions server_options(const config::Config& c,
   o.read_timeout = milliseconds(static_cast<std::int64_t>(c.limits.read_timeout_s * 1000));
   o.idle_timeout = milliseconds(static_cast<std::int64_t>(c.limits.idle_timeout_s * 1000));
   o.tls = std::move(tls);
+  o.one_io_thread = io_threads_of(c) == 1;
   return o;
 }
 
@@ -94,10 +99,6 @@ std::string make_master_id() {
 
 std::chrono::system_clock::time_point system_now() {
   return std::chrono::system_clock::now();
-}
-
-unsigned io_threads_of(const config::Config& c) {
-  return app::io_thread_count(c.io_threads, c.redis.url, std::thread::hardware_concurrency());
 }
 
 // Everything that lives while the io_context runs.

@@ -84,8 +84,9 @@ std::string too_many_connections(std::size_t limit) {
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  // What shutdown needs to reach a connection, whatever its stream: its lowest layer (strand,
-  // socket) and whether it is between requests. Both are only touched on the connection's strand.
+  // What shutdown needs to reach a connection, whatever its stream: its lowest layer (executor,
+  // socket) and whether it is between requests. Both are only touched through the connection's
+  // executor (connection_executor()).
   struct ConnectionBase {
     virtual ~ConnectionBase() = default;
     virtual beast::tcp_stream& tcp() = 0;
@@ -135,6 +136,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   };
 
   asio::awaitable<void> accept_loop();
+  // What a new connection's handlers run on: a strand of its own, which serialises them when
+  // several threads run the io_context, or with one thread the io_context itself.
+  asio::any_io_executor connection_executor() {
+    if (options.one_io_thread) return io.get_executor();
+    return asio::make_strand(io);
+  }
   template <class Stream>
   void start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls);
   template <class Stream>
@@ -223,7 +230,7 @@ asio::awaitable<void> Server::Impl::accept_loop() {
   auto self = shared_from_this();
   for (;;) {
     boost::system::error_code ec;
-    tcp::socket socket = co_await acceptor.async_accept(asio::make_strand(io),
+    tcp::socket socket = co_await acceptor.async_accept(connection_executor(),
                                                         asio::redirect_error(use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;

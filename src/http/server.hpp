@@ -30,6 +30,10 @@ struct ServerOptions {
   std::chrono::milliseconds read_timeout{30'000};
   std::shared_ptr<TlsIdentity> tls;  // null: plain HTTP
   bool access_log = false;           // one line per request (path, never the query)
+  // Whether one thread runs the io_context. Then that thread already runs a connection's
+  // handlers one at a time, and a strand per connection only costs: its lock and reference
+  // counts took 6 % of a single push's CPU in the master (docs/BENCHMARKS.md).
+  bool one_io_thread = false;
 };
 
 using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;
