@@ -1,9 +1,9 @@
 // Successes of one shard, recorded with as few completeJobs calls as the load allows
-// (CallBatcher): an answer that arrives while no call is on its way goes at once (no added
-// wait); answers that arrive while one is on its way wait for it and then go together in the
-// next call. When `joined` says so (a Redis that lets a script span hash tags), the jobs'
-// constraint leases are released in the same call, and the slots they free are handed to held
-// jobs in it too.
+// (CallBatcher): an answer that arrives while no call is on its way goes with those read in the
+// same moment (no added wait); answers that arrive while one is on its way wait for it and then
+// go together in the next call. When `joined` says so (a Redis that lets a script span hash tags),
+// the jobs' constraint leases are released in the same call, and the slots they free are handed to
+// held jobs in it too.
 #pragma once
 
 #include <functional>

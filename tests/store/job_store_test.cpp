@@ -44,15 +44,17 @@ struct Fixture {
 };
 
 // Every request pushed at once, each from its own coroutine (as from its own connection); their
-// results in the order given.
-std::vector<PushResult> push_together(Fixture& f, std::vector<std::vector<jq::api::NewJob>> all) {
+// results in the order given. `traceparents`: one per request, or none for none.
+std::vector<PushResult> push_together(Fixture& f, std::vector<std::vector<jq::api::NewJob>> all,
+                                      std::vector<std::string> traceparents = {}) {
+  traceparents.resize(all.size());
   std::vector<std::optional<PushResult>> results(all.size());
   f.h.run([&]() -> asio::awaitable<void> {
     auto executor = co_await asio::this_coro::executor;
     asio::steady_timer all_done(executor, asio::steady_timer::time_point::max());
     std::size_t left = all.size();
     for (std::size_t i = 0; i < all.size(); ++i) {
-      asio::co_spawn(executor, f.jobs.push(std::move(all[i]), ""),
+      asio::co_spawn(executor, f.jobs.push(std::move(all[i]), traceparents[i]),
                      [&, i](std::exception_ptr, PushResult r) {
                        results[i].emplace(std::move(r));
                        if (--left == 0) all_done.cancel();
@@ -130,8 +132,8 @@ TEST_CASE("JobStore: a result is pending while queued, nothing without keep_resu
 }
 
 TEST_CASE(
-    "JobStore: pushes that arrive while one is on its way are stored together, each "
-    "answered with its own ids",
+    "JobStore: pushes that arrive in the same moment are stored in one call, each answered with "
+    "its own ids",
     "[redis]") {
   Fixture f(100);  // one shard for all of them
   std::vector<std::vector<jq::api::NewJob>> requests;
@@ -139,8 +141,8 @@ TEST_CASE(
   requests.push_back({new_job("batch-a"), new_job("batch-b")});
   const std::int64_t calls_before = script_calls();
   auto results = push_together(f, requests);
-  // The first goes alone at once; the other 20 requests wait for it and go in one call.
-  CHECK(script_calls() - calls_before == 2);
+  // The first does not go alone: its call is posted, behind the other 20 (CallBatcher).
+  CHECK(script_calls() - calls_before == 1);
   std::set<std::string> ids;
   for (std::size_t i = 0; i < results.size(); ++i) {
     REQUIRE(results[i]);
@@ -159,6 +161,27 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "JobStore: a push of another traceparent waits for the call before it, and each job keeps "
+    "its own",
+    "[redis]") {
+  Fixture f(100);  // one shard for all of them
+  const std::string trace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  const std::int64_t calls_before = script_calls();
+  auto results = push_together(f, {{new_job("a")}, {new_job("b")}, {new_job("c")}, {new_job("d")}},
+                               {"", "", trace, ""});
+  // One traceparent per call: a and b together, then c, then d, which waited for c's call.
+  CHECK(script_calls() - calls_before == 3);
+  const std::vector<std::string> expected{"", "", trace, ""};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    REQUIRE(results[i]);
+    REQUIRE(results[i]->ids.size() == 1);
+    auto record = f.h.run(f.jobs.get(*jq::store::parse_job_id(results[i]->ids[0], 4)));
+    REQUIRE(record);
+    CHECK(record->traceparent == expected[i]);
+  }
+}
+
+TEST_CASE(
     "JobStore: a unique key pushed by two requests stored together is a duplicate for the "
     "second only",
     "[redis]") {
@@ -169,7 +192,7 @@ TEST_CASE(
     job.unique_key = "order-7";
     return job;
   };
-  // The first request goes alone; the second and third go together in the next call.
+  // The three requests go together in one call, in the order they were made.
   auto results =
       push_together(f, {{unique("other")}, {unique("resize"), unique("mail")}, {unique("mail")}});
   REQUIRE(results[1]);
