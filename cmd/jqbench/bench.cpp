@@ -60,8 +60,13 @@ Bench::Bench(Options options)
       master_(resolve_master(options_.master.host, options_.master.port)),
       host_header_(host_header(options_.master)) {}
 
+asio::any_io_executor Bench::serial_executor() {
+  if (options_.threads <= 1) return io_.get_executor();
+  return asio::make_strand(io_);
+}
+
 std::unique_ptr<HttpConnection> Bench::connect() {
-  return std::make_unique<HttpConnection>(asio::make_strand(io_), master_, host_header_,
+  return std::make_unique<HttpConnection>(serial_executor(), master_, host_header_,
                                           base_path(options_.master));
 }
 

@@ -204,7 +204,7 @@ asio::awaitable<Expected<OpenLoopFigures, std::string>> run_open_loop(Bench& ben
     }
     if (i == plan.warmup_jobs) meter.start();
     ++outstanding;
-    asio::co_spawn(asio::make_strand(bench.io()),
+    asio::co_spawn(bench.serial_executor(),
                    send_one(pools, pushes, due, i >= plan.warmup_jobs, plan.fetch_results),
                    [&outstanding, &pushes](std::exception_ptr e) {
                      if (e) pushes.fail("a push failed with an exception");

@@ -20,7 +20,7 @@ PushLoad::PushLoad(Bench& bench, PushPlan plan, JobShape shape)
 asio::awaitable<void> PushLoad::run(Progress& progress) {
   running_ = plan_.connections;
   for (int i = 0; i < plan_.connections; ++i) {
-    asio::co_spawn(asio::make_strand(bench_.io()), pusher(i), [this](std::exception_ptr e) {
+    asio::co_spawn(bench_.serial_executor(), pusher(i), [this](std::exception_ptr e) {
       if (e) {
         try {
           std::rethrow_exception(e);
