@@ -203,6 +203,7 @@ void close_politely(std::unique_ptr<Connection> conn) {
 
 struct ConnectionPool::Impl {
   asio::any_io_executor executor;
+  bool one_io_thread = false;
   std::string host;
   std::string port;
   std::string host_port;             // the Host header
@@ -267,9 +268,11 @@ struct ConnectionPool::Impl {
       error = "cannot resolve " + host + ": " + ec.message();
       co_return nullptr;
     }
-    auto strand = asio::make_strand(executor);
-    auto conn = context ? std::make_unique<Connection>(strand, std::move(context))
-                        : std::make_unique<Connection>(strand);
+    // One thread runs a connection's handlers one at a time already; a strand would only cost.
+    const auto serial =
+        one_io_thread ? executor : asio::any_io_executor(asio::make_strand(executor));
+    auto conn = context ? std::make_unique<Connection>(serial, std::move(context))
+                        : std::make_unique<Connection>(serial);
     conn->tcp().expires_at(deadline);
     co_await conn->tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
     if (ec) {
@@ -295,9 +298,10 @@ struct ConnectionPool::Impl {
 
 ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUrl& address,
                                std::shared_ptr<TlsContexts> tls, std::string ca_file,
-                               std::size_t max_idle)
+                               std::size_t max_idle, bool one_io_thread)
     : impl_(std::make_shared<Impl>()) {
   impl_->executor = std::move(executor);
+  impl_->one_io_thread = one_io_thread;
   impl_->host = address.host;
   impl_->port = std::to_string(address.port);
   // An IPv6 address goes in brackets in the Host header.

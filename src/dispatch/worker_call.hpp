@@ -47,9 +47,11 @@ struct WorkerAnswer {
 class ConnectionPool {
  public:
   // For an https `address`, each new connection verifies the worker's certificate with the
-  // context of `ca_file` (empty: the defaults) from `tls`; for http:// both are unused.
+  // context of `ca_file` (empty: the defaults) from `tls`; for http:// both are unused. Each
+  // connection gets a strand of `executor`'s, unless one thread runs it (`one_io_thread`).
   ConnectionPool(boost::asio::any_io_executor executor, const api::HttpUrl& address,
-                 std::shared_ptr<TlsContexts> tls, std::string ca_file, std::size_t max_idle);
+                 std::shared_ptr<TlsContexts> tls, std::string ca_file, std::size_t max_idle,
+                 bool one_io_thread = false);
   ~ConnectionPool();
 
   boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);

@@ -28,7 +28,7 @@ bool same(const store::QueueHead& a, const store::QueueHead& b) {
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
                      store::DispatchStore& store, workers::WorkerStore& workers,
                      dispatch::Dispatcher& dispatcher, std::shared_ptr<dispatch::TlsContexts> tls,
-                     SteadyClock clock)
+                     bool one_io_thread, SteadyClock clock)
     : io_(io),
       redis_(redis),
       queues_(queues),
@@ -36,6 +36,7 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
       workers_(workers),
       dispatcher_(dispatcher),
       tls_(std::move(tls)),
+      one_io_thread_(one_io_thread),
       clock_(std::move(clock)),
       heads_(store.shards()),
       loop_(
@@ -147,7 +148,7 @@ asio::awaitable<void> Scheduler::reload_workers() {
   reload_workers_ = false;
   auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
-                                                      e.ca_file, e.concurrency);
+                                                      e.ca_file, e.concurrency, one_io_thread_);
   });
   for (auto& [id, held] : gone) co_await workers_.release(id, held);
 }

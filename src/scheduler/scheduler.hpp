@@ -50,7 +50,7 @@ class Scheduler : public store::DirectDispatch {
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
-      std::shared_ptr<dispatch::TlsContexts> tls,
+      std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
   void start() { loop_.start(); }
@@ -93,6 +93,7 @@ class Scheduler : public store::DirectDispatch {
   workers::WorkerStore& workers_;
   dispatch::Dispatcher& dispatcher_;
   std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
+  bool one_io_thread_;                          // the pools' connections need no strands
   SteadyClock clock_;
   QueueHeads heads_;
   EndpointSlots slots_;
