@@ -54,7 +54,7 @@ struct Shared {
   bool record_stats = true;
   AnswerFormat answer_format = AnswerFormat::msgpack;
   std::optional<Journal> journal;
-  bool one_thread = true;  // one io thread: connections need no strand of their own
+  bool one_thread = false;  // one io thread: connections need no strand of their own
 };
 
 // Headers a test may want to see: the X-Jq-* ones and whatever a registration added. The ones
@@ -113,8 +113,14 @@ asio::awaitable<Reply> route(const Request& req, Shared& shared,
   co_return co_await run_job(req, shared);
 }
 
-// The answer's head, written by hand as Beast's serializer would write it (which took a tenth
-// of a job's CPU here). A 204 or 304 has no body, hence no Content-Length.
+// HTTP gives a 1xx, 204 or 304 answer no body (RFC 9110 6.4.1), whatever the job asked for.
+bool has_body(int status) {
+  return status >= 200 && status != 204 && status != 304;
+}
+
+// The answer's head, written by hand (Beast's serializer took a tenth of a job's CPU here): the
+// fields Beast wrote, but no Content-Length without a body, and the reply's extra headers
+// (Retry-After) appended as they come.
 std::string response_head(const Reply& reply, unsigned version, bool keep_alive) {
   std::string head;
   head.reserve(160 + reply.content_type.size());
@@ -123,7 +129,7 @@ std::string response_head(const Reply& reply, unsigned version, bool keep_alive)
   head.append("\r\nServer: jqworker");
   if (!reply.content_type.empty()) head.append("\r\nContent-Type: ").append(reply.content_type);
   for (const auto& [name, value] : reply.headers) head.append("\r\n" + name + ": " + value);
-  if (reply.status != 204 && reply.status != 304) {
+  if (has_body(reply.status)) {
     head.append("\r\nContent-Length: ").append(std::to_string(reply.body.size()));
   }
   if (version == 10 && keep_alive) head.append("\r\nConnection: keep-alive");
@@ -195,7 +201,7 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     const int status = reply.status;
     const bool keep_alive = req->keep_alive();
     const std::string head = response_head(reply, req->version(), keep_alive);
-    const bool body = reply.status != 204 && reply.status != 304;
+    const bool body = has_body(reply.status);
     const std::array<asio::const_buffer, 2> answer{
         asio::buffer(head), body ? asio::buffer(reply.body) : asio::const_buffer()};
     boost::system::error_code ec;

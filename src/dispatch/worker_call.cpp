@@ -273,26 +273,38 @@ struct ConnectionPool::Impl {
         one_io_thread ? executor : asio::any_io_executor(asio::make_strand(executor));
     auto conn = context ? std::make_unique<Connection>(serial, std::move(context))
                         : std::make_unique<Connection>(serial);
-    conn->tcp().expires_at(deadline);
-    co_await conn->tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      error = "cannot connect to " + host_port + ": " + ec.message();
-      co_return nullptr;
-    }
-    conn->tcp().socket().set_option(tcp::no_delay(true), ec);
-    auto* stream = std::get_if<TlsStream>(&conn->stream);
-    if (stream == nullptr) co_return conn;
+    error = co_await on_connection(*conn, establish(*conn, std::move(endpoints), deadline));
+    if (!error.empty()) co_return nullptr;
+    co_return conn;
+  }
+
+  // Connects `conn` and, for https, shakes hands within `deadline`: empty when done, else why
+  // not.
+  asio::awaitable<std::string> establish(Connection& conn, tcp::resolver::results_type endpoints,
+                                         std::chrono::steady_clock::time_point deadline) {
+    boost::system::error_code ec;
+    conn.tcp().expires_at(deadline);
+    co_await conn.tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return "cannot connect to " + host_port + ": " + ec.message();
+    conn.tcp().socket().set_option(tcp::no_delay(true), ec);
+    auto* stream = std::get_if<TlsStream>(&conn.stream);
+    if (stream == nullptr) co_return std::string();
     if (std::string bad = expect_peer(stream->native_handle(), host); !bad.empty()) {
-      error = "TLS: " + bad + " for " + origin;
-      co_return nullptr;
+      co_return "TLS: " + bad + " for " + origin;
     }
     co_await stream->async_handshake(ssl::stream_base::client,
                                      asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      error = handshake_error(stream->native_handle(), ec, origin);
-      co_return nullptr;
-    }
-    co_return conn;
+    if (ec) co_return handshake_error(stream->native_handle(), ec, origin);
+    co_return std::string();
+  }
+
+  // Runs `op`, which uses `conn`'s stream, where the stream's own handlers run. Beast runs the
+  // stream's timer on its executor: with several io threads that is the connection's strand, and
+  // an operation started from another thread could meet the timer closing the socket.
+  template <class T>
+  asio::awaitable<T> on_connection(Connection& conn, asio::awaitable<T> op) {
+    if (one_io_thread) co_return co_await std::move(op);
+    co_return co_await asio::co_spawn(conn.tcp().get_executor(), std::move(op), use_awaitable);
   }
 };
 
@@ -356,8 +368,9 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
       co_return answer;
     }
     conn->tcp().expires_at(call.deadline);
-    Exchange done = co_await std::visit(
-        [&](auto& stream) { return exchange(stream, request, call, reused); }, conn->stream);
+    Exchange done = co_await impl->on_connection(
+        *conn, std::visit([&](auto& stream) { return exchange(stream, request, call, reused); },
+                          conn->stream));
     if (done.retry) continue;
     if (done.keep) {
       conn->tcp().expires_never();

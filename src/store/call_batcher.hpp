@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -128,7 +127,7 @@ class CallBatcher {
     std::vector<Result> results;
     try {
       results = co_await send_(std::move(items));
-    } catch (const std::exception&) {
+    } catch (...) {  // whatever it was, the callers in this call get their failure
       results.clear();
     }
     if (results.size() != n) results.assign(n, failed_());

@@ -81,9 +81,9 @@ class JobStore {
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
-  // W3C header, or empty for none) is kept with every job of the batch. Pushes that arrive while
-  // one of their shard is on its way go together in the next call (group commit, CallBatcher),
-  // each request still all or nothing.
+  // W3C header, or empty for none) is kept with every job of the batch. Pushes read in the same
+  // moment go in one call, and those that arrive while one of their shard is on its way go
+  // together in the next (group commit, CallBatcher), each request still all or nothing.
   asio::awaitable<Expected<Pushed, StoreError>> push(std::vector<api::NewJob> jobs,
                                                      std::string traceparent);
   asio::awaitable<Expected<JobRecord, StoreError>> get(JobId id);

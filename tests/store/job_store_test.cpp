@@ -161,6 +161,25 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "JobStore: a call carries at most 256 jobs; the requests beyond wait for it and go in the "
+    "next",
+    "[redis]") {
+  Fixture f(1000);  // one shard for all of them
+  std::vector<std::vector<jq::api::NewJob>> requests;
+  for (int i = 0; i < 300; ++i) requests.push_back({new_job("mail", i)});
+  const std::int64_t calls_before = script_calls();
+  auto results = push_together(f, requests);
+  CHECK(script_calls() - calls_before == 2);
+  std::set<std::string> ids;
+  for (auto& r : results) {
+    REQUIRE(r);
+    REQUIRE(r->ids.size() == 1);
+    ids.insert(r->ids[0]);
+  }
+  CHECK(ids.size() == 300);
+}
+
+TEST_CASE(
     "JobStore: a push of another traceparent waits for the call before it, and each job keeps "
     "its own",
     "[redis]") {
