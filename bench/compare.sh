@@ -60,10 +60,11 @@ MEMORY_JOBS=50000
 ARG_BYTES=16
 # issue 14
 USER_CONNECTIONS=50    # single pushes: keep-alive connections (BullMQ: adds in flight)
-SINGLE_JOBS=30000      # single pushes
+# Long enough for /proc's 10 ms ticks at today's rates (30,000 pushes took 0.5 s).
+SINGLE_JOBS=100000     # single pushes
 WRK_SECONDS=2          # the same pushes from wrk (bench/wrk_push.py), for this long
-EXTERNAL_E2E_JOBS=15000
-EXTERNAL_DRAIN_JOBS=20000
+EXTERNAL_E2E_JOBS=40000
+EXTERNAL_DRAIN_JOBS=50000
 STEADY_RATE=2000
 STEADY_SECONDS=3
 SYSCALL_PUSH_JOBS=10000
