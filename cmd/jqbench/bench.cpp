@@ -15,6 +15,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/serial_executor.hpp"
+
 namespace jq::bench {
 namespace {
 
@@ -61,8 +63,7 @@ Bench::Bench(Options options)
       host_header_(host_header(options_.master)) {}
 
 asio::any_io_executor Bench::serial_executor() {
-  if (options_.threads <= 1) return io_.get_executor();
-  return asio::make_strand(io_);
+  return jq::serial_executor(io_.get_executor(), options_.threads <= 1);
 }
 
 std::unique_ptr<HttpConnection> Bench::connect() {

@@ -21,7 +21,6 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -29,6 +28,7 @@
 #include "cmd/jqworker/behaviour.hpp"
 #include "cmd/jqworker/journal.hpp"
 #include "cmd/jqworker/stats.hpp"
+#include "common/serial_executor.hpp"
 
 namespace jq::worker {
 
@@ -218,11 +218,9 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
 asio::awaitable<void> accept_loop(tcp::acceptor acceptor, std::shared_ptr<Shared> shared) {
   for (;;) {
     boost::system::error_code ec;
-    const auto executor_for_connection =
-        shared->one_thread ? acceptor.get_executor()
-                           : asio::any_io_executor(asio::make_strand(acceptor.get_executor()));
-    auto socket = co_await acceptor.async_accept(executor_for_connection,
-                                                 asio::redirect_error(use_awaitable, ec));
+    auto socket = co_await acceptor.async_accept(
+        jq::serial_executor(acceptor.get_executor(), shared->one_thread),
+        asio::redirect_error(use_awaitable, ec));
     if (ec == asio::error::operation_aborted) co_return;
     if (ec) {
       spdlog::warn("accept failed: {}", ec.message());

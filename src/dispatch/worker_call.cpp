@@ -12,13 +12,13 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include "api/retry_after.hpp"
+#include "common/serial_executor.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
 #include "src/util/http_parse.hpp"
@@ -268,9 +268,7 @@ struct ConnectionPool::Impl {
       error = "cannot resolve " + host + ": " + ec.message();
       co_return nullptr;
     }
-    // One thread runs a connection's handlers one at a time already; a strand would only cost.
-    const auto serial =
-        one_io_thread ? executor : asio::any_io_executor(asio::make_strand(executor));
+    const auto serial = serial_executor(executor, one_io_thread);
     auto conn = context ? std::make_unique<Connection>(serial, std::move(context))
                         : std::make_unique<Connection>(serial);
     error = co_await on_connection(*conn, establish(*conn, std::move(endpoints), deadline));

@@ -18,13 +18,13 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
+#include "common/serial_executor.hpp"
 #include "src/http/beast_message.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
@@ -86,7 +86,7 @@ std::string too_many_connections(std::size_t limit) {
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   // What shutdown needs to reach a connection, whatever its stream: its lowest layer (executor,
   // socket) and whether it is between requests. Both are only touched through the connection's
-  // executor (connection_executor()).
+  // executor (a strand, or the io_context with one thread: serial_executor).
   struct ConnectionBase {
     virtual ~ConnectionBase() = default;
     virtual beast::tcp_stream& tcp() = 0;
@@ -136,12 +136,6 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   };
 
   asio::awaitable<void> accept_loop();
-  // What a new connection's handlers run on: a strand of its own, which serialises them when
-  // several threads run the io_context, or with one thread the io_context itself.
-  asio::any_io_executor connection_executor() {
-    if (options.one_io_thread) return io.get_executor();
-    return asio::make_strand(io);
-  }
   template <class Stream>
   void start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls);
   template <class Stream>
@@ -230,8 +224,9 @@ asio::awaitable<void> Server::Impl::accept_loop() {
   auto self = shared_from_this();
   for (;;) {
     boost::system::error_code ec;
-    tcp::socket socket = co_await acceptor.async_accept(connection_executor(),
-                                                        asio::redirect_error(use_awaitable, ec));
+    tcp::socket socket =
+        co_await acceptor.async_accept(serial_executor(io.get_executor(), options.one_io_thread),
+                                       asio::redirect_error(use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       spdlog::warn("accept failed: {}", ec.message());

@@ -334,10 +334,10 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
 }
 
 // What pushers read, off the strand, before asking for a slot (may_claim): some endpoint
-// takes_claims, as claim_one asks. Kept up
-// to date wherever slots or heads change on the strand (the end of each step, a claim, a
-// settle, an attempt's end): a stale yes costs the push a wasted hop to the strand, a stale no
-// queues its job the usual way. Under a backlog it is no, and pushes skip the hop.
+// takes_claims, as claim_one asks. Kept up to date wherever slots or heads change on the strand
+// (the end of each pass and step, a claim, a settle, an attempt's end): a stale yes costs the
+// push a wasted hop to the strand, a stale no queues its job the usual way. Under a backlog it
+// is no, and pushes skip the hop.
 void Scheduler::update_claimable() {
   const SteadyTime now = clock_();
   bool any = false;

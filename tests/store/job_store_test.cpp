@@ -35,6 +35,11 @@ struct Fixture {
   TestClock clock{kEpoch};
   JobStore jobs;
 
+  // The stored record of the job whose id a push answered.
+  jq::Expected<jq::store::JobRecord, StoreError> record(const std::string& id) {
+    return h.run(jobs.get(*jq::store::parse_job_id(id, 4)));
+  }
+
   JobId push(jq::api::NewJob job) {
     auto ids = h.run(jobs.push({std::move(job)}, ""));
     REQUIRE(ids);
@@ -151,7 +156,7 @@ TEST_CASE(
     for (std::size_t j = 0; j < requests[i].size(); ++j) {
       const std::string& id = results[i]->ids[j];
       ids.insert(id);
-      auto record = f.h.run(f.jobs.get(*jq::store::parse_job_id(id, 4)));
+      auto record = f.record(id);
       REQUIRE(record);
       CHECK(record->name == requests[i][j].name);
       CHECK(record->priority == requests[i][j].priority);
@@ -194,7 +199,7 @@ TEST_CASE(
   for (std::size_t i = 0; i < results.size(); ++i) {
     REQUIRE(results[i]);
     REQUIRE(results[i]->ids.size() == 1);
-    auto record = f.h.run(f.jobs.get(*jq::store::parse_job_id(results[i]->ids[0], 4)));
+    auto record = f.record(results[i]->ids[0]);
     REQUIRE(record);
     CHECK(record->traceparent == expected[i]);
   }
