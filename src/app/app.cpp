@@ -367,7 +367,8 @@ class Daemon {
     maintenance_.stop();
     constraint_cache_.stop();
     runner_.stop();
-    co_await drain([this] { return dispatcher_.in_flight(); }, deadline);
+    // A reservation's jobs become attempts when it is answered.
+    co_await drain([this] { return dispatcher_.in_flight() + scheduler_.reserving(); }, deadline);
     if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
       spdlog::warn(
           "after shutdown_grace: {} connections and {} dispatches still open; their jobs "

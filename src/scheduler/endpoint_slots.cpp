@@ -97,15 +97,15 @@ int EndpointSlots::take_held(EndpointState& state) {
   return std::exchange(state.held, 0);
 }
 
-bool EndpointSlots::unclaimed(const std::string& id, bool stopping) {
+int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
   auto it = endpoints_.find(id);
-  if (it == endpoints_.end()) return false;
+  if (it == endpoints_.end() || slots <= 0) return 0;
   EndpointState& state = it->second;
-  --state.inflight;
+  state.inflight -= slots;
   const bool give_back = state.removed || stopping;
-  if (!give_back) ++state.held;
+  if (!give_back) state.held += slots;
   if (state.inflight == 0 && state.removed) endpoints_.erase(it);
-  return give_back;
+  return give_back ? slots : 0;
 }
 
 std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,

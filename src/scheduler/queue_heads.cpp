@@ -67,16 +67,22 @@ std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>&
 
 void QueueHeads::begin(const store::QueueRef& queue) {
   View& v = view(queue.name, queue.shard);
-  v.busy = true;
+  if (v.busy++ > 0) return;  // announcements since the first one still count
   v.forgotten = false;
   v.announced.reset();
 }
 
+// An answer other than the last may predate the calls still on their way, never what they
+// leave: the head it gives runs no later than the one they will, so it serves until then.
 void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh) {
   View& v = view(queue.name, queue.shard);
   v.head = better(fresh, v.announced);
+  if (v.busy > 0) --v.busy;
+  if (v.busy > 0) {
+    v.known = v.known && !v.forgotten;
+    return;
+  }
   v.known = !v.forgotten;
-  v.busy = false;
   v.announced.reset();
 }
 
@@ -91,7 +97,7 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
   for (const std::string& name : names) {
     for (int s = 0; s < shards_; ++s) {
       const View& v = view(name, s);
-      if (!v.known || v.busy || !v.head) continue;
+      if (!v.known || !v.head) continue;
       const store::QueueHead* h = &*v.head;
       if (!best || h->before(*best)) {
         second = best;

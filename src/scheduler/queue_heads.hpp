@@ -8,9 +8,12 @@
 // reservations can make a kept head stale, never too late: a reservation that finds less than
 // expected corrects it, and forget_all() (the scheduler's tick) makes every head unknown again.
 //
-// While a read or a reservation of a queue is on its way ("busy"), announcements are also kept
-// aside: its answer may predate them, so they are merged into it. A queue forgotten meanwhile
-// stays unknown after the answer.
+// While reads or reservations of a queue are on their way ("busy"), announcements are also kept
+// aside: an answer may predate them, so they are merged into it. A queue forgotten meanwhile
+// stays unknown after the last answer. A known queue being reserved from may be chosen again:
+// its head as last known runs no later than its real one (a reservation only takes from the
+// front), so another reservation bounded by the next-best head takes nothing out of order, and
+// as a bound it only stops a reservation early.
 #pragma once
 
 #include <map>
@@ -54,15 +57,16 @@ class QueueHeads {
 
   // The queues of `names` (every shard) whose head is neither known nor being read.
   std::vector<store::QueueRef> unknown(const std::vector<std::string>& names);
-  // A read or reservation of the queue is on its way.
+  // A read or reservation of the queue is on its way (several may be).
   void begin(const store::QueueRef& queue);
-  // Its answer: the head after it (nullopt: empty). Announcements since begin() are merged in.
+  // An answer: the head after it (nullopt: empty). Announcements since the first begin() still
+  // on its way are merged in.
   void settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh);
   // It failed: the queue's head is unknown until read again.
   void fail(const store::QueueRef& queue);
 
-  // The best known head among the queues of `names` that are not busy, bounded by the next
-  // best; nullopt when none of them is known to hold a job.
+  // The best known head among the queues of `names` (those being reserved from with their head
+  // as last known), bounded by the next best; nullopt when none of them is known to hold a job.
   std::optional<Choice> choose(const std::vector<std::string>& names);
 
   // Whether every queue of `names` (every shard) is known to be empty, none being read.
@@ -75,7 +79,7 @@ class QueueHeads {
   struct View {
     bool known = false;                         // head is Redis's, plus the announcements since
     std::optional<store::QueueHead> head;       // nullopt: empty
-    bool busy = false;                          // a read or reservation is on its way
+    int busy = 0;                               // reads and reservations on their way
     bool forgotten = false;                     // forgotten while busy: unknown after the answer
     std::optional<store::QueueHead> announced;  // while busy
   };

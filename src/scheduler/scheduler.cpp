@@ -93,7 +93,7 @@ void Scheduler::on_pushed(const events::Event& event) {
   }
 }
 
-// Rounds until one dispatches nothing; then sleeps until an endpoint opens, held slots linger
+// Rounds until one learns nothing new; then sleeps until an endpoint opens, held slots linger
 // out, an event pokes the loop, or the tick (which forgets every head, as a net).
 asio::awaitable<Periodic::Duration> Scheduler::step() {
   if (!redis_.ready()) {
@@ -153,16 +153,17 @@ asio::awaitable<void> Scheduler::reload_workers() {
   for (auto& [id, held] : gone) co_await workers_.release(id, held);
 }
 
-// One pass over the endpoints with free slots, fewest outstanding first. True when it
-// dispatched something (so another pass may find more).
+// One pass over the endpoints with free slots, fewest outstanding first. True when what it knew
+// changed on the way (so another pass may find more); reservations sent in it poke the loop
+// when they are answered.
 asio::awaitable<bool> Scheduler::round() {
   const SteadyTime now = clock_();
   const std::vector<EndpointState*> open = slots_.open(now);
   bool progress = false;
   for (EndpointState* state : open) {
+    if (state->reserving >= kReservationsInFlight) continue;
     const Fill result = co_await fill(*state, EndpointSlots::want(*state, open));
-    if (result == Fill::dispatched || result == Fill::retry) progress = true;
-    if (result == Fill::dispatched) slots_.found_work(*state);
+    if (result == Fill::retry) progress = true;
     if (result == Fill::idle) slots_.found_none(*state, now);
   }
   // Held-off endpoints keep no slots they cannot use; idle ones keep them a little while.
@@ -212,35 +213,71 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
   // Heads may have changed while the slots were leased: choose again.
   const auto choice = heads_.choose(names);
   if (!choice) co_return Fill::retry;
-  co_return co_await reserve(state, *choice, want);
+  co_return reserve(state, *choice, want);
 }
 
-asio::awaitable<Scheduler::Fill> Scheduler::reserve(EndpointState& state, const Choice& choice,
-                                                    int want) {
+// Sends the reservation and returns at once: the slots it may fill count as started until its
+// answer says how many jobs came. Meanwhile the loop goes on, and slots freed since ask for
+// theirs without waiting for it, even from the same queue (Redis runs the calls one after the
+// other, each taking from the front within its bound).
+Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, int want) {
   const store::QueueRef queue{choice.head.shard, choice.head.name};
   const int take = choice.head_only ? 1 : std::min(state.held, want);
   heads_.begin(queue);
+  slots_.started(state, take);
+  ++state.reserving;
+  reserving_.fetch_add(1, std::memory_order_relaxed);
+  asio::co_spawn(loop_.strand(),
+                 reserved(state.endpoint->id, queue, choice.head, choice.bound, take),
+                 asio::detached);
+  return Fill::reserving;
+}
+
+// The answer of a reservation, on the strand: its jobs start, the slots it did not fill are
+// held again, and the loop looks again at what it learned.
+asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueRef queue,
+                                          store::QueueHead chosen,
+                                          std::optional<store::QueueHead> bound, int take) {
   Expected<store::Reservation, store::StoreError> reservation = store::Reservation{};
   try {
-    reservation = co_await store_.reserve(queue, take, choice.bound);
+    reservation = co_await store_.reserve(queue, take, std::move(bound));
+  } catch (const std::exception& e) {
+    // Nothing else hears of this answer: the queue's head and the slots settle here, whatever.
+    reservation = unexpected(store::StoreError::internal(e.what()));
   } catch (...) {
-    heads_.fail(queue);  // never left busy: it would never be chosen again
-    throw;
+    reservation = unexpected(store::StoreError::internal("reserving jobs failed"));
   }
+  Fill result = Fill::unavailable;
+  std::vector<store::ReservedJob> jobs;
   if (!reservation) {
-    heads_.fail(queue);
-    co_return Fill::unavailable;
+    heads_.fail(queue);  // never left busy: it would never be chosen again
+  } else {
+    const bool moved = !reservation->head || !same(*reservation->head, chosen);
+    heads_.settle(queue, std::move(reservation->head));
+    jobs = std::move(reservation->jobs);
+    result = !jobs.empty() ? Fill::dispatched : moved ? Fill::retry : Fill::idle;
   }
-  const bool moved = !reservation->head || !same(*reservation->head, choice.head);
-  heads_.settle(queue, std::move(reservation->head));
-  const int reserved = static_cast<int>(reservation->jobs.size());
-  if (reserved == 0) co_return moved ? Fill::retry : Fill::idle;
-  slots_.started(state, reserved);
-  for (auto& job : reservation->jobs) {
+  const int unused = take - static_cast<int>(jobs.size());
+  // The slots started keep the endpoint known (a removed one too) until now.
+  EndpointState* state = slots_.find(endpoint_id);
+  if (state) --state->reserving;
+  if (state && result == Fill::dispatched) slots_.found_work(*state);
+  if (state && result == Fill::idle) slots_.found_none(*state, clock_());
+  for (auto& job : jobs) {
+    if (!state) {
+      spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
+                   job.id.str());
+      continue;
+    }
     dispatcher_.will_run(job);
-    dispatch(state, std::move(job));
+    dispatch(*state, std::move(job));
   }
-  co_return Fill::dispatched;
+  if (const int give_back = slots_.unused(endpoint_id, unused, stopping_); give_back > 0) {
+    co_await workers_.release(endpoint_id, give_back);
+  }
+  reserving_.fetch_sub(1, std::memory_order_relaxed);
+  update_claimable();
+  loop_.poke();
 }
 
 void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
@@ -326,7 +363,7 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
     return;
   }
   if (endpoint_id.empty()) return;
-  if (slots_.unclaimed(endpoint_id, stopping_)) {
+  if (slots_.unused(endpoint_id, 1, stopping_) > 0) {
     asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
   }
   update_claimable();

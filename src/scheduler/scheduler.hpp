@@ -57,6 +57,9 @@ class Scheduler : public store::DirectDispatch {
   void stop();
   void on_event(const events::Event& event);  // any thread
 
+  // Reservations on their way: their jobs are not attempts yet (shutdown waits for both).
+  int reserving() const { return reserving_.load(std::memory_order_relaxed); }
+
   bool may_claim() const override { return claimable_.load(std::memory_order_relaxed); }
   asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim(
       std::vector<store::ClaimWanted> wanted) override;
@@ -64,8 +67,9 @@ class Scheduler : public store::DirectDispatch {
 
  private:
   // dispatched: jobs started; idle: no ready job for it; full: no slot free across masters;
-  // retry: what it knew changed, look again; unavailable: Redis did not answer.
-  enum class Fill { dispatched, idle, full, retry, unavailable };
+  // retry: what it knew changed, look again; unavailable: Redis did not answer; reserving: a
+  // reservation is on its way, and its answer tells the rest.
+  enum class Fill { dispatched, idle, full, retry, unavailable, reserving };
 
   asio::awaitable<Periodic::Duration> step();
   asio::awaitable<void> reload();
@@ -73,7 +77,10 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<bool> round();
   asio::awaitable<Fill> fill(EndpointState& state, int want);
   asio::awaitable<bool> read_heads(std::vector<store::QueueRef> queues);
-  asio::awaitable<Fill> reserve(EndpointState& state, const Choice& choice, int want);
+  Fill reserve(EndpointState& state, const Choice& choice, int want);
+  asio::awaitable<void> reserved(std::string endpoint_id, store::QueueRef queue,
+                                 store::QueueHead chosen, std::optional<store::QueueHead> bound,
+                                 int take);
   asio::awaitable<void> give_back(EndpointState& state);
   asio::awaitable<void> give_back_all();
   void on_pushed(const events::Event& event);
@@ -107,7 +114,8 @@ class Scheduler : public store::DirectDispatch {
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;
   std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)
-  Periodic loop_;                       // last: its step uses everything above
+  std::atomic<int> reserving_{0};
+  Periodic loop_;  // last: its step uses everything above
 };
 
 }  // namespace jq::scheduler

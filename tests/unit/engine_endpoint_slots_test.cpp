@@ -240,24 +240,29 @@ TEST_CASE("an endpoint keeps its connection pool until its url or ca_file change
   CHECK(made == 3);
 }
 
-TEST_CASE("a slot claimed for a push that took no job is held again, or given back once gone",
-          "[unit]") {
-  auto slots = with({endpoint("a", 2)});
+TEST_CASE("slots started that got no job are held again, or given back once gone", "[unit]") {
+  auto slots = with({endpoint("a", 4)});
   EndpointState& a = *slots.find("a");
   a.held = 1;
-  slots.started(a, 1);  // the claim
+  slots.started(a, 1);  // the claim of a push
   CHECK(a.inflight == 1);
-  CHECK_FALSE(slots.unclaimed("a", false));
+  CHECK(slots.unused("a", 1, false) == 0);
   CHECK(a.inflight == 0);
   CHECK(a.held == 1);
 
   slots.started(a, 1);
-  CHECK(slots.unclaimed("a", true));  // stopping: the slot goes back to Redis
+  CHECK(slots.unused("a", 1, true) == 1);  // stopping: the slot goes back to Redis
   CHECK(a.held == 0);
 
-  a.held = 1;
-  slots.started(a, 1);
+  a.held = 3;
+  slots.started(a, 3);  // a reservation of three that found one job
+  CHECK(slots.unused("a", 2, false) == 0);
+  CHECK(a.inflight == 1);
+  CHECK(a.held == 2);
+
+  slots.started(a, 2);
   slots.update({}, [](const Endpoint&) { return nullptr; });  // deregistered meanwhile
-  CHECK(slots.unclaimed("a", false));
-  CHECK(slots.find("a") == nullptr);
+  CHECK(slots.unused("a", 2, false) == 2);
+  REQUIRE(slots.find("a") != nullptr);  // the job found still runs there
+  CHECK(slots.find("a")->inflight == 1);
 }

@@ -165,3 +165,48 @@ TEST_CASE("queues are known empty only when every shard was read empty and nothi
   heads.forget_all();
   CHECK_FALSE(heads.known_empty({"mail"}));
 }
+
+TEST_CASE("a queue being reserved from is chosen again, as last known, until its last answer",
+          "[unit]") {
+  QueueHeads heads(2);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 1, 40)});
+  const QueueRef q{0, "mail"};
+  heads.begin(q);  // a reservation bounded by shard 1's head
+  auto again = heads.choose({"mail"});
+  REQUIRE(again);  // another one may follow it: Redis takes from the front, in turn
+  CHECK(again->head.shard == 0);
+  REQUIRE(again->bound);
+  CHECK(again->bound->shard == 1);
+  heads.begin(q);
+  CHECK(heads.unknown({"mail"}).empty());
+  CHECK_FALSE(heads.known_empty({"mail"}));
+
+  heads.settle(q, head(0, "mail", 1, 20));  // the first answer: the second is on its way
+  CHECK(heads.known_head(q)->member == head(0, "mail", 1, 20).member);
+  heads.announce(head(0, "mail", 0, 90));  // may predate the second answer: merged into it
+  heads.settle(q, std::nullopt);
+  CHECK(heads.known_head(q)->priority == 0);
+
+  heads.begin(q);
+  heads.begin(q);
+  heads.fail(q);  // unknown once the other answer is in, and not read before
+  CHECK(heads.unknown({"mail"}).empty());
+  heads.settle(q, head(0, "mail", 0, 95));
+  CHECK_FALSE(heads.known_head(q));
+  CHECK(heads.unknown({"mail"}).size() == 1);
+}
+
+TEST_CASE("a queue being reserved from bounds the others by its head as last known", "[unit]") {
+  QueueHeads heads(2);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 1, 40)});
+  heads.begin({0, "mail"});
+  heads.begin({1, "mail"});  // both being reserved from: shard 0 still runs first
+  const auto choice = heads.choose({"mail"});
+  REQUIRE(choice);
+  CHECK(choice->head.shard == 0);
+  heads.settle({0, "mail"}, std::nullopt);  // shard 0 is empty now
+  const auto next = heads.choose({"mail"});
+  REQUIRE(next);
+  CHECK(next->head.shard == 1);
+  CHECK_FALSE(next->bound);
+}
