@@ -32,7 +32,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 inline constexpr int kMaxBatch = 64;
 // Reservations for one endpoint on their way at once. The loop does not wait for one (other
 // endpoints go on), and slots freed meanwhile join the next one. Measured in the backlog drain
-// at concurrency 50 (docs/BENCHMARKS.md): a loop that waited for each answer drained about 9 %
+// at concurrency 50 (docs/BENCHMARKS.md): a loop that waited for each answer drained 8-13 %
 // slower, two on their way no faster than that (their batches were smaller).
 inline constexpr int kReservationsInFlight = 1;
 // An endpoint full across masters (no slot granted) is asked again after this long.
