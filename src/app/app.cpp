@@ -367,13 +367,18 @@ class Daemon {
     maintenance_.stop();
     constraint_cache_.stop();
     runner_.stop();
-    // A reservation's jobs become attempts when it is answered.
-    co_await drain([this] { return dispatcher_.in_flight() + scheduler_.reserving(); }, deadline);
-    if (server_.open_connections() > 0 || dispatcher_.in_flight() > 0) {
+    // A reservation's jobs become attempts when it is answered, and the scheduler's last step
+    // may still send one.
+    const auto dispatching = [this] {
+      return dispatcher_.in_flight() + static_cast<std::size_t>(scheduler_.reserving()) +
+             (scheduler_.stopped() ? 0 : 1);
+    };
+    co_await drain(dispatching, deadline);
+    if (server_.open_connections() > 0 || dispatching() > 0) {
       spdlog::warn(
-          "after shutdown_grace: {} connections and {} dispatches still open; their jobs "
-          "run again once their deadline passes",
-          server_.open_connections(), dispatcher_.in_flight());
+          "after shutdown_grace: {} connections and {} dispatches or reservations still open; "
+          "their jobs run again once their deadline passes",
+          server_.open_connections(), dispatching());
     }
     co_await workers_.flush_outcomes();  // the last attempts' counters
     subscriber_.stop();

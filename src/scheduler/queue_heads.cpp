@@ -45,8 +45,13 @@ void QueueHeads::forget(std::string_view name) {
   auto it = views_.find(name);
   if (it == views_.end()) return;
   for (View& v : it->second) {
-    v.known = false;
-    if (v.busy) v.forgotten = true;
+    // Being reserved from: its head as last known still bounds the others (else a queue that
+    // may hold the best job would drop out of the choice), until its last answer.
+    if (v.busy) {
+      v.forgotten = true;
+    } else {
+      v.known = false;
+    }
   }
 }
 
@@ -78,45 +83,61 @@ void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::Queue
   View& v = view(queue.name, queue.shard);
   v.head = better(fresh, v.announced);
   if (v.busy > 0) --v.busy;
-  if (v.busy > 0) {
-    v.known = v.known && !v.forgotten;
-    return;
-  }
+  if (v.busy > 0) return;
   v.known = !v.forgotten;
   v.announced.reset();
 }
 
+// Unknown after the last answer; until then the head as last known stays, as after forget().
 void QueueHeads::fail(const store::QueueRef& queue) {
-  view(queue.name, queue.shard).forgotten = true;
+  View& v = view(queue.name, queue.shard);
+  v.forgotten = true;
+  if (v.busy > 1) {
+    --v.busy;
+    return;
+  }
   settle(queue, std::nullopt);
 }
 
 std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) {
-  const store::QueueHead* best = nullptr;
-  const store::QueueHead* second = nullptr;
+  const View* best = nullptr;
+  const View* second = nullptr;
   for (const std::string& name : names) {
     for (int s = 0; s < shards_; ++s) {
       const View& v = view(name, s);
       if (!v.known || !v.head) continue;
-      const store::QueueHead* h = &*v.head;
-      if (!best || h->before(*best)) {
+      if (!best || v.head->before(*best->head)) {
         second = best;
-        best = h;
-      } else if (!second || h->before(*second)) {
-        second = h;
+        best = &v;
+      } else if (!second || v.head->before(*second->head)) {
+        second = &v;
       }
     }
   }
   if (!best) return std::nullopt;
-  Choice choice{*best, std::nullopt, false};
-  if (second) {
-    if (best->before(*second)) {
-      choice.bound = *second;
-    } else {
-      choice.head_only = true;
+  Choice choice{*best->head, std::nullopt, false};
+  if (!second) return choice;
+  if (best->head->before(*second->head)) {
+    choice.bound = *second->head;
+    return choice;
+  }
+  // An exact tie is taken alone, unbounded: only from a queue whose head is really the one
+  // known, not one being reserved from (its front may be past it by now).
+  if (best->busy > 0) {
+    if (second->busy > 0) return std::nullopt;
+    choice.head = *second->head;
+  }
+  choice.head_only = true;
+  return choice;
+}
+
+bool QueueHeads::busy(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    for (int shard = 0; shard < shards_; ++shard) {
+      if (view(name, shard).busy > 0) return true;
     }
   }
-  return choice;
+  return false;
 }
 
 bool QueueHeads::known_empty(const std::vector<std::string>& names) {

@@ -6,7 +6,8 @@
 // queue's head after it), and stays known while announcements arrive: every script that makes a
 // job ready announces it, so a known head can only get better that way. Another master's
 // reservations can make a kept head stale, never too late: a reservation that finds less than
-// expected corrects it, and forget_all() (the scheduler's tick) makes every head unknown again.
+// expected corrects it, and forget_all() (the scheduler's tick) makes every head unknown again
+// (one being reserved from once its last answer is in).
 //
 // While reads or reservations of a queue are on their way ("busy"), announcements are also kept
 // aside: an answer may predate them, so they are merged into it. A queue forgotten meanwhile
@@ -68,6 +69,10 @@ class QueueHeads {
   // The best known head among the queues of `names` (those being reserved from with their head
   // as last known), bounded by the next best; nullopt when none of them is known to hold a job.
   std::optional<Choice> choose(const std::vector<std::string>& names);
+
+  // Whether a read or reservation of a queue of `names` is on its way: its answer may bring a
+  // choice where choose() found none.
+  bool busy(const std::vector<std::string>& names);
 
   // Whether every queue of `names` (every shard) is known to be empty, none being read.
   bool known_empty(const std::vector<std::string>& names);

@@ -161,6 +161,7 @@ asio::awaitable<bool> Scheduler::round() {
   const std::vector<EndpointState*> open = slots_.open(now);
   bool progress = false;
   for (EndpointState* state : open) {
+    if (stopping_) break;
     if (state->reserving >= kReservationsInFlight) continue;
     const Fill result = co_await fill(*state, EndpointSlots::want(*state, open));
     if (result == Fill::retry) progress = true;
@@ -200,7 +201,7 @@ asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues)
 asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want) {
   const std::vector<std::string> names = names_for(*state.endpoint, names_, paused_);
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
-  if (!heads_.choose(names)) co_return Fill::idle;
+  if (!heads_.choose(names)) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
   if (state.held < want) {
     auto granted = co_await workers_.acquire(state.endpoint->id, want - state.held,
                                              state.endpoint->concurrency);
@@ -213,6 +214,7 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
   // Heads may have changed while the slots were leased: choose again.
   const auto choice = heads_.choose(names);
   if (!choice) co_return Fill::retry;
+  if (stopping_) co_return Fill::retry;  // the step ends; its finish gives the slots back
   co_return reserve(state, *choice, want);
 }
 
@@ -223,13 +225,14 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
 Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, int want) {
   const store::QueueRef queue{choice.head.shard, choice.head.name};
   const int take = choice.head_only ? 1 : std::min(state.held, want);
+  // Made first: nothing below throws, so the queue and the slots are marked only when the
+  // answer will settle them.
+  auto answer = reserved(state.endpoint->id, queue, choice.head, choice.bound, take);
   heads_.begin(queue);
   slots_.started(state, take);
   ++state.reserving;
   reserving_.fetch_add(1, std::memory_order_relaxed);
-  asio::co_spawn(loop_.strand(),
-                 reserved(state.endpoint->id, queue, choice.head, choice.bound, take),
-                 asio::detached);
+  asio::co_spawn(loop_.strand(), std::move(answer), asio::detached);
   return Fill::reserving;
 }
 
@@ -238,6 +241,17 @@ Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, i
 asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueRef queue,
                                           store::QueueHead chosen,
                                           std::optional<store::QueueHead> bound, int take) {
+  // Whatever happens below, shutdown stops waiting for this answer and the loop looks again.
+  struct Answered {
+    Scheduler& scheduler;
+    ~Answered() {
+      scheduler.reserving_.fetch_sub(1, std::memory_order_relaxed);
+      try {
+        scheduler.loop_.poke();
+      } catch (...) {
+      }
+    }
+  } answered{*this};
   Expected<store::Reservation, store::StoreError> reservation = store::Reservation{};
   try {
     reservation = co_await store_.reserve(queue, take, std::move(bound));
@@ -275,9 +289,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   if (const int give_back = slots_.unused(endpoint_id, unused, stopping_); give_back > 0) {
     co_await workers_.release(endpoint_id, give_back);
   }
-  reserving_.fetch_sub(1, std::memory_order_relaxed);
   update_claimable();
-  loop_.poke();
 }
 
 void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {

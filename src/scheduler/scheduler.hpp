@@ -57,8 +57,10 @@ class Scheduler : public store::DirectDispatch {
   void stop();
   void on_event(const events::Event& event);  // any thread
 
-  // Reservations on their way: their jobs are not attempts yet (shutdown waits for both).
+  // Reservations on their way: their jobs are not attempts yet (shutdown waits for both), and
+  // whether the loop has ended after stop() (its last step may still send one).
   int reserving() const { return reserving_.load(std::memory_order_relaxed); }
+  bool stopped() const { return loop_.done(); }
 
   bool may_claim() const override { return claimable_.load(std::memory_order_relaxed); }
   asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim(

@@ -45,6 +45,7 @@ asio::awaitable<void> Periodic::run() {
     co_await wakeup_.wait(sleep);
   }
   if (finish_) co_await finish_();
+  done_.store(true, std::memory_order_release);
 }
 
 }  // namespace jq

@@ -4,6 +4,7 @@
 // next due retry, the scheduler until an endpoint opens or its tick.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -34,6 +35,8 @@ class Periodic {
 
   const asio::strand<asio::any_io_executor>& strand() const { return strand_; }
   bool stopping() const { return stopping_; }  // on the strand
+  // Any thread: after stop(), the last step and the finish have run.
+  bool done() const { return done_.load(std::memory_order_acquire); }
 
  private:
   asio::awaitable<void> run();
@@ -44,6 +47,7 @@ class Periodic {
   Finish finish_;
   Wakeup wakeup_;
   bool stopping_ = false;
+  std::atomic<bool> done_{false};
 };
 
 }  // namespace jq

@@ -265,4 +265,6 @@ TEST_CASE("slots started that got no job are held again, or given back once gone
   CHECK(slots.unused("a", 2, false) == 2);
   REQUIRE(slots.find("a") != nullptr);  // the job found still runs there
   CHECK(slots.find("a")->inflight == 1);
+  CHECK(slots.unused("a", 1, false) == 1);  // the last slot back: the endpoint is gone
+  CHECK(slots.find("a") == nullptr);
 }

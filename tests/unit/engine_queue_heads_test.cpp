@@ -171,7 +171,8 @@ TEST_CASE("a queue being reserved from is chosen again, as last known, until its
   QueueHeads heads(2);
   read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 1, 40)});
   const QueueRef q{0, "mail"};
-  heads.begin(q);  // a reservation bounded by shard 1's head
+  heads.begin(q);                          // a reservation bounded by shard 1's head
+  heads.announce(head(0, "mail", 2, 80));  // may postdate both answers
   auto again = heads.choose({"mail"});
   REQUIRE(again);  // another one may follow it: Redis takes from the front, in turn
   CHECK(again->head.shard == 0);
@@ -180,16 +181,22 @@ TEST_CASE("a queue being reserved from is chosen again, as last known, until its
   heads.begin(q);
   CHECK(heads.unknown({"mail"}).empty());
   CHECK_FALSE(heads.known_empty({"mail"}));
+  CHECK(heads.busy({"mail"}));
 
-  heads.settle(q, head(0, "mail", 1, 20));  // the first answer: the second is on its way
-  CHECK(heads.known_head(q)->member == head(0, "mail", 1, 20).member);
-  heads.announce(head(0, "mail", 0, 90));  // may predate the second answer: merged into it
+  heads.settle(q, std::nullopt);  // the first answer: the second one took what was left
+  REQUIRE(heads.known_head(q));
+  CHECK(heads.known_head(q)->priority == 2);  // the announcement, kept for the last answer
+  heads.announce(head(0, "mail", 0, 90));
   heads.settle(q, std::nullopt);
-  CHECK(heads.known_head(q)->priority == 0);
+  REQUIRE(heads.known_head(q));
+  CHECK(heads.known_head(q)->priority == 0);  // both announcements merged, the best kept
+  CHECK_FALSE(heads.busy({"mail"}));
 
   heads.begin(q);
   heads.begin(q);
-  heads.fail(q);  // unknown once the other answer is in, and not read before
+  heads.fail(q);                 // unknown once the other answer is in, and not read before
+  REQUIRE(heads.known_head(q));  // until then its head as last known still bounds the others
+  CHECK(heads.known_head(q)->priority == 0);
   CHECK(heads.unknown({"mail"}).empty());
   heads.settle(q, head(0, "mail", 0, 95));
   CHECK_FALSE(heads.known_head(q));
@@ -198,15 +205,43 @@ TEST_CASE("a queue being reserved from is chosen again, as last known, until its
 
 TEST_CASE("a queue being reserved from bounds the others by its head as last known", "[unit]") {
   QueueHeads heads(2);
-  read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 1, 40)});
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 5, 40)});
   heads.begin({0, "mail"});
   heads.begin({1, "mail"});  // both being reserved from: shard 0 still runs first
   const auto choice = heads.choose({"mail"});
   REQUIRE(choice);
   CHECK(choice->head.shard == 0);
-  heads.settle({0, "mail"}, std::nullopt);  // shard 0 is empty now
-  const auto next = heads.choose({"mail"});
-  REQUIRE(next);
-  CHECK(next->head.shard == 1);
-  CHECK_FALSE(next->bound);
+  heads.settle({1, "mail"}, head(1, "mail", 5, 50));
+
+  heads.forget_all();  // the tick, while shard 0's reservation is on its way
+  const auto unread = heads.unknown({"mail"});
+  REQUIRE(unread.size() == 1);
+  CHECK(unread[0].shard == 1);
+  const auto kept = heads.choose({"mail"});
+  REQUIRE(kept);  // not shard 1 unbounded: shard 0 may still hold priority 1 jobs
+  CHECK(kept->head.shard == 0);
+
+  heads.settle({0, "mail"}, std::nullopt);
+  CHECK_FALSE(heads.choose({"mail"}));  // both unknown now, to be read again
+  CHECK(heads.unknown({"mail"}).size() == 2);
+}
+
+TEST_CASE("an exact tie is taken alone only from a queue not being reserved from", "[unit]") {
+  QueueHeads heads(2);
+  QueueHead a = head(0, "mail", 1, 10);
+  QueueHead b = a;
+  b.shard = 1;
+  read_all(heads, {"mail"}, {a, b});
+  const auto first = heads.choose({"mail"});
+  REQUIRE(first);
+  REQUIRE(first->head_only);
+  const QueueRef q{first->head.shard, "mail"};
+  heads.begin(q);  // its front may be past the tied head by now
+  const auto other = heads.choose({"mail"});
+  REQUIRE(other);
+  CHECK(other->head_only);
+  CHECK(other->head.shard != q.shard);
+  heads.begin({other->head.shard, "mail"});
+  CHECK_FALSE(heads.choose({"mail"}));  // both: wait for an answer
+  CHECK(heads.busy({"mail"}));
 }
