@@ -24,7 +24,7 @@
 # (one Redis), cluster (3 masters), replicas (3 masters + 3 replicas, replicas_ack 0 and 1).
 #
 # The work is spread by shard: SHARDS (64) tags {0}..{63} fall 21/22/21 into the three masters'
-# default slot ranges, and a master stores shard_run (64, its default) consecutive push requests
+# default slot ranges, and a master stores shard_run (64, set below) consecutive push requests
 # in one shard before it moves to the next. So the work is the same on every node only when each
 # shard gets the same number of runs: JOBS defaults to one full turn, 64 shards x 64 requests x
 # BATCH jobs (204,800), PUSH_JOBS to five turns of single pushes (20,480). Other counts load the
@@ -39,7 +39,7 @@ ROOT=$PWD
 REPS=${REPS:-3}
 BATCH=${BATCH:-50}
 SHARDS=${SHARDS:-64}
-SHARD_RUN=64 # jqmaster's default shard_run, which the config below leaves alone
+SHARD_RUN=64 # the config below sets it (jqmaster's default is 1024 since 2026-11-29)
 JOBS=${JOBS:-$((SHARDS * SHARD_RUN * BATCH))}
 PUSH_JOBS=${PUSH_JOBS:-$((5 * SHARDS * SHARD_RUN))}
 READ_CALLS=${READ_CALLS:-1000}
@@ -204,6 +204,7 @@ start_master() {
   cat >"$WORK/jqmaster.yaml" <<EOF
 listen: 127.0.0.1:$port
 shards: $SHARDS
+shard_run: $SHARD_RUN
 redis:
   url: $1
 ${2:-}

@@ -8,14 +8,17 @@
 #
 # Arguments are jqbench's scenario flags (default: the steady row of compare.sh, 2,000 jobs/s
 # with keep_result and a long-polled result per job, 3 s). Prints jqbench's JSON line, with the
-# CPU of redis, jqmaster, the worker and jqbench. Environment: JQMASTER (build-release's),
-# IO_THREADS (0: the master's default), WORKER (jqworker-json | jqworker-msgpack | none: the
-# scenario runs without --external-worker), BUILD_DIR (build-release), PERF=FILE (perf record
-# -g of the master into FILE, PERF_DELAY s after the start for PERF_SECONDS s), REDIS_CALLGRIND=FILE
-# (redis-server under callgrind, counting its instructions over the whole jqbench run into FILE:
-# `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job; pushes included), METRICS=FILE
-# (the master's /metrics after the run: jq_redis_command_duration_seconds_count counts each
-# script's calls).
+# CPU of redis, jqmaster, the worker and jqbench. Environment:
+# - JQMASTER (build-release's), IO_THREADS (0: the master's default), SHARDS (16, the default);
+# - WORKER (jqworker-json | jqworker-msgpack | none: the scenario runs without
+#   --external-worker), BUILD_DIR (build-release);
+# - PERF=FILE (perf record -g of the master into FILE, PERF_DELAY s after the start for
+#   PERF_SECONDS s);
+# - REDIS_CALLGRIND=FILE (redis-server under callgrind, counting its instructions over the whole
+#   jqbench run into FILE: `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job;
+#   pushes included);
+# - METRICS=FILE (the master's /metrics after the run: jq_redis_command_duration_seconds_count
+#   counts each script's calls).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -56,6 +59,7 @@ wait_for redis-server redis-cli -p "$REDIS_PORT" ping
 cat >"$WORK/jqmaster.yaml" <<YAML
 listen: 127.0.0.1:$MASTER_PORT
 io_threads: ${IO_THREADS:-0}
+shards: ${SHARDS:-16}
 redis:
   url: redis://127.0.0.1:$REDIS_PORT/0
 log:

@@ -129,7 +129,7 @@ struct Config {
   std::string data_dir = "./data";
   Redis redis;
   int shards = 16;     // 1-1024; fixed when the data store is created
-  int shard_run = 64;  // consecutive push requests stored in one shard, 1-100000
+  int shard_run = 1024;  // consecutive push requests stored in one shard, 1-100000
   Defaults defaults;
   Retry retry;
   Dispatch dispatch;

@@ -36,8 +36,8 @@ static_assert(static_cast<int>(PushJobs::OnDuplicate::keep) ==
 constexpr std::size_t kMaxMergedJobs = 256;
 // A request of at least this many jobs for one shard makes its own pushJobs call at once, beside
 // any call on its way: group commit gains nothing there, and waiting for the shard's call on its
-// way (shard_run sends 64 requests in a row to one shard) made batches of 100 from 16
-// connections store a quarter fewer jobs per second.
+// way (shard_run sends its requests in a row to one shard: 64 when this was measured) made
+// batches of 100 from 16 connections store a quarter fewer jobs per second.
 constexpr std::size_t kOwnCallJobs = 32;
 
 // pushJobs' plain job without constraints, the only kind it takes at once (lua/pushJobs-10.lua:
