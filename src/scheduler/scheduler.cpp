@@ -271,6 +271,10 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     jobs = std::move(reservation->jobs);
     result = !jobs.empty() ? Fill::dispatched : moved ? Fill::retry : Fill::idle;
   }
+  // Answered after stop: the jobs go back to their queues, their attempt not counted, rather
+  // than start while the master shuts down (another master, or this one again, runs them).
+  std::vector<store::ReservedJob> back;
+  if (stopping_) std::swap(back, jobs);
   const int unused = take - static_cast<int>(jobs.size());
   // The slots started keep the endpoint known (a removed one too) until now.
   EndpointState* state = slots_.find(endpoint_id);
@@ -288,6 +292,15 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   }
   if (const int give_back = slots_.unused(endpoint_id, unused, stopping_); give_back > 0) {
     co_await workers_.release(endpoint_id, give_back);
+  }
+  for (const store::ReservedJob& job : back) {
+    auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
+                                     job.record.constraints);
+    if (!r) {
+      spdlog::warn(
+          "job {}: not given back at shutdown ({}); it runs again once its attempt times out",
+          job.id.str(), r.error().message);
+    }
   }
   update_claimable();
 }

@@ -72,6 +72,36 @@ TEST_CASE("a push that no replica confirms in time answers 503, and its job is k
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
 }
 
+// A stop in the middle of a backlog: what was on its way at a worker ends and is recorded, what
+// was reserved but not started goes back to its queue, and the next master runs the rest. Each
+// job once: none is lost, none runs twice.
+TEST_CASE("SIGTERM during a busy dispatch loses no job and runs none twice", "[http]") {
+  RedisServer redis;
+  Worker worker;
+  Daemon first({.redis_url = redis.url()});
+  json batch = json::array();
+  for (int i = 0; i < 300; ++i)
+    batch.push_back({{"name", "busy"}, {"argument", {{"sleep_ms", 5}}}});
+  REQUIRE(first.http().post("/v1/jobs", batch).status == 201);
+  jq::test::register_worker(first.http(), worker, {"busy"}, 16);
+  REQUIRE(wait_until([&] { return worker.stats()["received"].get<int>() >= 48; }, 10s));
+  REQUIRE(first.stop(SIGTERM, 15s) == 0);
+  const int before = worker.stats()["received"].get<int>();
+  CHECK(before < 300);
+
+  Daemon second({.redis_url = redis.url()});
+  jq::test::register_worker(second.http(), worker, {"busy"}, 16);
+  REQUIRE(wait_until([&] { return worker.stats()["received"].get<int>() >= 300; }, 20s));
+  const json by_job = worker.stats()["by_job"];
+  CHECK(by_job.size() == 300);
+  for (const auto& [id, attempts] : by_job.items()) {
+    INFO(id);
+    CHECK(attempts == json::array({1}));  // started once, as its first attempt
+  }
+  REQUIRE(wait_until(
+      [&] { return second.http().get("/v1/stats").value()["succeeded"].get<int>() == 300; }, 10s));
+}
+
 TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
