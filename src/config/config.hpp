@@ -128,7 +128,7 @@ struct Config {
   int io_threads = 0;  // 0 = one per core, less one when Redis is local (app/io_threads)
   std::string data_dir = "./data";
   Redis redis;
-  int shards = 16;     // 1-1024; fixed when the data store is created
+  int shards = 16;       // 1-1024; fixed when the data store is created
   int shard_run = 1024;  // consecutive push requests stored in one shard, 1-100000
   Defaults defaults;
   Retry retry;

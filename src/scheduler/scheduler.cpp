@@ -271,24 +271,22 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     jobs = std::move(reservation->jobs);
     result = !jobs.empty() ? Fill::dispatched : moved ? Fill::retry : Fill::idle;
   }
-  // Answered after stop: the jobs go back to their queues, their attempt not counted, rather
-  // than start while the master shuts down (another master, or this one again, runs them).
-  std::vector<store::ReservedJob> back;
-  if (stopping_) std::swap(back, jobs);
-  const int unused = take - static_cast<int>(jobs.size());
   // The slots started keep the endpoint known (a removed one too) until now.
   EndpointState* state = slots_.find(endpoint_id);
-  if (state) --state->reserving;
-  if (state && result == Fill::dispatched) slots_.found_work(*state);
-  if (state && result == Fill::idle) slots_.found_none(*state, clock_());
-  for (auto& job : jobs) {
-    if (!state) {
-      spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
-                   job.id.str());
-      continue;
+  // Answered after stop (or, never expected, for an endpoint no longer known): the jobs go back
+  // to their queues, their attempt not counted, rather than start while the master shuts down
+  // (another master, or this one again, runs them).
+  std::vector<store::ReservedJob> back;
+  if (stopping_ || !state) std::swap(back, jobs);
+  const int unused = take - static_cast<int>(jobs.size());
+  if (state) {
+    --state->reserving;
+    if (result == Fill::dispatched) slots_.found_work(*state);
+    if (result == Fill::idle) slots_.found_none(*state, clock_());
+    for (auto& job : jobs) {
+      dispatcher_.will_run(job);
+      dispatch(*state, std::move(job));
     }
-    dispatcher_.will_run(job);
-    dispatch(*state, std::move(job));
   }
   if (const int give_back = slots_.unused(endpoint_id, unused, stopping_); give_back > 0) {
     co_await workers_.release(endpoint_id, give_back);
@@ -297,9 +295,8 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
                                      job.record.constraints);
     if (!r) {
-      spdlog::warn(
-          "job {}: not given back at shutdown ({}); it runs again once its attempt times out",
-          job.id.str(), r.error().message);
+      spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
+                   job.id.str(), r.error().message);
     }
   }
   update_claimable();

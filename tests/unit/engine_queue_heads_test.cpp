@@ -29,6 +29,14 @@ void read_all(QueueHeads& heads, const std::vector<std::string>& names,
   }
 }
 
+// Two shards of "mail" read with exactly the same head (retries due at the same moment).
+void read_tie(QueueHeads& heads) {
+  QueueHead a = head(0, "mail", 1, 10);
+  QueueHead b = a;
+  b.shard = 1;
+  read_all(heads, {"mail"}, {a, b});
+}
+
 }  // namespace
 
 TEST_CASE("a queue's head is unknown until read, then empty or the job read", "[unit]") {
@@ -68,10 +76,7 @@ TEST_CASE("among equal priorities the job ready first runs first", "[unit]") {
 
 TEST_CASE("an exact tie of two heads takes the chosen head alone", "[unit]") {
   QueueHeads heads(2);
-  QueueHead a = head(0, "mail", 1, 10);
-  QueueHead b = a;
-  b.shard = 1;
-  read_all(heads, {"mail"}, {a, b});
+  read_tie(heads);
   const auto choice = heads.choose({"mail"});
   REQUIRE(choice);
   CHECK(choice->head_only);
@@ -228,10 +233,7 @@ TEST_CASE("a queue being reserved from bounds the others by its head as last kno
 
 TEST_CASE("an exact tie is taken alone only from a queue not being reserved from", "[unit]") {
   QueueHeads heads(2);
-  QueueHead a = head(0, "mail", 1, 10);
-  QueueHead b = a;
-  b.shard = 1;
-  read_all(heads, {"mail"}, {a, b});
+  read_tie(heads);
   const auto first = heads.choose({"mail"});
   REQUIRE(first);
   REQUIRE(first->head_only);
