@@ -59,6 +59,10 @@ struct Retry {
 struct Dispatch {
   // The longest a worker's Retry-After (429/503) holds its endpoint back, > 0.
   double max_busy_pause_s = 300;
+  // While all of an endpoint's slots are taken, jobs are reserved ahead for it: as many as it
+  // answers in this long at its recent pace, 0-1 s; 0: none (a job is reserved only for a free
+  // slot).
+  double reserve_ahead_s = 0.05;
   bool operator==(const Dispatch&) const = default;
 };
 

@@ -31,6 +31,10 @@ bool positive(double value) {
   return value > 0;
 }
 
+bool up_to_a_second(double value) {
+  return value >= 0 && value <= 1;
+}
+
 std::string format_number(double value) {
   char buf[32];
   const auto result = std::to_chars(buf, buf + sizeof buf, value);
@@ -101,10 +105,14 @@ Retry parse_retry(const At& at) {
 }
 
 Dispatch parse_dispatch(const At& at) {
-  expect_keys(at, {"max_busy_pause"});
+  expect_keys(at, {"max_busy_pause", "reserve_ahead"});
   Dispatch dispatch;
   if (auto v = field(at, "max_busy_pause")) {
     dispatch.max_busy_pause_s = number(*v, positive, kPositiveSeconds);
+  }
+  if (auto v = field(at, "reserve_ahead")) {
+    dispatch.reserve_ahead_s =
+        number(*v, up_to_a_second, "must be a number of seconds from 0 (off) to 1");
   }
   return dispatch;
 }

@@ -259,12 +259,13 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
     answer.kind = WorkerAnswer::Kind::unreachable;
     answer.error = "the dispatch could not be signed: " + signing.error();
   }
-  const double latency_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent).count();
+  const auto took = std::chrono::steady_clock::now() - sent;
+  const double latency_ms = std::chrono::duration<double, std::milli>(took).count();
   if (answer.kind != WorkerAnswer::Kind::unreachable) {
     metrics_.worker(endpoint.url).dispatch_duration.observe(latency_ms / 1000);
   }
   Verdict v = judge(answer, job, store_.now_ms(), options_.max_busy_pause);
+  v.end.took = std::chrono::duration_cast<std::chrono::microseconds>(took);
   // The endpoint is free again as soon as it answered: its slot can take the next job while
   // the outcome is being recorded.
   std::exchange(done, nullptr)(v.end);

@@ -25,6 +25,7 @@ struct AttemptEnd {
   Verdict verdict = Verdict::answered;
   std::chrono::milliseconds hold_off{0};  // busy: Retry-After or a short pause
   std::string error;                      // unreachable: why
+  std::chrono::microseconds took{0};      // answered: from sending the request to the answer
 };
 
 struct DispatchOptions {

@@ -15,14 +15,32 @@ bool overlaps(const workers::Endpoint& a, const workers::Endpoint& b) {
   return false;
 }
 
+// Jobs its running attempts answer within `window` at the recent pace, at most one each.
+int ahead_size(const EndpointState& state, int running, std::chrono::microseconds window) {
+  if (state.answer_time.count() <= 0 || window.count() <= 0 || running <= 0) return 0;
+  const auto fit = static_cast<std::int64_t>(running) * window.count() / state.answer_time.count();
+  return static_cast<int>(std::min<std::int64_t>(running, fit));
+}
+
+int ahead_room(const EndpointState& state, int running, std::chrono::microseconds window) {
+  const int held = static_cast<int>(state.ahead.size()) + state.ahead_coming;
+  return std::max(0, ahead_size(state, running, window) - held);
+}
+
 }  // namespace
 
 bool EndpointState::open(SteadyTime now) const {
   return !removed && inflight < endpoint->concurrency && now >= hold_until;
 }
 
-std::vector<std::pair<std::string, int>> EndpointSlots::update(
-    std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool) {
+bool EndpointState::may_reserve(SteadyTime now, std::chrono::microseconds window) const {
+  if (open(now)) return true;
+  return !removed && now >= hold_until && now >= no_ahead_until &&
+         ahead_room(*this, inflight, window) > 0;
+}
+
+EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
+                                          const PoolFactory& make_pool) {
   std::map<std::string, EndpointState> next;
   for (auto& e : loaded) {
     EndpointState state;
@@ -39,23 +57,25 @@ std::vector<std::pair<std::string, int>> EndpointSlots::update(
     state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));
     next.emplace(std::move(id), std::move(state));
   }
-  std::vector<std::pair<std::string, int>> give_back;
+  Gone gone;
   for (auto& [id, state] : endpoints_) {
     if (next.contains(id)) continue;
-    if (state.held > 0) give_back.emplace_back(id, take_held(state));
+    if (state.held > 0) gone.slots.emplace_back(id, take_held(state));
+    for (auto& job : state.ahead) gone.jobs.push_back(std::move(job));
+    state.ahead.clear();
     if (state.inflight > 0) {
       state.removed = true;
       next.emplace(id, std::move(state));
     }
   }
   endpoints_ = std::move(next);
-  return give_back;
+  return gone;
 }
 
-std::vector<EndpointState*> EndpointSlots::open(SteadyTime now) {
+std::vector<EndpointState*> EndpointSlots::open(SteadyTime now, std::chrono::microseconds window) {
   std::vector<EndpointState*> out;
   for (auto& [id, state] : endpoints_) {
-    if (state.open(now)) out.push_back(&state);
+    if (state.may_reserve(now, window)) out.push_back(&state);
   }
   std::stable_sort(out.begin(), out.end(), [](const EndpointState* a, const EndpointState* b) {
     return a->inflight < b->inflight;
@@ -64,7 +84,7 @@ std::vector<EndpointState*> EndpointSlots::open(SteadyTime now) {
 }
 
 int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointState*>& open) {
-  int want = std::min(state.endpoint->concurrency - state.inflight, kMaxBatch);
+  int want = std::clamp(state.endpoint->concurrency - state.inflight, 0, kMaxBatch);
   std::optional<int> least;
   for (const EndpointState* other : open) {
     if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
@@ -72,6 +92,17 @@ int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointSt
   }
   if (least) want = std::min(want, std::max(1, *least - state.inflight + 1));
   return want;
+}
+
+int EndpointSlots::ahead(const EndpointState& state, int slots,
+                         const std::vector<EndpointState*>& open, std::chrono::microseconds window,
+                         SteadyTime now) {
+  if (now < state.no_ahead_until) return 0;
+  for (const EndpointState* other : open) {
+    if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
+    if (other->open(now)) return 0;
+  }
+  return std::min(ahead_room(state, state.inflight + slots, window), kMaxBatch - slots);
 }
 
 void EndpointSlots::found_none(EndpointState& state, SteadyTime now) {
@@ -95,6 +126,21 @@ std::vector<EndpointState*> EndpointSlots::releasable(SteadyTime now) {
 int EndpointSlots::take_held(EndpointState& state) {
   state.idle_since.reset();
   return std::exchange(state.held, 0);
+}
+
+std::vector<store::ReservedJob> EndpointSlots::take_ahead(
+    EndpointState& state, const std::function<bool(const store::ReservedJob&)>& which) {
+  std::vector<store::ReservedJob> taken;
+  std::deque<store::ReservedJob> kept;
+  for (auto& job : state.ahead) {
+    if (which(job)) {
+      taken.push_back(std::move(job));
+    } else {
+      kept.push_back(std::move(job));
+    }
+  }
+  state.ahead = std::move(kept);
+  return taken;
 }
 
 int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
@@ -125,6 +171,9 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
   using Verdict = dispatch::AttemptEnd::Verdict;
   switch (end.verdict) {
     case Verdict::answered:
+      // An eighth of each new answer: steady enough for a window of a few answers' worth.
+      state.answer_time =
+          state.answer_time.count() == 0 ? end.took : (state.answer_time * 7 + end.took) / 8;
       if (state.unreachable_backoff.count() > 0) {
         state.unreachable_backoff = std::chrono::milliseconds(0);
         follow.mark_up = true;

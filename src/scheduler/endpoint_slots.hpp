@@ -6,9 +6,14 @@
 // An endpoint's slots are leased in Redis so its concurrency holds across masters. They stay
 // with this master between jobs while there is work for it (jobs arriving one by one find their
 // slot held), and go back once it has been idle for kSlotLinger or while it is held off.
+//
+// While every slot is busy, an endpoint may also hold jobs reserved ahead (dispatch.reserve_ahead):
+// as many as it answers in that window at its recent pace, so that a slot freeing starts the next
+// job at once instead of waiting for a reservation's round trip.
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,8 +60,15 @@ struct EndpointState {
   SteadyTime hold_until{};               // takes no jobs before then
   bool removed = false;  // deregistered while attempts ran: gone when the last one ends
   std::chrono::milliseconds unreachable_backoff{0};
+  // How long its answers took lately (a moving average; zero before the first one).
+  std::chrono::microseconds answer_time{0};
+  std::deque<store::ReservedJob> ahead;  // reserved ahead of a free slot, in order
+  int ahead_coming = 0;                  // asked for by the reservation on its way
+  SteadyTime no_ahead_until{};  // reserves nothing ahead before then (its jobs had constraints)
 
   bool open(SteadyTime now) const;  // may take a job now
+  // May reserve now: open, or (busy) with room for jobs ahead.
+  bool may_reserve(SteadyTime now, std::chrono::microseconds window) const;
 };
 
 // What the scheduler does when an attempt ended.
@@ -77,18 +89,29 @@ class EndpointSlots {
   using PoolFactory =
       std::function<std::shared_ptr<dispatch::ConnectionPool>(const workers::Endpoint&)>;
 
-  // The registrations as loaded; returns the slots held for endpoints that are gone, to give
-  // back. An endpoint removed with attempts in flight keeps counting (closed) until they end;
-  // registered again, it opens again.
-  std::vector<std::pair<std::string, int>> update(std::vector<workers::Endpoint> loaded,
-                                                  const PoolFactory& make_pool);
+  // What endpoints that are gone leave behind, to give back: their held slots and their jobs
+  // reserved ahead.
+  struct Gone {
+    std::vector<std::pair<std::string, int>> slots;
+    std::vector<store::ReservedJob> jobs;
+  };
+  // The registrations as loaded. An endpoint removed with attempts in flight keeps counting
+  // (closed) until they end; registered again, it opens again.
+  Gone update(std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool);
 
-  // Endpoints with a free slot that may take jobs now, fewest outstanding first.
-  std::vector<EndpointState*> open(SteadyTime now);
+  // Endpoints that may reserve now (a free slot, or room ahead within `window`), fewest
+  // outstanding first.
+  std::vector<EndpointState*> open(SteadyTime now, std::chrono::microseconds window = {});
   // How many jobs to reserve for `state`: its free slots, at most kMaxBatch, and no more than
   // gets it one past the least busy open rival that serves a name in common (endpoints that
   // can take the same jobs share them by fewest outstanding requests).
   static int want(const EndpointState& state, const std::vector<EndpointState*>& open);
+  // How many jobs to reserve ahead for `state` beyond the `slots` about to start: room up to what
+  // its running attempts answer within `window` at their recent pace (at most one per attempt),
+  // none while a rival serving a name in common has a free slot (the jobs are better started
+  // there now) or while its jobs had constraints.
+  static int ahead(const EndpointState& state, int slots, const std::vector<EndpointState*>& open,
+                   std::chrono::microseconds window, SteadyTime now);
 
   void found_work(EndpointState& state) { state.idle_since.reset(); }
   void found_none(EndpointState& state, SteadyTime now);
@@ -100,6 +123,9 @@ class EndpointSlots {
   std::vector<EndpointState*> releasable(SteadyTime now);
   // The held slots of `state`, taken away to be given back.
   static int take_held(EndpointState& state);
+  // Its jobs reserved ahead (those `which` picks), taken away to be given back.
+  static std::vector<store::ReservedJob> take_ahead(
+      EndpointState& state, const std::function<bool(const store::ReservedJob&)>& which);
 
   // Slots counted as started that got no job (a claim whose push did not take it, what a
   // reservation did not find): held again, or returned to give back when the endpoint is gone

@@ -18,6 +18,16 @@ constexpr milliseconds kTick{1000};  // the safety net when nothing wakes us
 // An endpoint serving more job names than this takes no claims: checking that all their queues
 // (every shard) are empty at every push would cost more than the reservation it saves.
 constexpr std::size_t kMaxClaimNames = 64;
+// An endpoint whose jobs have constraints reserves none ahead for this long: a constraint counts
+// a job as started when it is reserved, and one kept ahead would start later than counted.
+constexpr milliseconds kNoAheadAfterConstraints{10'000};
+
+// A job reserved ahead that waited for a slot more than half its timeout goes back rather than
+// run with what is left (its worker sees the deadline, and the reaper would take it back).
+bool waited_too_long(const store::ReservedJob& job, std::int64_t now_ms) {
+  const std::int64_t reserved_at = job.deadline_ms - job.record.timeout_ms;
+  return now_ms - reserved_at > job.record.timeout_ms / 2;
+}
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
   return a.priority == b.priority && a.member == b.member;
@@ -28,7 +38,7 @@ bool same(const store::QueueHead& a, const store::QueueHead& b) {
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
                      store::DispatchStore& store, workers::WorkerStore& workers,
                      dispatch::Dispatcher& dispatcher, std::shared_ptr<dispatch::TlsContexts> tls,
-                     bool one_io_thread, SteadyClock clock)
+                     bool one_io_thread, std::chrono::microseconds reserve_ahead, SteadyClock clock)
     : io_(io),
       redis_(redis),
       queues_(queues),
@@ -37,6 +47,7 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
       dispatcher_(dispatcher),
       tls_(std::move(tls)),
       one_io_thread_(one_io_thread),
+      reserve_ahead_(reserve_ahead),
       clock_(std::move(clock)),
       heads_(store.shards()),
       loop_(
@@ -121,6 +132,13 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
 // master whose heartbeat lapsed): give them back and lease afresh, rather than trust them.
 asio::awaitable<void> Scheduler::give_back_all() {
+  std::vector<store::ReservedJob> ahead;
+  for (auto& [id, state] : slots_.all()) {
+    for (auto& job : EndpointSlots::take_ahead(state, [](const auto&) { return true; })) {
+      ahead.push_back(std::move(job));
+    }
+  }
+  co_await release_jobs(std::move(ahead));
   for (auto& [id, state] : slots_.all()) co_await give_back(state);
 }
 
@@ -138,6 +156,12 @@ asio::awaitable<void> Scheduler::reload() {
       names_.insert(loaded->all.begin(), loaded->all.end());
       paused_ = std::move(loaded->paused);
       reload_names_ = false;
+      // Jobs of a queue paused now go back to it, not to a worker.
+      for (auto& [id, state] : slots_.all()) {
+        give_back_jobs(EndpointSlots::take_ahead(state, [this](const store::ReservedJob& job) {
+          return paused_.contains(job.record.name);
+        }));
+      }
     }
   }
 }
@@ -150,7 +174,8 @@ asio::awaitable<void> Scheduler::reload_workers() {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
                                                       e.ca_file, e.concurrency, one_io_thread_);
   });
-  for (auto& [id, held] : gone) co_await workers_.release(id, held);
+  give_back_jobs(std::move(gone.jobs));
+  for (auto& [id, held] : gone.slots) co_await workers_.release(id, held);
 }
 
 // One pass over the endpoints with free slots, fewest outstanding first. True when what it knew
@@ -158,12 +183,13 @@ asio::awaitable<void> Scheduler::reload_workers() {
 // when they are answered.
 asio::awaitable<bool> Scheduler::round() {
   const SteadyTime now = clock_();
-  const std::vector<EndpointState*> open = slots_.open(now);
+  const std::vector<EndpointState*> open = slots_.open(now, reserve_ahead_);
   bool progress = false;
   for (EndpointState* state : open) {
     if (stopping_) break;
+    start_ahead(*state);  // a slot held takes a job reserved ahead before any other
     if (state->reserving >= kReservationsInFlight) continue;
-    const Fill result = co_await fill(*state, EndpointSlots::want(*state, open));
+    const Fill result = co_await fill(*state, EndpointSlots::want(*state, open), open);
     if (result == Fill::retry) progress = true;
     if (result == Fill::idle) slots_.found_none(*state, now);
   }
@@ -197,8 +223,13 @@ asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues)
   co_return read.has_value();
 }
 
-// Reserves up to `want` jobs for one endpoint and starts their attempts.
-asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want) {
+// Reserves up to `want` jobs for one endpoint and starts their attempts, and while all its slots
+// are taken, jobs to keep ahead of them.
+asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
+                                                 const std::vector<EndpointState*>& open) {
+  if (want <= 0 && EndpointSlots::ahead(state, 0, open, reserve_ahead_, clock_()) <= 0) {
+    co_return Fill::busy;
+  }
   const std::vector<std::string> names = names_for(*state.endpoint, names_, paused_);
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
   if (!heads_.choose(names)) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
@@ -207,29 +238,37 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want)
                                              state.endpoint->concurrency);
     if (granted) state.held += *granted;
   }
-  if (state.held == 0) {
+  if (want > 0 && state.held == 0) {
     slots_.full(state, clock_());
     co_return Fill::full;
   }
+  const int slots = std::min(state.held, want);
+  const int ahead = EndpointSlots::ahead(state, slots, open, reserve_ahead_, clock_());
+  if (slots + ahead == 0) co_return Fill::busy;
   // Heads may have changed while the slots were leased: choose again.
   const auto choice = heads_.choose(names);
   if (!choice) co_return Fill::retry;
   if (stopping_) co_return Fill::retry;  // the step ends; its finish gives the slots back
-  co_return reserve(state, *choice, want);
+  co_return reserve(state, *choice, slots, ahead);
 }
 
 // Sends the reservation and returns at once: the slots it may fill count as started until its
 // answer says how many jobs came. Meanwhile the loop goes on, and slots freed since ask for
 // theirs without waiting for it, even from the same queue (Redis runs the calls one after the
 // other, each taking from the front within its bound).
-Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, int want) {
+Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, int slots,
+                                   int ahead) {
   const store::QueueRef queue{choice.head.shard, choice.head.name};
-  const int take = choice.head_only ? 1 : std::min(state.held, want);
+  if (choice.head_only) {
+    slots = std::min(slots, 1);
+    ahead = slots > 0 ? 0 : std::min(ahead, 1);
+  }
   // Made first: nothing below throws, so the queue and the slots are marked only when the
   // answer will settle them.
-  auto answer = reserved(state.endpoint->id, queue, choice.head, choice.bound, take);
+  auto answer = reserved(state.endpoint->id, queue, choice.head, choice.bound, slots, ahead);
   heads_.begin(queue);
-  slots_.started(state, take);
+  slots_.started(state, slots);
+  state.ahead_coming += ahead;
   ++state.reserving;
   reserving_.fetch_add(1, std::memory_order_relaxed);
   asio::co_spawn(loop_.strand(), std::move(answer), asio::detached);
@@ -240,7 +279,8 @@ Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, i
 // held again, and the loop looks again at what it learned.
 asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueRef queue,
                                           store::QueueHead chosen,
-                                          std::optional<store::QueueHead> bound, int take) {
+                                          std::optional<store::QueueHead> bound, int slots,
+                                          int ahead) {
   // Whatever happens below, shutdown stops waiting for this answer and the loop looks again.
   struct Answered {
     Scheduler& scheduler;
@@ -254,7 +294,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   } answered{*this};
   Expected<store::Reservation, store::StoreError> reservation = store::Reservation{};
   try {
-    reservation = co_await store_.reserve(queue, take, std::move(bound));
+    reservation = co_await store_.reserve(queue, slots + ahead, std::move(bound));
   } catch (const std::exception& e) {
     // Nothing else hears of this answer: the queue's head and the slots settle here, whatever.
     reservation = unexpected(store::StoreError::internal(e.what()));
@@ -273,25 +313,68 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   }
   // The slots started keep the endpoint known (a removed one too) until now.
   EndpointState* state = slots_.find(endpoint_id);
-  // Answered after stop (or, never expected, for an endpoint no longer known): the jobs go back
-  // to their queues, their attempt not counted, rather than start while the master shuts down
-  // (another master, or this one again, runs them).
+  // Answered after stop, or for an endpoint deregistered or held off (busy, unreachable)
+  // meanwhile (or, never expected, no longer known): the jobs go back to their queues, their
+  // attempt not counted, rather than start while the master shuts down or wait for a worker
+  // that left or refused (another endpoint or master, or this one later, runs them).
   std::vector<store::ReservedJob> back;
-  if (stopping_ || !state) std::swap(back, jobs);
-  const int unused = take - static_cast<int>(jobs.size());
+  if (stopping_ || !state || state->removed || clock_() < state->hold_until) {
+    std::swap(back, jobs);
+  }
   if (state) {
     --state->reserving;
+    state->ahead_coming -= ahead;
     if (result == Fill::dispatched) slots_.found_work(*state);
     if (result == Fill::idle) slots_.found_none(*state, clock_());
-    for (auto& job : jobs) {
-      dispatcher_.will_run(job);
-      dispatch(*state, std::move(job));
+    // In the order reserved, behind those reserved ahead before: the slots this reservation
+    // counted are held again and take them from the front.
+    for (auto& job : jobs) state->ahead.push_back(std::move(job));
+  }
+  const int give_back = slots_.unused(endpoint_id, slots, stopping_);
+  if (EndpointState* still = slots_.find(endpoint_id)) start_ahead(*still);
+  give_back_jobs(std::move(back));
+  if (give_back > 0) co_await workers_.release(endpoint_id, give_back);
+  update_claimable();
+}
+
+// Starts jobs reserved ahead on the slots held, in order. A job of a queue paused meanwhile, or
+// one that waited too long, goes back instead; jobs with constraints are not kept ahead.
+void Scheduler::start_ahead(EndpointState& state) {
+  std::vector<store::ReservedJob> back;
+  const SteadyTime now = clock_();
+  const std::int64_t now_ms = store_.now_ms();
+  while (!state.ahead.empty() && state.held > 0 && state.open(now) && !stopping_) {
+    store::ReservedJob job = std::move(state.ahead.front());
+    state.ahead.pop_front();
+    if (paused_.contains(job.record.name) || waited_too_long(job, now_ms)) {
+      back.push_back(std::move(job));
+      continue;
     }
+    slots_.started(state, 1);
+    dispatcher_.will_run(job);
+    dispatch(state, std::move(job));
   }
-  if (const int give_back = slots_.unused(endpoint_id, unused, stopping_); give_back > 0) {
-    co_await workers_.release(endpoint_id, give_back);
+  auto constrained = EndpointSlots::take_ahead(
+      state, [](const store::ReservedJob& job) { return !job.record.constraints.empty(); });
+  if (!constrained.empty()) {
+    state.no_ahead_until = now + kNoAheadAfterConstraints;
+    for (auto& job : constrained) back.push_back(std::move(job));
   }
-  for (const store::ReservedJob& job : back) {
+  give_back_jobs(std::move(back));
+}
+
+// Reserved jobs that will not run here go back to their queues, in their place and with their
+// attempt not counted. Shutdown waits for them as for a reservation.
+void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
+  if (jobs.empty()) return;
+  reserving_.fetch_add(1, std::memory_order_relaxed);
+  asio::co_spawn(loop_.strand(), release_jobs(std::move(jobs)), [this](std::exception_ptr) {
+    reserving_.fetch_sub(1, std::memory_order_relaxed);
+  });
+}
+
+asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
+  for (const store::ReservedJob& job : jobs) {
     auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
                                      job.record.constraints);
     if (!r) {
@@ -299,7 +382,6 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
                    job.id.str(), r.error().message);
     }
   }
-  update_claimable();
 }
 
 void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
@@ -339,7 +421,8 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 // slot, and every queue it serves is known to be empty (the job would be the next one reserved
 // for it). An endpoint serving more names than kMaxClaimNames takes no claims.
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
-  if (state.held <= 0 || !state.open(now)) return false;
+  // Jobs reserved ahead run before one pushed now.
+  if (state.held <= 0 || !state.open(now) || !state.ahead.empty()) return false;
   const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
   return served.size() <= kMaxClaimNames && heads_.known_empty(served);
 }
@@ -419,6 +502,14 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);
   }
   if (follow->clear_connections) follow->clear_connections->clear();
+  if (EndpointState* state = slots_.find(endpoint_id)) {
+    // Held off: what it had ahead goes back for others to run; else its next job starts now.
+    if (follow->mark_busy || follow->mark_down) {
+      give_back_jobs(EndpointSlots::take_ahead(*state, [](const auto&) { return true; }));
+    } else {
+      start_ahead(*state);
+    }
+  }
   update_claimable();
   if (follow->mark_busy) {
     const auto until_ms = store_.now_ms() + follow->mark_busy->count();

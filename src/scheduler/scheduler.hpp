@@ -51,6 +51,7 @@ class Scheduler : public store::DirectDispatch {
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
       std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
+      std::chrono::microseconds reserve_ahead,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
   void start() { loop_.start(); }
@@ -70,19 +71,24 @@ class Scheduler : public store::DirectDispatch {
  private:
   // dispatched: jobs started; idle: no ready job for it; full: no slot free across masters;
   // retry: what it knew changed, look again; unavailable: Redis did not answer; reserving: a
-  // reservation is on its way, and its answer tells the rest.
-  enum class Fill { dispatched, idle, full, retry, unavailable, reserving };
+  // reservation is on its way, and its answer tells the rest; busy: every slot is taken and
+  // nothing more may be reserved ahead.
+  enum class Fill { dispatched, idle, full, retry, unavailable, reserving, busy };
 
   asio::awaitable<Periodic::Duration> step();
   asio::awaitable<void> reload();
   asio::awaitable<void> reload_workers();
   asio::awaitable<bool> round();
-  asio::awaitable<Fill> fill(EndpointState& state, int want);
+  asio::awaitable<Fill> fill(EndpointState& state, int want,
+                             const std::vector<EndpointState*>& open);
   asio::awaitable<bool> read_heads(std::vector<store::QueueRef> queues);
-  Fill reserve(EndpointState& state, const Choice& choice, int want);
+  Fill reserve(EndpointState& state, const Choice& choice, int slots, int ahead);
   asio::awaitable<void> reserved(std::string endpoint_id, store::QueueRef queue,
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
-                                 int take);
+                                 int slots, int ahead);
+  void start_ahead(EndpointState& state);
+  void give_back_jobs(std::vector<store::ReservedJob> jobs);
+  asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> give_back(EndpointState& state);
   asio::awaitable<void> give_back_all();
   void on_pushed(const events::Event& event);
@@ -103,6 +109,7 @@ class Scheduler : public store::DirectDispatch {
   dispatch::Dispatcher& dispatcher_;
   std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
   bool one_io_thread_;                          // the pools' connections need no strands
+  std::chrono::microseconds reserve_ahead_;     // dispatch.reserve_ahead; zero: none
   SteadyClock clock_;
   QueueHeads heads_;
   EndpointSlots slots_;
@@ -116,8 +123,8 @@ class Scheduler : public store::DirectDispatch {
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;
   std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)
-  std::atomic<int> reserving_{0};
-  Periodic loop_;  // last: its step uses everything above
+  std::atomic<int> reserving_{0};       // reservations on their way, and jobs being given back
+  Periodic loop_;                       // last: its step uses everything above
 };
 
 }  // namespace jq::scheduler

@@ -352,3 +352,11 @@ TEST_CASE("limits.header_timeout is 10 s by default and must be positive", "[uni
   CHECK(parse_yaml("limits: {header_timeout: 0.5}").limits.header_timeout_s == 0.5);
   CHECK(yaml_error("limits: {header_timeout: -1}").key == "limits.header_timeout");
 }
+
+TEST_CASE("dispatch.reserve_ahead is 0.05 s by default, 0 turns it off, at most 1 s", "[unit]") {
+  CHECK(parse_yaml("").dispatch.reserve_ahead_s == 0.05);
+  CHECK(parse_yaml("dispatch: {reserve_ahead: 0}").dispatch.reserve_ahead_s == 0);
+  CHECK(parse_yaml("dispatch: {reserve_ahead: 0.2}").dispatch.reserve_ahead_s == 0.2);
+  CHECK(yaml_error("dispatch: {reserve_ahead: 2}").key == "dispatch.reserve_ahead");
+  CHECK(yaml_error("dispatch: {reserve_ahead: -0.1}").key == "dispatch.reserve_ahead");
+}

@@ -15,6 +15,7 @@ using jq::scheduler::kSlotLinger;
 using jq::scheduler::kUnreachableMax;
 using jq::scheduler::kUnreachableMin;
 using jq::scheduler::SteadyTime;
+using jq::store::ReservedJob;
 using jq::workers::Endpoint;
 using namespace std::chrono_literals;
 
@@ -44,14 +45,16 @@ std::vector<std::string> ids(const std::vector<EndpointState*>& states) {
   return out;
 }
 
-AttemptEnd answered() {
-  return AttemptEnd{};
+AttemptEnd answered(std::chrono::microseconds took = 1ms) {
+  AttemptEnd end;
+  end.took = took;
+  return end;
 }
 AttemptEnd busy(std::chrono::milliseconds hold_off) {
-  return AttemptEnd{AttemptEnd::Verdict::busy, hold_off, {}};
+  return AttemptEnd{AttemptEnd::Verdict::busy, hold_off, {}, {}};
 }
 AttemptEnd unreachable() {
-  return AttemptEnd{AttemptEnd::Verdict::unreachable, 0ms, "connection refused"};
+  return AttemptEnd{AttemptEnd::Verdict::unreachable, 0ms, "connection refused", {}};
 }
 
 // Slots leased for `jobs` and the jobs started on them, as the scheduler does.
@@ -193,7 +196,7 @@ TEST_CASE("a removed endpoint gives its held slots back and closes until its att
   start(slots, a, 2);
   a.held = 1;
   const auto gone = slots.update({endpoint("b", 4)}, [](const Endpoint&) { return nullptr; });
-  CHECK(gone == std::vector<std::pair<std::string, int>>{{"a", 1}});
+  CHECK(gone.slots == std::vector<std::pair<std::string, int>>{{"a", 1}});
   CHECK(ids(slots.open(t0)) == std::vector<std::string>{"b"});
   CHECK(slots.finished("a", answered(), t0, false)->release_slot);  // not held for later
   REQUIRE(slots.find("a"));
@@ -267,4 +270,121 @@ TEST_CASE("slots started that got no job are held again, or given back once gone
   CHECK(slots.find("a")->inflight == 1);
   CHECK(slots.unused("a", 1, false) == 1);  // the last slot back: the endpoint is gone
   CHECK(slots.find("a") == nullptr);
+}
+
+namespace {
+
+ReservedJob reserved(const std::string& name) {
+  ReservedJob job;
+  job.record.name = name;
+  return job;
+}
+
+// `running` attempts started on `state` and their slots all taken, its answers taking `took`.
+void busy_at_pace(EndpointSlots& slots, EndpointState& state, std::chrono::microseconds took) {
+  state.answer_time = took;
+  start(slots, state, state.endpoint->concurrency);
+}
+
+}  // namespace
+
+TEST_CASE("an endpoint's answer time is a moving average of its answers, not of refusals",
+          "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  EndpointState& a = *slots.find("a");
+  CHECK(a.answer_time.count() == 0);
+  start(slots, a, 4);
+  slots.finished("a", answered(8ms), t0, false);
+  CHECK(a.answer_time == 8ms);  // the first answer sets it
+  slots.finished("a", answered(16ms), t0, false);
+  CHECK(a.answer_time == 9ms);  // then each moves it by an eighth
+  slots.finished("a", busy(50ms), t0, false);
+  slots.finished("a", unreachable(), t0 + 100ms, false);
+  CHECK(a.answer_time == 9ms);
+}
+
+TEST_CASE("a busy endpoint reserves ahead what it answers in the window, one per attempt at most",
+          "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 4);
+  // Its pace unknown: nothing ahead, and with every slot taken it does not reserve.
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 0);
+  CHECK(slots.open(t0, 50ms).empty());
+
+  a.answer_time = 1ms;  // 4 attempts answer 200 jobs in 50 ms: one each ahead
+  CHECK(ids(slots.open(t0, 50ms)) == std::vector<std::string>{"a"});
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 4);
+  CHECK(slots.open(t0).empty());  // no window: never ahead
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0), 0ms, t0) == 0);
+
+  a.answer_time = 100ms;  // 4 attempts of 100 ms answer 2 jobs in 50 ms
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 2);
+  a.answer_time = 1s;  // slow jobs: none ahead
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 0);
+  CHECK(slots.open(t0, 50ms).empty());
+}
+
+TEST_CASE("jobs ahead count those held and those on their way, and the slots being filled",
+          "[unit]") {
+  auto slots = with({endpoint("a", 10)});
+  EndpointState& a = *slots.find("a");
+  a.answer_time = 1ms;
+  start(slots, a, 6);
+  const auto open = slots.open(t0, 50ms);
+  // 6 running and 4 about to start: room for 10 ahead.
+  CHECK(EndpointSlots::ahead(a, 4, open, 50ms, t0) == 10);
+  a.ahead.push_back(reserved("n"));
+  a.ahead_coming = 3;
+  CHECK(EndpointSlots::ahead(a, 4, open, 50ms, t0) == 6);
+  // One reservation never asks for more than a batch.
+  auto big = with({endpoint("b", 1000)});
+  EndpointState& b = *big.find("b");
+  b.answer_time = 1ms;
+  start(big, b, 1000);
+  CHECK(EndpointSlots::ahead(b, 0, big.open(t0, 50ms), 50ms, t0) == kMaxBatch);
+}
+
+TEST_CASE("nothing is reserved ahead while a rival for the same names has a free slot", "[unit]") {
+  auto slots =
+      with({endpoint("a", 2, {"mail"}), endpoint("b", 2, {"mail"}), endpoint("c", 2, {"other"})});
+  EndpointState& a = *slots.find("a");
+  busy_at_pace(slots, a, 1ms);
+  start(slots, *slots.find("c"), 1);
+  // b can start mail jobs now: a keeps none ahead of it. c serves other names.
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 0);
+  start(slots, *slots.find("b"), 2);
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 2);
+  // While its jobs had constraints, none.
+  a.no_ahead_until = t0 + 10s;
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0, 50ms), 50ms, t0) == 0);
+  CHECK(EndpointSlots::ahead(a, 0, slots.open(t0 + 10s, 50ms), 50ms, t0 + 10s) == 2);
+}
+
+TEST_CASE("a held-off or removed endpoint reserves nothing ahead, and leaves its jobs ahead",
+          "[unit]") {
+  auto slots = with({endpoint("a", 2), endpoint("b", 2)});
+  EndpointState& a = *slots.find("a");
+  busy_at_pace(slots, a, 1ms);
+  a.hold_until = t0 + 1s;
+  CHECK(ids(slots.open(t0, 50ms)) == std::vector<std::string>{"b"});
+  a.ahead.push_back(reserved("n"));
+  a.ahead.push_back(reserved("m"));
+  const auto gone = slots.update({endpoint("b", 2)}, [](const Endpoint&) { return nullptr; });
+  REQUIRE(gone.jobs.size() == 2);
+  CHECK(gone.jobs[0].record.name == "n");
+  CHECK(gone.jobs[1].record.name == "m");
+  CHECK(slots.find("a")->ahead.empty());  // kept while its attempts run, with nothing ahead
+}
+
+TEST_CASE("jobs ahead are taken away by what picks them, the others keep their order", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  EndpointState& a = *slots.find("a");
+  for (const char* name : {"x", "paused", "y", "paused"}) a.ahead.push_back(reserved(name));
+  const auto taken = EndpointSlots::take_ahead(
+      a, [](const ReservedJob& job) { return job.record.name == "paused"; });
+  CHECK(taken.size() == 2);
+  REQUIRE(a.ahead.size() == 2);
+  CHECK(a.ahead[0].record.name == "x");
+  CHECK(a.ahead[1].record.name == "y");
 }

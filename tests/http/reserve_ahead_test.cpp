@@ -1,0 +1,124 @@
+// Jobs reserved ahead of a busy endpoint (dispatch.reserve_ahead): the real daemon, a real
+// Redis, a real jqworker. While both of its slots run a long job, the two jobs behind them are
+// reserved for it already (GET shows them running, the worker has not seen them); they start as
+// the slots free, and go back to their queue, their attempt not counted, whenever they will not
+// run there. Every job keeps its result, so that GET still shows it once it succeeded.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include "tests/support/daemon.hpp"
+#include "tests/support/job_calls.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/worker.hpp"
+
+using namespace std::chrono_literals;
+using jq::test::Daemon;
+using jq::test::DaemonOptions;
+using jq::test::HttpClient;
+using jq::test::push;
+using jq::test::RedisServer;
+using jq::test::wait_until;
+using jq::test::Worker;
+using nlohmann::json;
+
+namespace {
+
+json job(const HttpClient& http, const std::string& id) {
+  return http.get("/v1/jobs/" + id).value();
+}
+
+bool all_in(const HttpClient& http, const std::vector<std::string>& ids, const std::string& state,
+            int attempts) {
+  for (const auto& id : ids) {
+    const json j = job(http, id);
+    if (j["state"] != state || j["attempts"] != attempts) return false;
+  }
+  return true;
+}
+
+// One jqworker of concurrency 2 for "n" that has answered a first job (its pace is known), two
+// jobs holding both of its slots (2 s and 4 s, so that one slot frees well before the other),
+// and two more behind them: the first of those with `first_behind` as its argument.
+struct BusyEndpoint {
+  explicit BusyEndpoint(const json& first_behind = json::object()) {
+    jq::test::register_worker(http, worker, {"n"}, 2);
+    const std::string first = push(http, {{"name", "n"}, {"keep_result", true}});
+    REQUIRE(wait_until([&] { return job(http, first)["state"] == "succeeded"; }, 10s));
+    for (int ms : {2000, 4000}) {
+      running.push_back(
+          push(http, {{"name", "n"}, {"argument", {{"sleep_ms", ms}}}, {"keep_result", true}}));
+    }
+    behind.push_back(
+        push(http, {{"name", "n"}, {"argument", first_behind}, {"keep_result", true}}));
+    behind.push_back(push(http, {{"name", "n"}, {"keep_result", true}}));
+  }
+  // Reserved for the worker before it has a free slot: running, their attempt counted, and not
+  // sent (the worker has the first job and the two long ones).
+  void wait_reserved_ahead() {
+    REQUIRE(wait_until([&] { return all_in(http, behind, "running", 1); }, 1500ms));
+    CHECK(worker.stats()["received"] == 3);
+    CHECK(all_in(http, running, "running", 1));
+  }
+  RedisServer redis;
+  Daemon daemon{DaemonOptions{redis.url()}};
+  HttpClient http{daemon.http()};
+  Worker worker;
+  std::vector<std::string> running;
+  std::vector<std::string> behind;
+};
+
+}  // namespace
+
+TEST_CASE("jobs behind a busy endpoint are reserved ahead and start as its slots free", "[http]") {
+  BusyEndpoint e;
+  e.wait_reserved_ahead();
+  REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+  const json stats = e.worker.stats();
+  CHECK(stats["received"] == 5);
+  const auto order = stats["order"].get<std::vector<std::string>>();
+  REQUIRE(order.size() == 5);
+  CHECK(std::vector<std::string>(order.begin() + 3, order.end()) == e.behind);
+  for (const auto& id : e.behind) CHECK(stats["by_job"][id] == json::array({1}));
+}
+
+TEST_CASE("jobs reserved ahead go back to their queue when their endpoint answers busy", "[http]") {
+  // The first job behind answers 503 with a Retry-After of 30 s when the first slot frees: the
+  // endpoint is held off, and the job reserved behind it goes back for others to run rather
+  // than wait out the 30 s (the other slot still runs its long job).
+  BusyEndpoint e({{"status", 503}, {"retry_after", 30}});
+  e.wait_reserved_ahead();
+  REQUIRE(wait_until([&] { return e.worker.stats()["received"] == 4; }, 5s));
+  CHECK(wait_until([&] { return all_in(e.http, e.behind, "queued", 0); }, 5s));
+  CHECK(e.worker.stats()["received"] == 4);
+}
+
+TEST_CASE("jobs reserved ahead go back when their queue is paused, and wait for its resume",
+          "[http]") {
+  BusyEndpoint e;
+  e.wait_reserved_ahead();
+  auto paused = e.http.request("POST", "/v1/queues/n/pause", "", {{"Accept", "application/json"}});
+  REQUIRE(paused.status == 200);
+  // Back while both slots still run their long jobs: not left for a slot to free first.
+  CHECK(wait_until([&] { return all_in(e.http, e.behind, "queued", 0); }, 1500ms));
+  REQUIRE(wait_until([&] { return all_in(e.http, e.running, "succeeded", 1); }, 10s));
+  CHECK(all_in(e.http, e.behind, "queued", 0));
+  CHECK(e.worker.stats()["received"] == 3);
+  e.http.request("POST", "/v1/queues/n/resume", "", {{"Accept", "application/json"}});
+  CHECK(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+}
+
+TEST_CASE("SIGTERM gives jobs reserved ahead back to their queue, their attempt not counted",
+          "[http]") {
+  BusyEndpoint e;
+  e.wait_reserved_ahead();
+  // The long jobs finish within shutdown_grace; the two behind them never start here.
+  REQUIRE(e.daemon.stop(SIGTERM, 15s) == 0);
+  CHECK(e.worker.stats()["received"] == 3);
+  Daemon next({e.redis.url()});
+  const HttpClient http = next.http();
+  CHECK(all_in(http, e.running, "succeeded", 1));
+  CHECK(all_in(http, e.behind, "queued", 0));
+}
