@@ -27,6 +27,11 @@ int ahead_room(const EndpointState& state, int running, std::chrono::microsecond
   return std::max(0, ahead_size(state, running, window) - held);
 }
 
+// Deregistered, and nothing of it left to settle.
+bool gone(const EndpointState& state) {
+  return state.removed && state.inflight == 0 && state.reserving == 0;
+}
+
 }  // namespace
 
 bool EndpointState::open(SteadyTime now) const {
@@ -42,11 +47,19 @@ bool EndpointState::may_reserve(SteadyTime now, std::chrono::microseconds window
 EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
                                           const PoolFactory& make_pool) {
   std::map<std::string, EndpointState> next;
+  Gone gone;
   for (auto& e : loaded) {
     EndpointState state;
     if (auto it = endpoints_.find(e.id); it != endpoints_.end()) {
       state = std::move(it->second);
       state.removed = false;
+      // Registered again with another url or other names: its jobs ahead were chosen for what
+      // it was.
+      const workers::Endpoint& was = *state.endpoint;
+      if (was.url != e.url || was.names != e.names || was.all_names != e.all_names) {
+        for (auto& job : state.ahead) gone.jobs.push_back(std::move(job));
+        state.ahead.clear();
+      }
     }
     if (!state.pool || state.endpoint->url != e.url || state.endpoint->ca_file != e.ca_file) {
       state.pool = make_pool(e);
@@ -57,13 +70,12 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
     state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));
     next.emplace(std::move(id), std::move(state));
   }
-  Gone gone;
   for (auto& [id, state] : endpoints_) {
     if (next.contains(id)) continue;
     if (state.held > 0) gone.slots.emplace_back(id, take_held(state));
     for (auto& job : state.ahead) gone.jobs.push_back(std::move(job));
     state.ahead.clear();
-    if (state.inflight > 0) {
+    if (state.inflight > 0 || state.reserving > 0) {
       state.removed = true;
       next.emplace(id, std::move(state));
     }
@@ -117,7 +129,9 @@ void EndpointSlots::started(EndpointState& state, int jobs) {
 std::vector<EndpointState*> EndpointSlots::releasable(SteadyTime now) {
   std::vector<EndpointState*> out;
   for (auto& [id, state] : endpoints_) {
-    const bool lingered = state.idle_since && now - *state.idle_since >= kSlotLinger;
+    // Slots held for jobs ahead, there or on their way, stay.
+    const bool lingered = state.idle_since && now - *state.idle_since >= kSlotLinger &&
+                          state.ahead.empty() && state.ahead_coming == 0;
     if (state.held > 0 && (now < state.hold_until || lingered)) out.push_back(&state);
   }
   return out;
@@ -143,6 +157,11 @@ std::vector<store::ReservedJob> EndpointSlots::take_ahead(
   return taken;
 }
 
+void EndpointSlots::forget_if_gone(const std::string& id) {
+  auto it = endpoints_.find(id);
+  if (it != endpoints_.end() && gone(it->second)) endpoints_.erase(it);
+}
+
 int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
   auto it = endpoints_.find(id);
   if (it == endpoints_.end() || slots <= 0) return 0;
@@ -150,7 +169,7 @@ int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
   state.inflight -= slots;
   const bool give_back = state.removed || stopping;
   if (!give_back) state.held += slots;
-  if (state.inflight == 0 && state.removed) endpoints_.erase(it);
+  if (gone(state)) endpoints_.erase(it);
   return give_back ? slots : 0;
 }
 
@@ -198,7 +217,7 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
       follow.clear_connections = state.pool;
       break;
   }
-  if (state.inflight == 0 && state.removed) endpoints_.erase(it);
+  if (gone(state)) endpoints_.erase(it);
   return follow;
 }
 

@@ -95,8 +95,9 @@ class EndpointSlots {
     std::vector<std::pair<std::string, int>> slots;
     std::vector<store::ReservedJob> jobs;
   };
-  // The registrations as loaded. An endpoint removed with attempts in flight keeps counting
-  // (closed) until they end; registered again, it opens again.
+  // The registrations as loaded. An endpoint removed with attempts or a reservation on their
+  // way keeps counting (closed) until they end; registered again, it opens again. Registered
+  // again with another url or other names, it leaves its jobs ahead.
   Gone update(std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool);
 
   // Endpoints that may reserve now (a free slot, or room ahead within `window`), fewest
@@ -131,6 +132,10 @@ class EndpointSlots {
   // reservation did not find): held again, or returned to give back when the endpoint is gone
   // or the scheduler stops.
   int unused(const std::string& id, int slots, bool stopping);
+
+  // A deregistered endpoint stays known while attempts or reservations of it are on their way;
+  // the answer of its last reservation forgets it.
+  void forget_if_gone(const std::string& id);
 
   // An attempt on endpoint `id` ended; nullopt when the endpoint is unknown.
   std::optional<AttemptFollowUp> finished(const std::string& id, const dispatch::AttemptEnd& end,

@@ -18,15 +18,16 @@ constexpr milliseconds kTick{1000};  // the safety net when nothing wakes us
 // An endpoint serving more job names than this takes no claims: checking that all their queues
 // (every shard) are empty at every push would cost more than the reservation it saves.
 constexpr std::size_t kMaxClaimNames = 64;
-// An endpoint whose jobs have constraints reserves none ahead for this long: a constraint counts
-// a job as started when it is reserved, and one kept ahead would start later than counted.
-constexpr milliseconds kNoAheadAfterConstraints{10'000};
+// An endpoint reserves nothing ahead for this long after a job ahead of it went back for having
+// constraints (a constraint counts a job as started when it is reserved, and one kept ahead
+// would start later than counted) or for waiting too long (its running attempts take longer
+// than their recent pace said).
+constexpr milliseconds kNoAheadPause{10'000};
 
-// A job reserved ahead that waited for a slot more than half its timeout goes back rather than
-// run with what is left (its worker sees the deadline, and the reaper would take it back).
-bool waited_too_long(const store::ReservedJob& job, std::int64_t now_ms) {
-  const std::int64_t reserved_at = job.deadline_ms - job.record.timeout_ms;
-  return now_ms - reserved_at > job.record.timeout_ms / 2;
+// A job reserved ahead that waits for a slot goes back once half its timeout is gone rather
+// than run with what is left (its worker sees the deadline, and the reaper would take it back).
+std::int64_t give_back_at_ms(const store::ReservedJob& job) {
+  return job.deadline_ms - job.record.timeout_ms + job.record.timeout_ms / 2;
 }
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
@@ -116,6 +117,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     heads_.forget_all();
     next_refresh_ = clock_() + kTick;
   }
+  for (auto& [id, state] : slots_.all()) start_ahead(state);
   // Reload before every round: events that arrive mid-pass must count in the next one. (Not
   // `do ... while (!stopping_ && co_await round())`: g++ 12 miscompiles a co_await inside `&&`
   // in a loop condition of a coroutine that returns a value; it traps at run time.)
@@ -126,7 +128,19 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     if (!progress) break;
   }
   update_claimable();
-  co_return slots_.next_wait(clock_(), redis_.ready(), kTick);
+  co_return std::min(slots_.next_wait(clock_(), redis_.ready(), kTick), ahead_wait());
+}
+
+// Until the first job ahead is due to go back (the next step gives it back), at most kTick.
+Periodic::Duration Scheduler::ahead_wait() {
+  const std::int64_t now_ms = store_.now_ms();
+  std::int64_t wait_ms = kTick.count();
+  for (const auto& [id, state] : slots_.all()) {
+    for (const store::ReservedJob& job : state.ahead) {
+      wait_ms = std::min(wait_ms, std::max<std::int64_t>(0, give_back_at_ms(job) - now_ms + 1));
+    }
+  }
+  return milliseconds(wait_ms);
 }
 
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
@@ -332,21 +346,25 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   }
   const int give_back = slots_.unused(endpoint_id, slots, stopping_);
   if (EndpointState* still = slots_.find(endpoint_id)) start_ahead(*still);
+  slots_.forget_if_gone(endpoint_id);
   give_back_jobs(std::move(back));
   if (give_back > 0) co_await workers_.release(endpoint_id, give_back);
   update_claimable();
 }
 
 // Starts jobs reserved ahead on the slots held, in order. A job of a queue paused meanwhile, or
-// one that waited too long, goes back instead; jobs with constraints are not kept ahead.
+// one due to go back, goes back instead; so do jobs with constraints (never kept ahead), and
+// all of them when no attempt runs and no slot is held (nothing would free one for them).
 void Scheduler::start_ahead(EndpointState& state) {
+  if (state.ahead.empty()) return;
   std::vector<store::ReservedJob> back;
   const SteadyTime now = clock_();
   const std::int64_t now_ms = store_.now_ms();
   while (!state.ahead.empty() && state.held > 0 && state.open(now) && !stopping_) {
     store::ReservedJob job = std::move(state.ahead.front());
     state.ahead.pop_front();
-    if (paused_.contains(job.record.name) || waited_too_long(job, now_ms)) {
+    if (now_ms > give_back_at_ms(job)) state.no_ahead_until = now + kNoAheadPause;
+    if (paused_.contains(job.record.name) || now_ms > give_back_at_ms(job)) {
       back.push_back(std::move(job));
       continue;
     }
@@ -354,12 +372,15 @@ void Scheduler::start_ahead(EndpointState& state) {
     dispatcher_.will_run(job);
     dispatch(state, std::move(job));
   }
-  auto constrained = EndpointSlots::take_ahead(
-      state, [](const store::ReservedJob& job) { return !job.record.constraints.empty(); });
-  if (!constrained.empty()) {
-    state.no_ahead_until = now + kNoAheadAfterConstraints;
-    for (auto& job : constrained) back.push_back(std::move(job));
-  }
+  const bool stranded = state.inflight == 0 && state.held == 0;
+  auto left = EndpointSlots::take_ahead(state, [&](const store::ReservedJob& job) {
+    if (!job.record.constraints.empty() || now_ms > give_back_at_ms(job)) {
+      state.no_ahead_until = now + kNoAheadPause;
+      return true;
+    }
+    return stranded;
+  });
+  for (auto& job : left) back.push_back(std::move(job));
   give_back_jobs(std::move(back));
 }
 

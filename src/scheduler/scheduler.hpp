@@ -87,6 +87,7 @@ class Scheduler : public store::DirectDispatch {
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
                                  int slots, int ahead);
   void start_ahead(EndpointState& state);
+  Periodic::Duration ahead_wait();
   void give_back_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> give_back(EndpointState& state);

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,19 +41,22 @@ bool all_in(const HttpClient& http, const std::vector<std::string>& ids, const s
 }
 
 // One jqworker of concurrency 2 for "n" that has answered a first job (its pace is known), two
-// jobs holding both of its slots (2 s and 4 s, so that one slot frees well before the other),
-// and two more behind them: the first of those with `first_behind` as its argument.
+// jobs holding both of its slots (2.5 s and 5 s, so that one slot frees well before the other),
+// and two more behind them: the first of those with `first_behind` as its argument. The window
+// is 1 s, so that a slow first answer on a loaded machine still leaves room for both.
 struct BusyEndpoint {
-  explicit BusyEndpoint(const json& first_behind = json::object()) {
+  explicit BusyEndpoint(const json& first_behind = json::object(),
+                        std::optional<double> first_behind_timeout = std::nullopt) {
     jq::test::register_worker(http, worker, {"n"}, 2);
     const std::string first = push(http, {{"name", "n"}, {"keep_result", true}});
     REQUIRE(wait_until([&] { return job(http, first)["state"] == "succeeded"; }, 10s));
-    for (int ms : {2000, 4000}) {
+    for (int ms : {2500, 5000}) {
       running.push_back(
           push(http, {{"name", "n"}, {"argument", {{"sleep_ms", ms}}}, {"keep_result", true}}));
     }
-    behind.push_back(
-        push(http, {{"name", "n"}, {"argument", first_behind}, {"keep_result", true}}));
+    json first_job = {{"name", "n"}, {"argument", first_behind}, {"keep_result", true}};
+    if (first_behind_timeout) first_job["timeout"] = *first_behind_timeout;
+    behind.push_back(push(http, first_job));
     behind.push_back(push(http, {{"name", "n"}, {"keep_result", true}}));
   }
   // Reserved for the worker before it has a free slot: running, their attempt counted, and not
@@ -63,7 +67,7 @@ struct BusyEndpoint {
     CHECK(all_in(http, running, "running", 1));
   }
   RedisServer redis;
-  Daemon daemon{DaemonOptions{redis.url()}};
+  Daemon daemon{DaemonOptions{redis.url(), 4, "dispatch:\n  reserve_ahead: 1\n"}};
   HttpClient http{daemon.http()};
   Worker worker;
   std::vector<std::string> running;
@@ -117,8 +121,24 @@ TEST_CASE("SIGTERM gives jobs reserved ahead back to their queue, their attempt 
   // The long jobs finish within shutdown_grace; the two behind them never start here.
   REQUIRE(e.daemon.stop(SIGTERM, 15s) == 0);
   CHECK(e.worker.stats()["received"] == 3);
+  // The next master runs them, each as its first attempt: the one given back was not counted.
   Daemon next({e.redis.url()});
   const HttpClient http = next.http();
   CHECK(all_in(http, e.running, "succeeded", 1));
-  CHECK(all_in(http, e.behind, "queued", 0));
+  REQUIRE(wait_until([&] { return all_in(http, e.behind, "succeeded", 1); }, 10s));
+  const json by_job = e.worker.stats()["by_job"];
+  for (const auto& id : e.behind) CHECK(by_job[id] == json::array({1}));
+}
+
+TEST_CASE("a job ahead goes back once half its timeout is gone, and runs later in full", "[http]") {
+  // The first slot's job runs 2.5 s: the first job behind, with a timeout of 1 s, would have
+  // timed out waiting for it. It goes back after 0.5 s, its attempt not counted, and runs once a
+  // slot frees, with its whole timeout.
+  BusyEndpoint e(json::object(), 1.0);
+  e.wait_reserved_ahead();
+  CHECK(wait_until([&] { return job(e.http, e.behind[0])["state"] == "queued"; }, 2s));
+  CHECK(job(e.http, e.behind[0])["attempts"] == 0);
+  CHECK(e.worker.stats()["received"] == 3);
+  REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+  CHECK(e.worker.stats()["by_job"][e.behind[0]] == json::array({1}));
 }

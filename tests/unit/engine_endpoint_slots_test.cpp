@@ -377,6 +377,46 @@ TEST_CASE("a held-off or removed endpoint reserves nothing ahead, and leaves its
   CHECK(slots.find("a")->ahead.empty());  // kept while its attempts run, with nothing ahead
 }
 
+TEST_CASE("registered again with another url or names, an endpoint leaves its jobs ahead",
+          "[unit]") {
+  auto slots = with({endpoint("a", 2, {"mail"})});
+  slots.find("a")->ahead.push_back(reserved("mail"));
+  CHECK(slots.update({endpoint("a", 4, {"mail"})}, [](const Endpoint&) { return nullptr; })
+            .jobs.empty());  // only its concurrency changed
+  CHECK(slots.find("a")->ahead.size() == 1);
+  const auto gone =
+      slots.update({endpoint("a", 4, {"mail", "sms"})}, [](const Endpoint&) { return nullptr; });
+  CHECK(gone.jobs.size() == 1);
+  CHECK(slots.find("a")->ahead.empty());
+}
+
+TEST_CASE("a removed endpoint stays known until its last reservation is answered", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  slots.find("a")->reserving = 1;  // a reservation of jobs ahead only: no slot counted
+  slots.update({}, [](const Endpoint&) { return nullptr; });
+  REQUIRE(slots.find("a"));
+  CHECK(slots.find("a")->removed);
+  slots.forget_if_gone("a");
+  REQUIRE(slots.find("a"));
+  slots.find("a")->reserving = 0;
+  slots.forget_if_gone("a");
+  CHECK_FALSE(slots.find("a"));
+}
+
+TEST_CASE("slots held for jobs ahead do not linger out", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  EndpointState& a = *slots.find("a");
+  a.held = 1;
+  slots.found_none(a, t0);
+  a.ahead_coming = 1;
+  CHECK(slots.releasable(t0 + kSlotLinger).empty());
+  a.ahead_coming = 0;
+  a.ahead.push_back(reserved("n"));
+  CHECK(slots.releasable(t0 + kSlotLinger).empty());
+  a.ahead.clear();
+  CHECK(slots.releasable(t0 + kSlotLinger).size() == 1);
+}
+
 TEST_CASE("jobs ahead are taken away by what picks them, the others keep their order", "[unit]") {
   auto slots = with({endpoint("a", 2)});
   EndpointState& a = *slots.find("a");
