@@ -1,6 +1,8 @@
 #include "src/scheduler/endpoint_slots.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <ranges>
 
 #include "src/dispatch/worker_call.hpp"
 
@@ -145,8 +147,12 @@ int EndpointSlots::take_held(EndpointState& state) {
 std::vector<store::ReservedJob> EndpointSlots::take_ahead(
     EndpointState& state, const std::function<bool(const store::ReservedJob&)>& which) {
   std::vector<store::ReservedJob> taken;
-  std::deque<store::ReservedJob> kept;
-  for (auto& job : state.ahead) {
+  // Asked at every attempt's end: most often nothing is taken, and the jobs stay where they are.
+  auto first = std::find_if(state.ahead.begin(), state.ahead.end(), which);
+  if (first == state.ahead.end()) return taken;
+  std::deque<store::ReservedJob> kept(std::make_move_iterator(state.ahead.begin()),
+                                      std::make_move_iterator(first));
+  for (auto& job : std::ranges::subrange(first, state.ahead.end())) {
     if (which(job)) {
       taken.push_back(std::move(job));
     } else {
