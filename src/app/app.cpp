@@ -126,8 +126,8 @@ class Daemon {
         runner_(io_, schedules_),
         dispatcher_(io_, dispatch_store_, workers_, waiters_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
-        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, worker_tls_,
-                   io_threads_of(config) == 1,
+        scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, metrics_,
+                   worker_tls_, io_threads_of(config) == 1,
                    std::chrono::microseconds(
                        static_cast<std::int64_t>(config.dispatch.reserve_ahead_s * 1e6))),
         promoter_(io_, redis_, dispatch_store_),

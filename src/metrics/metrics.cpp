@@ -40,6 +40,11 @@ Metrics::Metrics(std::size_t max_job_names)
       inflight_(registry_.gauge("jq_worker_inflight",
                                 "Attempts this master has in flight on a worker endpoint.",
                                 {"worker"})),
+      reserved_ahead_(registry_.gauge("jq_worker_reserved_ahead",
+                                      "Jobs this master has reserved for a worker endpoint whose "
+                                      "slots are all taken, to start as they free "
+                                      "(dispatch.reserve_ahead).",
+                                      {"worker"})),
       dispatch_duration_(registry_.histogram(
           "jq_dispatch_duration_seconds",
           "Worker round trip of this master's attempts: request sent to answer or timeout.",
@@ -81,7 +86,8 @@ Metrics::Job Metrics::make_job(const std::string& name) {
 
 Metrics::Worker Metrics::make_worker(const std::string& url) {
   const LabelValues labels{url};
-  return Worker{inflight_.with(labels), dispatch_duration_.with(labels)};
+  return Worker{inflight_.with(labels), reserved_ahead_.with(labels),
+                dispatch_duration_.with(labels)};
 }
 
 Counter& Metrics::http_request(std::string_view route, std::string_view method, int status) {

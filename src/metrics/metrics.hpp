@@ -46,6 +46,7 @@ class Metrics {
   // This master's attempts on one worker endpoint, by URL.
   struct Worker {
     Gauge& inflight;
+    Gauge& reserved_ahead;         // jobs reserved for it while its slots are all taken
     Histogram& dispatch_duration;  // seconds, request sent to answer (or timeout)
   };
   const Worker& worker(std::string_view url) { return workers_.get(url); }
@@ -77,6 +78,7 @@ class Metrics {
   Family<Counter>& retried_;
   Family<Counter>& dead_;
   Family<Gauge>& inflight_;
+  Family<Gauge>& reserved_ahead_;
   Family<Histogram>& dispatch_duration_;
   Histogram& push_duration_;
   Histogram& job_latency_;

@@ -38,14 +38,16 @@ bool same(const store::QueueHead& a, const store::QueueHead& b) {
 
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
                      store::DispatchStore& store, workers::WorkerStore& workers,
-                     dispatch::Dispatcher& dispatcher, std::shared_ptr<dispatch::TlsContexts> tls,
-                     bool one_io_thread, std::chrono::microseconds reserve_ahead, SteadyClock clock)
+                     dispatch::Dispatcher& dispatcher, metrics::Metrics& metrics,
+                     std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
+                     std::chrono::microseconds reserve_ahead, SteadyClock clock)
     : io_(io),
       redis_(redis),
       queues_(queues),
       store_(store),
       workers_(workers),
       dispatcher_(dispatcher),
+      metrics_(metrics),
       tls_(std::move(tls)),
       one_io_thread_(one_io_thread),
       reserve_ahead_(reserve_ahead),
@@ -151,6 +153,7 @@ asio::awaitable<void> Scheduler::give_back_all() {
     for (auto& job : EndpointSlots::take_ahead(state, [](const auto&) { return true; })) {
       ahead.push_back(std::move(job));
     }
+    count_ahead(state);
   }
   co_await release_jobs(std::move(ahead));
   for (auto& [id, state] : slots_.all()) co_await give_back(state);
@@ -172,9 +175,12 @@ asio::awaitable<void> Scheduler::reload() {
       reload_names_ = false;
       // Jobs of a queue paused now go back to it, not to a worker.
       for (auto& [id, state] : slots_.all()) {
-        give_back_jobs(EndpointSlots::take_ahead(state, [this](const store::ReservedJob& job) {
+        auto paused = EndpointSlots::take_ahead(state, [this](const store::ReservedJob& job) {
           return paused_.contains(job.record.name);
-        }));
+        });
+        if (paused.empty()) continue;
+        count_ahead(state);
+        give_back_jobs(std::move(paused));
       }
     }
   }
@@ -184,11 +190,21 @@ asio::awaitable<void> Scheduler::reload_workers() {
   auto loaded = co_await workers_.load_all();
   if (!loaded) co_return;
   reload_workers_ = false;
+  // The endpoints with jobs ahead now: the update may leave them with none, or forget them.
+  std::vector<std::pair<std::string, std::string>> had_ahead;  // id, url
+  for (const auto& [id, state] : slots_.all()) {
+    if (!state.ahead.empty()) had_ahead.emplace_back(id, state.endpoint->url);
+  }
   auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
                                                       e.ca_file, e.concurrency, one_io_thread_);
   });
   give_back_jobs(std::move(gone.jobs));
+  for (const auto& [id, url] : had_ahead) {
+    const EndpointState* state = slots_.find(id);
+    const bool same = state && state->endpoint->url == url;
+    metrics_.worker(url).reserved_ahead.set(same ? static_cast<double>(state->ahead.size()) : 0);
+  }
   for (auto& [id, held] : gone.slots) co_await workers_.release(id, held);
 }
 
@@ -345,7 +361,10 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     for (auto& job : jobs) state->ahead.push_back(std::move(job));
   }
   const int give_back = slots_.unused(endpoint_id, slots, stopping_);
-  if (EndpointState* still = slots_.find(endpoint_id)) start_ahead(*still);
+  if (EndpointState* still = slots_.find(endpoint_id)) {
+    start_ahead(*still);
+    count_ahead(*still);
+  }
   slots_.forget_if_gone(endpoint_id);
   give_back_jobs(std::move(back));
   if (give_back > 0) co_await workers_.release(endpoint_id, give_back);
@@ -357,6 +376,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
 // all of them when no attempt runs and no slot is held (nothing would free one for them).
 void Scheduler::start_ahead(EndpointState& state) {
   if (state.ahead.empty()) return;
+  const std::size_t before = state.ahead.size();
   std::vector<store::ReservedJob> back;
   const SteadyTime now = clock_();
   const std::int64_t now_ms = store_.now_ms();
@@ -381,7 +401,12 @@ void Scheduler::start_ahead(EndpointState& state) {
     return stranded;
   });
   for (auto& job : left) back.push_back(std::move(job));
+  if (state.ahead.size() != before) count_ahead(state);
   give_back_jobs(std::move(back));
+}
+
+void Scheduler::count_ahead(const EndpointState& state) {
+  metrics_.worker(state.endpoint->url).reserved_ahead.set(static_cast<double>(state.ahead.size()));
 }
 
 // Reserved jobs that will not run here go back to their queues, in their place and with their
@@ -527,6 +552,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
     // Held off: what it had ahead goes back for others to run; else its next job starts now.
     if (follow->mark_busy || follow->mark_down) {
       give_back_jobs(EndpointSlots::take_ahead(*state, [](const auto&) { return true; }));
+      count_ahead(*state);
     } else {
       start_ahead(*state);
     }

@@ -50,7 +50,7 @@ class Scheduler : public store::DirectDispatch {
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
-      std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
+      metrics::Metrics& metrics, std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
       std::chrono::microseconds reserve_ahead,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
@@ -87,6 +87,7 @@ class Scheduler : public store::DirectDispatch {
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
                                  int slots, int ahead);
   void start_ahead(EndpointState& state);
+  void count_ahead(const EndpointState& state);
   Periodic::Duration ahead_wait();
   void give_back_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
@@ -108,6 +109,7 @@ class Scheduler : public store::DirectDispatch {
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
   dispatch::Dispatcher& dispatcher_;
+  metrics::Metrics& metrics_;
   std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
   bool one_io_thread_;                          // the pools' connections need no strands
   std::chrono::microseconds reserve_ahead_;     // dispatch.reserve_ahead; zero: none

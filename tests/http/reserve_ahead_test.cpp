@@ -40,6 +40,14 @@ bool all_in(const HttpClient& http, const std::vector<std::string>& ids, const s
   return true;
 }
 
+// jq_worker_reserved_ahead of the endpoint at `url`, as GET /metrics shows it; -1 without one.
+double reserved_ahead(const HttpClient& http, const std::string& url) {
+  const std::string text = http.get("/metrics").body;
+  const std::string key = "jq_worker_reserved_ahead{worker=\"" + url + "\"} ";
+  const auto at = text.find(key);
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + key.size()));
+}
+
 // One jqworker of concurrency 2 for "n" that has answered a first job (its pace is known), two
 // jobs holding both of its slots (2.5 s and 5 s, so that one slot frees well before the other),
 // and two more behind them: the first of those with `first_behind` as its argument. The window
@@ -79,7 +87,9 @@ struct BusyEndpoint {
 TEST_CASE("jobs behind a busy endpoint are reserved ahead and start as its slots free", "[http]") {
   BusyEndpoint e;
   e.wait_reserved_ahead();
+  CHECK(reserved_ahead(e.http, e.worker.url()) == 2);
   REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+  CHECK(reserved_ahead(e.http, e.worker.url()) == 0);
   const json stats = e.worker.stats();
   CHECK(stats["received"] == 5);
   const auto order = stats["order"].get<std::vector<std::string>>();
@@ -97,6 +107,7 @@ TEST_CASE("jobs reserved ahead go back to their queue when their endpoint answer
   REQUIRE(wait_until([&] { return e.worker.stats()["received"] == 4; }, 5s));
   CHECK(wait_until([&] { return all_in(e.http, e.behind, "queued", 0); }, 5s));
   CHECK(e.worker.stats()["received"] == 4);
+  CHECK(reserved_ahead(e.http, e.worker.url()) == 0);
 }
 
 TEST_CASE("jobs reserved ahead go back when their queue is paused, and wait for its resume",

@@ -628,6 +628,7 @@ export interface paths {
          *     | `jq_queue_dead` | gauge | `name` | dead jobs |
          *     | `jq_queue_lag_seconds` | gauge | `name` | age of the oldest ready job, 0 when none |
          *     | `jq_worker_inflight` | gauge | `worker` | this master's attempts in flight on the endpoint |
+         *     | `jq_worker_reserved_ahead` | gauge | `worker` | jobs this master reserved for the endpoint while its slots are all taken (`dispatch.reserve_ahead`), started as they free |
          *     | `jq_worker_healthy` | gauge | `worker` | 1, or 0 while the endpoint is held off as unreachable |
          *     | `jq_push_duration_seconds` | histogram | | `POST /v1/jobs`, request to `201` |
          *     | `jq_dispatch_duration_seconds` | histogram | `worker` | worker round trip of an attempt (answer or timeout) |
@@ -889,8 +890,10 @@ export interface components {
         DuplicateIndexes: number[];
         /**
          * @description `queued` (ready to run, or held by an ordering key or a constraint: see `blocked_by`),
-         *     `scheduled` (waiting for its `delay`, its `run_at` or a retry's backoff), `running`,
-         *     `succeeded` (result kept, not yet fetched), `dead` (failed for good).
+         *     `scheduled` (waiting for its `delay`, its `run_at` or a retry's backoff), `running`
+         *     (sent to a worker, or reserved for a worker whose slots are all taken, for at most about
+         *     `dispatch.reserve_ahead` of its work), `succeeded` (result kept, not yet fetched), `dead`
+         *     (failed for good).
          * @enum {string}
          */
         JobState: "queued" | "scheduled" | "running" | "succeeded" | "dead";
