@@ -29,6 +29,12 @@ int ahead_room(const EndpointState& state, int running, std::chrono::microsecond
   return std::max(0, ahead_size(state, running, window) - held);
 }
 
+// Held slots that go back once the endpoint has been idle for kSlotLinger; not those held for
+// jobs ahead, there or on their way.
+bool may_linger_out(const EndpointState& state) {
+  return state.held > 0 && state.idle_since && state.ahead.empty() && state.ahead_coming == 0;
+}
+
 // Deregistered, and nothing of it left to settle.
 bool gone(const EndpointState& state) {
   return state.removed && state.inflight == 0 && state.reserving == 0;
@@ -131,9 +137,7 @@ void EndpointSlots::started(EndpointState& state, int jobs) {
 std::vector<EndpointState*> EndpointSlots::releasable(SteadyTime now) {
   std::vector<EndpointState*> out;
   for (auto& [id, state] : endpoints_) {
-    // Slots held for jobs ahead, there or on their way, stay.
-    const bool lingered = state.idle_since && now - *state.idle_since >= kSlotLinger &&
-                          state.ahead.empty() && state.ahead_coming == 0;
+    const bool lingered = may_linger_out(state) && now - *state.idle_since >= kSlotLinger;
     if (state.held > 0 && (now < state.hold_until || lingered)) out.push_back(&state);
   }
   return out;
@@ -152,7 +156,8 @@ std::vector<store::ReservedJob> EndpointSlots::take_ahead(
   if (first == state.ahead.end()) return taken;
   std::deque<store::ReservedJob> kept(std::make_move_iterator(state.ahead.begin()),
                                       std::make_move_iterator(first));
-  for (auto& job : std::ranges::subrange(first, state.ahead.end())) {
+  taken.push_back(std::move(*first));
+  for (auto& job : std::ranges::subrange(std::next(first), state.ahead.end())) {
     if (which(job)) {
       taken.push_back(std::move(job));
     } else {
@@ -235,7 +240,7 @@ std::chrono::steady_clock::duration EndpointSlots::next_wait(
     if (!state.removed && state.hold_until > now) {
       wait = std::min<Duration>(wait, state.hold_until - now);
     }
-    if (state.held > 0 && state.idle_since && can_release) {
+    if (can_release && may_linger_out(state)) {
       const Duration left = *state.idle_since + kSlotLinger - now;
       wait = std::clamp<Duration>(left, Duration::zero(), wait);
     }

@@ -53,9 +53,9 @@ inline constexpr std::chrono::milliseconds kUnreachableMax{30'000};
 struct EndpointState {
   std::shared_ptr<const workers::Endpoint> endpoint;
   std::shared_ptr<dispatch::ConnectionPool> pool;
-  int inflight = 0;                      // attempts of this master, and jobs being reserved
-  int held = 0;                          // slots leased by this master and not in use
-  int reserving = 0;                     // reservations on their way
+  int inflight = 0;   // attempts of this master, and slots a reservation on its way may fill
+  int held = 0;       // slots leased by this master and not in use
+  int reserving = 0;  // reservations on their way
   std::optional<SteadyTime> idle_since;  // when a round last found no job for it
   SteadyTime hold_until{};               // takes no jobs before then
   bool removed = false;  // deregistered while attempts ran: gone when the last one ends

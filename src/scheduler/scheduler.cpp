@@ -24,10 +24,14 @@ constexpr std::size_t kMaxClaimNames = 64;
 // than their recent pace said).
 constexpr milliseconds kNoAheadPause{10'000};
 
-// A job reserved ahead that waits for a slot goes back once half its timeout is gone rather
-// than run with what is left (its worker sees the deadline, and the reaper would take it back).
-std::int64_t give_back_at_ms(const store::ReservedJob& job) {
-  return job.deadline_ms - job.record.timeout_ms + job.record.timeout_ms / 2;
+// A job reserved ahead is meant to wait about `window` (the endpoint's recent pace says so). It
+// goes back once it waited four times that, when the running attempts take longer than the pace
+// said, and at the latest once half its timeout is gone, rather than run with what is left (its
+// worker sees the deadline, and the reaper would take it back).
+std::int64_t give_back_at_ms(const store::ReservedJob& job, std::chrono::microseconds window) {
+  const std::int64_t reserved_at = job.deadline_ms - job.record.timeout_ms;
+  const std::int64_t patience_ms = std::max<std::int64_t>(1, 4 * window.count() / 1000);
+  return reserved_at + std::min(patience_ms, job.record.timeout_ms / 2);
 }
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
@@ -139,7 +143,8 @@ Periodic::Duration Scheduler::ahead_wait() {
   std::int64_t wait_ms = kTick.count();
   for (const auto& [id, state] : slots_.all()) {
     for (const store::ReservedJob& job : state.ahead) {
-      wait_ms = std::min(wait_ms, std::max<std::int64_t>(0, give_back_at_ms(job) - now_ms + 1));
+      const std::int64_t due_ms = give_back_at_ms(job, reserve_ahead_);
+      wait_ms = std::min(wait_ms, std::max<std::int64_t>(0, due_ms - now_ms + 1));
     }
   }
   return milliseconds(wait_ms);
@@ -153,7 +158,7 @@ asio::awaitable<void> Scheduler::give_back_all() {
     for (auto& job : EndpointSlots::take_ahead(state, [](const auto&) { return true; })) {
       ahead.push_back(std::move(job));
     }
-    count_ahead(state);
+    if (!state.removed) count_ahead(state);
   }
   co_await release_jobs(std::move(ahead));
   for (auto& [id, state] : slots_.all()) co_await give_back(state);
@@ -175,12 +180,9 @@ asio::awaitable<void> Scheduler::reload() {
       reload_names_ = false;
       // Jobs of a queue paused now go back to it, not to a worker.
       for (auto& [id, state] : slots_.all()) {
-        auto paused = EndpointSlots::take_ahead(state, [this](const store::ReservedJob& job) {
+        give_back_ahead(state, [this](const store::ReservedJob& job) {
           return paused_.contains(job.record.name);
         });
-        if (paused.empty()) continue;
-        count_ahead(state);
-        give_back_jobs(std::move(paused));
       }
     }
   }
@@ -219,9 +221,11 @@ asio::awaitable<bool> Scheduler::round() {
     if (stopping_) break;
     start_ahead(*state);  // a slot held takes a job reserved ahead before any other
     if (state->reserving >= kReservationsInFlight) continue;
-    const Fill result = co_await fill(*state, EndpointSlots::want(*state, open), open);
+    const int want = EndpointSlots::want(*state, open);
+    const Fill result = co_await fill(*state, want, open);
     if (result == Fill::retry) progress = true;
-    if (result == Fill::idle) slots_.found_none(*state, now);
+    // Idle only with a free slot: one busy throughout, finding nothing to keep ahead, is not.
+    if (result == Fill::idle && want > 0) slots_.found_none(*state, now);
   }
   // Held-off endpoints keep no slots they cannot use; idle ones keep them a little while.
   for (EndpointState* state : slots_.releasable(now)) co_await give_back(*state);
@@ -355,13 +359,13 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     --state->reserving;
     state->ahead_coming -= ahead;
     if (result == Fill::dispatched) slots_.found_work(*state);
-    if (result == Fill::idle) slots_.found_none(*state, clock_());
+    if (result == Fill::idle && slots > 0) slots_.found_none(*state, clock_());
     // In the order reserved, behind those reserved ahead before: the slots this reservation
     // counted are held again and take them from the front.
     for (auto& job : jobs) state->ahead.push_back(std::move(job));
   }
   const int give_back = slots_.unused(endpoint_id, slots, stopping_);
-  if (EndpointState* still = slots_.find(endpoint_id)) {
+  if (EndpointState* still = slots_.find(endpoint_id); still && !still->removed) {
     start_ahead(*still);
     count_ahead(*still);
   }
@@ -380,11 +384,19 @@ void Scheduler::start_ahead(EndpointState& state) {
   std::vector<store::ReservedJob> back;
   const SteadyTime now = clock_();
   const std::int64_t now_ms = store_.now_ms();
+  // Either way the endpoint keeps nothing ahead for a while (kNoAheadPause): late, its pace
+  // misled; constrained, it was not to be kept ahead (one on a free slot starts as usual).
+  auto pause_ahead_if = [&](bool go) {
+    if (go) state.no_ahead_until = now + kNoAheadPause;
+    return go;
+  };
+  auto late = [&](const store::ReservedJob& job) {
+    return pause_ahead_if(now_ms > give_back_at_ms(job, reserve_ahead_));
+  };
   while (!state.ahead.empty() && state.held > 0 && state.open(now) && !stopping_) {
     store::ReservedJob job = std::move(state.ahead.front());
     state.ahead.pop_front();
-    if (now_ms > give_back_at_ms(job)) state.no_ahead_until = now + kNoAheadPause;
-    if (paused_.contains(job.record.name) || now_ms > give_back_at_ms(job)) {
+    if (late(job) || paused_.contains(job.record.name)) {
       back.push_back(std::move(job));
       continue;
     }
@@ -394,15 +406,21 @@ void Scheduler::start_ahead(EndpointState& state) {
   }
   const bool stranded = state.inflight == 0 && state.held == 0;
   auto left = EndpointSlots::take_ahead(state, [&](const store::ReservedJob& job) {
-    if (!job.record.constraints.empty() || now_ms > give_back_at_ms(job)) {
-      state.no_ahead_until = now + kNoAheadPause;
-      return true;
-    }
-    return stranded;
+    return late(job) || pause_ahead_if(!job.record.constraints.empty()) || stranded ||
+           paused_.contains(job.record.name);
   });
   for (auto& job : left) back.push_back(std::move(job));
   if (state.ahead.size() != before) count_ahead(state);
   give_back_jobs(std::move(back));
+}
+
+// Jobs ahead of `state` that `which` picks go back to their queues.
+void Scheduler::give_back_ahead(EndpointState& state,
+                                const std::function<bool(const store::ReservedJob&)>& which) {
+  auto taken = EndpointSlots::take_ahead(state, which);
+  if (taken.empty()) return;
+  count_ahead(state);
+  give_back_jobs(std::move(taken));
 }
 
 void Scheduler::count_ahead(const EndpointState& state) {
@@ -551,8 +569,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
   if (EndpointState* state = slots_.find(endpoint_id)) {
     // Held off: what it had ahead goes back for others to run; else its next job starts now.
     if (follow->mark_busy || follow->mark_down) {
-      give_back_jobs(EndpointSlots::take_ahead(*state, [](const auto&) { return true; }));
-      count_ahead(*state);
+      give_back_ahead(*state, [](const auto&) { return true; });
     } else {
       start_ahead(*state);
     }

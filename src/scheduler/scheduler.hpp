@@ -88,6 +88,8 @@ class Scheduler : public store::DirectDispatch {
                                  int slots, int ahead);
   void start_ahead(EndpointState& state);
   void count_ahead(const EndpointState& state);
+  void give_back_ahead(EndpointState& state,
+                       const std::function<bool(const store::ReservedJob&)>& which);
   Periodic::Duration ahead_wait();
   void give_back_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);

@@ -54,7 +54,9 @@ double reserved_ahead(const HttpClient& http, const std::string& url) {
 // is 1 s, so that a slow first answer on a loaded machine still leaves room for both.
 struct BusyEndpoint {
   explicit BusyEndpoint(const json& first_behind = json::object(),
-                        std::optional<double> first_behind_timeout = std::nullopt) {
+                        std::optional<double> first_behind_timeout = std::nullopt,
+                        const std::string& window = "1")
+      : daemon{DaemonOptions{redis.url(), 4, "dispatch:\n  reserve_ahead: " + window + "\n"}} {
     jq::test::register_worker(http, worker, {"n"}, 2);
     const std::string first = push(http, {{"name", "n"}, {"keep_result", true}});
     REQUIRE(wait_until([&] { return job(http, first)["state"] == "succeeded"; }, 10s));
@@ -75,7 +77,7 @@ struct BusyEndpoint {
     CHECK(all_in(http, running, "running", 1));
   }
   RedisServer redis;
-  Daemon daemon{DaemonOptions{redis.url(), 4, "dispatch:\n  reserve_ahead: 1\n"}};
+  Daemon daemon;
   HttpClient http{daemon.http()};
   Worker worker;
   std::vector<std::string> running;
@@ -152,4 +154,15 @@ TEST_CASE("a job ahead goes back once half its timeout is gone, and runs later i
   CHECK(e.worker.stats()["received"] == 3);
   REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
   CHECK(e.worker.stats()["by_job"][e.behind[0]] == json::array({1}));
+}
+
+TEST_CASE("jobs ahead of attempts slower than their pace go back after four windows", "[http]") {
+  // With the default window of 50 ms, the jobs behind the long ones are reserved ahead (the
+  // first job took a few milliseconds: both of them, or one on a slow machine) and go back
+  // 200 ms later, while both slots still run: the endpoint's pace misled.
+  BusyEndpoint e(json::object(), std::nullopt, "0.05");
+  REQUIRE(wait_until([&] { return all_in(e.http, {e.behind[0]}, "running", 1); }, 1500ms));
+  CHECK(wait_until([&] { return all_in(e.http, e.behind, "queued", 0); }, 1500ms));
+  CHECK(e.worker.stats()["received"] == 3);
+  REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
 }
