@@ -65,8 +65,7 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
       // it was.
       const workers::Endpoint& was = *state.endpoint;
       if (was.url != e.url || was.names != e.names || was.all_names != e.all_names) {
-        for (auto& job : state.ahead) gone.jobs.push_back(std::move(job));
-        state.ahead.clear();
+        take_ahead(state, gone.jobs);
       }
     }
     if (!state.pool || state.endpoint->url != e.url || state.endpoint->ca_file != e.ca_file) {
@@ -81,8 +80,7 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
   for (auto& [id, state] : endpoints_) {
     if (next.contains(id)) continue;
     if (state.held > 0) gone.slots.emplace_back(id, take_held(state));
-    for (auto& job : state.ahead) gone.jobs.push_back(std::move(job));
-    state.ahead.clear();
+    take_ahead(state, gone.jobs);
     if (state.inflight > 0 || state.reserving > 0) {
       state.removed = true;
       next.emplace(id, std::move(state));
@@ -166,6 +164,11 @@ std::vector<store::ReservedJob> EndpointSlots::take_ahead(
   }
   state.ahead = std::move(kept);
   return taken;
+}
+
+void EndpointSlots::take_ahead(EndpointState& state, std::vector<store::ReservedJob>& into) {
+  for (auto& job : state.ahead) into.push_back(std::move(job));
+  state.ahead.clear();
 }
 
 void EndpointSlots::forget_if_gone(const std::string& id) {

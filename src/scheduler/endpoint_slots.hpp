@@ -64,7 +64,8 @@ struct EndpointState {
   std::chrono::microseconds answer_time{0};
   std::deque<store::ReservedJob> ahead;  // reserved ahead of a free slot, in order
   int ahead_coming = 0;                  // asked for by the reservation on its way
-  SteadyTime no_ahead_until{};  // reserves nothing ahead before then (its jobs had constraints)
+  // Reserves nothing ahead before then: a job ahead had constraints, or waited too long.
+  SteadyTime no_ahead_until{};
 
   bool open(SteadyTime now) const;  // may take a job now
   // May reserve now: open, or (busy) with room for jobs ahead.
@@ -127,6 +128,8 @@ class EndpointSlots {
   // Its jobs reserved ahead (those `which` picks), taken away to be given back.
   static std::vector<store::ReservedJob> take_ahead(
       EndpointState& state, const std::function<bool(const store::ReservedJob&)>& which);
+  // All of them, appended to `into`.
+  static void take_ahead(EndpointState& state, std::vector<store::ReservedJob>& into);
 
   // Slots counted as started that got no job (a claim whose push did not take it, what a
   // reservation did not find): held again, or returned to give back when the endpoint is gone

@@ -1,13 +1,10 @@
 #include "src/scheduler/scheduler.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 namespace jq::scheduler {
 namespace {
@@ -15,24 +12,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kTick{1000};  // the safety net when nothing wakes us
-// An endpoint serving more job names than this takes no claims: checking that all their queues
-// (every shard) are empty at every push would cost more than the reservation it saves.
-constexpr std::size_t kMaxClaimNames = 64;
-// An endpoint reserves nothing ahead for this long after a job ahead of it went back for having
-// constraints (a constraint counts a job as started when it is reserved, and one kept ahead
-// would start later than counted) or for waiting too long (its running attempts take longer
-// than their recent pace said).
-constexpr milliseconds kNoAheadPause{10'000};
-
-// A job reserved ahead is meant to wait about `window` (the endpoint's recent pace says so). It
-// goes back once it waited four times that, when the running attempts take longer than the pace
-// said, and at the latest once half its timeout is gone, rather than run with what is left (its
-// worker sees the deadline, and the reaper would take it back).
-std::int64_t give_back_at_ms(const store::ReservedJob& job, std::chrono::microseconds window) {
-  const std::int64_t reserved_at = job.deadline_ms - job.record.timeout_ms;
-  const std::int64_t patience_ms = std::max<std::int64_t>(1, 4 * window.count() / 1000);
-  return reserved_at + std::min(patience_ms, job.record.timeout_ms / 2);
-}
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
   return a.priority == b.priority && a.member == b.member;
@@ -123,6 +102,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     heads_.forget_all();
     next_refresh_ = clock_() + kTick;
   }
+  // Jobs ahead first: a slot held takes one before any other, and those due go back.
   for (auto& [id, state] : slots_.all()) start_ahead(state);
   // Reload before every round: events that arrive mid-pass must count in the next one. (Not
   // `do ... while (!stopping_ && co_await round())`: g++ 12 miscompiles a co_await inside `&&`
@@ -134,20 +114,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     if (!progress) break;
   }
   update_claimable();
-  co_return std::min(slots_.next_wait(clock_(), redis_.ready(), kTick), ahead_wait());
-}
-
-// Until the first job ahead is due to go back (the next step gives it back), at most kTick.
-Periodic::Duration Scheduler::ahead_wait() {
-  const std::int64_t now_ms = store_.now_ms();
-  std::int64_t wait_ms = kTick.count();
-  for (const auto& [id, state] : slots_.all()) {
-    for (const store::ReservedJob& job : state.ahead) {
-      const std::int64_t due_ms = give_back_at_ms(job, reserve_ahead_);
-      wait_ms = std::min(wait_ms, std::max<std::int64_t>(0, due_ms - now_ms + 1));
-    }
-  }
-  return milliseconds(wait_ms);
+  co_return std::min(slots_.next_wait(clock_(), redis_.ready(), kTick), ahead_wait(kTick));
 }
 
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
@@ -155,9 +122,7 @@ Periodic::Duration Scheduler::ahead_wait() {
 asio::awaitable<void> Scheduler::give_back_all() {
   std::vector<store::ReservedJob> ahead;
   for (auto& [id, state] : slots_.all()) {
-    for (auto& job : EndpointSlots::take_ahead(state, [](const auto&) { return true; })) {
-      ahead.push_back(std::move(job));
-    }
+    EndpointSlots::take_ahead(state, ahead);
     if (!state.removed) count_ahead(state);
   }
   co_await release_jobs(std::move(ahead));
@@ -204,8 +169,7 @@ asio::awaitable<void> Scheduler::reload_workers() {
   give_back_jobs(std::move(gone.jobs));
   for (const auto& [id, url] : had_ahead) {
     const EndpointState* state = slots_.find(id);
-    const bool same = state && state->endpoint->url == url;
-    metrics_.worker(url).reserved_ahead.set(same ? static_cast<double>(state->ahead.size()) : 0);
+    metrics_.worker(url).reserved_ahead.set(state ? static_cast<double>(state->ahead.size()) : 0);
   }
   for (auto& [id, held] : gone.slots) co_await workers_.release(id, held);
 }
@@ -219,7 +183,6 @@ asio::awaitable<bool> Scheduler::round() {
   bool progress = false;
   for (EndpointState* state : open) {
     if (stopping_) break;
-    start_ahead(*state);  // a slot held takes a job reserved ahead before any other
     if (state->reserving >= kReservationsInFlight) continue;
     const int want = EndpointSlots::want(*state, open);
     const Fill result = co_await fill(*state, want, open);
@@ -375,185 +338,12 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   update_claimable();
 }
 
-// Starts jobs reserved ahead on the slots held, in order. A job of a queue paused meanwhile, or
-// one due to go back, goes back instead; so do jobs with constraints (never kept ahead), and
-// all of them when no attempt runs and no slot is held (nothing would free one for them).
-void Scheduler::start_ahead(EndpointState& state) {
-  if (state.ahead.empty()) return;
-  const std::size_t before = state.ahead.size();
-  std::vector<store::ReservedJob> back;
-  const SteadyTime now = clock_();
-  const std::int64_t now_ms = store_.now_ms();
-  // Either way the endpoint keeps nothing ahead for a while (kNoAheadPause): late, its pace
-  // misled; constrained, it was not to be kept ahead (one on a free slot starts as usual).
-  auto pause_ahead_if = [&](bool go) {
-    if (go) state.no_ahead_until = now + kNoAheadPause;
-    return go;
-  };
-  auto late = [&](const store::ReservedJob& job) {
-    return pause_ahead_if(now_ms > give_back_at_ms(job, reserve_ahead_));
-  };
-  while (!state.ahead.empty() && state.held > 0 && state.open(now) && !stopping_) {
-    store::ReservedJob job = std::move(state.ahead.front());
-    state.ahead.pop_front();
-    if (late(job) || paused_.contains(job.record.name)) {
-      back.push_back(std::move(job));
-      continue;
-    }
-    slots_.started(state, 1);
-    dispatcher_.will_run(job);
-    dispatch(state, std::move(job));
-  }
-  const bool stranded = state.inflight == 0 && state.held == 0;
-  auto left = EndpointSlots::take_ahead(state, [&](const store::ReservedJob& job) {
-    return late(job) || pause_ahead_if(!job.record.constraints.empty()) || stranded ||
-           paused_.contains(job.record.name);
-  });
-  for (auto& job : left) back.push_back(std::move(job));
-  if (state.ahead.size() != before) count_ahead(state);
-  give_back_jobs(std::move(back));
-}
-
-// Jobs ahead of `state` that `which` picks go back to their queues.
-void Scheduler::give_back_ahead(EndpointState& state,
-                                const std::function<bool(const store::ReservedJob&)>& which) {
-  auto taken = EndpointSlots::take_ahead(state, which);
-  if (taken.empty()) return;
-  count_ahead(state);
-  give_back_jobs(std::move(taken));
-}
-
-void Scheduler::count_ahead(const EndpointState& state) {
-  metrics_.worker(state.endpoint->url).reserved_ahead.set(static_cast<double>(state.ahead.size()));
-}
-
-// Reserved jobs that will not run here go back to their queues, in their place and with their
-// attempt not counted. Shutdown waits for them as for a reservation.
-void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
-  if (jobs.empty()) return;
-  reserving_.fetch_add(1, std::memory_order_relaxed);
-  asio::co_spawn(loop_.strand(), release_jobs(std::move(jobs)), [this](std::exception_ptr) {
-    reserving_.fetch_sub(1, std::memory_order_relaxed);
-  });
-}
-
-asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
-  for (const store::ReservedJob& job : jobs) {
-    auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
-                                     job.record.constraints);
-    if (!r) {
-      spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
-                   job.id.str(), r.error().message);
-    }
-  }
-}
-
 void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
   dispatcher_.start(state.endpoint, state.pool, std::move(job),
                     [this, endpoint_id = state.endpoint->id](dispatch::AttemptEnd end) {
                       asio::post(loop_.strand(),
                                  [this, endpoint_id, end] { finished(endpoint_id, end); });
                     });
-}
-
-asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim(
-    std::vector<store::ClaimWanted> wanted) {
-  co_return co_await asio::co_spawn(loop_.strand(), claim_here(std::move(wanted)),
-                                    asio::use_awaitable);
-}
-
-// Nothing is granted while what this master knows may be behind: Redis lost, registrations or
-// paused queues to reload (a pause answered by this master is among them at once).
-asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_here(
-    std::vector<store::ClaimWanted> wanted) {
-  std::vector<std::optional<store::SlotClaim>> out(wanted.size());
-  if (stopping_ || redis_lost_ || !redis_.ready() || reload_workers_ || reload_names_) {
-    co_return out;
-  }
-  std::vector<std::size_t> order(wanted.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&wanted](std::size_t a, std::size_t b) {
-    return wanted[a].priority < wanted[b].priority;
-  });
-  const SteadyTime now = clock_();
-  for (std::size_t i : order) out[i] = claim_one(wanted[i], now);
-  update_claimable();
-  co_return out;
-}
-
-// Whether a job pushed now could go straight to `state`'s endpoint: it is open, holds a free
-// slot, and every queue it serves is known to be empty (the job would be the next one reserved
-// for it). An endpoint serving more names than kMaxClaimNames takes no claims.
-bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
-  // Jobs reserved ahead run before one pushed now.
-  if (state.held <= 0 || !state.open(now) || !state.ahead.empty()) return false;
-  const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
-  return served.size() <= kMaxClaimNames && heads_.known_empty(served);
-}
-
-// The open endpoint serving the name with a free slot held and the fewest attempts, among those
-// whose queues are all known to be empty: the job would be the next one reserved for it.
-std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& wanted,
-                                                     SteadyTime now) {
-  if (paused_.contains(wanted.name) || !names_.contains(wanted.name)) return std::nullopt;
-  EndpointState* best = nullptr;
-  for (auto& [id, state] : slots_.all()) {
-    if (!state.endpoint->serves(wanted.name)) continue;
-    if (best && best->inflight <= state.inflight) continue;
-    if (takes_claims(state, now)) best = &state;
-  }
-  if (!best) return std::nullopt;
-  slots_.started(*best, 1);
-  slots_.found_work(*best);
-  claims_.emplace(++last_claim_, best->endpoint->id);
-  return store::SlotClaim{last_claim_};
-}
-
-void Scheduler::settle(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
-  // Now, on the pusher's thread: the push is answered right after this returns.
-  if (job) dispatcher_.will_run(*job);
-  asio::post(loop_.strand(),
-             [this, claim, job = std::move(job)]() mutable { settle_here(claim, std::move(job)); });
-}
-
-void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
-  const auto it = claims_.find(claim.id);
-  const std::string endpoint_id = it == claims_.end() ? std::string() : std::move(it->second);
-  if (it != claims_.end()) claims_.erase(it);
-  if (job) {
-    // The claim counted the attempt: the endpoint stays known until it ends.
-    if (EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id)) {
-      dispatch(*state, std::move(*job));
-    } else {
-      spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
-                   job->id.str());
-      dispatcher_.wont_run(*job);
-    }
-    return;
-  }
-  if (endpoint_id.empty()) return;
-  if (slots_.unused(endpoint_id, 1, stopping_) > 0) {
-    asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
-  }
-  update_claimable();
-  loop_.poke();
-}
-
-// What pushers read, off the strand, before asking for a slot (may_claim): some endpoint
-// takes_claims, as claim_one asks. Kept up to date wherever slots or heads change on the strand
-// (the end of each pass and step, a claim, a settle, an attempt's end): a stale yes costs the
-// push a wasted hop to the strand, a stale no queues its job the usual way. Under a backlog it
-// is no, and pushes skip the hop.
-void Scheduler::update_claimable() {
-  const SteadyTime now = clock_();
-  bool any = false;
-  for (const auto& [id, state] : slots_.all()) {
-    if (takes_claims(state, now)) {
-      any = true;
-      break;
-    }
-  }
-  claimable_.store(any && !stopping_, std::memory_order_relaxed);
 }
 
 void Scheduler::finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end) {
@@ -569,7 +359,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
   if (EndpointState* state = slots_.find(endpoint_id)) {
     // Held off: what it had ahead goes back for others to run; else its next job starts now.
     if (follow->mark_busy || follow->mark_down) {
-      give_back_ahead(*state, [](const auto&) { return true; });
+      give_back_ahead(*state);
     } else {
       start_ahead(*state);
     }

@@ -8,7 +8,9 @@
 // The parts: QueueHeads (what this master believes about each queue's head, and the choice),
 // EndpointSlots (in-flight jobs, held slots and hold-offs per endpoint), and this class, which
 // talks to Redis through the stores, starts attempts and feeds both parts what it learns. The
-// clock is injected so the parts' decisions can be tested without waiting.
+// clock is injected so the parts' decisions can be tested without waiting. Its members are
+// defined in three files: the loop and reservations (scheduler.cpp), jobs reserved ahead of a
+// busy endpoint (jobs_ahead.cpp), and pushes that skip the queue (claims.cpp).
 #pragma once
 
 #include <atomic>
@@ -89,8 +91,8 @@ class Scheduler : public store::DirectDispatch {
   void start_ahead(EndpointState& state);
   void count_ahead(const EndpointState& state);
   void give_back_ahead(EndpointState& state,
-                       const std::function<bool(const store::ReservedJob&)>& which);
-  Periodic::Duration ahead_wait();
+                       const std::function<bool(const store::ReservedJob&)>& which = {});
+  Periodic::Duration ahead_wait(Periodic::Duration at_most);
   void give_back_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> give_back(EndpointState& state);
