@@ -14,9 +14,11 @@
 #            built-in worker, latency at 2,000/s, memory per queued job
 #   issue14  the workloads users run: single JSON pushes over 50 connections (BullMQ: add, 50 in
 #            flight), sent by jqbench and again by wrk (bench/wrk_push.py: a lighter client,
-#            for what the master and Redis do when the load generator costs less); e2e with single JSON pushes and a worker in a process of its own that
-#            decodes each job and encodes its answer (jqworker and a Node worker, each answering
-#            JSON and MessagePack; BullMQ: Worker in a second Node process returning job.data);
+#            for what the master and Redis do when the load generator costs less); e2e with
+#            single JSON pushes and a worker in a process of its own that decodes each job and
+#            encodes its answer (jqworker and a Node worker, each answering JSON and MessagePack,
+#            and the pushes sent by wrk again with jqworker; BullMQ: Worker in a second Node
+#            process returning job.data);
 #            backlog drain with that worker (jqworker, JSON) at concurrency 50 and 200,
 #            priorities off and on; 2,000 jobs/s steady with keep_result and a long-polled result
 #            per job (BullMQ: add + job.waitUntilFinished)
@@ -219,11 +221,13 @@ run_jq() {
   done
 }
 
-# run_wrk TEST WRK_PUSH-ARGS...: row a's pushes sent by wrk (bench/wrk_push.py) to a fresh master
-# on an empty Redis, priorities off; with BASELINE_BIN, again on the baseline master.
+# run_wrk TEST WORKER WRK_PUSH-ARGS...: single pushes sent by wrk (bench/wrk_push.py) to a fresh
+# master on an empty Redis, priorities off; with BASELINE_BIN, again on the baseline master.
+# WORKER none: row a (pushes only); a worker kind (start_worker): row b, that worker registered
+# and the run timed until its last job succeeded.
 run_wrk() {
-  local test=$1 system binary
-  shift
+  local test=$1 worker=$2 system binary
+  shift 2
   if ! command -v wrk >/dev/null; then
     log "wrk is not installed (scripts/install-deps.sh installs it): $test left out"
     return 0
@@ -232,9 +236,16 @@ run_wrk() {
     binary=$JQMASTER
     [[ $system == baseline ]] && binary=$BASELINE_BIN
     start_master "$binary"
+    local pids="redis=$REDIS_PID,jqmaster=$MASTER_PID" with_worker=()
+    if [[ $worker != none ]]; then
+      start_worker "$worker"
+      pids+=",worker=$WORKER_PID"
+      with_worker=(--external-worker "$WORKER_URL")
+    fi
     record "$system-prio-off" "$test" python3 bench/wrk_push.py \
-      --url "http://127.0.0.1:$MASTER_PORT" --pids "redis=$REDIS_PID,jqmaster=$MASTER_PID" \
-      --arg-bytes "$ARG_BYTES" "$@"
+      --url "http://127.0.0.1:$MASTER_PORT" --pids "$pids" --arg-bytes "$ARG_BYTES" \
+      "${with_worker[@]}" "$@"
+    stop_worker
     stop_master
   done
 }
@@ -277,10 +288,14 @@ issue14() {
   run_jq push_single_json50 off builtin --scenario push "${single[@]}" --jobs $SINGLE_JOBS
   run_bull push_single_json50 off --scenario add --batch 1 --inflight $USER_CONNECTIONS \
     --jobs $SINGLE_JOBS
-  run_wrk push_single_json50_wrk --connections $USER_CONNECTIONS --duration $WRK_SECONDS
+  run_wrk push_single_json50_wrk none --connections $USER_CONNECTIONS --duration $WRK_SECONDS
   for worker in jqworker-json jqworker-msgpack node-json node-msgpack; do
     run_jq "e2e_single_$worker" off "$worker" --scenario e2e "${single[@]}" \
       --jobs $EXTERNAL_E2E_JOBS
+  done
+  for worker in jqworker-json jqworker-msgpack; do
+    run_wrk "e2e_single_${worker}_wrk" "$worker" --connections $USER_CONNECTIONS \
+      --duration $WRK_SECONDS
   done
   run_bull e2e_single_worker off --scenario e2e --batch 1 --inflight $USER_CONNECTIONS --echo \
     --jobs $EXTERNAL_E2E_JOBS

@@ -13,6 +13,9 @@
 #                TENANTS=20 profiles constraints.sh's "tight" row instead (the limit binds)
 #                while the built-in worker decodes and answers: bench/constraints.sh's throughput
 #                row (50,000 jobs; 5,000 under callgrind)
+#   e2e_single   single JSON pushes over 50 keep-alive connections while jqworker answers JSON in
+#                its own process, concurrency 50 (issue 14, row b) (30,000 jobs; 5,000 under
+#                callgrind)
 #   drain        a backlog of single JSON jobs drained by jqworker answering JSON in its own
 #                process, concurrency 50 (issue 14, row c); the pushes before it are counted too
 #                (20,000 jobs; 5,000 under callgrind)
@@ -65,6 +68,12 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
         --tenants "${TENANTS:-1000}"
         --tenant-concurrency 2 --unconstrained-share 0 --worker-concurrency 50 --connections 16
         --batch 50 --jobs "$jobs")
+      ;;
+    e2e_single)
+      WORKER=jqworker-json
+      jobs=30000
+      [[ $PROFILER == callgrind ]] && jobs=5000
+      ARGS=(--scenario e2e --batch 1 --connections 50 --format json --arg-bytes 16 --jobs "$jobs")
       ;;
     drain)
       WORKER=jqworker-json

@@ -308,3 +308,24 @@ TEST_CASE("bench/wrk_push.py sends single JSON pushes the master stores, and rep
   CHECK(stats["ready"].get<std::int64_t>() >= jobs);
   CHECK(stats["ready"].get<std::int64_t>() <= jobs + 4);
 }
+
+TEST_CASE("bench/wrk_push.py with a worker times row b until the worker ran every job",
+          "[http]") {
+  Fixture f;
+  Worker worker({"--answer", "json", "--no-stats"});
+  const ProgramResult r = run_program(
+      {"python3", JQ_WRK_PUSH, "--url", f.url(), "--pids",
+       f.pids() + ",worker=" + std::to_string(worker.pid()), "--duration", "1", "--connections",
+       "4", "--external-worker", worker.url(), "--worker-concurrency", "8"},
+      {}, "", 60s);
+  const json line = json_line(r);
+  CHECK(line["scenario"] == "e2e");
+  CHECK(line["worker"] == "external");
+  const std::int64_t jobs = line["jobs"];
+  CHECK(jobs > 0);
+  CHECK(line["cpu_s_by_process"].contains("worker"));
+  // It waited for every job wrk counted to succeed, then removed the worker's registration.
+  const json stats = f.daemon.http().get("/v1/stats").value();
+  CHECK(stats["succeeded"].get<std::int64_t>() >= jobs);
+  CHECK(stats["workers"] == 0);
+}
