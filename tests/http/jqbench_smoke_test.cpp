@@ -309,8 +309,7 @@ TEST_CASE("bench/wrk_push.py sends single JSON pushes the master stores, and rep
   CHECK(stats["ready"].get<std::int64_t>() <= jobs + 4);
 }
 
-TEST_CASE("bench/wrk_push.py with a worker times row b until the worker ran every job",
-          "[http]") {
+TEST_CASE("bench/wrk_push.py with a worker times row b until the worker ran every job", "[http]") {
   Fixture f;
   Worker worker({"--answer", "json", "--no-stats"});
   const ProgramResult r = run_program(
