@@ -52,11 +52,13 @@ double reserved_ahead(const HttpClient& http, const std::string& url) {
 // jobs holding both of its slots (2.5 s and 5 s, so that one slot frees well before the other),
 // and two more behind them: the first of those with `first_behind` as its argument. The window
 // is 1 s, so that a slow first answer on a loaded machine still leaves room for both.
+// `more_config` is added to the daemon's config.
 struct BusyEndpoint {
   explicit BusyEndpoint(const json& first_behind = json::object(),
                         std::optional<double> first_behind_timeout = std::nullopt,
-                        const std::string& window = "1")
-      : daemon{DaemonOptions{redis.url(), 4, "dispatch:\n  reserve_ahead: " + window + "\n"}} {
+                        const std::string& window = "1", const std::string& more_config = "")
+      : daemon{DaemonOptions{redis.url(), 4,
+                             "dispatch:\n  reserve_ahead: " + window + "\n" + more_config}} {
     jq::test::register_worker(http, worker, {"n"}, 2);
     const std::string first = push(http, {{"name", "n"}, {"keep_result", true}});
     REQUIRE(wait_until([&] { return job(http, first)["state"] == "succeeded"; }, 10s));
@@ -165,4 +167,29 @@ TEST_CASE("jobs ahead of attempts slower than their pace go back after four wind
   CHECK(wait_until([&] { return all_in(e.http, e.behind, "queued", 0); }, 1500ms));
   CHECK(e.worker.stats()["received"] == 3);
   REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+}
+
+TEST_CASE("jobs with constraints are not kept ahead of a busy endpoint", "[http]") {
+  // A constraint counts a job as started when it is reserved, so a constrained job kept waiting
+  // ahead would take a place its limit should give to a job that can run. Every job of "n"
+  // matches one here (its limit of 10 never binds): the two behind the long ones are given
+  // back at once and stay queued until a slot frees.
+  BusyEndpoint e(json::object(), std::nullopt, "1",
+                 "constraints:\n  - name: roomy\n    match: {name: n}\n    concurrency: 10\n");
+  // The states of the jobs behind, read while the first long job (2.5 s) still ran: the last
+  // such reading is from just before its slot freed.
+  bool behind_queued = false;
+  REQUIRE(wait_until(
+      [&] {
+        const bool queued = all_in(e.http, e.behind, "queued", 0);
+        if (job(e.http, e.running[0])["state"] == "succeeded") return true;
+        behind_queued = queued;
+        return false;
+      },
+      10s));
+  CHECK(behind_queued);
+  CHECK(reserved_ahead(e.http, e.worker.url()) == 0);
+  REQUIRE(wait_until([&] { return all_in(e.http, e.behind, "succeeded", 1); }, 10s));
+  const json by_job = e.worker.stats()["by_job"];
+  for (const auto& id : e.behind) CHECK(by_job[id] == json::array({1}));
 }
