@@ -387,3 +387,32 @@ TEST_CASE("pushJobs takes only plain jobs without constraints", "[redis]") {
   CHECK(read_record(r, keys, 0, "000000004")->state == JobState::queued);
   CHECK(ready_queue(r, keys, 0, "d").size() == 1);
 }
+
+TEST_CASE("the record head the master packs is what Redis's cmsgpack packs for those values",
+          "[redis]") {
+  // pushJobs joins it to the slots it packs itself: a different form of a value would still be
+  // read, but a record could outgrow hash-max-listpack-value and take more memory.
+  SyncRedis r(shared_redis().port());
+  struct Values {
+    std::string name, argument;
+    std::int32_t priority;
+    std::int64_t max_retry;
+    bool keep_result;
+    std::int64_t timeout_ms;
+  };
+  const std::string long_argument(40, 'x');  // str8
+  for (const Values& v : {Values{"a", "\x81\xa1k\x01", 0, 3, false, 30000},
+                          Values{"mail.send", long_argument, -2147483647 - 1, 0, true, 1},
+                          Values{"n", "\xc0", 2147483647, 1000000, false, 86400000},
+                          Values{"neg", "\x01", -33, 200, true, 4294967296}}) {
+    const jq::redis::Reply lua =
+        r.call({"EVAL",
+                "return cmsgpack.pack(ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), "
+                "tonumber(ARGV[5]), tonumber(ARGV[6]))",
+                "0", v.name, v.argument, std::to_string(v.priority), std::to_string(v.max_retry),
+                v.keep_result ? "1" : "0", std::to_string(v.timeout_ms)});
+    INFO(v.name);
+    CHECK(jq::redis::record_head(v.name, v.argument, v.priority, v.max_retry, v.keep_result,
+                                 v.timeout_ms) == lua.str);
+  }
+}

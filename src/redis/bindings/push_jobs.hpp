@@ -6,6 +6,7 @@
 
 #include "src/redis/bindings/binding.hpp"
 #include "src/redis/keys.hpp"
+#include "src/redis/record_head.hpp"
 
 namespace jq::redis::bindings {
 
@@ -84,8 +85,10 @@ struct PushJobs {
     c.args.push_back(arg(a.max_list_bytes));
     c.args.push_back(std::move(a.take));
     for (Job& j : a.jobs) {
+      std::string head =
+          record_head(j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms);
       c.args.push_back(std::move(j.name));
-      c.args.push_back(std::move(j.argument));
+      c.args.push_back(std::move(head));
       c.args.push_back(arg(std::int64_t{j.priority}));
       c.args.push_back(arg(j.max_retry));
       c.args.push_back(arg(j.keep_result));
