@@ -2,12 +2,16 @@
 
 #include <msgpack.hpp>
 
+#include "common/string_sink.hpp"
+
 namespace jq::redis {
 
 std::string record_head(std::string_view name, std::string_view argument, std::int32_t priority,
                         std::int64_t max_retry, bool keep_result, std::int64_t timeout_ms) {
-  msgpack::sbuffer buffer(32 + name.size() + argument.size());
-  msgpack::packer<msgpack::sbuffer> pk(buffer);
+  std::string out;
+  out.reserve(32 + name.size() + argument.size());
+  StringSink sink{out};
+  msgpack::packer<StringSink> pk(sink);
   pk.pack_str(static_cast<std::uint32_t>(name.size()))
       .pack_str_body(name.data(), static_cast<std::uint32_t>(name.size()));
   pk.pack_str(static_cast<std::uint32_t>(argument.size()))
@@ -16,7 +20,7 @@ std::string record_head(std::string_view name, std::string_view argument, std::i
   pk.pack_int64(max_retry);
   pk.pack_int(keep_result ? 1 : 0);
   pk.pack_int64(timeout_ms);
-  return std::string(buffer.data(), buffer.size());
+  return out;
 }
 
 }  // namespace jq::redis
