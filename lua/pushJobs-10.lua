@@ -46,9 +46,10 @@
   ARGV[8..] thirteen per job: name, head (the record's first six slots, packed by the master,
             one value after the other: name, argument (a string of its MessagePack bytes),
             priority, max_retry, keep_result, timeout; src/redis/record_head.hpp), priority
-            (int32), max_retry, keep_result (0|1), timeout (ms), ready_at (ms since the epoch, from delay or
-            run_at; 0 when neither was given; at or before now = now), unique_key ('' none),
-            unique_until (0 finished | 1 started), unique_for (ms), ordering_key ('' none),
+            (int32), max_retry, keep_result (0|1), timeout (ms), ready_at (ms since the epoch,
+            from delay or run_at; 0 when neither was given; at or before now = now), unique_key
+            ('' none), unique_until (0 finished | 1 started), unique_for (ms), ordering_key
+            ('' none),
             constraints (the ones it matched, for its own argument: a MessagePack array
             [name1, key1, ...], kept as R_CONSTRAINTS; '' none), on_duplicate (0 keep,
             1 replace, 2 append)
@@ -93,9 +94,9 @@ end
 
 -- What a merge reads from the push of job i (its arguments start at a).
 local function pushed(a, record)
-  return {argument = argument_of(a), priority = record[R_PRIORITY], ready_at = record[R_READY_AT_MS],
-          unique_until = record[R_UNIQUE_UNTIL], unique_for = ARGV[a + 9],
-          constraints = record[R_CONSTRAINTS], mode = tonumber(ARGV[a + 12])}
+  return {argument = argument_of(a), priority = record[R_PRIORITY],
+          ready_at = record[R_READY_AT_MS], unique_until = record[R_UNIQUE_UNTIL],
+          unique_for = ARGV[a + 9], constraints = record[R_CONSTRAINTS], mode = tonumber(ARGV[a + 12])}
 end
 
 -- A plain job (the usual one) has no unique key (nor unique_until started), ordering key or
