@@ -72,9 +72,12 @@ struct BusyEndpoint {
     behind.push_back(push(http, {{"name", "n"}, {"keep_result", true}}));
   }
   // Reserved for the worker before it has a free slot: running, their attempt counted, and not
-  // sent (the worker has the first job and the two long ones).
+  // sent (the worker has the first job and the two long ones). The second long job's request
+  // may still be on its way when they are reserved: the master counts a slot taken before the
+  // worker reads the request.
   void wait_reserved_ahead() {
     REQUIRE(wait_until([&] { return all_in(http, behind, "running", 1); }, 1500ms));
+    REQUIRE(wait_until([&] { return worker.stats()["received"] >= 3; }, 2s));
     CHECK(worker.stats()["received"] == 3);
     CHECK(all_in(http, running, "running", 1));
   }
