@@ -38,7 +38,8 @@
   ARGV[5] constraint channel: the {c} events channel, "s <due_ms>" when a pair is due again
           (with KEYS[11]: a hand-off longer than one call goes on in wakeConstraints)
   ARGV[6..] four per job: field, the attempt the answer is for (as reserveJobs counted it),
-            the result object (MessagePack bytes, as the worker sent it), handed (-1: a kept
+            the result object (MessagePack bytes, as the worker sent it; '' for a job without
+            keep_result, which stores none), handed (-1: a kept
             result is stored for whoever fetches it; n >= 0: polls of the calling master wait
             for this result and get it from the caller, so it is not stored, and n of them are
             known to be counted in the watch key)

@@ -166,6 +166,9 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
     kept = result;
     handed_to = polls.counted();
   }
+  // A result nobody keeps does not go to Redis: a large one would cost its bytes twice there
+  // (the call's arguments, then a Lua string) for nothing.
+  if (!job.record.keep_result) result.clear();
   auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to,
                                     job.record.constraints);
   if (!r) {

@@ -31,7 +31,7 @@ struct CompleteJobs {
   struct Job {
     std::string field;
     std::int64_t attempt = 0;
-    std::string result;  // MessagePack bytes
+    std::string result;  // MessagePack bytes; empty for a job that keeps no result
     // Polls of the caller wait for this result, so it gets it and Redis does not store it:
     // how many of them are known to have counted themselves in the watch key.
     std::optional<std::int64_t> handed{};
