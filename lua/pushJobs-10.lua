@@ -210,7 +210,7 @@ if #fresh > 0 then next_seq = rcall('HINCRBY', stats, 'seq', fresh_count) - #fre
 local by_name, ready_names = {}, {}
 local added, names_in_batch = {}, {}  -- per name: {ready = n, scheduled = n, running = n}
 local records, due_jobs, earliest_due = batched('HSET'), batched('ZADD'), nil
-local deadlines, taken = batched('ZADD'), {}  -- taken: {position, record, ...}
+local deadlines, taken = inflight_deadlines(inflight), {}  -- taken: {position, record, ...}
 
 -- Whether the queue of `name` holds no ready job of priority `p` (its digits) or better.
 local function none_ready_by(name, p)
@@ -235,7 +235,7 @@ for k, entry in ipairs(fresh) do
     if may_take(fresh_at[k], entry, name, priority) then
       state = S_RUNNING
       packed = pack_plain(entry, S_RUNNING, 1)
-      deadlines.add(inflight, digits(now + tonumber(ARGV[entry + 5])), field)
+      deadlines.add(digits(now + tonumber(ARGV[entry + 5])), field)
       taken[#taken + 1] = fresh_at[k]
       taken[#taken + 1] = packed
     else

@@ -96,7 +96,7 @@ local function forget_if_empty(priority)
 end
 
 local out, taken, dropped = {'', ''}, 0, 0
-local records, deadlines, seen = batched('HSET'), batched('ZADD'), {}
+local records, deadlines, seen = batched('HSET'), inflight_deadlines(inflight), {}
 
 -- Holds the queued job back for the pair (by, key) in this shard; its record is written with the
 -- others after the loop.
@@ -154,7 +154,7 @@ while taken < max and held < max_held and refusals < max_refused do
       local packed = pack_record(record)
       local bucket, slot = record_at(jobs, field)
       records.add(bucket, slot, packed)
-      deadlines.add(inflight, deadline, field)
+      deadlines.add(deadline, field)
       out[#out + 1] = field
       out[#out + 1] = packed
       taken = taken + 1

@@ -266,7 +266,7 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::delete_dead(JobId id) {
   co_return Expected<void, StoreError>{};
 }
 
-// One round trip: per shard the counters, the scheduled and in-flight sizes and the counts hash,
+// One round trip: per shard the counters, the scheduled and running jobs and the counts hash,
 // whose ready:<name> fields add up to the ready jobs.
 asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
   constexpr std::size_t kPerShard = 4;
@@ -277,7 +277,8 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
     hmget.insert(hmget.end(), kCounters.begin(), kCounters.end());
     commands.push_back(std::move(hmget));
     commands.push_back({"ZCARD", keys_.scheduled(s)});
-    commands.push_back({"ZCARD", keys_.inflight(s)});
+    // Below +inf: the zset's keeper (lua/lib/preamble_2_inflight_deadlines.lua) is not a job.
+    commands.push_back({"ZCOUNT", keys_.inflight(s), "-inf", "(+inf"});
     commands.push_back({"HGETALL", keys_.counts(s)});
   }
   commands.push_back({"HLEN", keys_.workers()});

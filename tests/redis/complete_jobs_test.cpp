@@ -66,7 +66,7 @@ TEST_CASE("a success without keep_result removes the job and keeps nothing", "[r
 
   CHECK_FALSE(raw_record(r, keys, 0, field));
   CHECK_FALSE(exists(r, keys.done(0, field)));
-  CHECK(zrange(r, keys.inflight(0)) ==
+  CHECK(running_deadlines(r, keys.inflight(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{other, kNowMs + 30000}});
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"running:email", "1"}});
   CHECK(hget(r, keys.stats(0), "succeeded") == "1");
@@ -214,7 +214,7 @@ TEST_CASE("a batch finishes each running job and skips each stale one", "[redis]
   CHECK(raw_record(r, keys, 2, c));  // its attempt is 1, not 2: still running
   CHECK(exists(r, keys.done(2, kept)));
   CHECK_FALSE(exists(r, keys.done(2, a)));
-  CHECK(zrange(r, keys.inflight(2)) ==
+  CHECK(running_deadlines(r, keys.inflight(2)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{c, kNowMs + 30000}});
   CHECK(hgetall(r, keys.counts(2)) == std::map<std::string, std::string>{{"running:email", "1"}});
   CHECK(hget(r, keys.stats(2), "succeeded") == "2");
@@ -231,7 +231,7 @@ TEST_CASE("a job answered twice in one batch ends once", "[redis]") {
         std::vector<std::int64_t>{1, 0, 1});
   CHECK(hget(r, keys.stats(0), "succeeded") == "2");
   CHECK_FALSE(exists(r, keys.counts(0)));
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
 }
 
 TEST_CASE("a batch spanning record buckets ends every job", "[redis]") {
@@ -248,5 +248,5 @@ TEST_CASE("a batch spanning record buckets ends every job", "[redis]") {
   CHECK(complete_jobs(r, keys, 0, batch) == std::vector<std::int64_t>(70, 1));
   CHECK(record_count(r, keys, 0) == 0);
   CHECK(job_buckets(r, keys, 0).empty());
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
 }

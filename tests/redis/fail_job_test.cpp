@@ -77,7 +77,7 @@ TEST_CASE("a failure with retries left schedules the job after the backoff", "[r
   CHECK(rec->result.empty());
   CHECK(zrange(r, keys.scheduled(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{field, due}});
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
   CHECK_FALSE(exists(r, keys.dead(0)));
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
   CHECK(hget(r, keys.stats(0), "failed") == "1");
@@ -179,7 +179,7 @@ TEST_CASE("a failure that asks for no retry makes the job dead with retries left
   CHECK(rec->last_error == "worker said no");
   CHECK(zrange(r, keys.dead(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{field, kNowMs + 1000}});
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
   CHECK_FALSE(exists(r, keys.scheduled(0)));
   CHECK_FALSE(exists(r, keys.done(0, field)));
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"dead:email", "1"}});

@@ -1,5 +1,7 @@
 // reapJobs-10.lua: attempts past their deadline fail as timeouts, exactly as failJob would fail
 // them with should_retry.
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -52,8 +54,9 @@ TEST_CASE("reapJobs reaps attempts whose deadline is before the cutoff, not at i
   CHECK(reap_jobs(r, keys, 0, kNowMs) == 1);
   CHECK(read_record(r, keys, 0, "00000000A")->state == JobState::scheduled);
   CHECK(read_record(r, keys, 0, "00000000B")->state == JobState::running);
-  CHECK(zrange(r, keys.inflight(0)) == std::vector<std::pair<std::string, std::int64_t>>{
-                                           {"00000000B", kNowMs}, {"00000000C", kNowMs + 1}});
+  CHECK(running_deadlines(r, keys.inflight(0)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{"00000000B", kNowMs},
+                                                          {"00000000C", kNowMs + 1}});
 }
 
 TEST_CASE("a reaped attempt with retries left is scheduled like a failure that may retry",
@@ -73,7 +76,7 @@ TEST_CASE("a reaped attempt with retries left is scheduled like a failure that m
   const std::int64_t due = kReapNowMs + 4000;  // base 2000 * 2^(2-1), no jitter
   CHECK(zrange(r, keys.scheduled(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000A", due}});
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"scheduled:email", "1"}});
   CHECK(hget(r, keys.stats(0), "failed") == "1");
   CHECK(hget(r, keys.stats(0), "retried") == "1");
@@ -119,7 +122,7 @@ TEST_CASE("reapJobs reaps at most the limit, earliest deadline first", "[redis]"
   put_running(r, keys, 0, "00000000C", running(1, 3), kNowMs - 2);
 
   CHECK(reap_jobs(r, keys, 0, kReapNowMs, 2) == 2);
-  CHECK(zrange(r, keys.inflight(0)) ==
+  CHECK(running_deadlines(r, keys.inflight(0)) ==
         std::vector<std::pair<std::string, std::int64_t>>{{"00000000A", kNowMs - 1}});
   CHECK(hgetall(r, keys.counts(0)) ==
         std::map<std::string, std::string>{{"running:email", "1"}, {"scheduled:email", "2"}});
@@ -134,7 +137,7 @@ TEST_CASE("an in-flight field without a running record is removed and not counte
           "00000000B"});
 
   CHECK(reap_jobs(r, keys, 0, kReapNowMs) == 0);
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
   CHECK(raw_record(r, keys, 0, "00000000B") == queued_before);
   CHECK_FALSE(exists(r, keys.stats(0)));
   CHECK_FALSE(exists(r, keys.scheduled(0)));
@@ -153,4 +156,22 @@ TEST_CASE("a late answer for a reaped attempt is ignored", "[redis]") {
   CHECK(CompleteJobs::decode(late, 1).value() ==
         std::vector<CompleteJobs::Status>{CompleteJobs::Status::stale});
   CHECK(job_buckets_dump(r, keys, 0) == before);
+}
+
+// Redis keeps a zset of up to 128 short members as a listpack, where every add and removal
+// walks the list: the keeper makes the inflight zset a skiplist from its first job on.
+TEST_CASE("the inflight zset is a skiplist from its first job on, and its keeper is no job",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string field = push_and_reserve(r, keys, 0, {.timeout_ms = 5000});
+  CHECK(r.call({"OBJECT", "ENCODING", keys.inflight(0)}).str == "skiplist");
+  CHECK(running_deadlines(r, keys.inflight(0)) ==
+        std::vector<std::pair<std::string, std::int64_t>>{{field, kNowMs + 5000}});
+
+  // Reaped, its job leaves; the keeper is never past a cutoff, and the zset stays a skiplist.
+  CHECK(reap_jobs(r, keys, 0, std::numeric_limits<std::int64_t>::max()) == 1);
+  CHECK(reap_jobs(r, keys, 0, std::numeric_limits<std::int64_t>::max()) == 0);
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
+  CHECK(r.call({"OBJECT", "ENCODING", keys.inflight(0)}).str == "skiplist");
 }

@@ -41,7 +41,7 @@ TEST_CASE("a released job is ready again in its old place and the attempt does n
   // Ahead of the job pushed after it, as before the reservation.
   CHECK(ready_queue(r, keys, 0, "email") == std::vector<std::pair<std::string, std::int64_t>>{
                                                 {member, 2}, {member_of(r, keys, 0, f[1]), 2}});
-  CHECK_FALSE(exists(r, keys.inflight(0)));
+  CHECK(running_deadlines(r, keys.inflight(0)).empty());
   CHECK(hgetall(r, keys.counts(0)) == std::map<std::string, std::string>{{"ready:email", "2"}});
   CHECK(hget(r, keys.stats(0), "dispatched") == "1");
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member});

@@ -179,10 +179,8 @@ inline std::string member_of(SyncRedis& r, const redis::Keys& keys, int shard,
   return record_string_slot(*raw, 9) + field;
 }
 
-// ZRANGE key 0 -1 WITHSCORES: (member, score) in order.
-inline std::vector<std::pair<std::string, std::int64_t>> zrange(SyncRedis& r,
-                                                                const std::string& key) {
-  redis::Reply reply = r.call({"ZRANGE", key, "0", "-1", "WITHSCORES"});
+// (member, score) pairs of a ZRANGE ... WITHSCORES reply, in order.
+inline std::vector<std::pair<std::string, std::int64_t>> scored_members(const redis::Reply& reply) {
   REQUIRE(reply.is_array());
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
@@ -190,6 +188,19 @@ inline std::vector<std::pair<std::string, std::int64_t>> zrange(SyncRedis& r,
                      static_cast<std::int64_t>(std::stod(reply.elements[i + 1].str)));
   }
   return out;
+}
+
+// ZRANGE key 0 -1 WITHSCORES: (member, score) in order.
+inline std::vector<std::pair<std::string, std::int64_t>> zrange(SyncRedis& r,
+                                                                const std::string& key) {
+  return scored_members(r.call({"ZRANGE", key, "0", "-1", "WITHSCORES"}));
+}
+
+// The jobs of an inflight zset, (field, deadline) in deadline order: its keeper, at +inf
+// (lua/lib/preamble_2_inflight_deadlines.lua), is not a job.
+inline std::vector<std::pair<std::string, std::int64_t>> running_deadlines(SyncRedis& r,
+                                                                           const std::string& key) {
+  return scored_members(r.call({"ZRANGE", key, "-inf", "(+inf", "BYSCORE", "WITHSCORES"}));
 }
 
 // The ready queue of a name, (member, priority) in the order reserveJobs takes them: the lists
