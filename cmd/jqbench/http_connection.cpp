@@ -1,26 +1,36 @@
 #include "cmd/jqbench/http_connection.hpp"
 
 #include <array>
+#include <charconv>
+#include <optional>
 #include <string_view>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+
+#include "common/ascii.hpp"
+#include "common/expected.hpp"
 
 namespace jq::bench {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
 // A long-polled result (?wait=) answers within its wait; every other request within a second.
 constexpr std::chrono::seconds kRequestTimeout{60};
-constexpr std::uint64_t kMaxResponseBytes = 64 * 1024 * 1024;
+// How often a connection looks at its request's deadline.
+constexpr std::chrono::seconds kWatchEvery{1};
+constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+constexpr std::size_t kMaxResponseBytes = 64 * 1024 * 1024;
+constexpr std::size_t kReadSize = 16 * 1024;
 constexpr std::string_view kMsgpack = "application/msgpack";
 constexpr std::string_view kJson = "application/json";
 
@@ -36,57 +46,167 @@ std::string_view method_name(Method m) {
   return "GET";
 }
 
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// A response's head: what this client needs of it.
+struct ResponseHead {
+  std::size_t size = 0;  // bytes up to and including the blank line
+  int status = 0;
+  std::size_t content_length = 0;
+  bool close = false;  // the server closes the connection after this response
+};
+
+// The head at the start of `in`: nullopt while it is not whole yet; an error for what this
+// client does not read (the master answers HTTP/1.1 with a Content-Length, never chunked).
+Expected<std::optional<ResponseHead>, std::string> parse_head(std::string_view in) {
+  const std::size_t end = in.find("\r\n\r\n");
+  if (end == std::string_view::npos) {
+    if (in.size() > kMaxHeadBytes) return unexpected(std::string("response head too long"));
+    return std::optional<ResponseHead>();
+  }
+  ResponseHead head;
+  head.size = end + 4;
+  std::string_view lines = in.substr(0, end + 2);
+  std::size_t eol = lines.find("\r\n");
+  const std::string_view status_line = lines.substr(0, eol);
+  if (status_line.size() < 12 || !status_line.starts_with("HTTP/1.") || status_line[8] != ' ') {
+    return unexpected("not an HTTP/1.x response: " + std::string(status_line.substr(0, 40)));
+  }
+  std::from_chars(status_line.data() + 9, status_line.data() + 12, head.status);
+  head.close = status_line.starts_with("HTTP/1.0");
+  bool has_length = false;
+  for (lines.remove_prefix(eol + 2); !lines.empty(); lines.remove_prefix(eol + 2)) {
+    eol = lines.find("\r\n");
+    const std::string_view line = lines.substr(0, eol);
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = trimmed(line.substr(colon + 1));
+    if (ascii_iequals(name, "content-length")) {
+      const auto [p, ec] =
+          std::from_chars(value.data(), value.data() + value.size(), head.content_length);
+      if (ec != std::errc() || p != value.data() + value.size()) {
+        return unexpected("bad Content-Length: " + std::string(value));
+      }
+      has_length = true;
+    } else if (ascii_iequals(name, "connection")) {
+      if (ascii_iequals(value, "close")) head.close = true;
+      if (ascii_iequals(value, "keep-alive")) head.close = false;
+    } else if (ascii_iequals(name, "transfer-encoding")) {
+      return unexpected(std::string("a chunked response: the master always sends Content-Length"));
+    }
+  }
+  if (!has_length && head.status != 204 && head.status != 304) {
+    return unexpected(std::string("a response without Content-Length"));
+  }
+  if (head.content_length > kMaxResponseBytes) {
+    return unexpected(std::string("response body over 64 MiB"));
+  }
+  return std::optional<ResponseHead>(head);
+}
+
 }  // namespace
 
-struct HttpConnection::Impl {
+// A plain socket with a hand-read response and one timer that looks at the request's deadline
+// once a second: Beast's tcp_stream armed and cancelled a timer for every read and write, and
+// its parser allocated every header field. On two cores every µs this load generator spends is
+// taken from the master, Redis and the worker it measures (row b, docs/BENCHMARKS.md).
+struct HttpConnection::Impl : std::enable_shared_from_this<Impl> {
   Impl(asio::any_io_executor executor, tcp::endpoint e, std::string h, std::string b)
-      : stream(std::move(executor)), endpoint(e), host(std::move(h)), base(std::move(b)) {}
+      : socket(executor), watchdog(executor), endpoint(e), host(std::move(h)), base(std::move(b)) {}
 
   // One try: connects first when needed. An error leaves the connection closed.
   asio::awaitable<HttpResponse> exchange(const std::string& head, const std::string& body) {
     boost::system::error_code ec;
     auto on_error = asio::redirect_error(asio::use_awaitable, ec);
-    stream.expires_after(kRequestTimeout);
+    deadline = Clock::now() + kRequestTimeout;
     if (!connected) {
-      co_await stream.async_connect(endpoint, on_error);
-      if (!ec) stream.socket().set_option(tcp::no_delay(true), ec);
+      co_await socket.async_connect(endpoint, on_error);
+      if (!ec) socket.set_option(tcp::no_delay(true), ec);
       connected = !ec;
+      if (connected) watch();
     }
     const std::array<asio::const_buffer, 2> request{asio::buffer(head), asio::buffer(body)};
-    if (!ec) co_await asio::async_write(stream, request, on_error);
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(kMaxResponseBytes);
-    if (!ec) co_await bhttp::async_read(stream, buffer, parser, on_error);
-    if (ec) {
-      close();
-      co_return HttpResponse{0, {}, ec.message()};
+    if (!ec) co_await asio::async_write(socket, request, on_error);
+    std::optional<ResponseHead> parsed;
+    std::string error;
+    while (!ec) {
+      const std::string_view in(static_cast<const char*>(buffer.data().data()), buffer.size());
+      if (!parsed) {
+        auto got = parse_head(in);
+        if (!got) {
+          error = std::move(got.error());
+          break;
+        }
+        parsed = *got;
+      }
+      if (parsed && in.size() >= parsed->size + parsed->content_length) break;
+      const std::size_t n = co_await socket.async_read_some(buffer.prepare(kReadSize), on_error);
+      buffer.commit(n);
     }
-    if (!parser.get().keep_alive()) close();
-    co_return HttpResponse{
-        static_cast<int>(parser.get().result_int()), std::move(parser.get().body()), {}};
+    deadline = Clock::time_point::max();
+    if (ec || !error.empty()) {
+      if (timed_out) error = "no answer within " + std::to_string(kRequestTimeout.count()) + " s";
+      close();
+      co_return HttpResponse{0, {}, error.empty() ? ec.message() : error};
+    }
+    const char* data = static_cast<const char*>(buffer.data().data());
+    HttpResponse response{
+        parsed->status, std::string(data + parsed->size, parsed->content_length), {}};
+    buffer.consume(parsed->size + parsed->content_length);
+    if (parsed->close) close();
+    co_return response;
+  }
+
+  // Closes the socket of a request past its deadline (its read or write then fails), once a
+  // second while the connection is open.
+  void watch() {
+    watchdog.expires_after(kWatchEvery);
+    watchdog.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+      auto self = weak.lock();
+      if (ec || !self || !self->connected) return;
+      if (Clock::now() >= self->deadline) {
+        self->timed_out = true;
+        boost::system::error_code ignored;
+        self->socket.close(ignored);
+        return;
+      }
+      self->watch();
+    });
   }
 
   void close() {
     boost::system::error_code ignored;
-    stream.socket().close(ignored);
+    socket.close(ignored);
+    watchdog.cancel();
     buffer.clear();
     connected = false;
+    timed_out = false;
   }
 
-  beast::tcp_stream stream;
-  beast::flat_buffer buffer;
+  tcp::socket socket;
+  asio::steady_timer watchdog;
+  beast::flat_buffer buffer;  // what was read and not yet consumed
   tcp::endpoint endpoint;
   std::string host;
   std::string base;
+  Clock::time_point deadline = Clock::time_point::max();
   bool connected = false;
+  bool timed_out = false;
 };
 
 HttpConnection::HttpConnection(asio::any_io_executor executor, tcp::endpoint master,
                                std::string host, std::string base)
-    : impl_(std::make_unique<Impl>(std::move(executor), master, std::move(host), std::move(base))) {
+    : impl_(std::make_shared<Impl>(std::move(executor), master, std::move(host), std::move(base))) {
 }
 
-HttpConnection::~HttpConnection() = default;
+HttpConnection::~HttpConnection() {
+  impl_->close();
+}
 
 asio::awaitable<HttpResponse> HttpConnection::request(Method method, std::string path,
                                                       std::string body, bool json) {

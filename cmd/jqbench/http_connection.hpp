@@ -1,6 +1,7 @@
 // One keep-alive HTTP/1.1 connection to the master, used by one coroutine at a time. It connects
 // on first use and again after an error; a request that fails on a reused connection (the master
-// closed it while idle) is sent once more on a fresh one. Beast stays in the .cpp.
+// closed it while idle) is sent once more on a fresh one. A request not answered within 60 s
+// fails. It reads the master's answers only: HTTP/1.1 with a Content-Length.
 #pragma once
 
 #include <chrono>
@@ -36,7 +37,7 @@ class HttpConnection {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with its watchdog's handler, weakly
 };
 
 // The master's address from --url, resolved once (so every connection skips the resolver).
