@@ -4,6 +4,7 @@
 // reaches connections through a small base class.
 #include "src/http/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <mutex>
@@ -26,6 +27,7 @@
 
 #include "common/serial_executor.hpp"
 #include "src/http/beast_message.hpp"
+#include "src/http/connection_deadline.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
@@ -85,18 +87,24 @@ std::string too_many_connections(std::size_t limit) {
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   // What shutdown needs to reach a connection, whatever its stream: its lowest layer (executor,
-  // socket) and whether it is between requests. Both are only touched through the connection's
+  // socket) and whether it is between requests; and the deadline of what it waits for (the
+  // tcp_stream's own timeouts stay unset). All are only touched through the connection's
   // executor (a strand, or the io_context with one thread: serial_executor).
   struct ConnectionBase {
     virtual ~ConnectionBase() = default;
     virtual beast::tcp_stream& tcp() = 0;
     bool idle = true;
+    std::shared_ptr<ConnectionDeadline> deadline;
   };
 
   template <class Stream>
   struct Connection final : ConnectionBase {
-    Connection(tcp::socket socket, std::shared_ptr<ssl::context> tls)
-        : context(std::move(tls)), stream(make_stream(std::move(socket), context.get())) {}
+    Connection(tcp::socket socket, std::shared_ptr<ssl::context> tls,
+               std::chrono::steady_clock::duration tick)
+        : context(std::move(tls)), stream(make_stream(std::move(socket), context.get())) {
+      deadline =
+          std::make_shared<ConnectionDeadline>(beast::get_lowest_layer(stream).socket(), tick);
+    }
     beast::tcp_stream& tcp() override { return beast::get_lowest_layer(stream); }
 
     // TLS: the certificate this connection was accepted with, kept while it lives (a reload
@@ -161,8 +169,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   asio::awaitable<void> refuse(std::shared_ptr<Connection<Stream>> c, AsyncStream& stream,
                                Request req, api::ErrorCode code, std::string message);
   template <class AsyncStream>
-  asio::awaitable<bool> write(AsyncStream& stream, Response r, unsigned version, bool keep_alive,
-                              bool head);
+  asio::awaitable<bool> write(ConnectionBase& c, AsyncStream& stream, Response r, unsigned version,
+                              bool keep_alive, bool head);
   void forget(const std::shared_ptr<ConnectionBase>& c);
 };
 
@@ -243,7 +251,9 @@ asio::awaitable<void> Server::Impl::accept_loop() {
 
 template <class Stream>
 void Server::Impl::start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls) {
-  auto c = std::make_shared<Connection<Stream>>(std::move(socket), std::move(tls));
+  // The deadline looks at least this often: no timeout but the drain's is shorter.
+  const auto tick = std::min({options.idle_timeout, options.header_timeout, options.read_timeout});
+  auto c = std::make_shared<Connection<Stream>>(std::move(socket), std::move(tls), tick);
   const std::size_t now_open = ++open;
   {
     std::lock_guard lock(mutex);
@@ -266,12 +276,12 @@ void Server::Impl::start_session(tcp::socket socket, std::shared_ptr<ssl::contex
 // The head and the body in one gathered write (src/util/header_lines.hpp says why not Beast's
 // serializer).
 template <class AsyncStream>
-asio::awaitable<bool> Server::Impl::write(AsyncStream& stream, Response r, unsigned version,
-                                          bool keep_alive, bool head) {
+asio::awaitable<bool> Server::Impl::write(ConnectionBase& c, AsyncStream& stream, Response r,
+                                          unsigned version, bool keep_alive, bool head) {
   const std::string response_head = encode_response_head(r, version, keep_alive);
   const std::array<asio::const_buffer, 2> buffers{
       asio::buffer(response_head), head ? asio::const_buffer() : asio::buffer(r.body)};
-  beast::get_lowest_layer(stream).expires_after(options.read_timeout);
+  c.deadline->expire_after(options.read_timeout);
   boost::system::error_code ec;
   co_await asio::async_write(stream, buffers, asio::redirect_error(use_awaitable, ec));
   co_return !ec;
@@ -285,10 +295,10 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
                                            AsyncStream& stream, Request req, api::ErrorCode code,
                                            std::string message) {
   c->idle = false;
-  if (co_await write(stream, respond_error(req, code, std::move(message)), 11, false, false)) {
+  if (co_await write(*c, stream, respond_error(req, code, std::move(message)), 11, false, false)) {
     boost::system::error_code ec;
     c->tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
-    c->tcp().expires_after(kDrainTimeout);
+    c->deadline->expire_after(kDrainTimeout);
     std::array<char, 16 * 1024> sink;
     std::size_t drained = 0;
     while (!ec && drained < kDrainLimit) {
@@ -301,6 +311,7 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
 
 // Closes the socket and drops the connection from the ones shutdown must reach.
 void Server::Impl::forget(const std::shared_ptr<ConnectionBase>& c) {
+  c->deadline->stop();
   boost::system::error_code ignored;
   c->tcp().socket().close(ignored);
   std::lock_guard lock(mutex);
@@ -338,7 +349,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
     // A close_notify tells the client the answer is whole; a client that reads to the end
     // answers with its own or closes, which ends the wait at once.
     if (answered_last) {
-      c->tcp().expires_after(kDrainTimeout);
+      c->deadline->expire_after(kDrainTimeout);
       co_await c->stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
     }
   }
@@ -351,7 +362,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
 asio::awaitable<bool> Server::Impl::handshake(std::shared_ptr<Connection<TlsStream>> c,
                                               beast::flat_buffer& buffer) {
   beast::tcp_stream& tcp = c->tcp();
-  tcp.expires_after(options.header_timeout);
+  c->deadline->expire_after(options.header_timeout);
   boost::system::error_code ec;
   const bool is_tls =
       co_await beast::async_detect_ssl(tcp, buffer, asio::redirect_error(use_awaitable, ec));
@@ -384,7 +395,7 @@ asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection
                                                                       Request& req) {
   boost::system::error_code ec;
   if (buffer.size() == 0) {
-    c.tcp().expires_after(options.idle_timeout);
+    c.deadline->expire_after(options.idle_timeout);
     const std::size_t n =
         co_await c.stream.async_read_some(buffer.prepare(beast::read_size(buffer, kReadSize)),
                                           asio::redirect_error(use_awaitable, ec));
@@ -414,7 +425,7 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_header(
   buffer.consume(parser.put(buffer.data(), ec));
   if (ec != bhttp::error::need_more) co_return ec;
   ec = {};
-  c.tcp().expires_at(began + options.header_timeout);
+  c.deadline->expire_at(began + options.header_timeout);
   co_await bhttp::async_read_header(c.stream, buffer, parser,
                                     asio::redirect_error(use_awaitable, ec));
   co_return ec;
@@ -433,7 +444,7 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_body(
   } else if (parse_buffered(buffer, parser, ec) || ec) {
     co_return ec;
   }
-  c.tcp().expires_at(began + options.read_timeout);
+  c.deadline->expire_at(began + options.read_timeout);
   if (!ec) {
     co_await bhttp::async_read(c.stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
   }
@@ -463,9 +474,10 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_
   const bool head = req.method == Method::head;
   const bool keep_alive = msg.keep_alive() && !closing;
   const auto started = std::chrono::steady_clock::now();
+  c.deadline->expire_never();  // a long poll waits as long as it asked
   Response res = co_await handle(req);
   const int status = res.status;
-  const bool written = co_await write(c.stream, std::move(res), msg.version(), keep_alive, head);
+  const bool written = co_await write(c, c.stream, std::move(res), msg.version(), keep_alive, head);
   if (options.access_log) log_access(req, status, started);
   const bool go_on = written && keep_alive;
   co_return go_on;

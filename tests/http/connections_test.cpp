@@ -103,6 +103,27 @@ TEST_CASE("an idle or slow client cannot hold a connection", "[http]") {
   CHECK(daemon.http().get("/healthz").status == 200);
 }
 
+// The read and idle timeouts bound the client's sending, not the master's answering: a long poll
+// holds its connection for as long as it asked.
+TEST_CASE("a long poll longer than limits.read_timeout gets its answer on its connection",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  idle_timeout: 0.3\n  read_timeout: 0.3\n"});
+  auto pushed = daemon.http().post("/v1/jobs", {{"name", "email"}, {"keep_result", true}});
+  REQUIRE(pushed.status == 201);
+  const std::string id = pushed.value()["id"];
+  RawConnection c(daemon.port());
+  const auto started = std::chrono::steady_clock::now();
+  REQUIRE(c.send("GET /v1/jobs/" + id +
+                 "/result?wait=1.2 HTTP/1.1\r\nHost: x\r\n"
+                 "Accept: application/json\r\n\r\n"));
+  bool closed = false;
+  const std::string answer = c.read_until_closed(5s, &closed);
+  CHECK(count(answer, "HTTP/1.1 202 Accepted") == 1);  // no worker: still queued
+  CHECK(std::chrono::steady_clock::now() - started >= 1100ms);
+  CHECK(closed);  // then the idle timeout
+}
+
 TEST_CASE("a request whose header stops half way is closed after limits.header_timeout", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, "limits:\n  header_timeout: 1\n"});  // idle and read: 60, 30
