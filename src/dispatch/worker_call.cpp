@@ -22,6 +22,7 @@
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
 #include "src/util/http_parse.hpp"
+#include "src/util/socket_deadline.hpp"
 
 namespace jq::dispatch {
 
@@ -56,12 +57,20 @@ using TlsStream = ssl::stream<beast::tcp_stream>;
 // A TLS connection closed politely (close_notify) gets this long for the worker's reply.
 constexpr std::chrono::seconds kTlsShutdownTimeout{1};
 
-// One connection to the worker: plain TCP, or TLS over it.
+// How often a busy connection's deadline timer looks: a job timeout of at least this costs no
+// timer operation per call (src/util/socket_deadline.hpp).
+constexpr std::chrono::seconds kDeadlineTick{1};
+
+// One connection to the worker: plain TCP, or TLS over it. A call's deadline is kept by
+// `deadline`; the stream's own timeouts are only set while connecting and closing.
 struct Connection {
   explicit Connection(const asio::any_io_executor& executor)
-      : stream(std::in_place_type<beast::tcp_stream>, executor) {}
+      : stream(std::in_place_type<beast::tcp_stream>, executor),
+        deadline(std::make_shared<SocketDeadline>(tcp().socket(), kDeadlineTick)) {}
   Connection(const asio::any_io_executor& executor, std::shared_ptr<ssl::context> tls)
-      : context(std::move(tls)), stream(std::in_place_type<TlsStream>, executor, *context) {}
+      : context(std::move(tls)),
+        stream(std::in_place_type<TlsStream>, executor, *context),
+        deadline(std::make_shared<SocketDeadline>(tcp().socket(), kDeadlineTick)) {}
 
   beast::tcp_stream& tcp() {
     if (auto* tls = std::get_if<TlsStream>(&stream)) return tls->next_layer();
@@ -70,6 +79,7 @@ struct Connection {
 
   std::shared_ptr<ssl::context> context;  // outlives the stream that uses it
   std::variant<beast::tcp_stream, TlsStream> stream;
+  std::shared_ptr<SocketDeadline> deadline;  // its timer holds it weakly
 };
 
 // The certificate must be for the URL's host: an IP address is matched against the
@@ -130,10 +140,12 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
                              asio::redirect_error(use_awaitable, ec));
   if (ec) {
     // A pooled connection may have been closed by the worker while idle: if writing to it
-    // fails, nothing was delivered.
-    out.retry = reused && ec != beast::error::timeout;
-    answer.kind = ec == beast::error::timeout ? WorkerAnswer::Kind::timed_out
-                                              : WorkerAnswer::Kind::unreachable;
+    // fails, nothing was delivered. The deadline closing the socket surfaces as
+    // operation_aborted.
+    const bool late =
+        ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
+    out.retry = reused && !late;
+    answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::unreachable;
     answer.error = "sending the job failed: " + ec.message();
     co_return out;
   }
@@ -181,6 +193,17 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   out.keep = res.keep_alive();
   answer.body = std::move(res.body());
   co_return out;
+}
+
+// The exchange within the call's deadline, run where the connection's handlers (and its
+// deadline's timer) run.
+asio::awaitable<Exchange> exchange_within(Connection& conn, const std::string& request,
+                                          const WorkerCall& call, bool reused) {
+  conn.deadline->expire_at(call.deadline);
+  Exchange done = co_await std::visit(
+      [&](auto& stream) { return exchange(stream, request, call, reused); }, conn.stream);
+  conn.deadline->expire_never();
+  co_return done;
 }
 
 asio::awaitable<void> shut_down(std::unique_ptr<Connection> conn) {
@@ -286,13 +309,17 @@ struct ConnectionPool::Impl {
     if (ec) co_return "cannot connect to " + host_port + ": " + ec.message();
     conn.tcp().socket().set_option(tcp::no_delay(true), ec);
     auto* stream = std::get_if<TlsStream>(&conn.stream);
-    if (stream == nullptr) co_return std::string();
+    if (stream == nullptr) {
+      conn.tcp().expires_never();  // from here on the calls' deadline keeps time
+      co_return std::string();
+    }
     if (std::string bad = expect_peer(stream->native_handle(), host); !bad.empty()) {
       co_return "TLS: " + bad + " for " + origin;
     }
     co_await stream->async_handshake(ssl::stream_base::client,
                                      asio::redirect_error(use_awaitable, ec));
     if (ec) co_return handshake_error(stream->native_handle(), ec, origin);
+    conn.tcp().expires_never();
     co_return std::string();
   }
 
@@ -358,20 +385,16 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
     // that got it anyway would run it beside the retry. Beast does not stop this by itself:
     // with an expired timer the write still goes out before the timer closes the socket.
     if (std::chrono::steady_clock::now() >= call.deadline) {
-      conn->tcp().expires_never();
       impl->give_back(std::move(conn));
       WorkerAnswer answer;
       answer.kind = WorkerAnswer::Kind::timed_out;
       answer.error = "the deadline passed before the job was sent";
       co_return answer;
     }
-    conn->tcp().expires_at(call.deadline);
-    Exchange done = co_await impl->on_connection(
-        *conn, std::visit([&](auto& stream) { return exchange(stream, request, call, reused); },
-                          conn->stream));
+    Exchange done =
+        co_await impl->on_connection(*conn, exchange_within(*conn, request, call, reused));
     if (done.retry) continue;
     if (done.keep) {
-      conn->tcp().expires_never();
       impl->give_back(std::move(conn));
     } else if (done.answer.kind == WorkerAnswer::Kind::answered) {
       close_politely(std::move(conn));

@@ -27,10 +27,10 @@
 
 #include "common/serial_executor.hpp"
 #include "src/http/beast_message.hpp"
-#include "src/http/connection_deadline.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
+#include "src/util/socket_deadline.hpp"
 
 namespace jq::http {
 
@@ -94,7 +94,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     virtual ~ConnectionBase() = default;
     virtual beast::tcp_stream& tcp() = 0;
     bool idle = true;
-    std::shared_ptr<ConnectionDeadline> deadline;
+    std::shared_ptr<SocketDeadline> deadline;
   };
 
   template <class Stream>
@@ -102,8 +102,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     Connection(tcp::socket socket, std::shared_ptr<ssl::context> tls,
                std::chrono::steady_clock::duration tick)
         : context(std::move(tls)), stream(make_stream(std::move(socket), context.get())) {
-      deadline =
-          std::make_shared<ConnectionDeadline>(beast::get_lowest_layer(stream).socket(), tick);
+      deadline = std::make_shared<SocketDeadline>(beast::get_lowest_layer(stream).socket(), tick);
     }
     beast::tcp_stream& tcp() override { return beast::get_lowest_layer(stream); }
 

@@ -312,6 +312,31 @@ TEST_CASE("timeouts, HTTP errors and invalid bodies are failures the master writ
   CHECK(invalid["message"].get<std::string>().find("invalid result") != std::string::npos);
 }
 
+// A worker connection's deadline timer looks once a second (src/util/socket_deadline.hpp): a
+// timeout between two looks still ends the attempt when it passes, not at the next look.
+TEST_CASE("an attempt longer than its timeout of 1.5 s ends at 1.5 s", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string slow = push(http, {{"name", "n"},
+                                       {"argument", {{"sleep_ms", 10000}}},
+                                       {"timeout", 1.5},
+                                       {"max_retry", 0},
+                                       {"keep_result", true}});
+  json timed_out = result_of(http, slow);
+  const auto took = std::chrono::steady_clock::now() - started;
+  INFO(timed_out.dump());
+  CHECK(timed_out["reason"] == "timeout");
+  // Ended by the master waiting on the connection, not found later by the reaper.
+  CHECK(timed_out["message"].get<std::string>().find("no answer within the job's timeout") !=
+        std::string::npos);
+  CHECK(took >= 1400ms);
+  CHECK(took < 1900ms);
+}
+
 TEST_CASE("an unreachable endpoint burns no attempts and is shown unhealthy", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});
