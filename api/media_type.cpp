@@ -68,6 +68,9 @@ constexpr std::string_view kJson = "application/json";
 }  // namespace
 
 std::optional<MediaType> parse_content_type(std::string_view header) {
+  // The usual headers, as clients write them, without the walk below (every push reads one).
+  if (header == kJson) return MediaType::json;
+  if (header == kMsgpack) return MediaType::msgpack;
   const std::string_view type = essence(header);
   if (ascii_iequals(type, kMsgpack) || ascii_iequals(type, kXMsgpack)) return MediaType::msgpack;
   if (ascii_iequals(type, kJson)) return MediaType::json;
@@ -75,6 +78,8 @@ std::optional<MediaType> parse_content_type(std::string_view header) {
 }
 
 MediaType choose_response_type(std::string_view accept, std::optional<MediaType> request_body) {
+  if (accept == kJson) return MediaType::json;
+  if (accept == kMsgpack) return MediaType::msgpack;
   const double msgpack = accept_q(accept, kMsgpack, kXMsgpack);
   const double json = accept_q(accept, kJson);
   if (msgpack > 0 && msgpack >= json) return MediaType::msgpack;
