@@ -1,8 +1,10 @@
 #include "src/http/beast_message.hpp"
 
 #include <charconv>
+#include <utility>
 
 #include "api/query.hpp"
+#include "common/ascii.hpp"
 #include "src/util/header_lines.hpp"
 
 namespace jq::http {
@@ -38,10 +40,30 @@ bool fill_request_header(const bhttp::request_header<>& header, Request& out) {
   auto q = target.find('?');
   out.query = q == std::string_view::npos ? std::string() : std::string(target.substr(q + 1));
   auto path = api::percent_decode(target.substr(0, q), false);
-  out.content_type = std::string(header[bhttp::field::content_type]);
-  out.accept = std::string(header[bhttp::field::accept]);
-  out.authorization = std::string(header[bhttp::field::authorization]);
-  out.traceparent = std::string(header["traceparent"]);
+  // One pass over the fields, the first of each name kept (as header[name] would give): four
+  // lookups by name cost a quarter of this function's time per request.
+  bool content_type = false, accept = false, authorization = false, traceparent = false;
+  for (const auto& f : header) {
+    const auto take = [&](bool& seen, std::string& into) {
+      if (!std::exchange(seen, true)) into = std::string(f.value());
+    };
+    switch (f.name()) {
+      case bhttp::field::content_type:
+        take(content_type, out.content_type);
+        break;
+      case bhttp::field::accept:
+        take(accept, out.accept);
+        break;
+      case bhttp::field::authorization:
+        take(authorization, out.authorization);
+        break;
+      case bhttp::field::unknown:
+        if (ascii_iequals(f.name_string(), "traceparent")) take(traceparent, out.traceparent);
+        break;
+      default:
+        break;
+    }
+  }
   if (!path) return false;
   out.path = std::move(*path);
   return true;
