@@ -8,15 +8,9 @@ namespace jq::api {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // "type/subtype; param=x" -> "type/subtype", trimmed.
 std::string_view essence(std::string_view media_range) {
-  return trim(media_range.substr(0, media_range.find(';')));
+  return trim_ows(media_range.substr(0, media_range.find(';')));
 }
 
 // The q-value of a media range's parameters ("; q=0.5; level=1" -> 0.5); 1 when absent, 0 when
@@ -24,7 +18,7 @@ std::string_view essence(std::string_view media_range) {
 double q_value(std::string_view params) {
   while (!params.empty()) {
     const std::size_t semi = params.find(';');
-    const std::string_view param = trim(params.substr(0, semi));
+    const std::string_view param = trim_ows(params.substr(0, semi));
     params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
     if (param.size() < 2 || ascii_lower(param[0]) != 'q' || param[1] != '=') {
       continue;

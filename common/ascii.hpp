@@ -18,4 +18,12 @@ constexpr bool ascii_iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Without the optional whitespace (spaces and tabs) HTTP allows around a header value or a
+// list element.
+constexpr std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace jq

@@ -7,13 +7,13 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 
 #include "common/ascii.hpp"
 #include "common/expected.hpp"
+#include "common/socket_deadline.hpp"
 
 namespace jq::bench {
 
@@ -26,8 +26,8 @@ namespace {
 
 // A long-polled result (?wait=) answers within its wait; every other request within a second.
 constexpr std::chrono::seconds kRequestTimeout{60};
-// How often a connection looks at its request's deadline.
-constexpr std::chrono::seconds kWatchEvery{1};
+// How often a connection's deadline timer looks while a request is on its way.
+constexpr std::chrono::seconds kDeadlineTick{1};
 constexpr std::size_t kMaxHeadBytes = 64 * 1024;
 constexpr std::size_t kMaxResponseBytes = 64 * 1024 * 1024;
 constexpr std::size_t kReadSize = 16 * 1024;
@@ -44,12 +44,6 @@ std::string_view method_name(Method m) {
       return "DELETE";
   }
   return "GET";
-}
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 // A response's head: what this client needs of it.
@@ -85,7 +79,7 @@ Expected<std::optional<ResponseHead>, std::string> parse_head(std::string_view i
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string_view name = line.substr(0, colon);
-    const std::string_view value = trimmed(line.substr(colon + 1));
+    const std::string_view value = trim_ows(line.substr(colon + 1));
     if (ascii_iequals(name, "content-length")) {
       const auto [p, ec] =
           std::from_chars(value.data(), value.data() + value.size(), head.content_length);
@@ -111,24 +105,29 @@ Expected<std::optional<ResponseHead>, std::string> parse_head(std::string_view i
 
 }  // namespace
 
-// A plain socket with a hand-read response and one timer that looks at the request's deadline
-// once a second: Beast's tcp_stream armed and cancelled a timer for every read and write, and
-// its parser allocated every header field. On two cores every µs this load generator spends is
-// taken from the master, Redis and the worker it measures (row b, docs/BENCHMARKS.md).
-struct HttpConnection::Impl : std::enable_shared_from_this<Impl> {
+// A plain socket with a hand-read response and one deadline timer (common/socket_deadline.hpp):
+// Beast's tcp_stream armed and cancelled a timer for every read and write, and its parser
+// allocated every header field. On two cores every µs this load generator spends is taken from
+// the master, Redis and the worker it measures (row b, docs/BENCHMARKS.md).
+struct HttpConnection::Impl {
   Impl(asio::any_io_executor executor, tcp::endpoint e, std::string h, std::string b)
-      : socket(executor), watchdog(executor), endpoint(e), host(std::move(h)), base(std::move(b)) {}
+      : socket(std::move(executor)),
+        deadline(std::make_shared<SocketDeadline>(socket, kDeadlineTick)),
+        endpoint(e),
+        host(std::move(h)),
+        base(std::move(b)) {}
+  ~Impl() { deadline->stop(); }
 
   // One try: connects first when needed. An error leaves the connection closed.
   asio::awaitable<HttpResponse> exchange(const std::string& head, const std::string& body) {
     boost::system::error_code ec;
     auto on_error = asio::redirect_error(asio::use_awaitable, ec);
-    deadline = Clock::now() + kRequestTimeout;
+    const auto until = Clock::now() + kRequestTimeout;
+    deadline->expire_at(until);
     if (!connected) {
       co_await socket.async_connect(endpoint, on_error);
       if (!ec) socket.set_option(tcp::no_delay(true), ec);
       connected = !ec;
-      if (connected) watch();
     }
     const std::array<asio::const_buffer, 2> request{asio::buffer(head), asio::buffer(body)};
     if (!ec) co_await asio::async_write(socket, request, on_error);
@@ -148,9 +147,11 @@ struct HttpConnection::Impl : std::enable_shared_from_this<Impl> {
       const std::size_t n = co_await socket.async_read_some(buffer.prepare(kReadSize), on_error);
       buffer.commit(n);
     }
-    deadline = Clock::time_point::max();
+    deadline->expire_never();
     if (ec || !error.empty()) {
-      if (timed_out) error = "no answer within " + std::to_string(kRequestTimeout.count()) + " s";
+      if (ec && Clock::now() >= until) {
+        error = "no answer within " + std::to_string(kRequestTimeout.count()) + " s";
+      }
       close();
       co_return HttpResponse{0, {}, error.empty() ? ec.message() : error};
     }
@@ -162,51 +163,28 @@ struct HttpConnection::Impl : std::enable_shared_from_this<Impl> {
     co_return response;
   }
 
-  // Closes the socket of a request past its deadline (its read or write then fails), once a
-  // second while the connection is open.
-  void watch() {
-    watchdog.expires_after(kWatchEvery);
-    watchdog.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
-      auto self = weak.lock();
-      if (ec || !self || !self->connected) return;
-      if (Clock::now() >= self->deadline) {
-        self->timed_out = true;
-        boost::system::error_code ignored;
-        self->socket.close(ignored);
-        return;
-      }
-      self->watch();
-    });
-  }
-
   void close() {
     boost::system::error_code ignored;
     socket.close(ignored);
-    watchdog.cancel();
     buffer.clear();
     connected = false;
-    timed_out = false;
   }
 
   tcp::socket socket;
-  asio::steady_timer watchdog;
-  beast::flat_buffer buffer;  // what was read and not yet consumed
+  std::shared_ptr<SocketDeadline> deadline;  // its timer holds it weakly
+  beast::flat_buffer buffer;                 // what was read and not yet consumed
   tcp::endpoint endpoint;
   std::string host;
   std::string base;
-  Clock::time_point deadline = Clock::time_point::max();
   bool connected = false;
-  bool timed_out = false;
 };
 
 HttpConnection::HttpConnection(asio::any_io_executor executor, tcp::endpoint master,
                                std::string host, std::string base)
-    : impl_(std::make_shared<Impl>(std::move(executor), master, std::move(host), std::move(base))) {
+    : impl_(std::make_unique<Impl>(std::move(executor), master, std::move(host), std::move(base))) {
 }
 
-HttpConnection::~HttpConnection() {
-  impl_->close();
-}
+HttpConnection::~HttpConnection() = default;
 
 asio::awaitable<HttpResponse> HttpConnection::request(Method method, std::string path,
                                                       std::string body, bool json) {

@@ -37,7 +37,7 @@ class HttpConnection {
 
  private:
   struct Impl;
-  std::shared_ptr<Impl> impl_;  // shared with its watchdog's handler, weakly
+  std::unique_ptr<Impl> impl_;
 };
 
 // The master's address from --url, resolved once (so every connection skips the resolver).

@@ -1,3 +1,4 @@
+-- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
 -- Running jobs' deadlines for a shard's inflight zset, gathered into one ZADD (batched):
 --   local deadlines = inflight_deadlines(inflight); deadlines.add(deadline, field); ...
 --   deadlines.send()

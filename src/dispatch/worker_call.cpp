@@ -19,10 +19,10 @@
 
 #include "api/retry_after.hpp"
 #include "common/serial_executor.hpp"
+#include "common/socket_deadline.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
 #include "src/util/http_parse.hpp"
-#include "src/util/socket_deadline.hpp"
 
 namespace jq::dispatch {
 
@@ -58,7 +58,7 @@ using TlsStream = ssl::stream<beast::tcp_stream>;
 constexpr std::chrono::seconds kTlsShutdownTimeout{1};
 
 // How often a busy connection's deadline timer looks: a job timeout of at least this costs no
-// timer operation per call (src/util/socket_deadline.hpp).
+// timer operation per call (common/socket_deadline.hpp).
 constexpr std::chrono::seconds kDeadlineTick{1};
 
 // One connection to the worker: plain TCP, or TLS over it. A call's deadline is kept by

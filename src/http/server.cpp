@@ -26,11 +26,11 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "common/serial_executor.hpp"
+#include "common/socket_deadline.hpp"
 #include "src/http/beast_message.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
-#include "src/util/socket_deadline.hpp"
 
 namespace jq::http {
 

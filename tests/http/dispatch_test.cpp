@@ -312,7 +312,7 @@ TEST_CASE("timeouts, HTTP errors and invalid bodies are failures the master writ
   CHECK(invalid["message"].get<std::string>().find("invalid result") != std::string::npos);
 }
 
-// A worker connection's deadline timer looks once a second (src/util/socket_deadline.hpp): a
+// A worker connection's deadline timer looks once a second (common/socket_deadline.hpp): a
 // timeout between two looks still ends the attempt when it passes, not at the next look.
 TEST_CASE("an attempt longer than its timeout of 1.5 s ends at 1.5 s", "[http]") {
   RedisServer redis;
