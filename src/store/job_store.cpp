@@ -41,11 +41,9 @@ constexpr std::size_t kMaxMergedJobs = 256;
 constexpr std::size_t kOwnCallJobs = 32;
 
 // pushJobs' plain job without constraints, the only kind it takes at once (lua/pushJobs-10.lua:
-// plain and may_take).
+// may_take).
 bool may_skip_queue(const PushJobs::Job& job) {
-  return job.ready_at_ms == 0 && job.unique_key.empty() && !job.unique_until_started &&
-         job.ordering_key.empty() && job.constraints.empty() &&
-         job.on_duplicate != PushJobs::OnDuplicate::append;
+  return PushJobs::is_plain(job) && job.constraints.empty();
 }
 
 }  // namespace

@@ -95,6 +95,76 @@ TEST_CASE("a record leaves out its trailing slots that hold nothing, so buckets 
   CHECK(unique->unique_key == "u1");
 }
 
+TEST_CASE("plain jobs (five arguments) and other jobs (thirteen) interleave in one batch",
+          "[redis]") {
+  // The master sends each job in the shape it has; the script walks the shapes to find each
+  // job's arguments, so a mistake in one shifts every job after it.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string constraints = "\x92\xa6tenant\xa1x";  // ["tenant", "x"]
+  auto f = fields_of(push_jobs(
+      r, keys, 0,
+      {{.name = "a", .priority = 2, .timeout_ms = 7000},
+       {.name = "a", .ready_at_ms = kNowMs + 1000},
+       {.name = "a", .argument = "\x01", .priority = 2, .max_retry = 9, .keep_result = true},
+       {.name = "a", .unique_key = "u", .unique_until_started = true},
+       {.name = "a", .priority = 1, .constraints = constraints},
+       {.name = "a", .ordering_key = "o"}}));
+  REQUIRE(f.size() == 6);
+
+  auto first = read_record(r, keys, 0, f[0]);
+  REQUIRE(first);
+  CHECK(first->priority == 2);
+  CHECK(first->timeout_ms == 7000);
+  CHECK(read_record(r, keys, 0, f[1])->state == JobState::scheduled);
+  auto third = read_record(r, keys, 0, f[2]);
+  REQUIRE(third);
+  CHECK(third->argument == "\x01");
+  CHECK(third->max_retry == 9);
+  CHECK(third->keep_result);
+  CHECK(third->unique_key.empty());
+  CHECK(read_record(r, keys, 0, f[3])->unique_key == "u");
+  auto fifth = read_record(r, keys, 0, f[4]);
+  REQUIRE(fifth);
+  CHECK(fifth->priority == 1);
+  CHECK(fifth->constraints == std::vector<std::string>{"tenant", "x"});
+  CHECK(read_record(r, keys, 0, f[5])->ordering_key == "o");
+  // Ready by priority (0 for the unique and the ordered job), in push order within one.
+  CHECK(members_of(ready_queue(r, keys, 0, "a")) ==
+        std::vector<std::string>{member_of(r, keys, 0, f[3]), member_of(r, keys, 0, f[5]),
+                                 member_of(r, keys, 0, f[4]), member_of(r, keys, 0, f[0]),
+                                 member_of(r, keys, 0, f[2])});
+}
+
+TEST_CASE("a plain job sent in thirteen arguments is stored as it is from five", "[redis]") {
+  // The two ways to its record (joined from the master's head, or packed from a table) must
+  // give the same bytes: a record in another form could outgrow a listpack bucket.
+  using jq::redis::bindings::PushJobs;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string constraints = "\x92\xa6tenant\xa1x";
+  for (const std::string& matched : {std::string(), constraints}) {
+    INFO("constraints: " << matched.size() << " bytes");
+    auto five = fields_of(push_jobs(r, keys, 0, {{.name = "a", .constraints = matched}}));
+    PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, kMaxListBytes, "", {}};
+    args.jobs.push_back(
+        {"a", "\x81\xa1k\x01", 0, 3, false, 30000, 0, "", false, 86'400'000, "", matched, {}});
+    jq::redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys, 0), std::move(args));
+    REQUIRE(call.args.size() == PushJobs::arg_names.size() + PushJobs::args_per_item);
+    REQUIRE(call.args[7] == "p");
+    // The same job in thirteen: what a job with a unique key or a delay is sent in.
+    call.args[7] = "f";
+    call.args.resize(PushJobs::arg_names.size() + 3);  // name, head, priority
+    for (const char* v : {"3", "0", "30000", "0", "", "0", "86400000", ""}) call.args.push_back(v);
+    call.args.push_back(matched);
+    call.args.push_back("0");  // on_duplicate keep
+    auto thirteen = fields_of(r.eval(call));
+    REQUIRE(five.size() == 1);
+    REQUIRE(thirteen.size() == 1);
+    CHECK(raw_record(r, keys, 0, thirteen[0]) == raw_record(r, keys, 0, five[0]));
+  }
+}
+
 TEST_CASE("every job of a batch keeps the batch's traceparent", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

@@ -15,9 +15,13 @@ struct PushJobs {
   static constexpr std::array<std::string_view, 10> key_names = {
       "stats",     "jobs",          "names",        "ready_prefix", "counts",
       "scheduled", "unique_prefix", "order_prefix", "held_prefix",  "inflight"};
-  static constexpr std::array<std::string_view, 7> arg_names = {
-      "now_ms", "ready_stamp_us", "channel", "traceparent", "shard", "max_list_bytes", "take"};
-  static constexpr std::size_t args_per_item = 13;  // then thirteen per job (Job)
+  static constexpr std::array<std::string_view, 8> arg_names = {
+      "now_ms", "ready_stamp_us", "channel", "traceparent",
+      "shard",  "max_list_bytes", "take",    "shapes"};
+  // Then five per plain job (is_plain) and thirteen per other job, as `shapes` says: Redis
+  // spent 0.85 µs per job handing a job's thirteen to Lua.
+  static constexpr std::size_t args_per_item = 5;
+  static constexpr std::size_t args_per_other_item = 13;
 
   struct Keys {
     std::string stats, jobs, names, ready_prefix, counts, scheduled, unique_prefix, order_prefix,
@@ -40,6 +44,13 @@ struct PushJobs {
     std::string constraints;   // MessagePack array [name1, key1, ...] of those matched; '' none
     OnDuplicate on_duplicate = OnDuplicate::keep;
   };
+  // A job with no unique key (nor unique_until started), ordering key or ready time, that is not
+  // an append: the usual one, sent in five arguments (name, head, priority, timeout,
+  // constraints). It may have matched constraints.
+  static bool is_plain(const Job& j) {
+    return j.ready_at_ms == 0 && j.unique_key.empty() && !j.unique_until_started &&
+           j.ordering_key.empty() && j.on_duplicate != OnDuplicate::append;
+  }
   struct Args {
     std::int64_t now_ms = 0;
     std::int64_t ready_stamp_us = 0;
@@ -76,7 +87,15 @@ struct PushJobs {
          std::move(k.counts), std::move(k.scheduled), std::move(k.unique_prefix),
          std::move(k.order_prefix), std::move(k.held_prefix), std::move(k.inflight)},
         {}};
-    c.args.reserve(arg_names.size() + a.jobs.size() * args_per_item);
+    std::string shapes;
+    shapes.reserve(a.jobs.size());
+    std::size_t job_args = 0;
+    for (const Job& j : a.jobs) {
+      const bool plain = is_plain(j);
+      shapes.push_back(plain ? 'p' : 'f');
+      job_args += plain ? args_per_item : args_per_other_item;
+    }
+    c.args.reserve(arg_names.size() + job_args);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
     c.args.push_back(std::move(a.channel));
@@ -84,12 +103,19 @@ struct PushJobs {
     c.args.push_back(arg(a.shard));
     c.args.push_back(arg(a.max_list_bytes));
     c.args.push_back(std::move(a.take));
+    c.args.push_back(std::move(shapes));
     for (Job& j : a.jobs) {
       std::string head =
           record_head(j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms);
+      const bool plain = is_plain(j);
       c.args.push_back(std::move(j.name));
       c.args.push_back(std::move(head));
       c.args.push_back(arg(std::int64_t{j.priority}));
+      if (plain) {
+        c.args.push_back(arg(j.timeout_ms));
+        c.args.push_back(std::move(j.constraints));
+        continue;
+      }
       c.args.push_back(arg(j.max_retry));
       c.args.push_back(arg(j.keep_result));
       c.args.push_back(arg(j.timeout_ms));
