@@ -232,9 +232,22 @@ local function may_take(i, a, name, priority)
   local r = by_name[name]
   return not (r and r[1] <= priority) and none_ready_by(name, digits(priority))
 end
-for k, entry in ipairs(fresh) do
-  local field = base62(next_seq)
+-- The fields of consecutive seqs share their first eight characters, their record bucket, 62 at
+-- a time: base62 and record_at once per bucket, and per job only its last character.
+local seq_prefix, seq_bucket
+local function next_field()
+  local d = next_seq % 62
+  if d == 0 or not seq_prefix then
+    local field = base62(next_seq)
+    seq_prefix = string.sub(field, 1, 8)
+    seq_bucket = jobs .. seq_prefix
+  end
   next_seq = next_seq + 1
+  local slot = string.char(d + (d < 10 and 48 or d < 36 and 55 or 61))
+  return seq_prefix .. slot, seq_bucket, slot
+end
+for k, entry in ipairs(fresh) do
+  local field, bucket, slot = next_field()
   fields[fresh_at[k] + 1] = field
   local name, priority, state, blocked_by, packed
   if type(entry) == 'number' then
@@ -267,7 +280,6 @@ for k, entry in ipairs(fresh) do
     end
     state, blocked_by, packed = record[R_STATE], record[R_BLOCKED_BY], pack_record(record)
   end
-  local bucket, slot = record_at(jobs, field)
   records.add(bucket, slot, packed)
   local n = added[name]
   if not n then

@@ -7,14 +7,18 @@
 local function batched(command)
   local keys, args = {}, {}
   local chunk = 1000
-  local function add(key, ...)
+  -- One value (a member) or two (score and member, field and value): named, not `...`, which
+  -- cost a select() per value and per job.
+  local function add(key, x, y)
     local a = args[key]
     if not a then
       a = {}
       args[key] = a
       keys[#keys + 1] = key
     end
-    for i = 1, select('#', ...) do a[#a + 1] = select(i, ...) end
+    local n = #a + 1
+    a[n] = x
+    if y ~= nil then a[n + 1] = y end
   end
   local function send()
     for _, key in ipairs(keys) do

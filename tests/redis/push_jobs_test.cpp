@@ -39,6 +39,30 @@ TEST_CASE("pushJobs stores a batch in order and returns increasing 9-character f
   CHECK(read_record(r, keys, 0, fields[2])->name == "c");
 }
 
+TEST_CASE("a batch across record buckets stores every job under its own field", "[redis]") {
+  // Fields follow the shard's seq; 62 of them share a bucket (their first eight characters),
+  // which the script names once per bucket.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 0, std::vector<PushArgs>(60, PushArgs{.name = "w"}));  // seq 1-60
+  std::vector<PushArgs> batch;
+  for (int i = 0; i < 130; ++i) {
+    PushArgs job{.name = "n" + std::to_string(i)};
+    if (i == 70) job.unique_key = "u";  // a job in thirteen arguments among them
+    batch.push_back(job);
+  }
+  auto f = fields_of(push_jobs(r, keys, 0, batch));
+  REQUIRE(f.size() == 130);
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    INFO("job " << i);
+    CHECK(f[i] == base62(61 + static_cast<std::int64_t>(i), 9));
+    auto record = read_record(r, keys, 0, f[i]);
+    REQUIRE(record);
+    CHECK(record->name == "n" + std::to_string(i));
+  }
+  CHECK(read_record(r, keys, 0, f[70])->unique_key == "u");
+}
+
 TEST_CASE("pushJobs records hold every field given, queued with no attempts", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
