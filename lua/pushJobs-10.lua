@@ -45,9 +45,12 @@
           above), '0' for one to queue
   ARGV[8] shapes: one byte per job, how its arguments are laid out: 'p' a plain job (no
           unique key, unique_until finished, no ordering key, no ready time, not an append),
-          the most usual, in five; 'f' any job, in thirteen
-  ARGV[9..] per job as its shape says: five per plain job: name, head, priority, timeout,
-            constraints (as below); thirteen per other job: name, head (the record's first six
+          the most usual, in four; 'f' any job, in thirteen
+  ARGV[9..] per job as its shape says: four per plain job: name, record (the whole record as
+            this call stores the job queued, packed by the master from the values below and
+            ARGV[1], ARGV[2] and ARGV[4]: 13 slots, or 19 with its constraints last;
+            src/redis/record_head.hpp), priority, timeout;
+            thirteen per other job: name, head (the record's first six
             slots, packed by the master, one value after the other: name, argument (a string of
             its MessagePack bytes), priority, max_retry, keep_result, timeout;
             src/redis/record_head.hpp), priority (int32), max_retry, keep_result (0|1),
@@ -75,9 +78,9 @@ local max_list_bytes = tonumber(ARGV[6])
 local takes, inflight = ARGV[7], KEYS[10]
 local shapes = ARGV[8]
 local count = #shapes
--- Where a plain job's priority, timeout and constraints are, from its name at a (a job in
--- thirteen has them at a+2, a+5 and a+11).
-local P_PRIORITY, P_TIMEOUT, P_CONSTRAINTS = 2, 3, 4
+-- Where a plain job's record, priority and timeout are, from its name at a (a job in thirteen
+-- has its head, priority and timeout at a+1, a+2 and a+5).
+local P_RECORD, P_PRIORITY, P_TIMEOUT = 1, 2, 3
 local PLAIN = 112  -- 'p'
 
 -- The argument (its MessagePack bytes) of the job whose arguments start at a, from its head.
@@ -109,35 +112,22 @@ end
 
 -- A plain job (the usual one: shape 'p') has no unique key (nor unique_until started),
 -- ordering key or ready time, and is not an append; it may have matched constraints. The master
--- sends it in five arguments instead of thirteen, which cost Redis 0.85 µs per job to parse and
--- hand to Lua. Its record is joined from the head the master packed and the slots this call fills,
--- without a table: building the 21 slots of a record and trimming them took twice as long as
--- packing the values (1.3 against 0.6 µs per job in Redis's Lua), and packing the values took a
--- quarter of this script's time per plain job; the constraints are kept as the master packed
--- them, not unpacked to be packed again.
--- Slots 14-18 of a record, packed with their "none" values ('', 0, '', 0, ''): what comes
--- between the 13 slots of a plain job and its constraints (slot 19). A constant: the preamble and
--- the script's own top level run at every call.
-local NONE_TO_CONSTRAINTS = '\160\0\160\0\160'
+-- sends it in four arguments instead of thirteen, which cost Redis 0.85 µs per job to parse and
+-- hand to Lua, and packs its whole record: building the 21 slots of a record and trimming them
+-- took twice as long as packing the values (1.3 against 0.6 µs per job in Redis's Lua), packing
+-- the values took a quarter of this script's time per plain job, and joining the master's head
+-- to slots packed here another 0.3 µs. A plain record has 13 slots unless it has constraints.
+local PLAIN_HEADER = string.byte(RECORD_HEADERS[13])
 
--- Slots 7-13 of a plain record as this call stores it, by state: the state and attempts (queued
--- and 0, or running its first attempt when taken), enqueued_at, the ready stamp, last_error,
--- traceparent and result, the same for every job of the call; packed once per state.
-local plain_tails = {}
-
--- The record of the plain job whose five arguments start at a, queued and ready (or running its
--- first attempt, taken): what pack_record gives for it (13 slots, or 19 with its constraints
--- last).
-local function pack_plain(a, state, attempts)
-  local tail = plain_tails[state]
-  if not tail then
-    tail = cmsgpack.pack(state, attempts, now, stamp, '', traceparent, '')
-    plain_tails[state] = tail
-  end
-  local constraints = ARGV[a + P_CONSTRAINTS]
-  if constraints == '' then return RECORD_HEADERS[13] .. ARGV[a + 1] .. tail end
-  return RECORD_HEADERS[R_CONSTRAINTS] .. ARGV[a + 1] .. tail .. NONE_TO_CONSTRAINTS ..
-         constraints
+-- The record of the plain job whose four arguments start at a, running its first attempt
+-- (taken; only a job without constraints is): its queued record with slots 7-13 (state,
+-- attempts, enqueued_at, the ready stamp, last_error, traceparent, result) as a running one's.
+local tails = nil
+local function running_plain(a)
+  tails = tails or {queued = cmsgpack.pack(S_QUEUED, 0, now, stamp, '', traceparent, ''),
+                    running = cmsgpack.pack(S_RUNNING, 1, now, stamp, '', traceparent, '')}
+  local queued = ARGV[a + P_RECORD]
+  return string.sub(queued, 1, #queued - #tails.queued) .. tails.running
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
@@ -166,7 +156,7 @@ for i = 0, count - 1 do
   if string.byte(shapes, i + 1) == PLAIN then
     local k = #fresh + 1
     fresh[k], fresh_at[k] = a, i
-    a = a + 5
+    a = a + 4
   else
     local record = arriving(a)
     local claim = record[R_UNIQUE_KEY] ~= '' and
@@ -226,7 +216,8 @@ end
 -- constraints, and nothing of its name at its priority or better ready here, before this batch
 -- or earlier in it (those join their lists after this loop).
 local function may_take(i, a, name, priority)
-  if takes == '' or string.byte(takes, i + 1) ~= 49 or ARGV[a + P_CONSTRAINTS] ~= '' then
+  if takes == '' or string.byte(takes, i + 1) ~= 49 or
+     string.byte(ARGV[a + P_RECORD], 1) ~= PLAIN_HEADER then
     return false
   end
   local r = by_name[name]
@@ -254,12 +245,12 @@ for k, entry in ipairs(fresh) do
     name, priority, state, blocked_by = ARGV[entry], tonumber(ARGV[entry + P_PRIORITY]), S_QUEUED, ''
     if may_take(fresh_at[k], entry, name, priority) then
       state = S_RUNNING
-      packed = pack_plain(entry, S_RUNNING, 1)
+      packed = running_plain(entry)
       deadlines.add(digits(now + tonumber(ARGV[entry + P_TIMEOUT])), field)
       taken[#taken + 1] = fresh_at[k]
       taken[#taken + 1] = packed
     else
-      packed = pack_plain(entry, S_QUEUED, 0)
+      packed = ARGV[entry + P_RECORD]
     end
   else
     local record, job = entry, fresh_holder[k]

@@ -1,7 +1,10 @@
-// The first six slots of a job's record (lua/lib/preamble.lua: R_NAME to R_TIMEOUT_MS) as
-// pushJobs-10.lua stores them, packed by the master: the script joins them to the slots only it
-// knows (state, attempts, enqueued_at, the ready stamp, ...) instead of packing the job's values
-// itself, which was a quarter of its time per plain job (docs/BENCHMARKS.md).
+// A plain job's record (lua/lib/preamble.lua's R_* slots) as pushJobs-10.lua stores it, packed by
+// the master: the script stores it as given instead of packing the job's values itself, which was
+// a quarter of its time per plain job, and joining a head packed here to slots packed there cost
+// it another 0.3 µs per job (docs/BENCHMARKS.md). A job that is not plain gets its first six
+// slots packed here (the head) and the rest in the script.
+// Every value is packed as Lua's cmsgpack packs it (integers in their smallest form, strings as
+// str): tests/redis/push_jobs_test.cpp checks the bytes against the script's own packing.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +13,30 @@
 
 namespace jq::redis {
 
-// MessagePack, one value after the other: the name and the argument's MessagePack bytes as
-// strings, then priority, max_retry, keep_result (0 or 1) and timeout_ms as integers, each in
-// its smallest form (as Lua's cmsgpack packs them).
-std::string record_head(std::string_view name, std::string_view argument, std::int32_t priority,
-                        std::int64_t max_retry, bool keep_result, std::int64_t timeout_ms);
+// The values of a record's first six slots (R_NAME to R_TIMEOUT_MS).
+struct RecordHead {
+  std::string_view name;
+  std::string_view argument;  // MessagePack bytes, kept as a string
+  std::int32_t priority = 0;
+  std::int64_t max_retry = 0;
+  bool keep_result = false;  // packed as 0 or 1
+  std::int64_t timeout_ms = 0;
+};
+
+// The first six slots, one value after the other: name and argument as strings, the others as
+// integers.
+std::string record_head(const RecordHead& head);
+
+// Slots 7-13 of a job stored queued by one pushJobs call, the same for all of its jobs: state
+// queued, 0 attempts, enqueued_at `now_ms`, the ready stamp (`ready_stamp_us` in 9 base62
+// characters), last_error '', `traceparent` ('' none) and result ''.
+std::string queued_tail(std::int64_t now_ms, std::int64_t ready_stamp_us,
+                        std::string_view traceparent);
+
+// A plain job's whole record, queued: its head and the call's queued tail (13 slots), then when
+// it matched constraints the five slots between (their "none" values) and the constraints'
+// MessagePack array (19 slots).
+std::string plain_record(const RecordHead& head, std::string_view tail,
+                         std::string_view constraints);
 
 }  // namespace jq::redis

@@ -119,7 +119,7 @@ TEST_CASE("a record leaves out its trailing slots that hold nothing, so buckets 
   CHECK(unique->unique_key == "u1");
 }
 
-TEST_CASE("plain jobs (five arguments) and other jobs (thirteen) interleave in one batch",
+TEST_CASE("plain jobs (four arguments) and other jobs (thirteen) interleave in one batch",
           "[redis]") {
   // The master sends each job in the shape it has; the script walks the shapes to find each
   // job's arguments, so a mistake in one shifts every job after it.
@@ -160,32 +160,54 @@ TEST_CASE("plain jobs (five arguments) and other jobs (thirteen) interleave in o
                                  member_of(r, keys, 0, f[2])});
 }
 
-TEST_CASE("a plain job sent in thirteen arguments is stored as it is from five", "[redis]") {
-  // The two ways to its record (joined from the master's head, or packed from a table) must
-  // give the same bytes: a record in another form could outgrow a listpack bucket.
+TEST_CASE("a plain job's record packed by the master is what the script packs for it", "[redis]") {
+  // Sent in four arguments, a plain job's record is the master's; sent in thirteen, the script
+  // packs it from a table. Another form of the same values would still be read, but a record
+  // could outgrow hash-max-listpack-value and take more memory.
   using jq::redis::bindings::PushJobs;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
-  const std::string constraints = "\x92\xa6tenant\xa1x";
+  const std::string constraints = "\x92\xa6tenant\xa1x";  // ["tenant", "x"]
+  const std::string trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
   for (const std::string& matched : {std::string(), constraints}) {
-    INFO("constraints: " << matched.size() << " bytes");
-    auto five = fields_of(push_jobs(r, keys, 0, {{.name = "a", .constraints = matched}}));
-    PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, kMaxListBytes, "", {}};
-    args.jobs.push_back(
-        {"a", "\x81\xa1k\x01", 0, 3, false, 30000, 0, "", false, 86'400'000, "", matched, {}});
-    jq::redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys, 0), std::move(args));
-    REQUIRE(call.args.size() == PushJobs::arg_names.size() + PushJobs::args_per_item);
-    REQUIRE(call.args[7] == "p");
-    // The same job in thirteen: what a job with a unique key or a delay is sent in.
-    call.args[7] = "f";
-    call.args.resize(PushJobs::arg_names.size() + 3);  // name, head, priority
-    for (const char* v : {"3", "0", "30000", "0", "", "0", "86400000", ""}) call.args.push_back(v);
-    call.args.push_back(matched);
-    call.args.push_back("0");  // on_duplicate keep
-    auto thirteen = fields_of(r.eval(call));
-    REQUIRE(five.size() == 1);
-    REQUIRE(thirteen.size() == 1);
-    CHECK(raw_record(r, keys, 0, thirteen[0]) == raw_record(r, keys, 0, five[0]));
+    for (const std::string& traceparent : {std::string(), trace}) {
+      INFO("constraints: " << matched.size() << " bytes, traceparent: " << traceparent);
+      const PushArgs job{.name = "a", .priority = -3, .keep_result = true, .constraints = matched};
+      auto four = fields_of(push_jobs(r, keys, 0, {job}, kNowMs, kStampUs, traceparent));
+      PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), traceparent, 0, kMaxListBytes,
+                          "",     {}};
+      args.jobs.push_back({job.name,
+                           job.argument,
+                           job.priority,
+                           job.max_retry,
+                           job.keep_result,
+                           job.timeout_ms,
+                           0,
+                           "",
+                           false,
+                           job.unique_for_ms,
+                           "",
+                           matched,
+                           {}});
+      jq::redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys, 0), std::move(args));
+      REQUIRE(call.args.size() == PushJobs::arg_names.size() + PushJobs::args_per_item);
+      REQUIRE(call.args[7] == "p");
+      // The same job in thirteen, as a job with a unique key or a delay is sent.
+      call.args[7] = "f";
+      call.args.resize(PushJobs::arg_names.size() + 1);  // its name
+      call.args.push_back(jq::redis::record_head(
+          {job.name, job.argument, job.priority, job.max_retry, job.keep_result, job.timeout_ms}));
+      for (const std::string& v :
+           {std::string("-3"), std::string("3"), std::string("1"), std::string("30000"),
+            std::string("0"), std::string(), std::string("0"), std::string("86400000"),
+            std::string(), matched, std::string("0")}) {
+        call.args.push_back(v);
+      }
+      auto thirteen = fields_of(r.eval(call));
+      REQUIRE(four.size() == 1);
+      REQUIRE(thirteen.size() == 1);
+      CHECK(raw_record(r, keys, 0, thirteen[0]) == raw_record(r, keys, 0, four[0]));
+    }
   }
 }
 
@@ -506,7 +528,7 @@ TEST_CASE("the record head the master packs is what Redis's cmsgpack packs for t
                 "0", v.name, v.argument, std::to_string(v.priority), std::to_string(v.max_retry),
                 v.keep_result ? "1" : "0", std::to_string(v.timeout_ms)});
     INFO(v.name);
-    CHECK(jq::redis::record_head(v.name, v.argument, v.priority, v.max_retry, v.keep_result,
-                                 v.timeout_ms) == lua.str);
+    CHECK(jq::redis::record_head({v.name, v.argument, v.priority, v.max_retry, v.keep_result,
+                                  v.timeout_ms}) == lua.str);
   }
 }

@@ -18,9 +18,9 @@ struct PushJobs {
   static constexpr std::array<std::string_view, 8> arg_names = {
       "now_ms", "ready_stamp_us", "channel", "traceparent",
       "shard",  "max_list_bytes", "take",    "shapes"};
-  // Then five per plain job (is_plain) and thirteen per other job, as `shapes` says: Redis
+  // Then four per plain job (is_plain) and thirteen per other job, as `shapes` says: Redis
   // spent 0.85 µs per job handing a job's thirteen to Lua.
-  static constexpr std::size_t args_per_item = 5;
+  static constexpr std::size_t args_per_item = 4;
   static constexpr std::size_t args_per_other_item = 13;
 
   struct Keys {
@@ -45,8 +45,8 @@ struct PushJobs {
     OnDuplicate on_duplicate = OnDuplicate::keep;
   };
   // A job with no unique key (nor unique_until started), ordering key or ready time, that is not
-  // an append: the usual one, sent in five arguments (name, head, priority, timeout,
-  // constraints). It may have matched constraints.
+  // an append: the usual one, sent in four arguments (name, its whole record as stored queued,
+  // priority, timeout). It may have matched constraints.
   static bool is_plain(const Job& j) {
     return j.ready_at_ms == 0 && j.unique_key.empty() && !j.unique_until_started &&
            j.ordering_key.empty() && j.on_duplicate != OnDuplicate::append;
@@ -96,6 +96,7 @@ struct PushJobs {
       job_args += plain ? args_per_item : args_per_other_item;
     }
     c.args.reserve(arg_names.size() + job_args);
+    const std::string tail = queued_tail(a.now_ms, a.ready_stamp_us, a.traceparent);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
     c.args.push_back(std::move(a.channel));
@@ -105,15 +106,15 @@ struct PushJobs {
     c.args.push_back(std::move(a.take));
     c.args.push_back(std::move(shapes));
     for (Job& j : a.jobs) {
-      std::string head =
-          record_head(j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms);
+      const RecordHead head{j.name,      j.argument,    j.priority,
+                            j.max_retry, j.keep_result, j.timeout_ms};
       const bool plain = is_plain(j);
-      c.args.push_back(std::move(j.name));
-      c.args.push_back(std::move(head));
+      std::string record = plain ? plain_record(head, tail, j.constraints) : record_head(head);
+      c.args.push_back(std::move(j.name));  // after `head` was read from it
+      c.args.push_back(std::move(record));
       c.args.push_back(arg(std::int64_t{j.priority}));
       if (plain) {
         c.args.push_back(arg(j.timeout_ms));
-        c.args.push_back(std::move(j.constraints));
         continue;
       }
       c.args.push_back(arg(j.max_retry));
