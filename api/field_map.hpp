@@ -51,7 +51,8 @@ std::string field_names(const std::array<FieldRule<Target>, N>& rules) {
 
 // Returns the rule's position in the table, or N when there is none.
 template <class Target, std::size_t N>
-std::size_t find_rule(const std::array<FieldRule<Target>, N>& rules, std::string_view key) {
+constexpr std::size_t find_rule(const std::array<FieldRule<Target>, N>& rules,
+                                std::string_view key) {
   std::size_t i = 0;
   while (i < N && rules[i].name != key) ++i;
   return i;
@@ -60,12 +61,20 @@ std::size_t find_rule(const std::array<FieldRule<Target>, N>& rules, std::string
 // The fields a map held: bit r stands for rules[r].
 using FieldsGiven = std::uint64_t;
 
+// The bit of the rule named `key` (a name the table has; else none): a constant where the
+// table is one, so a check between fields costs no name lookup per request.
+template <class Target, std::size_t N>
+constexpr FieldsGiven field_bit(const std::array<FieldRule<Target>, N>& rules,
+                                std::string_view key) {
+  const std::size_t r = find_rule(rules, key);
+  return r < N ? FieldsGiven{1} << r : 0;
+}
+
 // Whether the map held the field of the rule named `key` (a name the table has).
 template <class Target, std::size_t N>
 bool was_given(FieldsGiven given, const std::array<FieldRule<Target>, N>& rules,
                std::string_view key) {
-  const std::size_t r = find_rule(rules, key);
-  return r < N && (given & (FieldsGiven{1} << r)) != 0;
+  return (given & field_bit(rules, key)) != 0;
 }
 
 template <class Target, std::size_t N>

@@ -2,6 +2,7 @@
 #include "api/job.hpp"
 
 #include <array>
+#include <bit>
 #include <limits>
 
 #include "api/field_map.hpp"
@@ -177,6 +178,13 @@ constexpr FieldMapSpec kJobSpec{"a job", "", false};
 // on_duplicate only with unique_key. A merging on_duplicate ends the claim when the job starts
 // (a push during the run makes a new job): it does not go with unique_until: finished.
 Expected<void, ApiError> check_field_pairs(FieldsGiven given, const NewJob& job) {
+  // The fields these rules are about: a job with none of them (the usual one) is done here.
+  constexpr FieldsGiven kPaired = field_bit(kJobRules, "delay") | field_bit(kJobRules, "run_at") |
+                                  field_bit(kJobRules, "unique_until") |
+                                  field_bit(kJobRules, "unique_for") |
+                                  field_bit(kJobRules, "on_duplicate");
+  static_assert(std::popcount(kPaired) == 5, "a paired field without its rule");
+  if ((given & kPaired) == 0) return {};
   const auto has = [given](std::string_view key) { return was_given(given, kJobRules, key); };
   if (has("delay") && has("run_at")) {
     return unexpected(field_error("run_at",
