@@ -242,7 +242,8 @@ for k, entry in ipairs(fresh) do
   fields[fresh_at[k] + 1] = field
   local name, priority, state, blocked_by, packed
   if type(entry) == 'number' then
-    name, priority, state, blocked_by = ARGV[entry], tonumber(ARGV[entry + P_PRIORITY]), S_QUEUED, ''
+    name, priority = ARGV[entry], tonumber(ARGV[entry + P_PRIORITY])
+    state, blocked_by = S_QUEUED, ''
     if may_take(fresh_at[k], entry, name, priority) then
       state = S_RUNNING
       packed = running_plain(entry)
