@@ -9,7 +9,7 @@
   A job the master asks to take (ARGV[7]) skips the queue: it is stored running, its first
   attempt counted, for the master to send to a worker slot it holds free, in this same step
   (one call where a push and a reservation took two, and no announcement). Only a plain job
-  without constraints is taken, and only when nothing of its name and priority or better is
+  (shape 'p', ARGV[8]) without constraints is taken, and only when nothing of its name and priority or better is
   ready in this shard, before or earlier in the batch: the master asks only when it knows every
   other queue its worker serves to be empty.
   Invariant: every ready job has a record in state queued and exactly one member,
@@ -59,7 +59,7 @@
             1 started), unique_for (ms), ordering_key ('' none),
             constraints (the ones it matched, for its own argument: a MessagePack array
             [name1, key1, ...], kept as R_CONSTRAINTS; '' none), on_duplicate (0 keep,
-            1 replace, 2 append). A plain job sent in thirteen is stored the same.
+            1 replace, 2 append). A plain job sent in thirteen is stored the same, but never taken.
   Returns: {fields, duplicates, merged, taken}: one 9-character field per job in the order given
            (a duplicate's is the field of the job holding the claim, possibly one earlier in the
            batch), the 0-based positions of the duplicates (nothing new was stored for them),

@@ -466,6 +466,38 @@ TEST_CASE("a job pushJobs takes at once is stored running, its attempt counted, 
   CHECK(hget(r, keys.stats(3), "pushed") == "2");
 }
 
+TEST_CASE("a job taken at once keeps every value it was pushed with, its traceparent too",
+          "[redis]") {
+  // Its running record is the queued one the master packed, with the script's running slots in
+  // place of the queued ones: a wrong cut would shift or lose values.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const PushArgs job{.name = "resize",
+                     .argument = "\x81\xa1w\xcd\x04\x00",
+                     .priority = -2,
+                     .max_retry = 7,
+                     .keep_result = true,
+                     .timeout_ms = 9000};
+  auto reply = push_jobs(r, keys, 1, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1");
+  auto taken = jq::redis::bindings::PushJobs::decode(reply, 1)->taken;
+  REQUIRE(taken.size() == 1);
+
+  jq::store::JobRecord want;
+  want.name = job.name;
+  want.argument = job.argument;
+  want.priority = job.priority;
+  want.max_retry = job.max_retry;
+  want.keep_result = job.keep_result;
+  want.timeout_ms = job.timeout_ms;
+  want.state = JobState::running;
+  want.attempts = 1;
+  want.enqueued_at_ms = kNowMs;
+  want.traceparent = trace;
+  CHECK(taken[0].record == pack_record(want, base62(kStampUs, 9)));
+  CHECK(raw_record(r, keys, 1, fields_of(reply)[0]) == taken[0].record);
+}
+
 TEST_CASE("pushJobs takes no job that a ready job of its name should run before", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
