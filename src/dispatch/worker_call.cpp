@@ -123,6 +123,12 @@ bool closed_before_request(const boost::system::error_code& ec) {
          ec == ssl::error::stream_truncated;
 }
 
+// Whether a failed exchange ran out of time. The connection's deadline closes the socket, which
+// surfaces as operation_aborted or a reset rather than a timeout error: the clock says it.
+bool past_deadline(const WorkerCall& call) {
+  return std::chrono::steady_clock::now() >= call.deadline;
+}
+
 // What one request on one connection came to.
 struct Exchange {
   WorkerAnswer answer;
@@ -140,10 +146,8 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
                              asio::redirect_error(use_awaitable, ec));
   if (ec) {
     // A pooled connection may have been closed by the worker while idle: if writing to it
-    // fails, nothing was delivered. The deadline closing the socket surfaces as
-    // operation_aborted.
-    const bool late =
-        ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
+    // fails, nothing was delivered.
+    const bool late = past_deadline(call);
     out.retry = reused && !late;
     answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::unreachable;
     answer.error = "sending the job failed: " + ec.message();
@@ -167,9 +171,7 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     // A reused connection the worker closed just before our request: nothing was read, so
     // the worker never saw the job.
     out.retry = reused && closed_before_request(ec) && !parser.got_some();
-    // The deadline timer closing the socket may surface as operation_aborted, not timeout.
-    const bool late =
-        ec == beast::error::timeout || std::chrono::steady_clock::now() >= call.deadline;
+    const bool late = past_deadline(call);
     answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
     answer.error = late ? "no answer before the deadline"
                         : "the connection failed before the answer: " + ec.message();
