@@ -50,8 +50,13 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
   // Jobs reserved ahead run before one pushed now.
   if (state.held <= 0 || !state.open(now) || !state.ahead.empty()) return false;
-  const std::vector<std::string> served = names_for(*state.endpoint, names_, paused_);
-  return served.size() <= kMaxClaimNames && heads_.known_empty(served);
+  // names_for's test, without building its list: this runs after every claim, settle and pass.
+  std::size_t served = 0;
+  for (const std::string& name : names_) {
+    if (paused_.contains(name) || !state.endpoint->serves(name)) continue;
+    if (++served > kMaxClaimNames || !heads_.known_empty(name)) return false;
+  }
+  return true;
 }
 
 // The open endpoint serving the name with a free slot held and the fewest attempts, among those

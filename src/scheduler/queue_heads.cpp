@@ -25,13 +25,17 @@ std::vector<std::string> names_for(const workers::Endpoint& endpoint,
   return out;
 }
 
-QueueHeads::View& QueueHeads::view(std::string_view name, int shard) {
+std::vector<QueueHeads::View>& QueueHeads::views_of(std::string_view name) {
   auto it = views_.find(name);
   if (it == views_.end()) {
     it = views_.emplace(std::string(name), std::vector<View>(static_cast<std::size_t>(shards_)))
              .first;
   }
-  return it->second[static_cast<std::size_t>(shard)];
+  return it->second;
+}
+
+QueueHeads::View& QueueHeads::view(std::string_view name, int shard) {
+  return views_of(name)[static_cast<std::size_t>(shard)];
 }
 
 void QueueHeads::announce(store::QueueHead head) {
@@ -62,8 +66,9 @@ void QueueHeads::forget_all() {
 std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>& names) {
   std::vector<store::QueueRef> out;
   for (const std::string& name : names) {
+    const std::vector<View>& views = views_of(name);
     for (int s = 0; s < shards_; ++s) {
-      const View& v = view(name, s);
+      const View& v = views[static_cast<std::size_t>(s)];
       if (!v.known && !v.busy) out.push_back({s, name});
     }
   }
@@ -103,8 +108,7 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
   const View* best = nullptr;
   const View* second = nullptr;
   for (const std::string& name : names) {
-    for (int s = 0; s < shards_; ++s) {
-      const View& v = view(name, s);
+    for (const View& v : views_of(name)) {
       if (!v.known || !v.head) continue;
       if (!best || v.head->before(*best->head)) {
         second = best;
@@ -133,19 +137,16 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
 
 bool QueueHeads::busy(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
-    for (int shard = 0; shard < shards_; ++shard) {
-      if (view(name, shard).busy > 0) return true;
+    for (const View& v : views_of(name)) {
+      if (v.busy > 0) return true;
     }
   }
   return false;
 }
 
-bool QueueHeads::known_empty(const std::vector<std::string>& names) {
-  for (const std::string& name : names) {
-    for (int shard = 0; shard < shards_; ++shard) {
-      const View& v = view(name, shard);
-      if (!v.known || v.busy || v.head) return false;
-    }
+bool QueueHeads::known_empty(std::string_view name) {
+  for (const View& v : views_of(name)) {
+    if (!v.known || v.busy || v.head) return false;
   }
   return true;
 }

@@ -74,8 +74,8 @@ class QueueHeads {
   // choice where choose() found none.
   bool busy(const std::vector<std::string>& names);
 
-  // Whether every queue of `names` (every shard) is known to be empty, none being read.
-  bool known_empty(const std::vector<std::string>& names);
+  // Whether every queue of `name` (every shard) is known to be empty, none being read.
+  bool known_empty(std::string_view name);
 
   // For tests and diagnostics: the head this master believes in, nullopt when unknown or empty.
   std::optional<store::QueueHead> known_head(const store::QueueRef& queue);
@@ -89,6 +89,9 @@ class QueueHeads {
     std::optional<store::QueueHead> announced;  // while busy
   };
 
+  // One lookup by name, then the shards by index: the scheduler asks about every name an
+  // endpoint serves, on every shard, at each pass and after each claim.
+  std::vector<View>& views_of(std::string_view name);
   View& view(std::string_view name, int shard);
 
   int shards_;
