@@ -19,8 +19,8 @@
 #   pushes included);
 # - METRICS=FILE (the master's /metrics after the run: jq_redis_command_duration_seconds_count
 #   counts each script's calls);
-# - NAMES=N (one job of each of N more names, extra-1..N, pushed before the run: the master then
-#   knows N+1 job names, whose queues the worker serves, as a user with many kinds of jobs has).
+# - NAMES=N (N more job names known to the master before the run, whose queues the worker serves
+#   too: bench/seed_names.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -71,16 +71,7 @@ YAML
 MASTER_PID=$!
 PIDS=("$MASTER_PID" "${PIDS[@]}")
 wait_for jqmaster curl -sf "http://127.0.0.1:$MASTER_PORT/readyz"
-if [[ ${NAMES:-0} -gt 0 ]]; then  # pushed, then cancelled: the names stay known, no job is left
-  python3 - "$NAMES" "http://127.0.0.1:$MASTER_PORT/v1/jobs" <<'PY'
-import json, sys, urllib.request
-n, url = int(sys.argv[1]), sys.argv[2]
-body = json.dumps([{"name": "extra-%d" % i, "argument": "x"} for i in range(1, n + 1)]).encode()
-push = urllib.request.Request(url, body, {"Content-Type": "application/json"}, method="POST")
-for job_id in json.load(urllib.request.urlopen(push))["ids"]:
-    urllib.request.urlopen(urllib.request.Request(url + "/" + job_id, method="DELETE"))
-PY
-fi
+[[ ${NAMES:-0} -gt 0 ]] && python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT"
 
 pids="redis=$REDIS_PID,jqmaster=$MASTER_PID"
 EXTRA=()

@@ -25,50 +25,54 @@ std::vector<std::string> names_for(const workers::Endpoint& endpoint,
   return out;
 }
 
-std::vector<QueueHeads::View>& QueueHeads::views_of(std::string_view name) {
-  auto it = views_.find(name);
-  if (it == views_.end()) {
-    it = views_.emplace(std::string(name), std::vector<View>(static_cast<std::size_t>(shards_)))
-             .first;
+QueueHeads::Name& QueueHeads::name_of(std::string_view name) {
+  auto it = names_.find(name);
+  if (it == names_.end()) {
+    // Every shard unknown: none is known to be empty.
+    Name fresh{std::vector<View>(static_cast<std::size_t>(shards_)), shards_};
+    it = names_.emplace(std::string(name), std::move(fresh)).first;
   }
   return it->second;
 }
 
-QueueHeads::View& QueueHeads::view(std::string_view name, int shard) {
-  return views_of(name)[static_cast<std::size_t>(shard)];
-}
-
 void QueueHeads::announce(store::QueueHead head) {
-  View& v = view(head.name, head.shard);
+  const int shard = head.shard;
   std::optional<store::QueueHead> h(std::move(head));
-  if (v.busy) v.announced = better(v.announced, h);
-  if (v.known) v.head = better(v.head, h);
+  change(name_of(h->name), shard, [&h](View& v) {
+    if (v.busy) v.announced = better(v.announced, h);
+    if (v.known) v.head = better(v.head, h);
+  });
 }
 
 void QueueHeads::forget(std::string_view name) {
-  auto it = views_.find(name);
-  if (it == views_.end()) return;
-  for (View& v : it->second) {
-    // Being reserved from: its head as last known still bounds the others (else a queue that
-    // may hold the best job would drop out of the choice), until its last answer.
-    if (v.busy) {
-      v.forgotten = true;
-    } else {
-      v.known = false;
-    }
-  }
+  auto it = names_.find(name);
+  if (it != names_.end()) forget_shards(it->second);
 }
 
 void QueueHeads::forget_all() {
-  for (auto& [name, shards] : views_) forget(name);
+  for (auto& [name, n] : names_) forget_shards(n);
+}
+
+void QueueHeads::forget_shards(Name& n) {
+  for (int s = 0; s < shards_; ++s) {
+    change(n, s, [](View& v) {
+      // Being reserved from: its head as last known still bounds the others (else a queue that
+      // may hold the best job would drop out of the choice), until its last answer.
+      if (v.busy) {
+        v.forgotten = true;
+      } else {
+        v.known = false;
+      }
+    });
+  }
 }
 
 std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>& names) {
   std::vector<store::QueueRef> out;
   for (const std::string& name : names) {
-    const std::vector<View>& views = views_of(name);
+    const Name& n = name_of(name);
     for (int s = 0; s < shards_; ++s) {
-      const View& v = views[static_cast<std::size_t>(s)];
+      const View& v = n.shards[static_cast<std::size_t>(s)];
       if (!v.known && !v.busy) out.push_back({s, name});
     }
   }
@@ -76,16 +80,20 @@ std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>&
 }
 
 void QueueHeads::begin(const store::QueueRef& queue) {
-  View& v = view(queue.name, queue.shard);
-  if (v.busy++ > 0) return;  // announcements since the first one still count
-  v.forgotten = false;
-  v.announced.reset();
+  change(name_of(queue.name), queue.shard, [](View& v) {
+    if (v.busy++ > 0) return;  // announcements since the first one still count
+    v.forgotten = false;
+    v.announced.reset();
+  });
 }
 
 // An answer other than the last may predate the calls still on their way, never what they
 // leave: the head it gives runs no later than the one they will, so it serves until then.
 void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh) {
-  View& v = view(queue.name, queue.shard);
+  change(name_of(queue.name), queue.shard, [&fresh](View& v) { settle_view(v, std::move(fresh)); });
+}
+
+void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh) {
   v.head = better(fresh, v.announced);
   if (v.busy > 0) --v.busy;
   if (v.busy > 0) return;
@@ -95,20 +103,21 @@ void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::Queue
 
 // Unknown after the last answer; until then the head as last known stays, as after forget().
 void QueueHeads::fail(const store::QueueRef& queue) {
-  View& v = view(queue.name, queue.shard);
-  v.forgotten = true;
-  if (v.busy > 1) {
-    --v.busy;
-    return;
-  }
-  settle(queue, std::nullopt);
+  change(name_of(queue.name), queue.shard, [](View& v) {
+    v.forgotten = true;
+    if (v.busy > 1) {
+      --v.busy;
+      return;
+    }
+    settle_view(v, std::nullopt);
+  });
 }
 
 std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) {
   const View* best = nullptr;
   const View* second = nullptr;
   for (const std::string& name : names) {
-    for (const View& v : views_of(name)) {
+    for (const View& v : name_of(name).shards) {
       if (!v.known || !v.head) continue;
       if (!best || v.head->before(*best->head)) {
         second = best;
@@ -137,7 +146,7 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
 
 bool QueueHeads::busy(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
-    for (const View& v : views_of(name)) {
+    for (const View& v : name_of(name).shards) {
       if (v.busy > 0) return true;
     }
   }
@@ -145,14 +154,11 @@ bool QueueHeads::busy(const std::vector<std::string>& names) {
 }
 
 bool QueueHeads::known_empty(std::string_view name) {
-  for (const View& v : views_of(name)) {
-    if (!v.known || v.busy || v.head) return false;
-  }
-  return true;
+  return name_of(name).not_empty == 0;
 }
 
 std::optional<store::QueueHead> QueueHeads::known_head(const store::QueueRef& queue) {
-  const View& v = view(queue.name, queue.shard);
+  const View& v = name_of(queue.name).shards[static_cast<std::size_t>(queue.shard)];
   if (!v.known) return std::nullopt;
   return v.head;
 }

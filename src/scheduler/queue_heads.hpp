@@ -17,11 +17,13 @@
 // as a bound it only stops a reservation early.
 #pragma once
 
-#include <map>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "src/store/dispatch_store.hpp"
@@ -88,14 +90,34 @@ class QueueHeads {
     bool forgotten = false;                     // forgotten while busy: unknown after the answer
     std::optional<store::QueueHead> announced;  // while busy
   };
+  // One name's queues, one view per shard, and how many of them are not known to be empty:
+  // known_empty() is asked of every name an endpoint serves after every claim, settle and pass.
+  struct Name {
+    std::vector<View> shards;
+    int not_empty = 0;
+  };
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
 
-  // One lookup by name, then the shards by index: the scheduler asks about every name an
-  // endpoint serves, on every shard, at each pass and after each claim.
-  std::vector<View>& views_of(std::string_view name);
-  View& view(std::string_view name, int shard);
+  static bool empty_known(const View& v) { return v.known && !v.busy && !v.head; }
+  // Every change of a view goes through here, which keeps its name's not_empty.
+  template <class Change>
+  void change(Name& n, int shard, Change&& c) {
+    View& v = n.shards[static_cast<std::size_t>(shard)];
+    const bool was = empty_known(v);
+    c(v);
+    n.not_empty += static_cast<int>(was) - static_cast<int>(empty_known(v));
+  }
+  Name& name_of(std::string_view name);
+  void forget_shards(Name& n);
+  static void settle_view(View& v, std::optional<store::QueueHead> fresh);
 
   int shards_;
-  std::map<std::string, std::vector<View>, std::less<>> views_;  // by name, one per shard
+  std::unordered_map<std::string, Name, NameHash, std::equal_to<>> names_;
 };
 
 }  // namespace jq::scheduler

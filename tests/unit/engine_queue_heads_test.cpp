@@ -1,4 +1,6 @@
 // QueueHeads: what the scheduler believes about queue heads, and its choice of the next queue.
+#include <random>
+
 #include <catch2/catch.hpp>
 
 #include "src/scheduler/queue_heads.hpp"
@@ -169,6 +171,50 @@ TEST_CASE("queues are known empty only when every shard was read empty and nothi
   CHECK(heads.known_empty("mail"));
   heads.forget_all();
   CHECK_FALSE(heads.known_empty("mail"));
+}
+
+// known_empty() answers from a count kept as each view changes; here it is checked against the
+// views themselves (through the other questions) after every step of a long random sequence.
+TEST_CASE("known_empty follows every announce, forget, begin, settle and fail", "[unit]") {
+  QueueHeads heads(3);
+  const std::vector<std::string> names{"mail", "sms", "push"};
+  std::mt19937 random(14);
+  const auto pick = [&random](int n) { return static_cast<int>(random() % n); };
+  int checked_empty = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const std::string& name = names[static_cast<std::size_t>(pick(3))];
+    const QueueRef q{pick(3), name};
+    switch (pick(7)) {
+      case 0:
+        heads.announce(head(q.shard, name, pick(3), pick(100)));
+        break;
+      case 1:
+        heads.forget(name);
+        break;
+      case 2:
+        if (pick(20) == 0) heads.forget_all();
+        break;
+      case 3:
+        heads.begin(q);
+        break;
+      case 4:
+        heads.settle(q, pick(2) == 0 ? std::nullopt
+                                     : std::optional(head(q.shard, name, pick(3), pick(100))));
+        break;
+      case 5:
+        heads.fail(q);
+        break;
+      default:
+        read_all(heads, {name}, {});
+    }
+    for (const std::string& n : names) {
+      bool expected = heads.unknown({n}).empty() && !heads.busy({n});
+      for (int s = 0; s < 3; ++s) expected = expected && !heads.known_head(QueueRef{s, n});
+      REQUIRE(heads.known_empty(n) == expected);
+      checked_empty += expected ? 1 : 0;
+    }
+  }
+  CHECK(checked_empty > 1000);  // the sequence reached the empty state often, not only its opposite
 }
 
 TEST_CASE("a queue being reserved from is chosen again, as last known, until its last answer",
