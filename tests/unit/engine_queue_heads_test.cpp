@@ -184,9 +184,13 @@ TEST_CASE("known_empty follows every announce, forget, begin, settle and fail", 
   for (int step = 0; step < 20000; ++step) {
     const std::string& name = names[static_cast<std::size_t>(pick(3))];
     const QueueRef q{pick(3), name};
-    switch (pick(7)) {
+    // Drawn one by one: the order in which a call's arguments are evaluated is unspecified.
+    const int kind = pick(7);
+    const int priority = pick(3);
+    const int stamp = pick(100);
+    switch (kind) {
       case 0:
-        heads.announce(head(q.shard, name, pick(3), pick(100)));
+        heads.announce(head(q.shard, name, priority, stamp));
         break;
       case 1:
         heads.forget(name);
@@ -198,8 +202,8 @@ TEST_CASE("known_empty follows every announce, forget, begin, settle and fail", 
         heads.begin(q);
         break;
       case 4:
-        heads.settle(q, pick(2) == 0 ? std::nullopt
-                                     : std::optional(head(q.shard, name, pick(3), pick(100))));
+        heads.settle(
+            q, stamp % 2 == 0 ? std::nullopt : std::optional(head(q.shard, name, priority, stamp)));
         break;
       case 5:
         heads.fail(q);
