@@ -90,12 +90,7 @@ local function older_held_here(cons, stamp_s, field)
   return nil
 end
 
--- After members left the list of `priority`: a list now empty leaves the priorities.
-local function forget_if_empty(priority)
-  if rcall('EXISTS', ready_list(queue, priority)) == 0 then rcall('ZREM', queue, priority) end
-end
-
-local out, taken, dropped = {'', ''}, 0, 0
+local out, taken = {'', ''}, 0
 local records, deadlines, seen = batched('HSET'), inflight_deadlines(inflight), {}
 
 -- Holds the queued job back for the pair (by, key) in this shard; its record is written with the
@@ -160,7 +155,7 @@ while taken < max and held < max_held and refusals < max_refused do
       taken = taken + 1
     end
   end
-  forget_if_empty(priority)
+  forget_if_empty(queue, priority)
   -- Done when the bound stopped it, or the list had no more than was asked for and none was
   -- stale (then `taken` reached max); otherwise the next round reads on.
   if at_bound and n < #members then break end
@@ -169,23 +164,8 @@ records.send()
 deadlines.send()
 if ad then admitted_counts(ad) end
 
--- The head: the first member of the best priority's list, stale members dropped on the way.
-while dropped < max_dropped do
-  local best = rcall('ZRANGE', queue, '0', '0')
-  if #best == 0 then break end
-  local list = ready_list(queue, best[1])
-  local member = rcall('LINDEX', list, '0')
-  -- A member whose record exists is live: only cancelling removes a queued record.
-  if member and rcall('HEXISTS', record_at(jobs, string.sub(member, 10))) == 1 then
-    out[1], out[2] = member, best[1]
-    break
-  end
-  if member then
-    rcall('LPOP', list)
-    dropped = dropped + 1
-  end
-  forget_if_empty(best[1])
-end
+-- The head after it, stale members dropped on the way.
+out[1], out[2] = queue_head(jobs, queue, max_dropped)
 if taken > 0 then
   count_add(counts, 'ready', name, -taken)
   count_add(counts, 'running', name, taken)

@@ -58,6 +58,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::unhold_jobs, "unholdJobs-3"},
     Binding{ScriptId::release_leases, "releaseLeases-5"},
     Binding{ScriptId::ack_wake, "ackWake-2"},
+    Binding{ScriptId::read_heads, "readHeads-2"},
 };
 
 std::string sha1_hex(std::string_view data) {

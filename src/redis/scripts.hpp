@@ -49,6 +49,7 @@ enum class ScriptId {
   unhold_jobs,
   release_leases,
   ack_wake,
+  read_heads,
 };
 
 struct Script {

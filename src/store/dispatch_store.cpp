@@ -1,8 +1,11 @@
 #include "src/store/dispatch_store.hpp"
 
+#include <map>
+
 #include "api/job_result.hpp"
 #include "src/redis/bindings/fail_job.hpp"
 #include "src/redis/bindings/promote_jobs.hpp"
+#include "src/redis/bindings/read_heads.hpp"
 #include "src/redis/bindings/reap_jobs.hpp"
 #include "src/redis/bindings/release_job.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
@@ -14,6 +17,7 @@ namespace {
 using redis::ScriptCall;
 using redis::bindings::FailJob;
 using redis::bindings::PromoteJobs;
+using redis::bindings::ReadHeads;
 using redis::bindings::ReapJobs;
 using redis::bindings::ReleaseJob;
 using redis::bindings::ReserveJobs;
@@ -74,24 +78,42 @@ ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, 
                             bound ? bound->member : std::string(), queue.name, queue.shard});
 }
 
-// reserveJobs taking nothing (max 0) for every queue, in one round trip: the script answers the
-// head as a reservation does, dropping cancelled jobs' members on the way.
+// readHeads, one call per shard for all its queues, pipelined: each head as a reservation with
+// max 0 answers it, cancelled jobs' members dropped on the way.
 asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> DispatchStore::heads(
     std::vector<QueueRef> queues) {
-  const std::int64_t now = now_ms();
+  if (queues.empty()) co_return std::vector<std::optional<QueueHead>>{};
+  struct ShardRead {
+    ReadHeads::Args args;
+    std::vector<std::size_t> asked;  // the positions in `queues` of its names
+  };
+  std::map<int, ShardRead> by_shard;
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    ShardRead& read = by_shard[queues[i].shard];
+    read.args.names.push_back(queues[i].name);
+    read.asked.push_back(i);
+  }
   std::vector<ScriptCall> calls;
-  calls.reserve(queues.size());
-  for (const QueueRef& q : queues) calls.push_back(reserve_call(q, now, 0, std::nullopt, false));
+  std::vector<std::vector<std::size_t>> asked;  // per call
+  calls.reserve(by_shard.size());
+  asked.reserve(by_shard.size());
+  for (auto& [shard, read] : by_shard) {
+    calls.push_back(ReadHeads::call(ReadHeads::keys(keys_, shard), std::move(read.args)));
+    asked.push_back(std::move(read.asked));
+  }
   auto reply = co_await redis_.eval_pipeline(std::move(calls));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != queues.size()) {
-    co_return unexpected(StoreError::bad_reply("a pipeline of reserveJobs", *reply));
+  if (!reply->is_array() || reply->elements.size() != asked.size()) {
+    co_return unexpected(StoreError::bad_reply("a pipeline of readHeads", *reply));
   }
   std::vector<std::optional<QueueHead>> out(queues.size());
-  for (std::size_t i = 0; i < queues.size(); ++i) {
-    auto reserved = ReserveJobs::decode(std::move(reply->elements[i]));
-    if (!reserved) co_return unexpected(StoreError::bad_reply(reserved.error()));
-    out[i] = head_of(queues[i], std::move(reserved->head));
+  for (std::size_t c = 0; c < asked.size(); ++c) {
+    auto read = ReadHeads::decode(std::move(reply->elements[c]), asked[c].size());
+    if (!read) co_return unexpected(StoreError::bad_reply(read.error()));
+    for (std::size_t j = 0; j < asked[c].size(); ++j) {
+      const std::size_t i = asked[c][j];
+      out[i] = head_of(queues[i], std::move((*read)[j]));
+    }
   }
   co_return out;
 }

@@ -81,8 +81,8 @@ class DispatchStore {
 
   int shards() const { return shards_; }
 
-  // Heads of the given queues in one pipelined round trip, one per queue in the order given
-  // (nullopt: the queue is empty).
+  // Heads of the given queues in one pipelined round trip (one readHeads per shard), one per
+  // queue in the order given (nullopt: the queue is empty).
   asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> heads(
       std::vector<QueueRef> queues);
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given; of the jobs

@@ -25,6 +25,7 @@
 #include "src/redis/bindings/push_jobs.hpp"
 #include "src/redis/bindings/queue_stats.hpp"
 #include "src/redis/bindings/reap_jobs.hpp"
+#include "src/redis/bindings/read_heads.hpp"
 #include "src/redis/bindings/reclassify_jobs.hpp"
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_job.hpp"
@@ -49,6 +50,6 @@ using All =
          PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
          WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster, ClaimScheduleName,
          SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs, HoldJobs, UnholdJobs,
-         ReleaseLeases, AckWake>;
+         ReleaseLeases, AckWake, ReadHeads>;
 
 }  // namespace jq::redis::bindings
