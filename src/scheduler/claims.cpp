@@ -15,8 +15,10 @@ namespace jq::scheduler {
 namespace {
 
 // An endpoint serving more job names than this takes no claims: checking that all their queues
-// (every shard) are empty at every push would cost more than the reservation it saves.
-constexpr std::size_t kMaxClaimNames = 64;
+// are known to be empty, after every claim, settle and pass, costs a hashed lookup per name. At
+// 201 names that was still cheaper than the reservation of its own each push needs otherwise
+// (row d: 3.8 script calls per job against 2.0, docs/BENCHMARKS.md).
+constexpr std::size_t kMaxClaimNames = 256;
 }  // namespace
 
 asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim(
