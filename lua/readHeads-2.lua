@@ -13,9 +13,8 @@
            queue's head ('' and '' when it is empty)
 ]]
 local jobs, ready_prefix = KEYS[1], KEYS[2]
-local max_dropped = 1000  -- per queue, as reserveJobs
 local out = {}
 for i = 1, #ARGV do
-  out[2 * i - 1], out[2 * i] = queue_head(jobs, ready_prefix .. ARGV[i], max_dropped)
+  out[2 * i - 1], out[2 * i] = queue_head(jobs, ready_prefix .. ARGV[i])
 end
 return out

@@ -55,10 +55,10 @@ local h = holds_of(KEYS[7])
 -- Admission in this step: one Redis holds the constraints' state too.
 local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now, true), channel = ARGV[7],
                         started = {}}
--- Stale members dropped at the head, jobs held back, and of those the ones refused by admission
--- here (each a full look at its pairs), per call at most, so one call stays short however many
--- wait there; the rest go in later calls.
-local max_dropped, max_held, max_refused = 1000, 1000, 200
+-- Jobs held back, and of those the ones refused by admission here (each a full look at its
+-- pairs), per call at most, so one call stays short however many wait there; the rest go in
+-- later calls (queue_head bounds the stale members it drops likewise).
+local max_held, max_refused = 1000, 200
 local held, refusals = 0, 0
 
 -- The record of a member's job if it is queued with the member's stamp; nil for the stale
@@ -165,7 +165,7 @@ deadlines.send()
 if ad then admitted_counts(ad) end
 
 -- The head after it, stale members dropped on the way.
-out[1], out[2] = queue_head(jobs, queue, max_dropped)
+out[1], out[2] = queue_head(jobs, queue)
 if taken > 0 then
   count_add(counts, 'ready', name, -taken)
   count_add(counts, 'running', name, taken)

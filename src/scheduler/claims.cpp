@@ -52,10 +52,10 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
   // Jobs reserved ahead run before one pushed now.
   if (state.held <= 0 || !state.open(now) || !state.ahead.empty()) return false;
-  // names_for's test, without building its list: this runs after every claim, settle and pass.
+  // names_for's names, without building its list: this runs after every claim, settle and pass.
   std::size_t served = 0;
   for (const std::string& name : names_) {
-    if (paused_.contains(name) || !state.endpoint->serves(name)) continue;
+    if (!takes_from(*state.endpoint, name, paused_)) continue;
     if (++served > kMaxClaimNames || !heads_.known_empty(name)) return false;
   }
   return true;

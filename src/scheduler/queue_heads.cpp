@@ -15,12 +15,17 @@ const std::optional<store::QueueHead>& better(const std::optional<store::QueueHe
 
 }  // namespace
 
+bool takes_from(const workers::Endpoint& endpoint, const std::string& name,
+                const std::set<std::string>& paused) {
+  return !paused.contains(name) && endpoint.serves(name);
+}
+
 std::vector<std::string> names_for(const workers::Endpoint& endpoint,
                                    const std::set<std::string>& names,
                                    const std::set<std::string>& paused) {
   std::vector<std::string> out;
   for (const std::string& name : names) {
-    if (!paused.contains(name) && endpoint.serves(name)) out.push_back(name);
+    if (takes_from(endpoint, name, paused)) out.push_back(name);
   }
   return out;
 }

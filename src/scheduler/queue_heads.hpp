@@ -41,8 +41,10 @@ struct Choice {
   bool head_only = false;
 };
 
-// The names whose queues an endpoint may take jobs from: those it serves among the names pushed,
-// paused ones left out.
+// Whether an endpoint may take jobs of `name`: it serves the name, and its queue is not paused.
+bool takes_from(const workers::Endpoint& endpoint, const std::string& name,
+                const std::set<std::string>& paused);
+// The names whose queues an endpoint may take jobs from, among the names pushed.
 std::vector<std::string> names_for(const workers::Endpoint& endpoint,
                                    const std::set<std::string>& names,
                                    const std::set<std::string>& paused);

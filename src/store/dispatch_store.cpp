@@ -94,25 +94,23 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
     read.asked.push_back(i);
   }
   std::vector<ScriptCall> calls;
-  std::vector<std::vector<std::size_t>> asked;  // per call
   calls.reserve(by_shard.size());
-  asked.reserve(by_shard.size());
   for (auto& [shard, read] : by_shard) {
     calls.push_back(ReadHeads::call(ReadHeads::keys(keys_, shard), std::move(read.args)));
-    asked.push_back(std::move(read.asked));
   }
   auto reply = co_await redis_.eval_pipeline(std::move(calls));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != asked.size()) {
+  if (!reply->is_array() || reply->elements.size() != by_shard.size()) {
     co_return unexpected(StoreError::bad_reply("a pipeline of readHeads", *reply));
   }
   std::vector<std::optional<QueueHead>> out(queues.size());
-  for (std::size_t c = 0; c < asked.size(); ++c) {
-    auto read = ReadHeads::decode(std::move(reply->elements[c]), asked[c].size());
-    if (!read) co_return unexpected(StoreError::bad_reply(read.error()));
-    for (std::size_t j = 0; j < asked[c].size(); ++j) {
-      const std::size_t i = asked[c][j];
-      out[i] = head_of(queues[i], std::move((*read)[j]));
+  std::size_t c = 0;  // the replies come in the calls' order: the map's
+  for (const auto& [shard, read] : by_shard) {
+    auto heads = ReadHeads::decode(std::move(reply->elements[c++]), read.asked.size());
+    if (!heads) co_return unexpected(StoreError::bad_reply(heads.error()));
+    for (std::size_t j = 0; j < read.asked.size(); ++j) {
+      const std::size_t i = read.asked[j];
+      out[i] = head_of(queues[i], std::move((*heads)[j]));
     }
   }
   co_return out;

@@ -36,11 +36,9 @@ struct ReadHeads {
     }
     std::vector<std::optional<Head>> out(names);
     for (std::size_t i = 0; i < names; ++i) {
-      Reply& priority = e[2 * i + 1];
-      if (!priority.is_integer() && priority.str.empty()) continue;  // '' and '': empty
-      auto p = priority.as_integer();
-      if (!p) return unexpected(bad_reply(id, "head priority", reply));
-      out[i] = Head{std::move(e[2 * i].str), *p};
+      auto h = ReserveJobs::head(id, e[2 * i], e[2 * i + 1], reply);
+      if (!h) return unexpected(std::move(h.error()));
+      out[i] = std::move(*h);
     }
     return out;
   }

@@ -76,17 +76,24 @@ struct ReserveJobs {
     }
     return c;
   }
+  // A head as this script (and readHeads) answers it: member and priority, '' and '' for an
+  // empty queue. `reply` is the whole reply, for the error.
+  static Decoded<std::optional<Head>> head(ScriptId script, Reply& member, const Reply& priority,
+                                           const Reply& reply) {
+    if (!priority.is_integer() && priority.str.empty()) return std::optional<Head>();
+    auto p = priority.as_integer();
+    if (!p) return unexpected(bad_reply(script, "head priority", reply));
+    return std::optional<Head>(Head{std::move(member.str), *p});
+  }
   static Decoded<Reserved> decode(Reply reply) {
     auto& e = reply.elements;
     if (!reply.is_array() || e.size() < 2 || e.size() % 2 != 0) {
       return unexpected(bad_reply(id, "not {head_member, head_priority, field, record...}", reply));
     }
     Reserved out;
-    if (e[1].is_integer() || !e[1].str.empty()) {
-      auto priority = e[1].as_integer();
-      if (!priority) return unexpected(bad_reply(id, "head priority", reply));
-      out.head = Head{std::move(e[0].str), *priority};
-    }
+    auto h = head(id, e[0], e[1], reply);
+    if (!h) return unexpected(std::move(h.error()));
+    out.head = std::move(*h);
     out.jobs.reserve(e.size() / 2 - 1);
     for (std::size_t i = 2; i < e.size(); i += 2) {
       out.jobs.push_back(Taken{std::move(e[i].str), std::move(e[i + 1].str)});
