@@ -20,7 +20,8 @@
 # - METRICS=FILE (the master's /metrics after the run: jq_redis_command_duration_seconds_count
 #   counts each script's calls);
 # - NAMES=N (N more job names known to the master before the run, whose queues the worker serves
-#   too: bench/seed_names.py).
+#   too: bench/seed_names.py), and ENDPOINTS=K (K more worker endpoints, each serving three of
+#   those names, at URLs nothing listens on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -71,7 +72,8 @@ YAML
 MASTER_PID=$!
 PIDS=("$MASTER_PID" "${PIDS[@]}")
 wait_for jqmaster curl -sf "http://127.0.0.1:$MASTER_PORT/readyz"
-[[ ${NAMES:-0} -gt 0 ]] && python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT"
+[[ ${NAMES:-0} -gt 0 ]] &&
+  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}"
 
 pids="redis=$REDIS_PID,jqmaster=$MASTER_PID"
 EXTRA=()

@@ -39,7 +39,8 @@
 #              job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
-# NAMES=N: N more job names known to the master before the workload (bench/seed_names.py).
+# NAMES=N: N more job names known to the master before the workload (bench/seed_names.py);
+# ENDPOINTS=K: K more worker endpoints, each serving three of them.
 # MASTER_BIN: profile this jqmaster binary instead of the build's (e.g. an earlier commit's Release
 # build, to set a profile of the same workload beside it); jqbench and jqworker stay this build's.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
@@ -146,7 +147,8 @@ until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do
   sleep 0.2
 done
 
-[[ ${NAMES:-0} -gt 0 ]] && python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT"
+[[ ${NAMES:-0} -gt 0 ]] &&
+  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}"
 
 BENCH=(build-release/cmd/jqbench --url "http://127.0.0.1:$MASTER_PORT" --quiet
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0")

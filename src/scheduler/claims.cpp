@@ -12,14 +12,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 namespace jq::scheduler {
-namespace {
-
-// An endpoint serving more job names than this takes no claims: checking that all their queues
-// are known to be empty, after every claim, settle and pass, costs a hashed lookup per name. At
-// 201 names that was still cheaper than the reservation of its own each push needs otherwise
-// (row d: 3.8 script calls per job against 2.0, docs/BENCHMARKS.md).
-constexpr std::size_t kMaxClaimNames = 256;
-}  // namespace
 
 asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim(
     std::vector<store::ClaimWanted> wanted) {
@@ -48,17 +40,11 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 
 // Whether a job pushed now could go straight to `state`'s endpoint: it is open, holds a free
 // slot, and every queue it serves is known to be empty (the job would be the next one reserved
-// for it). An endpoint serving more names than kMaxClaimNames takes no claims.
+// for it). Asked after every claim, settle and pass: one lookup, whatever the number of names.
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
   // Jobs reserved ahead run before one pushed now.
-  if (state.held <= 0 || !state.open(now) || !state.ahead.empty()) return false;
-  // names_for's names, without building its list: this runs after every claim, settle and pass.
-  std::size_t served = 0;
-  for (const std::string& name : names_) {
-    if (!takes_from(*state.endpoint, name, paused_)) continue;
-    if (++served > kMaxClaimNames || !heads_.known_empty(name)) return false;
-  }
-  return true;
+  return state.held > 0 && state.open(now) && state.ahead.empty() &&
+         work_.count(*state.endpoint) == 0;
 }
 
 // The open endpoint serving the name with a free slot held and the fewest attempts, among those
@@ -68,9 +54,8 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
   if (paused_.contains(wanted.name) || !names_.contains(wanted.name)) return std::nullopt;
   EndpointState* best = nullptr;
   for (auto& [id, state] : slots_.all()) {
-    if (!state.endpoint->serves(wanted.name)) continue;
     if (best && best->inflight <= state.inflight) continue;
-    if (takes_claims(state, now)) best = &state;
+    if (takes_claims(state, now) && state.endpoint->serves(wanted.name)) best = &state;
   }
   if (!best) return std::nullopt;
   slots_.started(*best, 1);

@@ -15,35 +15,20 @@ const std::optional<store::QueueHead>& better(const std::optional<store::QueueHe
 
 }  // namespace
 
-bool takes_from(const workers::Endpoint& endpoint, const std::string& name,
-                const std::set<std::string>& paused) {
-  return !paused.contains(name) && endpoint.serves(name);
-}
-
-std::vector<std::string> names_for(const workers::Endpoint& endpoint,
-                                   const std::set<std::string>& names,
-                                   const std::set<std::string>& paused) {
-  std::vector<std::string> out;
-  for (const std::string& name : names) {
-    if (takes_from(endpoint, name, paused)) out.push_back(name);
-  }
-  return out;
-}
-
-QueueHeads::Name& QueueHeads::name_of(std::string_view name) {
+QueueHeads::Entry& QueueHeads::entry_of(std::string_view name) {
   auto it = names_.find(name);
   if (it == names_.end()) {
     // Every shard unknown: none is known to be empty.
     Name fresh{std::vector<View>(static_cast<std::size_t>(shards_)), shards_};
     it = names_.emplace(std::string(name), std::move(fresh)).first;
   }
-  return it->second;
+  return *it;
 }
 
 void QueueHeads::announce(store::QueueHead head) {
   const int shard = head.shard;
   std::optional<store::QueueHead> h(std::move(head));
-  change(name_of(h->name), shard, [&h](View& v) {
+  change(entry_of(h->name), shard, [&h](View& v) {
     if (v.busy) v.announced = better(v.announced, h);
     if (v.known) v.head = better(v.head, h);
   });
@@ -51,16 +36,16 @@ void QueueHeads::announce(store::QueueHead head) {
 
 void QueueHeads::forget(std::string_view name) {
   auto it = names_.find(name);
-  if (it != names_.end()) forget_shards(it->second);
+  if (it != names_.end()) forget_shards(*it);
 }
 
 void QueueHeads::forget_all() {
-  for (auto& [name, n] : names_) forget_shards(n);
+  for (Entry& entry : names_) forget_shards(entry);
 }
 
-void QueueHeads::forget_shards(Name& n) {
+void QueueHeads::forget_shards(Entry& entry) {
   for (int s = 0; s < shards_; ++s) {
-    change(n, s, [](View& v) {
+    change(entry, s, [](View& v) {
       // Being reserved from: its head as last known still bounds the others (else a queue that
       // may hold the best job would drop out of the choice), until its last answer.
       if (v.busy) {
@@ -85,7 +70,7 @@ std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>&
 }
 
 void QueueHeads::begin(const store::QueueRef& queue) {
-  change(name_of(queue.name), queue.shard, [](View& v) {
+  change(entry_of(queue.name), queue.shard, [](View& v) {
     if (v.busy++ > 0) return;  // announcements since the first one still count
     v.forgotten = false;
     v.announced.reset();
@@ -95,7 +80,8 @@ void QueueHeads::begin(const store::QueueRef& queue) {
 // An answer other than the last may predate the calls still on their way, never what they
 // leave: the head it gives runs no later than the one they will, so it serves until then.
 void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh) {
-  change(name_of(queue.name), queue.shard, [&fresh](View& v) { settle_view(v, std::move(fresh)); });
+  change(entry_of(queue.name), queue.shard,
+         [&fresh](View& v) { settle_view(v, std::move(fresh)); });
 }
 
 void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh) {
@@ -108,7 +94,7 @@ void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh) {
 
 // Unknown after the last answer; until then the head as last known stays, as after forget().
 void QueueHeads::fail(const store::QueueRef& queue) {
-  change(name_of(queue.name), queue.shard, [](View& v) {
+  change(entry_of(queue.name), queue.shard, [](View& v) {
     v.forgotten = true;
     if (v.busy > 1) {
       --v.busy;

@@ -20,14 +20,13 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "src/store/dispatch_store.hpp"
-#include "src/workers/endpoint.hpp"
 
 namespace jq::scheduler {
 
@@ -41,17 +40,14 @@ struct Choice {
   bool head_only = false;
 };
 
-// Whether an endpoint may take jobs of `name`: it serves the name, and its queue is not paused.
-bool takes_from(const workers::Endpoint& endpoint, const std::string& name,
-                const std::set<std::string>& paused);
-// The names whose queues an endpoint may take jobs from, among the names pushed.
-std::vector<std::string> names_for(const workers::Endpoint& endpoint,
-                                   const std::set<std::string>& names,
-                                   const std::set<std::string>& paused);
-
 class QueueHeads {
  public:
-  explicit QueueHeads(int shards) : shards_(shards) {}
+  // Told each time known_empty(name) changes, with its new answer (the scheduler keeps which
+  // names may have work from it: NamesWithWork). It must not change this QueueHeads.
+  using EmptyChanged = std::function<void(const std::string& name, bool known_empty)>;
+
+  explicit QueueHeads(int shards, EmptyChanged on_empty = {})
+      : shards_(shards), on_empty_(std::move(on_empty)) {}
 
   int shards() const { return shards_; }
 
@@ -93,7 +89,7 @@ class QueueHeads {
     std::optional<store::QueueHead> announced;  // while busy
   };
   // One name's queues, one view per shard, and how many of them are not known to be empty:
-  // known_empty() is asked of every name an endpoint serves after every claim, settle and pass.
+  // known_empty() is one comparison, and a change of its answer is seen where it happens.
   struct Name {
     std::vector<View> shards;
     int not_empty = 0;
@@ -106,19 +102,26 @@ class QueueHeads {
   };
 
   static bool empty_known(const View& v) { return v.known && !v.busy && !v.head; }
-  // Every change of a view goes through here, which keeps its name's not_empty.
+  using Entry = std::pair<const std::string, Name>;
+  // Every change of a view goes through here, which keeps its name's not_empty and tells
+  // on_empty_ when known_empty() changes.
   template <class Change>
-  void change(Name& n, int shard, Change&& c) {
+  void change(Entry& entry, int shard, Change&& c) {
+    Name& n = entry.second;
     View& v = n.shards[static_cast<std::size_t>(shard)];
     const bool was = empty_known(v);
+    const bool name_was = n.not_empty == 0;
     c(v);
     n.not_empty += static_cast<int>(was) - static_cast<int>(empty_known(v));
+    if (on_empty_ && name_was != (n.not_empty == 0)) on_empty_(entry.first, n.not_empty == 0);
   }
-  Name& name_of(std::string_view name);
-  void forget_shards(Name& n);
+  Entry& entry_of(std::string_view name);
+  Name& name_of(std::string_view name) { return entry_of(name).second; }
+  void forget_shards(Entry& entry);
   static void settle_view(View& v, std::optional<store::QueueHead> fresh);
 
   int shards_;
+  EmptyChanged on_empty_;
   std::unordered_map<std::string, Name, NameHash, std::equal_to<>> names_;
 };
 

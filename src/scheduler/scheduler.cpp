@@ -35,7 +35,10 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
       one_io_thread_(one_io_thread),
       reserve_ahead_(reserve_ahead),
       clock_(std::move(clock)),
-      heads_(store.shards()),
+      heads_(store.shards(),
+             [this](const std::string& name, bool known_empty) {
+               work_.set(name, !known_empty && names_.contains(name) && !paused_.contains(name));
+             }),
       loop_(
           io.get_executor(), "scheduler", [this] { return step(); },
           // Slots kept for the next job go back now rather than when this master's heartbeat
@@ -81,13 +84,17 @@ void Scheduler::on_pushed(const events::Event& event) {
     heads_.forget_all();
     return;
   }
-  names_.insert(event.arg);
+  if (names_.insert(event.arg).second) recheck_work(event.arg);
   if (event.head && event.head->shard >= 0 && event.head->shard < heads_.shards()) {
     heads_.announce(
         store::QueueHead{event.head->shard, event.arg, event.head->priority, event.head->member});
   } else {
     heads_.forget(event.arg);
   }
+}
+
+void Scheduler::recheck_work(const std::string& name) {
+  work_.set(name, names_.contains(name) && !paused_.contains(name) && !heads_.known_empty(name));
 }
 
 // Rounds until one learns nothing new; then sleeps until an endpoint opens, held slots linger
@@ -143,6 +150,7 @@ asio::awaitable<void> Scheduler::reload() {
       names_.insert(loaded->all.begin(), loaded->all.end());
       paused_ = std::move(loaded->paused);
       reload_names_ = false;
+      for (const std::string& name : names_) recheck_work(name);
       // Jobs of a queue paused now go back to it, not to a worker.
       for (auto& [id, state] : slots_.all()) {
         give_back_ahead(state, [this](const store::ReservedJob& job) {
@@ -166,6 +174,9 @@ asio::awaitable<void> Scheduler::reload_workers() {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
                                                       e.ca_file, e.concurrency, one_io_thread_);
   });
+  std::vector<std::shared_ptr<const workers::Endpoint>> endpoints;
+  for (const auto& [id, state] : slots_.all()) endpoints.push_back(state.endpoint);
+  work_.endpoints(std::move(endpoints));
   give_back_jobs(std::move(gone.jobs));
   for (const auto& [id, url] : had_ahead) {
     const EndpointState* state = slots_.find(id);
@@ -184,6 +195,12 @@ asio::awaitable<bool> Scheduler::round() {
   for (EndpointState* state : open) {
     if (stopping_) break;
     if (state->reserving >= kReservationsInFlight) continue;
+    // No name of it may have work: nothing to reserve, nor to keep ahead (asked first, as
+    // want() compares it with every open rival).
+    if (work_.count(*state->endpoint) == 0) {
+      if (state->open(now)) slots_.found_none(*state, now);  // want() > 0: a free slot
+      continue;
+    }
     const int want = EndpointSlots::want(*state, open);
     const Fill result = co_await fill(*state, want, open);
     if (result == Fill::retry) progress = true;
@@ -227,7 +244,9 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
   if (want <= 0 && EndpointSlots::ahead(state, 0, open, reserve_ahead_, clock_()) <= 0) {
     co_return Fill::busy;
   }
-  const std::vector<std::string> names = names_for(*state.endpoint, names_, paused_);
+  // Names known to be empty would add nothing below: no head to read or choose, none busy.
+  const std::vector<std::string> names = work_.names(*state.endpoint);
+  if (names.empty()) co_return Fill::idle;
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
   if (!heads_.choose(names)) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
   if (state.held < want) {

@@ -6,7 +6,8 @@
 // promotions and registrations (locally or through Redis events), with a slow tick as a net.
 //
 // The parts: QueueHeads (what this master believes about each queue's head, and the choice),
-// EndpointSlots (in-flight jobs, held slots and hold-offs per endpoint), and this class, which
+// NamesWithWork (which names may have jobs, per endpoint), EndpointSlots (in-flight jobs, held
+// slots and hold-offs per endpoint), and this class, which
 // talks to Redis through the stores, starts attempts and feeds both parts what it learns. The
 // clock is injected so the parts' decisions can be tested without waiting. Its members are
 // defined in three files: the loop and reservations (scheduler.cpp), jobs reserved ahead of a
@@ -30,6 +31,7 @@
 #include "src/events/event.hpp"
 #include "src/redis/client.hpp"
 #include "src/scheduler/endpoint_slots.hpp"
+#include "src/scheduler/names_with_work.hpp"
 #include "src/scheduler/queue_heads.hpp"
 #include "src/store/direct_dispatch.hpp"
 #include "src/store/dispatch_store.hpp"
@@ -106,6 +108,8 @@ class Scheduler : public store::DirectDispatch {
   std::optional<store::SlotClaim> claim_one(const store::ClaimWanted& wanted, SteadyTime now);
   void settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job);
   void update_claimable();
+  // Tells work_ whether `name` may have work now (known, not paused, not known empty).
+  void recheck_work(const std::string& name);
 
   asio::io_context& io_;
   redis::Client& redis_;  // only asked whether it is connected
@@ -118,14 +122,15 @@ class Scheduler : public store::DirectDispatch {
   bool one_io_thread_;                          // the pools' connections need no strands
   std::chrono::microseconds reserve_ahead_;     // dispatch.reserve_ahead; zero: none
   SteadyClock clock_;
+  std::set<std::string> names_;
+  std::set<std::string> paused_;
+  NamesWithWork work_;  // follows names_, paused_ and heads_
   QueueHeads heads_;
   EndpointSlots slots_;
   bool stopping_ = false;
   bool redis_lost_ = false;
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
-  std::set<std::string> names_;
-  std::set<std::string> paused_;
   SteadyTime next_refresh_{};
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;

@@ -1,4 +1,5 @@
 // QueueHeads: what the scheduler believes about queue heads, and its choice of the next queue.
+#include <map>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -85,19 +86,6 @@ TEST_CASE("an exact tie of two heads takes the chosen head alone", "[unit]") {
   CHECK_FALSE(choice->bound);
 }
 
-TEST_CASE("an endpoint draws from the names it serves that are not paused", "[unit]") {
-  jq::workers::Endpoint mail;
-  mail.names = {"mail", "resize"};
-  jq::workers::Endpoint all;
-  all.all_names = true;
-  const std::set<std::string> pushed{"mail", "report", "resize"};
-  CHECK(jq::scheduler::names_for(mail, pushed, {}) == std::vector<std::string>{"mail", "resize"});
-  CHECK(jq::scheduler::names_for(mail, pushed, {"mail"}) == std::vector<std::string>{"resize"});
-  CHECK(jq::scheduler::names_for(all, pushed, {"report"}) ==
-        std::vector<std::string>{"mail", "resize"});
-  CHECK(jq::scheduler::names_for(all, pushed, pushed).empty());
-}
-
 TEST_CASE("names not asked for (paused, or not served) are never chosen", "[unit]") {
   QueueHeads heads(1);
   read_all(heads, {"mail", "paused"}, {head(0, "mail", 5, 1), head(0, "paused", -9, 1)});
@@ -175,8 +163,15 @@ TEST_CASE("queues are known empty only when every shard was read empty and nothi
 
 // known_empty() answers from a count kept as each view changes; here it is checked against the
 // views themselves (through the other questions) after every step of a long random sequence.
+// It also checks that the scheduler is told each change of that answer, and only changes.
 TEST_CASE("known_empty follows every announce, forget, begin, settle and fail", "[unit]") {
-  QueueHeads heads(3);
+  std::map<std::string, bool> told;  // what on_empty said last; a name never told: not empty
+  int tellings = 0;
+  QueueHeads heads(3, [&told, &tellings](const std::string& name, bool known_empty) {
+    REQUIRE(told[name] != known_empty);  // told only of a change
+    told[name] = known_empty;
+    ++tellings;
+  });
   const std::vector<std::string> names{"mail", "sms", "push"};
   std::mt19937 random(14);
   const auto pick = [&random](int n) { return static_cast<int>(random() % n); };
@@ -215,10 +210,12 @@ TEST_CASE("known_empty follows every announce, forget, begin, settle and fail", 
       bool expected = heads.unknown({n}).empty() && !heads.busy({n});
       for (int s = 0; s < 3; ++s) expected = expected && !heads.known_head(QueueRef{s, n});
       REQUIRE(heads.known_empty(n) == expected);
+      REQUIRE(told[n] == expected);
       checked_empty += expected ? 1 : 0;
     }
   }
   CHECK(checked_empty > 1000);  // the sequence reached the empty state often, not only its opposite
+  CHECK(tellings > 200);        // 482 changes in this sequence
 }
 
 TEST_CASE("a queue being reserved from is chosen again, as last known, until its last answer",
