@@ -70,3 +70,32 @@ TEST_CASE("readHeads skips cancelled jobs' members at a head and drops them", "[
   CHECK_FALSE(read_heads(r, keys, 0, {"email"})[0]);
   CHECK(ready_queue(r, keys, 0, "email").empty());
 }
+
+// Names are looked at in chunks, a chunk whose queues all have no key answered at once: heads in
+// some chunks and not others, and a queue left with only a cancelled job's member, all answered
+// as name by name.
+TEST_CASE("readHeads answers many names, most of them empty, as reserveJobs does", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  std::vector<std::string> names;
+  for (int i = 0; i < 100; ++i) names.push_back("n" + std::to_string(i));
+  for (int i : {5, 40, 41, 99}) push_jobs(r, keys, 1, {{.name = names[i], .priority = i}});
+  const auto cancelled = fields_of(push_jobs(r, keys, 1, {{.name = names[70]}}));
+  const RecordAt at = record_at(r, keys, 1, cancelled[0]);
+  r.call({"HDEL", at.bucket, at.slot});
+
+  auto heads = read_heads(r, keys, 1, names);
+  REQUIRE(heads.size() == names.size());
+  int found = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto one = ReserveJobs::decode(reserve_jobs_reply(r, keys, 1, names[i], 0));
+    REQUIRE(one);
+    REQUIRE(heads[i].has_value() == one->head.has_value());
+    if (!heads[i]) continue;
+    ++found;
+    CHECK(heads[i]->member == one->head->member);
+    CHECK(heads[i]->priority == static_cast<std::int64_t>(i));
+  }
+  CHECK(found == 4);
+  CHECK(ready_queue(r, keys, 1, names[70]).empty());  // the cancelled member was dropped
+}

@@ -28,17 +28,24 @@ struct ReadHeads {
   static ScriptCall call(Keys k, Args a) {
     return {id, {std::move(k.jobs), std::move(k.ready_prefix)}, std::move(a.names)};
   }
-  // One head per name, in the order given; nullopt: the queue is empty.
+  // One head per name, in the order given; nullopt: the queue is empty. The script answers only
+  // the heads it found, each after its name's position.
   static Decoded<std::vector<std::optional<Head>>> decode(Reply reply, std::size_t names) {
     auto& e = reply.elements;
-    if (!reply.is_array() || e.size() != 2 * names) {
-      return unexpected(bad_reply(id, "not {member, priority} per name", reply));
+    if (!reply.is_array() || e.size() % 3 != 0) {
+      return unexpected(bad_reply(id, "not {position, member, priority} per head found", reply));
     }
     std::vector<std::optional<Head>> out(names);
-    for (std::size_t i = 0; i < names; ++i) {
-      auto h = ReserveJobs::head(id, e[2 * i], e[2 * i + 1], reply);
+    for (std::size_t i = 0; i < e.size(); i += 3) {
+      const auto at = e[i].as_integer();
+      if (!at || *at < 0 || static_cast<std::size_t>(*at) >= names ||
+          out[static_cast<std::size_t>(*at)]) {
+        return unexpected(bad_reply(id, "a position out of range or answered twice", reply));
+      }
+      auto h = ReserveJobs::head(id, e[i + 1], e[i + 2], reply);
       if (!h) return unexpected(std::move(h.error()));
-      out[i] = std::move(*h);
+      if (!*h) return unexpected(bad_reply(id, "an empty head answered", reply));
+      out[static_cast<std::size_t>(*at)] = std::move(*h);
     }
     return out;
   }
