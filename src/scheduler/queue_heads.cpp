@@ -69,8 +69,23 @@ std::vector<store::QueueRef> QueueHeads::unknown(const std::vector<std::string>&
   return out;
 }
 
+std::vector<QueueHeads::Known> QueueHeads::known(const std::vector<std::string>& names, int shard) {
+  std::vector<Known> out;
+  for (const std::string& name : names) {
+    const View& v = name_of(name).shards[static_cast<std::size_t>(shard)];
+    if (v.known && !v.busy) out.push_back({{shard, name}, v.begun});
+  }
+  return out;
+}
+
+void QueueHeads::read_again(const Known& queue, std::optional<store::QueueHead> head) {
+  const View& v = name_of(queue.queue.name).shards[static_cast<std::size_t>(queue.queue.shard)];
+  if (head && v.begun == queue.begun) announce(std::move(*head));
+}
+
 void QueueHeads::begin(const store::QueueRef& queue) {
   change(entry_of(queue.name), queue.shard, [](View& v) {
+    ++v.begun;
     if (v.busy++ > 0) return;  // announcements since the first one still count
     v.forgotten = false;
     v.announced.reset();

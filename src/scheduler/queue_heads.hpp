@@ -6,8 +6,9 @@
 // queue's head after it), and stays known while announcements arrive: every script that makes a
 // job ready announces it, so a known head can only get better that way. Another master's
 // reservations can make a kept head stale, never too late: a reservation that finds less than
-// expected corrects it, and forget_all() (the scheduler's tick) makes every head unknown again
-// (one being reserved from once its last answer is in).
+// expected corrects it. The scheduler's tick reads known heads again and announces what it
+// finds (a net for announcements that never came); forget_all() makes every head unknown again
+// (one being reserved from once its last answer is in), as after Redis was away.
 //
 // While reads or reservations of a queue are on their way ("busy"), announcements are also kept
 // aside: an answer may predate them, so they are merged into it. A queue forgotten meanwhile
@@ -18,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -58,6 +60,16 @@ class QueueHeads {
 
   // The queues of `names` (every shard) whose head is neither known nor being read.
   std::vector<store::QueueRef> unknown(const std::vector<std::string>& names);
+  // The queues of `names` in `shard` whose head is known (an empty queue's included), none being
+  // read, as they were when listed: how many reads and reservations of each had begun by then.
+  struct Known {
+    store::QueueRef queue;
+    std::uint64_t begun = 0;
+  };
+  std::vector<Known> known(const std::vector<std::string>& names, int shard);
+  // What a read of a queue listed by known() answered, sent without begin(): announced, unless
+  // a read or reservation of the queue has begun since (its answer, newer, is the one to keep).
+  void read_again(const Known& queue, std::optional<store::QueueHead> head);
   // A read or reservation of the queue is on its way (several may be).
   void begin(const store::QueueRef& queue);
   // An answer: the head after it (nullopt: empty). Announcements since the first begin() still
@@ -87,6 +99,7 @@ class QueueHeads {
     int busy = 0;                               // reads and reservations on their way
     bool forgotten = false;                     // forgotten while busy: unknown after the answer
     std::optional<store::QueueHead> announced;  // while busy
+    std::uint64_t begun = 0;                    // reads and reservations begun, ever
   };
   // One name's queues, one view per shard, and how many of them are not known to be empty:
   // known_empty() is one comparison, and a change of its answer is seen where it happens.

@@ -12,6 +12,8 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kTick{1000};  // the safety net when nothing wakes us
+// About how many queues the net reads again at once (read_heads_again).
+constexpr std::size_t kReadAgainQueues = 256;
 
 bool same(const store::QueueHead& a, const store::QueueHead& b) {
   return a.priority == b.priority && a.member == b.member;
@@ -98,17 +100,17 @@ void Scheduler::recheck_work(const std::string& name) {
 }
 
 // Rounds until one learns nothing new; then sleeps until an endpoint opens, held slots linger
-// out, an event pokes the loop, or the tick (which forgets every head, as a net).
+// out, an event pokes the loop, or the tick (which reads the heads again, as a net).
 asio::awaitable<Periodic::Duration> Scheduler::step() {
   if (!redis_.ready()) {
     redis_lost_ = true;
     co_return slots_.next_wait(clock_(), false, kTick);
   }
-  if (std::exchange(redis_lost_, false)) co_await give_back_all();
-  if (clock_() >= next_refresh_) {
-    heads_.forget_all();
-    next_refresh_ = clock_() + kTick;
+  if (std::exchange(redis_lost_, false)) {
+    heads_.forget_all();  // what Redis holds now is read afresh
+    co_await give_back_all();
   }
+  if (clock_() >= next_refresh_ && !reading_again_) read_heads_again();
   // Jobs ahead first: a slot held takes one before any other, and those due go back.
   for (auto& [id, state] : slots_.all()) start_ahead(state);
   // Reload before every round: events that arrive mid-pass must count in the next one. (Not
@@ -121,7 +123,13 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     if (!progress) break;
   }
   update_claimable();
-  co_return std::min(slots_.next_wait(clock_(), redis_.ready(), kTick), ahead_wait(kTick));
+  // While a read is on its way, its answer pokes the loop.
+  const auto until_refresh = reading_again_
+                                 ? Periodic::Duration(kTick)
+                                 : std::clamp<Periodic::Duration>(
+                                       next_refresh_ - clock_(), Periodic::Duration::zero(), kTick);
+  co_return std::min(slots_.next_wait(clock_(), redis_.ready(), until_refresh),
+                     ahead_wait(until_refresh));
 }
 
 // After Redis was away, slots held may no longer be ours (other masters drop the holdings of a
@@ -212,6 +220,79 @@ asio::awaitable<bool> Scheduler::round() {
   // Heads settled in this pass: pushes may claim again without waiting for the step's end.
   update_claimable();
   co_return progress;
+}
+
+// The net for announcements that never came (missed while the subscriber reconnected, say):
+// the known heads of every queue of `shard` an open endpoint serves are read again (one call),
+// and those found are announced. What is known stays known meanwhile, and the loop does not wait
+// for the read, so claims, choices and reservations go on. Shutdown waits for it as for a
+// reservation. A queue that a reservation (or another read) has begun on since keeps what that
+// newer answer says: the read may predate a job it took. Forgetting every head instead (until
+// 1711c16) stopped every claim until the heads were read again; with jobs spread over 300 names,
+// reservations one queue at a time then fell behind the pushes for milliseconds each second (row
+// d's p99, docs/BENCHMARKS.md).
+void Scheduler::read_heads_again() {
+  // The names are taken at the start of each round of the shards.
+  std::vector<std::string>& names = read_again_names_;
+  if (next_shard_ == 0) {
+    std::set<std::string> served;
+    for (const EndpointState* state : slots_.open(clock_(), reserve_ahead_)) {
+      const workers::Endpoint& e = *state->endpoint;
+      if (e.all_names) {
+        served.insert(names_.begin(), names_.end());
+        break;  // every name: the others add none
+      }
+      for (const std::string& name : e.names) {
+        if (names_.contains(name)) served.insert(name);
+      }
+    }
+    names.clear();
+    for (const std::string& name : served) {
+      if (!paused_.contains(name)) names.push_back(name);
+    }
+  }
+  // A few shards at a time, each once per tick, about kReadAgainQueues queues per read: a read
+  // of every shard at once (16 calls in one pipeline) held Redis, and every job behind it, for
+  // milliseconds with 300 names; with few names one read a tick is enough, and the loop wakes
+  // no more often than that.
+  const int shards = heads_.shards();
+  const int per_read = static_cast<int>(
+      std::clamp<std::size_t>(kReadAgainQueues / std::max<std::size_t>(names.size(), 1), 1,
+                              static_cast<std::size_t>(shards)));
+  std::vector<QueueHeads::Known> known;
+  for (int i = 0; i < per_read && next_shard_ < shards; ++i, ++next_shard_) {
+    auto more = heads_.known(names, next_shard_);
+    known.insert(known.end(), std::make_move_iterator(more.begin()),
+                 std::make_move_iterator(more.end()));
+  }
+  if (next_shard_ >= shards) next_shard_ = 0;
+  next_refresh_ = clock_() + kTick * per_read / shards;
+  if (known.empty()) return;
+  reading_again_ = true;
+  reserving_.fetch_add(1, std::memory_order_relaxed);
+  asio::co_spawn(loop_.strand(), read_again(std::move(known)), asio::detached);
+}
+
+asio::awaitable<void> Scheduler::read_again(std::vector<QueueHeads::Known> known) {
+  struct Done {
+    Scheduler& scheduler;
+    ~Done() {
+      scheduler.reading_again_ = false;
+      scheduler.reserving_.fetch_sub(1, std::memory_order_relaxed);
+      try {
+        scheduler.loop_.poke();
+      } catch (...) {
+      }
+    }
+  } done{*this};
+  std::vector<store::QueueRef> queues;
+  queues.reserve(known.size());
+  for (const QueueHeads::Known& k : known) queues.push_back(k.queue);
+  auto read = co_await store_.heads(std::move(queues));
+  if (!read) co_return;  // the next tick reads them again
+  for (std::size_t i = 0; i < known.size() && i < read->size(); ++i) {
+    heads_.read_again(known[i], std::move((*read)[i]));
+  }
 }
 
 // Reads the heads of the given queues in one pipelined round trip. False when Redis did not

@@ -86,6 +86,8 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<Fill> fill(EndpointState& state, int want,
                              const std::vector<EndpointState*>& open);
   asio::awaitable<bool> read_heads(std::vector<store::QueueRef> queues);
+  void read_heads_again();
+  asio::awaitable<void> read_again(std::vector<QueueHeads::Known> known);
   Fill reserve(EndpointState& state, const Choice& choice, int slots, int ahead);
   asio::awaitable<void> reserved(std::string endpoint_id, store::QueueRef queue,
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
@@ -132,6 +134,9 @@ class Scheduler : public store::DirectDispatch {
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
   SteadyTime next_refresh_{};
+  bool reading_again_ = false;                   // read_heads_again's read is on its way
+  int next_shard_ = 0;                           // the shard read_heads_again reads next
+  std::vector<std::string> read_again_names_;    // the names it reads, this round of the shards
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;
   std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)

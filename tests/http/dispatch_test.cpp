@@ -448,6 +448,28 @@ TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, u
   CHECK(announced < 10);
 }
 
+// The net for announcements that never came: every second the master reads again the heads it
+// knows. A job stored with its announcement sent where no master listens (as one missed while
+// the subscriber reconnected) still runs, though the master knew its queue empty.
+TEST_CASE("a job whose announcement never came still runs, found by the heads read again",
+          "[http]") {
+  WarmWorker w("n");
+  jq::test::SyncRedis r(w.redis.port());
+  using jq::redis::bindings::PushJobs;
+  const jq::redis::Keys keys;
+  const int shard = 2;
+  const auto now_ms = jq::epoch_ms(std::chrono::system_clock::now());
+  PushJobs::Args args{
+      now_ms, now_ms * 1000, "nobody-listens", "", shard, jq::test::kMaxListBytes, "", {}};
+  args.jobs.push_back({"n", "\x81\xa1k\x01", 0, 3, true, 30000, 0, "", false, 0, "", "",
+                       PushJobs::OnDuplicate::keep});
+  const auto reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));
+  const auto fields = jq::test::fields_of(reply);
+  REQUIRE(fields.size() == 1);
+  const std::string id = std::to_string(shard) + "-" + fields[0];
+  CHECK(result_of(w.http, id, 10s)["type"] == "success");
+}
+
 // How often Redis ran `command` (INFO commandstats), scripts' calls included.
 long long command_calls(jq::test::SyncRedis& r, const std::string& command) {
   const std::string info = r.call({"INFO", "commandstats"}).str;

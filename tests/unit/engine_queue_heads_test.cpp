@@ -132,6 +132,40 @@ TEST_CASE("a queue forgotten during a read stays unknown after its answer", "[un
   CHECK(heads.unknown({"mail"}).size() == 1);
 }
 
+TEST_CASE("known() lists the queues of a shard whose head is known, empty or not, none being read",
+          "[unit]") {
+  QueueHeads heads(3);
+  CHECK(heads.known({"mail"}, 1).empty());  // never read
+  read_all(heads, {"mail", "sms"}, {head(1, "mail", 0, 1)});
+  const auto known = heads.known({"mail", "sms"}, 1);
+  REQUIRE(known.size() == 2);
+  CHECK((known[0].queue.name == "mail" && known[1].queue.name == "sms"));
+  CHECK(known[1].queue.shard == 1);
+  heads.begin(QueueRef{2, "mail"});
+  REQUIRE(heads.known({"mail", "sms"}, 2).size() == 1);
+  CHECK(heads.known({"mail", "sms"}, 2)[0].queue.name == "sms");
+}
+
+TEST_CASE("a head read again is announced unless a reservation began since", "[unit]") {
+  QueueHeads heads(2);
+  read_all(heads, {"mail"}, {});
+  REQUIRE(heads.known_empty("mail"));
+  const std::vector<QueueHeads::Known> known{heads.known({"mail"}, 0).at(0),
+                                             heads.known({"mail"}, 1).at(0)};
+  // Shard 0: nothing happened since; its job was never announced.
+  heads.read_again(known[0], head(0, "mail", 3, 1));
+  REQUIRE(heads.known_head(QueueRef{0, "mail"}));
+  CHECK(heads.known_head(QueueRef{0, "mail"})->member == head(0, "mail", 3, 1).member);
+  // Shard 1: a reservation began and came back empty since: the read predates it.
+  heads.begin(QueueRef{1, "mail"});
+  heads.settle(QueueRef{1, "mail"}, std::nullopt);
+  heads.read_again(known[1], head(1, "mail", 0, 1));
+  CHECK_FALSE(heads.known_head(QueueRef{1, "mail"}));
+  // An empty answer changes nothing: the head known stays.
+  heads.read_again(known[0], std::nullopt);
+  CHECK(heads.known_head(QueueRef{0, "mail"}));
+}
+
 TEST_CASE("a failed read leaves the queue unknown, forget_all forgets every queue", "[unit]") {
   QueueHeads heads(2);
   heads.begin({0, "mail"});
