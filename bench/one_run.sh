@@ -21,7 +21,9 @@
 #   counts each script's calls);
 # - NAMES=N (N more job names known to the master before the run, whose queues the worker serves
 #   too: bench/seed_names.py), and ENDPOINTS=K (K more worker endpoints, each serving three of
-#   those names, at URLs nothing listens on).
+#   those names, at URLs nothing listens on); SPREAD=1: the jobs are spread over those names at
+#   random (jqbench --name extra --names N), and the K endpoints are the worker's too (its
+#   /endpoint-<k>), so they get jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-release}
@@ -72,20 +74,27 @@ YAML
 MASTER_PID=$!
 PIDS=("$MASTER_PID" "${PIDS[@]}")
 wait_for jqmaster curl -sf "http://127.0.0.1:$MASTER_PORT/readyz"
-[[ ${NAMES:-0} -gt 0 ]] &&
-  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}"
-
 pids="redis=$REDIS_PID,jqmaster=$MASTER_PID"
 EXTRA=()
+WORKER_URL=http://127.0.0.1:9
 if [[ $WORKER != none ]]; then
   "$BIN/jqworker" --listen 127.0.0.1:0 --no-stats --answer "${WORKER#jqworker-}" \
     >"$WORK/worker.log" 2>&1 &
   WORKER_PID=$!
   PIDS=("$WORKER_PID" "${PIDS[@]}")
   wait_for jqworker grep -q 'listening on' "$WORK/worker.log"
-  EXTRA=(--external-worker "http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" |
-    awk '{print $3}')/")
+  WORKER_URL=http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')
+  EXTRA=(--external-worker "$WORKER_URL/")
   pids="$pids,worker=$WORKER_PID"
+fi
+if [[ ${NAMES:-0} -gt 0 ]]; then
+  if [[ ${SPREAD:-0} == 1 ]]; then
+    EXTRA+=(--name extra --names "$NAMES")
+  else
+    WORKER_URL=http://127.0.0.1:9
+  fi
+  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}" \
+    "$WORKER_URL"
 fi
 if [[ -n ${PERF:-} ]]; then
   (sleep "${PERF_DELAY:-1.5}"

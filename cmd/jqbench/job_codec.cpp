@@ -67,6 +67,10 @@ std::string_view format_name(Format f) {
 
 JobEncoder::JobEncoder(JobShape shape, std::uint64_t seed) : shape_(std::move(shape)), rng_(seed) {
   put_member(name_, "name", encode_string(shape_.name), true);
+  for (int k = 1; shape_.names > 1 && k <= shape_.names; ++k) {
+    put_member(spread_names_.emplace_back(), "name",
+               encode_string(shape_.name + "-" + std::to_string(k)), true);
+  }
   put_member(other_name_, "name", encode_string(shape_.other_name), true);
   fields_ = 1;
   if (shape_.tenants > 0) {
@@ -144,7 +148,13 @@ void JobEncoder::append_job(std::string& out) {
   }
   const bool other = shape_.other_share > 0 &&
                      std::uniform_real_distribution<double>(0, 1)(rng_) < shape_.other_share;
-  out.append(other ? other_name_ : name_);
+  if (other) {
+    out.append(other_name_);
+  } else if (!spread_names_.empty()) {
+    out.append(spread_names_[rng_() % spread_names_.size()]);
+  } else {
+    out.append(name_);
+  }
   if (shape_.tenants > 0) append_tenant_argument(out);
   out.append(fixed_);
   if (shape_.priorities > 1) {

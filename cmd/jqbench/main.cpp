@@ -75,6 +75,10 @@ void add_flags(CLI::App& cli, Flags& f, jq::bench::Options& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cli.add_option("--name", o.job_name, "the job name pushed")->capture_default_str();
+  cli.add_option("--names", o.job_names,
+                 "push, e2e, steady: > 1 spreads the jobs over the names <name>-1..<name>-N, "
+                 "drawn at random")
+      ->check(CLI::Range(1, 100000));
   cli.add_option("--redis-url", o.redis_url,
                  "the master's Redis: memory reads INFO memory; push, e2e, drain and steady "
                  "report its commands per job (INFO commandstats)");

@@ -19,6 +19,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 JobShape job_shape(const Options& o) {
   JobShape shape;
   shape.name = o.job_name;
+  shape.names = o.job_names;
   shape.arg_bytes = o.arg_bytes;
   shape.priorities = o.priorities;
   shape.keep_result = o.keep_result;
