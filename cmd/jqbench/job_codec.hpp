@@ -21,7 +21,7 @@ std::string_view format_name(Format f);  // "msgpack" | "json"
 
 struct JobShape {
   std::string name = "bench";
-  int names = 1;  // > 1: each job is named <name>-<k>, k drawn from 1..names
+  int names = 1;       // > 1: each job is named <name>-<k>, k drawn from 1..names
   int arg_bytes = 0;   // argument: a string of this many 'x'; 0 = no argument (nil)
   int priorities = 1;  // > 1: priority drawn from 0..priorities-1
   bool keep_result = false;
@@ -53,13 +53,13 @@ class JobEncoder {
   void append_tenant_argument(std::string& out);
 
   JobShape shape_;
-  std::string name_;        // "name" and its value, encoded
+  std::string name_;                       // "name" and its value, encoded
   std::vector<std::string> spread_names_;  // with names > 1: "name" and <name>-<k>, encoded
-  std::string other_name_;  // "name" and other_name, encoded
-  std::string fixed_;       // every other key and value that is the same for every job
-  std::string data_;        // with tenants: "data" and its value in the argument, or nothing
-  unsigned fields_ = 0;     // keys of one job (a MessagePack map's header counts them)
-  std::string scratch_;     // with tenants: the argument being written, reused
+  std::string other_name_;                 // "name" and other_name, encoded
+  std::string fixed_;    // every other key and value that is the same for every job
+  std::string data_;     // with tenants: "data" and its value in the argument, or nothing
+  unsigned fields_ = 0;  // keys of one job (a MessagePack map's header counts them)
+  std::string scratch_;  // with tenants: the argument being written, reused
   std::mt19937_64 rng_;
 };
 

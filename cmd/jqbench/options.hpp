@@ -71,7 +71,7 @@ struct Options {
   int priorities = 1;               // priorities drawn from 0..N-1 at random; 1: none sent
   std::int64_t window = 100000;     // e2e: most jobs pushed but not yet done; 0 = no limit
   std::string job_name = "bench";
-  int job_names = 1;  // > 1: jobs named <job_name>-<k>, k drawn from 1..job_names
+  int job_names = 1;      // > 1: jobs named <job_name>-<k>, k drawn from 1..job_names
   std::string redis_url;  // memory: where INFO memory is read; else INFO commandstats, when set
   std::vector<WatchedProcess> watched;  // --pids
   int worker_concurrency = 50;          // registered with the master
