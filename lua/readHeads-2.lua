@@ -23,7 +23,7 @@ local queues, out = {}, {}
 for i = 1, #ARGV do queues[i] = ready_prefix .. ARGV[i] end
 for first = 1, #queues, CHUNK do
   local last = math.min(first + CHUNK - 1, #queues)
-  if last == first or rcall('EXISTS', unpack(queues, first, last)) > 0 then
+  if rcall('EXISTS', unpack(queues, first, last)) > 0 then
     for i = first, last do
       local member, priority = queue_head(jobs, queues[i])
       if member ~= '' then

@@ -159,8 +159,9 @@ bool QueueHeads::busy(const std::vector<std::string>& names) {
   return false;
 }
 
-bool QueueHeads::known_empty(std::string_view name) {
-  return name_of(name).not_empty == 0;
+bool QueueHeads::known_empty(std::string_view name) const {
+  const auto it = names_.find(name);
+  return it != names_.end() && it->second.not_empty == 0;  // a name never seen: not known
 }
 
 std::optional<store::QueueHead> QueueHeads::known_head(const store::QueueRef& queue) {

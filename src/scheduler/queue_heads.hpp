@@ -7,8 +7,9 @@
 // job ready announces it, so a known head can only get better that way. Another master's
 // reservations can make a kept head stale, never too late: a reservation that finds less than
 // expected corrects it. The scheduler's tick reads known heads again and announces what it
-// finds (a net for announcements that never came); forget_all() makes every head unknown again
-// (one being reserved from once its last answer is in), as after Redis was away.
+// finds (a net for announcements that never came): that only ever adds a head, so a stale one
+// stays until the queue's next reservation corrects it. forget_all() makes every head unknown
+// again (one being reserved from once its last answer is in), as after Redis was away.
 //
 // While reads or reservations of a queue are on their way ("busy"), announcements are also kept
 // aside: an answer may predate them, so they are merged into it. A queue forgotten meanwhile
@@ -87,7 +88,7 @@ class QueueHeads {
   bool busy(const std::vector<std::string>& names);
 
   // Whether every queue of `name` (every shard) is known to be empty, none being read.
-  bool known_empty(std::string_view name);
+  bool known_empty(std::string_view name) const;
 
   // For tests and diagnostics: the head this master believes in, nullopt when unknown or empty.
   std::optional<store::QueueHead> known_head(const store::QueueRef& queue);

@@ -39,7 +39,7 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
       clock_(std::move(clock)),
       heads_(store.shards(),
              [this](const std::string& name, bool known_empty) {
-               work_.set(name, !known_empty && names_.contains(name) && !paused_.contains(name));
+               work_.set(name, may_have_work(name, known_empty));
              }),
       loop_(
           io.get_executor(), "scheduler", [this] { return step(); },
@@ -95,8 +95,12 @@ void Scheduler::on_pushed(const events::Event& event) {
   }
 }
 
+bool Scheduler::may_have_work(const std::string& name, bool known_empty) const {
+  return !known_empty && names_.contains(name) && !paused_.contains(name);
+}
+
 void Scheduler::recheck_work(const std::string& name) {
-  work_.set(name, names_.contains(name) && !paused_.contains(name) && !heads_.known_empty(name));
+  work_.set(name, may_have_work(name, heads_.known_empty(name)));
 }
 
 // Rounds until one learns nothing new; then sleeps until an endpoint opens, held slots linger
@@ -123,11 +127,13 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     if (!progress) break;
   }
   update_claimable();
-  // While a read is on its way, its answer pokes the loop.
-  const auto until_refresh = reading_again_
-                                 ? Periodic::Duration(kTick)
-                                 : std::clamp<Periodic::Duration>(
-                                       next_refresh_ - clock_(), Periodic::Duration::zero(), kTick);
+  // While a read is on its way, its answer pokes the loop. Whole milliseconds, rounded up:
+  // ahead_wait() counts in them, and a wait cut short would wake the loop before the read is
+  // due, to wait 0 ms again and again until it is.
+  const auto until_refresh =
+      reading_again_ ? milliseconds(kTick)
+                     : std::clamp(std::chrono::ceil<milliseconds>(next_refresh_ - clock_()),
+                                  milliseconds::zero(), kTick);
   co_return std::min(slots_.next_wait(clock_(), redis_.ready(), until_refresh),
                      ahead_wait(until_refresh));
 }
@@ -232,12 +238,14 @@ asio::awaitable<bool> Scheduler::round() {
 // reservations one queue at a time then fell behind the pushes for milliseconds each second (row
 // d's p99, docs/BENCHMARKS.md).
 void Scheduler::read_heads_again() {
-  // The names are taken at the start of each round of the shards.
+  // The names are taken at the start of each round of the shards: those of every endpoint,
+  // busy ones included (a queue believed empty is not read otherwise).
   std::vector<std::string>& names = read_again_names_;
   if (next_shard_ == 0) {
     std::set<std::string> served;
-    for (const EndpointState* state : slots_.open(clock_(), reserve_ahead_)) {
-      const workers::Endpoint& e = *state->endpoint;
+    for (const auto& [id, state] : slots_.all()) {
+      if (state.removed) continue;
+      const workers::Endpoint& e = *state.endpoint;
       if (e.all_names) {
         served.insert(names_.begin(), names_.end());
         break;  // every name: the others add none

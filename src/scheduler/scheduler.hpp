@@ -110,7 +110,9 @@ class Scheduler : public store::DirectDispatch {
   std::optional<store::SlotClaim> claim_one(const store::ClaimWanted& wanted, SteadyTime now);
   void settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job);
   void update_claimable();
-  // Tells work_ whether `name` may have work now (known, not paused, not known empty).
+  // Whether `name` may have work: known, not paused, and (known_empty) not known to be empty.
+  bool may_have_work(const std::string& name, bool known_empty) const;
+  // Tells work_ whether `name` may have work now.
   void recheck_work(const std::string& name);
 
   asio::io_context& io_;
@@ -140,8 +142,9 @@ class Scheduler : public store::DirectDispatch {
   std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
   std::uint64_t last_claim_ = 0;
   std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)
-  std::atomic<int> reserving_{0};       // reservations on their way, and jobs being given back
-  Periodic loop_;                       // last: its step uses everything above
+  // Reservations on their way, jobs being given back, and the net's read (read_heads_again).
+  std::atomic<int> reserving_{0};
+  Periodic loop_;  // last: its step uses everything above
 };
 
 }  // namespace jq::scheduler

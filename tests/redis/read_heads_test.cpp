@@ -78,8 +78,9 @@ TEST_CASE("readHeads answers many names, most of them empty, as reserveJobs does
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   std::vector<std::string> names;
-  for (int i = 0; i < 100; ++i) names.push_back("n" + std::to_string(i));
-  for (int i : {5, 40, 41, 99}) push_jobs(r, keys, 1, {{.name = names[i], .priority = i}});
+  // Chunks of 32, 32, 32 and 1: the last one holds a job.
+  for (int i = 0; i < 97; ++i) names.push_back("n" + std::to_string(i));
+  for (int i : {5, 40, 41, 96}) push_jobs(r, keys, 1, {{.name = names[i], .priority = i}});
   const auto cancelled = fields_of(push_jobs(r, keys, 1, {{.name = names[70]}}));
   const RecordAt at = record_at(r, keys, 1, cancelled[0]);
   r.call({"HDEL", at.bucket, at.slot});
