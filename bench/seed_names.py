@@ -2,7 +2,8 @@
 of the names extra-1..extra-N is pushed (in batches of at most 1,000, the contract's limit) and
 cancelled at once, so the names stay known (the shards' name sets) and no job is left for a
 benchmark's worker to run. With ENDPOINTS=K, K more worker endpoints are registered, as a user
-with many small services has, each serving three of those names (extra-1..3, extra-4..6, ...),
+with many small services has, each serving three of those names (extra-1..3, extra-4..6, ...;
+NAMES_EACH=M in the environment: M names each),
 at WORKER_URL/endpoint-<k> (default http://127.0.0.1:9, where nothing listens: registered, kept in
 view by the scheduler, and sent nothing as long as their names get no jobs).
 
@@ -11,6 +12,7 @@ view by the scheduler, and sent nothing as long as their names get no jobs).
 bench/one_run.sh and bench/profile.sh run it before their workload when NAMES=N (and
 ENDPOINTS=K) is set."""
 import json
+import os
 import sys
 import urllib.request
 
@@ -21,6 +23,7 @@ def main():
     count, base = int(sys.argv[1]), sys.argv[2].rstrip("/")
     endpoints = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     worker = (sys.argv[4] if len(sys.argv) > 4 else "http://127.0.0.1:9").rstrip("/")
+    each = int(os.environ.get("NAMES_EACH", "3"))
     url = base + "/v1/jobs"
     for first in range(1, count + 1, MAX_BATCH):
         names = range(first, min(count, first + MAX_BATCH - 1) + 1)
@@ -30,7 +33,7 @@ def main():
         for job_id in json.load(urllib.request.urlopen(push))["ids"]:
             urllib.request.urlopen(urllib.request.Request(f"{url}/{job_id}", method="DELETE"))
     for k in range(endpoints):
-        names = [f"extra-{(3 * k + i) % count + 1}" for i in range(3)]
+        names = [f"extra-{(each * k + i) % count + 1}" for i in range(each)]
         body = json.dumps({"url": f"{worker}/endpoint-{k}", "names": names,
                            "concurrency": 8})
         urllib.request.urlopen(urllib.request.Request(

@@ -55,7 +55,7 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
   EndpointState* best = nullptr;
   for (auto& [id, state] : slots_.all()) {
     if (best && best->inflight <= state.inflight) continue;
-    if (takes_claims(state, now) && state.endpoint->serves(wanted.name)) best = &state;
+    if (takes_claims(state, now) && state.serves(wanted.name)) best = &state;
   }
   if (!best) return std::nullopt;
   slots_.started(*best, 1);

@@ -9,10 +9,13 @@
 namespace jq::scheduler {
 namespace {
 
-bool overlaps(const workers::Endpoint& a, const workers::Endpoint& b) {
-  if (a.all_names || b.all_names) return true;
-  for (const auto& n : a.names) {
-    if (b.serves(n)) return true;
+// Whether the two serve a name in common: the fewer names of one looked up in the other's.
+bool overlaps(const EndpointState& a, const EndpointState& b) {
+  if (a.endpoint->all_names || b.endpoint->all_names) return true;
+  const EndpointState& fewer = a.names.size() <= b.names.size() ? a : b;
+  const EndpointState& more = &fewer == &a ? b : a;
+  for (std::string_view n : fewer.names) {
+    if (more.names.contains(n)) return true;
   }
   return false;
 }
@@ -41,6 +44,10 @@ bool gone(const EndpointState& state) {
 }
 
 }  // namespace
+
+bool EndpointState::serves(std::string_view name) const {
+  return endpoint->all_names || names.contains(name);
+}
 
 bool EndpointState::open(SteadyTime now) const {
   return !removed && inflight < endpoint->concurrency && now >= hold_until;
@@ -75,6 +82,7 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
     }
     std::string id = e.id;
     state.endpoint = std::make_shared<const workers::Endpoint>(std::move(e));
+    state.names = {state.endpoint->names.begin(), state.endpoint->names.end()};
     next.emplace(std::move(id), std::move(state));
   }
   for (auto& [id, state] : endpoints_) {
@@ -105,7 +113,7 @@ int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointSt
   int want = std::clamp(state.endpoint->concurrency - state.inflight, 0, kMaxBatch);
   std::optional<int> least;
   for (const EndpointState* other : open) {
-    if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
+    if (other == &state || !overlaps(state, *other)) continue;
     if (!least || other->inflight < *least) least = other->inflight;
   }
   if (least) want = std::min(want, std::max(1, *least - state.inflight + 1));
@@ -117,7 +125,7 @@ int EndpointSlots::ahead(const EndpointState& state, int slots,
                          SteadyTime now) {
   if (now < state.no_ahead_until) return 0;
   for (const EndpointState* other : open) {
-    if (other == &state || !overlaps(*state.endpoint, *other->endpoint)) continue;
+    if (other == &state || !overlaps(state, *other)) continue;
     if (other->open(now)) return 0;
   }
   return std::min(ahead_room(state, state.inflight + slots, window), kMaxBatch - slots);

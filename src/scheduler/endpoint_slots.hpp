@@ -19,6 +19,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -52,6 +54,10 @@ inline constexpr std::chrono::milliseconds kUnreachableMax{30'000};
 
 struct EndpointState {
   std::shared_ptr<const workers::Endpoint> endpoint;
+  // The names it serves (views of endpoint->names; empty for "*"), looked up by hash: serves()
+  // is asked of every claimable endpoint per claim, and of every pair of open endpoints per pass,
+  // and an endpoint may serve 1,000 names.
+  std::unordered_set<std::string_view> names;
   std::shared_ptr<dispatch::ConnectionPool> pool;
   int inflight = 0;   // attempts of this master, and slots a reservation on its way may fill
   int held = 0;       // slots leased by this master and not in use
@@ -67,6 +73,7 @@ struct EndpointState {
   // Reserves nothing ahead before then: a job ahead had constraints, or waited too long.
   SteadyTime no_ahead_until{};
 
+  bool serves(std::string_view name) const;
   bool open(SteadyTime now) const;  // may take a job now
   // May reserve now: open, or (busy) with room for jobs ahead.
   bool may_reserve(SteadyTime now, std::chrono::microseconds window) const;

@@ -92,6 +92,30 @@ TEST_CASE("endpoints serving the same names share by fewest outstanding", "[unit
   CHECK(EndpointSlots::want(*slots.find("b"), open) == 1);  // at least one
 }
 
+TEST_CASE(
+    "an endpoint serves exactly its names, and rivals of 1,000 names each share only the one in "
+    "common",
+    "[unit]") {
+  std::vector<std::string> first, second;
+  for (int i = 0; i < 1000; ++i) {
+    first.push_back("a" + std::to_string(i));
+    second.push_back("b" + std::to_string(i));
+  }
+  second.back() = "a999";  // the one name in common, last in both lists
+  auto slots = with({endpoint("x", 8, first), endpoint("y", 8, second), endpoint("z", 8, {"b0"})});
+  const EndpointState& x = *slots.find("x");
+  CHECK(x.serves("a0"));
+  CHECK(x.serves("a999"));
+  CHECK_FALSE(x.serves("b0"));
+  CHECK_FALSE(x.serves("a1000"));
+  CHECK(slots.find("y")->serves("a999"));
+  start(slots, *slots.find("y"), 2);
+  start(slots, *slots.find("z"), 5);
+  const auto open = slots.open(t0);
+  CHECK(EndpointSlots::want(x, open) == 3);                 // bounded by y (a999), not by z
+  CHECK(EndpointSlots::want(*slots.find("z"), open) == 1);  // bounded by y (b0)
+}
+
 TEST_CASE("a finished attempt keeps its slot held, idle slots go back after the linger", "[unit]") {
   auto slots = with({endpoint("a", 2)});
   EndpointState& a = *slots.find("a");
