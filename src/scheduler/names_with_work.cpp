@@ -28,8 +28,12 @@ void NamesWithWork::endpoints(std::vector<std::shared_ptr<const workers::Endpoin
   named_.clear();
   serving_.clear();
   index_.clear();
+  all_names_ = false;
   for (auto& endpoint : all) {
-    if (endpoint->all_names) continue;  // counted by work_.size()
+    if (endpoint->all_names) {
+      all_names_ = true;  // counted by work_.size()
+      continue;
+    }
     const std::size_t i = named_.size();
     Named n{std::move(endpoint), 0};
     std::unordered_set<std::string_view> seen;  // a name listed twice counts once
@@ -57,6 +61,23 @@ std::vector<std::string> NamesWithWork::names(const workers::Endpoint& endpoint)
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::string> NamesWithWork::served(const std::set<std::string>& known,
+                                               const std::set<std::string>& paused) const {
+  std::vector<std::string> out;
+  const auto keep = [&](const std::string& name) {
+    if (!paused.contains(name)) out.push_back(name);
+  };
+  if (all_names_) {
+    for (const std::string& name : known) keep(name);
+    return out;
+  }
+  for (const auto& [name, endpoints] : serving_) {
+    if (known.contains(name)) keep(name);
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -34,6 +34,9 @@ class NamesWithWork {
   std::size_t count(const workers::Endpoint& endpoint) const;
   // Those names, in order.
   std::vector<std::string> names(const workers::Endpoint& endpoint) const;
+  // The names some endpoint serves among `known`, `paused` ones left out, in order.
+  std::vector<std::string> served(const std::set<std::string>& known,
+                                  const std::set<std::string>& paused) const;
 
  private:
   struct Hash {
@@ -53,6 +56,7 @@ class NamesWithWork {
   // By name, the endpoints in named_ that serve it (each once).
   std::unordered_map<std::string, std::vector<std::size_t>, Hash, std::equal_to<>> serving_;
   std::unordered_map<const workers::Endpoint*, std::size_t> index_;  // into named_
+  bool all_names_ = false;  // an endpoint is registered for "*"
 };
 
 }  // namespace jq::scheduler

@@ -188,8 +188,11 @@ asio::awaitable<void> Scheduler::reload_workers() {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
                                                       e.ca_file, e.concurrency, one_io_thread_);
   });
+  // Removed endpoints take no jobs: none of their names counts.
   std::vector<std::shared_ptr<const workers::Endpoint>> endpoints;
-  for (const auto& [id, state] : slots_.all()) endpoints.push_back(state.endpoint);
+  for (const auto& [id, state] : slots_.all()) {
+    if (!state.removed) endpoints.push_back(state.endpoint);
+  }
   work_.endpoints(std::move(endpoints));
   give_back_jobs(std::move(gone.jobs));
   for (const auto& [id, url] : had_ahead) {
@@ -240,25 +243,8 @@ asio::awaitable<bool> Scheduler::round() {
 void Scheduler::read_heads_again() {
   // The names are taken at the start of each round of the shards: those of every endpoint,
   // busy ones included (a queue believed empty is not read otherwise).
-  std::vector<std::string>& names = read_again_names_;
-  if (next_shard_ == 0) {
-    std::set<std::string> served;
-    for (const auto& [id, state] : slots_.all()) {
-      if (state.removed) continue;
-      const workers::Endpoint& e = *state.endpoint;
-      if (e.all_names) {
-        served.insert(names_.begin(), names_.end());
-        break;  // every name: the others add none
-      }
-      for (const std::string& name : e.names) {
-        if (names_.contains(name)) served.insert(name);
-      }
-    }
-    names.clear();
-    for (const std::string& name : served) {
-      if (!paused_.contains(name)) names.push_back(name);
-    }
-  }
+  const std::vector<std::string>& names = read_again_names_;
+  if (next_shard_ == 0) read_again_names_ = work_.served(names_, paused_);
   // A few shards at a time, each once per tick, about kReadAgainQueues queues per read: a read
   // of every shard at once (16 calls in one pipeline) held Redis, and every job behind it, for
   // milliseconds with 300 names; with few names one read a tick is enough, and the loop wakes
@@ -334,8 +320,8 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
     co_return Fill::busy;
   }
   // Names known to be empty would add nothing below: no head to read or choose, none busy.
+  // round() passes over an endpoint with none left.
   const std::vector<std::string> names = work_.names(*state.endpoint);
-  if (names.empty()) co_return Fill::idle;
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
   if (!heads_.choose(names)) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
   if (state.held < want) {

@@ -120,3 +120,15 @@ TEST_CASE("counts follow every change of names and endpoints", "[unit]") {
   }
   CHECK(nonzero > 1000);
 }
+
+TEST_CASE("served lists the known names some endpoint serves, paused ones left out", "[unit]") {
+  NamesWithWork work;
+  const std::set<std::string> known{"mail", "push", "report", "sms"};
+  work.endpoints({serving({"sms", "mail", "unknown"}), serving({"mail"})});
+  CHECK(work.served(known, {}) == std::vector<std::string>{"mail", "sms"});
+  CHECK(work.served(known, {"sms"}) == std::vector<std::string>{"mail"});
+  work.endpoints({serving({"sms"}), serving_all()});
+  CHECK(work.served(known, {"push"}) == std::vector<std::string>{"mail", "report", "sms"});
+  work.endpoints({});
+  CHECK(work.served(known, {}).empty());
+}
