@@ -40,7 +40,9 @@
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
 # NAMES=N: N more job names known to the master before the workload (bench/seed_names.py);
-# ENDPOINTS=K: K more worker endpoints, each serving three of them.
+# ENDPOINTS=K: K more worker endpoints, each serving three of them; SPREAD=1: the jobs are spread
+# over those names (jqbench --names N) and the K endpoints are the external worker's, as in
+# bench/one_run.sh.
 # MASTER_BIN: profile this jqmaster binary instead of the build's (e.g. an earlier commit's Release
 # build, to set a profile of the same workload beside it); jqbench and jqworker stay this build's.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
@@ -147,9 +149,6 @@ until curl -sf "http://127.0.0.1:$MASTER_PORT/readyz" >/dev/null; do
   sleep 0.2
 done
 
-[[ ${NAMES:-0} -gt 0 ]] &&
-  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}"
-
 BENCH=(build-release/cmd/jqbench --url "http://127.0.0.1:$MASTER_PORT" --quiet
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0")
 PIDS="redis=$REDIS_PID,jqmaster=$MASTER_PID"
@@ -160,6 +159,17 @@ if [[ $WORKER != builtin ]]; then
   until grep -q 'listening on' "$WORK/worker.log"; do sleep 0.02; done
   BENCH+=(--external-worker "http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')/")
   PIDS="$PIDS,worker=$WORKER_PID"
+fi
+WORKER_URL=http://127.0.0.1:9
+[[ $WORKER != builtin ]] && WORKER_URL=http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')
+if [[ ${NAMES:-0} -gt 0 ]]; then
+  if [[ ${SPREAD:-0} == 1 ]]; then
+    BENCH+=(--name extra --names "$NAMES")
+  else
+    WORKER_URL=http://127.0.0.1:9
+  fi
+  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}" \
+    "$WORKER_URL"
 fi
 BENCH+=(--pids "$PIDS" "${ARGS[@]}")
 

@@ -3,7 +3,8 @@ of the names extra-1..extra-N is pushed (in batches of at most 1,000, the contra
 cancelled at once, so the names stay known (the shards' name sets) and no job is left for a
 benchmark's worker to run. With ENDPOINTS=K, K more worker endpoints are registered, as a user
 with many small services has, each serving three of those names (extra-1..3, extra-4..6, ...;
-NAMES_EACH=M in the environment: M names each),
+NAMES_EACH=M in the environment: M names each; SERVE_ALL=1: every name, "*", as the replicas
+of one service do),
 at WORKER_URL/endpoint-<k> (default http://127.0.0.1:9, where nothing listens: registered, kept in
 view by the scheduler, and sent nothing as long as their names get no jobs).
 
@@ -24,6 +25,7 @@ def main():
     endpoints = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     worker = (sys.argv[4] if len(sys.argv) > 4 else "http://127.0.0.1:9").rstrip("/")
     each = int(os.environ.get("NAMES_EACH", "3"))
+    serve_all = os.environ.get("SERVE_ALL") == "1"
     url = base + "/v1/jobs"
     for first in range(1, count + 1, MAX_BATCH):
         names = range(first, min(count, first + MAX_BATCH - 1) + 1)
@@ -33,7 +35,7 @@ def main():
         for job_id in json.load(urllib.request.urlopen(push))["ids"]:
             urllib.request.urlopen(urllib.request.Request(f"{url}/{job_id}", method="DELETE"))
     for k in range(endpoints):
-        names = [f"extra-{(each * k + i) % count + 1}" for i in range(each)]
+        names = ["*"] if serve_all else [f"extra-{(each * k + i) % count + 1}" for i in range(each)]
         body = json.dumps({"url": f"{worker}/endpoint-{k}", "names": names,
                            "concurrency": 8})
         urllib.request.urlopen(urllib.request.Request(
