@@ -110,13 +110,19 @@ std::vector<EndpointState*> EndpointSlots::open(SteadyTime now, std::chrono::mic
 }
 
 int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointState*>& open) {
+  const std::int64_t concurrency = state.endpoint->concurrency;
   int want = std::clamp(state.endpoint->concurrency - state.inflight, 0, kMaxBatch);
-  std::optional<int> least;
   for (const EndpointState* other : open) {
-    if (other == &state || !overlaps(state, *other)) continue;
-    if (!least || other->inflight < *least) least = other->inflight;
+    // A rival with no free slot (open only to reserve ahead) takes no job now.
+    if (other == &state || other->inflight >= other->endpoint->concurrency) continue;
+    if (!overlaps(state, *other)) continue;
+    // Up to the share of its concurrency the rival would have with one more job, rounded up:
+    // by counts alone, an endpoint of concurrency 50 beside one of 8 was held to about 9.
+    const std::int64_t theirs = other->endpoint->concurrency;
+    const std::int64_t up_to = ((other->inflight + 1) * concurrency + theirs - 1) / theirs;
+    want = static_cast<int>(
+        std::min<std::int64_t>(want, std::max<std::int64_t>(1, up_to - state.inflight)));
   }
-  if (least) want = std::min(want, std::max(1, *least - state.inflight + 1));
   return want;
 }
 

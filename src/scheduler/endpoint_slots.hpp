@@ -112,8 +112,9 @@ class EndpointSlots {
   // outstanding first.
   std::vector<EndpointState*> open(SteadyTime now, std::chrono::microseconds window = {});
   // How many jobs to reserve for `state`: its free slots, at most kMaxBatch, and no more than
-  // gets it one past the least busy open rival that serves a name in common (endpoints that
-  // can take the same jobs share them by fewest outstanding requests).
+  // gets its share of its concurrency in use to what the least busy rival with a free slot that
+  // serves a name in common would have with one job more (endpoints that can take the same jobs
+  // share them by fewest outstanding requests, in proportion to their concurrency), at least 1.
   static int want(const EndpointState& state, const std::vector<EndpointState*>& open);
   // How many jobs to reserve ahead for `state` beyond the `slots` about to start: room up to what
   // its running attempts answer within `window` at their recent pace (at most one per attempt),

@@ -92,6 +92,23 @@ TEST_CASE("endpoints serving the same names share by fewest outstanding", "[unit
   CHECK(EndpointSlots::want(*slots.find("b"), open) == 1);  // at least one
 }
 
+TEST_CASE("endpoints share in proportion to their concurrency, a full rival holds none back",
+          "[unit]") {
+  auto slots = with({endpoint("big", 50, {"mail"}), endpoint("small", 8, {"mail"})});
+  EndpointState& small = *slots.find("small");
+  start(slots, small, 8);
+  small.answer_time = 1ms;  // full, and open still: to reserve ahead
+  start(slots, *slots.find("big"), 20);
+  const auto open = slots.open(t0, 50ms);
+  REQUIRE(open.size() == 2);
+  CHECK(EndpointSlots::want(*slots.find("big"), open) == 30);
+  small.inflight = 3;  // with one more, half of its slots: big may go to 25 of its 50
+  CHECK(EndpointSlots::want(*slots.find("big"), slots.open(t0, 50ms)) == 5);
+  small.inflight = 2;  // 3 of 8 is 18.75 of 50: big, at 20, takes one
+  CHECK(EndpointSlots::want(*slots.find("big"), slots.open(t0, 50ms)) == 1);
+  CHECK(EndpointSlots::want(small, slots.open(t0, 50ms)) == 2);  // 21 of 50 is 3.36 of 8
+}
+
 TEST_CASE(
     "an endpoint serves exactly its names, and rivals of 1,000 names each share only the one in "
     "common",
