@@ -39,9 +39,12 @@
   ARGV[6] the shard (its number: leases are named "<shard>-<field>:<attempt>")
   ARGV[7] the {c} events channel: "s <due_ms>" when a pair's rate holds jobs until then (with
           KEYS[8])
-  Returns: {head_member, head_priority, field1, record1, field2, record2, ...}: the queue's
-           head after the reservation ('' and '' when it is empty), which the scheduler keeps
-           instead of reading it again, then the jobs taken in ready order, records
+  Returns: {head_member, head_priority, ready, field1, record1, field2, record2, ...}: the
+           queue's head after the reservation ('' and '' when it is empty), which the scheduler
+           keeps instead of reading it again; how many jobs of the name are left ready in the
+           shard (the counts hash: every priority, jobs past the bound included), which tells the
+           scheduler how many more reservations may follow this one; then the jobs taken in ready
+           order, records
            (MessagePack) as stored after the update (without KEYS[8], a record with
            constraints is a candidate for admitJobs); no jobs when nothing is ready within the
            bound.
@@ -90,7 +93,7 @@ local function older_held_here(cons, stamp_s, field)
   return nil
 end
 
-local out, taken = {'', ''}, 0
+local out, taken = {'', '', 0}, 0
 local records, deadlines, seen = batched('HSET'), inflight_deadlines(inflight), {}
 
 -- Holds the queued job back for the pair (by, key) in this shard; its record is written with the
@@ -171,4 +174,5 @@ if taken > 0 then
   count_add(counts, 'running', name, taken)
   rcall('HINCRBY', stats, 'dispatched', digits(taken))
 end
+out[3] = tonumber(rcall('HGET', counts, 'ready:' .. name) or '0')
 return out

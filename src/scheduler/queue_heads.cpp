@@ -1,5 +1,6 @@
 #include "src/scheduler/queue_heads.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace jq::scheduler {
@@ -29,6 +30,12 @@ void QueueHeads::announce(store::QueueHead head) {
   const int shard = head.shard;
   std::optional<store::QueueHead> h(std::move(head));
   change(entry_of(h->name), shard, [&h](View& v) {
+    // A job new to this master is one more the queue holds; a head read again by the net may be
+    // the one already known.
+    const auto same = [&h](const std::optional<store::QueueHead>& o) {
+      return o && o->member == h->member;
+    };
+    if (!same(v.head) && !same(v.announced)) ++v.ready;
     if (v.busy) v.announced = better(v.announced, h);
     if (v.known) v.head = better(v.head, h);
   });
@@ -83,9 +90,10 @@ void QueueHeads::read_again(const Known& queue, std::optional<store::QueueHead> 
   if (head && v.begun == queue.begun) announce(std::move(*head));
 }
 
-void QueueHeads::begin(const store::QueueRef& queue) {
-  change(entry_of(queue.name), queue.shard, [](View& v) {
+void QueueHeads::begin(const store::QueueRef& queue, int take) {
+  change(entry_of(queue.name), queue.shard, [take](View& v) {
     ++v.begun;
+    v.taking += take;
     if (v.busy++ > 0) return;  // announcements since the first one still count
     v.forgotten = false;
     v.announced.reset();
@@ -94,12 +102,18 @@ void QueueHeads::begin(const store::QueueRef& queue) {
 
 // An answer other than the last may predate the calls still on their way, never what they
 // leave: the head it gives runs no later than the one they will, so it serves until then.
-void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh) {
+void QueueHeads::settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh,
+                        Reserved reserved) {
   change(entry_of(queue.name), queue.shard,
-         [&fresh](View& v) { settle_view(v, std::move(fresh)); });
+         [&fresh, reserved](View& v) { settle_view(v, std::move(fresh), reserved); });
 }
 
-void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh) {
+void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh, Reserved reserved) {
+  v.taking = std::max(0, v.taking - reserved.asked);
+  // What it left (a read counts only the head), and a job announced meanwhile that the answer
+  // may predate.
+  v.ready = fresh ? std::max<std::int64_t>(reserved.left, 1) : 0;
+  if (v.announced && !(fresh && fresh->member == v.announced->member)) ++v.ready;
   v.head = better(fresh, v.announced);
   if (v.busy > 0) --v.busy;
   if (v.busy > 0) return;
@@ -108,14 +122,15 @@ void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh) {
 }
 
 // Unknown after the last answer; until then the head as last known stays, as after forget().
-void QueueHeads::fail(const store::QueueRef& queue) {
-  change(entry_of(queue.name), queue.shard, [](View& v) {
+void QueueHeads::fail(const store::QueueRef& queue, int asked) {
+  change(entry_of(queue.name), queue.shard, [asked](View& v) {
     v.forgotten = true;
     if (v.busy > 1) {
       --v.busy;
+      v.taking = std::max(0, v.taking - asked);
       return;
     }
-    settle_view(v, std::nullopt);
+    settle_view(v, std::nullopt, {asked, 0});
   });
 }
 
@@ -133,7 +148,9 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
       }
     }
   }
-  if (!best) return std::nullopt;
+  // Being reserved from, and maybe no more in it than those reservations take: their answers
+  // tell. Not the next best instead: the best may hold more jobs that run before it.
+  if (!best || !may_follow(*best)) return std::nullopt;
   Choice choice{*best->head, std::nullopt, false};
   if (!second) return choice;
   if (best->head->before(*second->head)) {

@@ -16,7 +16,11 @@
 // stays unknown after the last answer. A known queue being reserved from may be chosen again:
 // its head as last known runs no later than its real one (a reservation only takes from the
 // front), so another reservation bounded by the next-best head takes nothing out of order, and
-// as a bound it only stops a reservation early.
+// as a bound it only stops a reservation early. But only while it may hold more jobs than the
+// reservations on their way ask for: as many as Redis counted left after its last reservation,
+// else the head, and the jobs announced since. Else the others wait for an answer: with a hundred
+// endpoints serving one name, each with a free slot, a job announced was chosen by all of them, and
+// a hundred reservations went for it (docs/BENCHMARKS.md).
 #pragma once
 
 #include <cstddef>
@@ -41,6 +45,13 @@ struct Choice {
   // The next-best head ties with `head` exactly (retries of two shards due at the same moment):
   // a bound equal to the head would exclude it, so take the head alone.
   bool head_only = false;
+};
+
+// What a reservation's answer says besides the head: how many jobs it asked for (its begin's
+// take), and how many Redis counts left ready in the queue after it.
+struct Reserved {
+  int asked = 0;
+  std::int64_t left = 0;
 };
 
 class QueueHeads {
@@ -71,16 +82,21 @@ class QueueHeads {
   // What a read of a queue listed by known() answered, sent without begin(): announced, unless
   // a read or reservation of the queue has begun since (its answer, newer, is the one to keep).
   void read_again(const Known& queue, std::optional<store::QueueHead> head);
-  // A read or reservation of the queue is on its way (several may be).
-  void begin(const store::QueueRef& queue);
-  // An answer: the head after it (nullopt: empty). Announcements since the first begin() still
-  // on its way are merged in.
-  void settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh);
-  // It failed: the queue's head is unknown until read again.
-  void fail(const store::QueueRef& queue);
+  // A read (take 0) or a reservation of up to `take` jobs of the queue is on its way (several
+  // may be).
+  void begin(const store::QueueRef& queue, int take = 0);
+  // An answer: the head after it (nullopt: empty), and for a reservation what else it said.
+  // Announcements since the first begin() still on its way are merged in.
+  void settle(const store::QueueRef& queue, std::optional<store::QueueHead> fresh,
+              Reserved reserved = {});
+  // It failed (a reservation: `asked`, its begin's take): the queue's head is unknown until read
+  // again.
+  void fail(const store::QueueRef& queue, int asked = 0);
 
   // The best known head among the queues of `names` (those being reserved from with their head
-  // as last known), bounded by the next best; nullopt when none of them is known to hold a job.
+  // as last known), bounded by the next best; nullopt when none of them is known to hold a job,
+  // or when the best is being reserved from and may hold no more than those reservations take
+  // (their answers tell).
   std::optional<Choice> choose(const std::vector<std::string>& names);
 
   // Whether a read or reservation of a queue of `names` is on its way: its answer may bring a
@@ -101,7 +117,11 @@ class QueueHeads {
     bool forgotten = false;                     // forgotten while busy: unknown after the answer
     std::optional<store::QueueHead> announced;  // while busy
     std::uint64_t begun = 0;                    // reads and reservations begun, ever
+    int taking = 0;                             // jobs the reservations on their way may take
+    std::int64_t ready = 0;  // jobs it holds, as last known (at least the head, once known)
   };
+  // Whether another reservation may go for the queue now.
+  static bool may_follow(const View& v) { return v.busy == 0 || v.ready > v.taking; }
   // One name's queues, one view per shard, and how many of them are not known to be empty:
   // known_empty() is one comparison, and a change of its answer is seen where it happens.
   struct Name {
@@ -132,7 +152,7 @@ class QueueHeads {
   Entry& entry_of(std::string_view name);
   Name& name_of(std::string_view name) { return entry_of(name).second; }
   void forget_shards(Entry& entry);
-  static void settle_view(View& v, std::optional<store::QueueHead> fresh);
+  static void settle_view(View& v, std::optional<store::QueueHead> fresh, Reserved reserved);
 
   int shards_;
   EmptyChanged on_empty_;

@@ -357,7 +357,7 @@ Scheduler::Fill Scheduler::reserve(EndpointState& state, const Choice& choice, i
   // Made first: nothing below throws, so the queue and the slots are marked only when the
   // answer will settle them.
   auto answer = reserved(state.endpoint->id, queue, choice.head, choice.bound, slots, ahead);
-  heads_.begin(queue);
+  heads_.begin(queue, slots + ahead);
   slots_.started(state, slots);
   state.ahead_coming += ahead;
   ++state.reserving;
@@ -395,10 +395,10 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   Fill result = Fill::unavailable;
   std::vector<store::ReservedJob> jobs;
   if (!reservation) {
-    heads_.fail(queue);  // never left busy: it would never be chosen again
+    heads_.fail(queue, slots + ahead);  // never left busy: it would never be chosen again
   } else {
     const bool moved = !reservation->head || !same(*reservation->head, chosen);
-    heads_.settle(queue, std::move(reservation->head));
+    heads_.settle(queue, std::move(reservation->head), {slots + ahead, reservation->ready});
     jobs = std::move(reservation->jobs);
     result = !jobs.empty() ? Fill::dispatched : moved ? Fill::retry : Fill::idle;
   }

@@ -127,6 +127,7 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   if (!reserved) co_return unexpected(StoreError::bad_reply(reserved.error()));
   Reservation out;
   out.head = head_of(queue, std::move(reserved->head));
+  out.ready = reserved->ready;
   out.jobs.reserve(reserved->jobs.size());
   bool constrained = false;
   for (ReserveJobs::Taken& taken : reserved->jobs) {

@@ -49,6 +49,8 @@ struct QueueRef {
 struct Reservation {
   std::vector<ReservedJob> jobs;
   std::optional<QueueHead> head;
+  // Jobs of the name left ready in the shard after it (every priority), as Redis counts them.
+  std::int64_t ready = 0;
 };
 
 struct RetryPolicy {

@@ -119,27 +119,31 @@ TEST_CASE("reserveJobs on an empty queue takes nothing and counts nothing", "[re
   CHECK(running_deadlines(r, keys.inflight(0)).empty());
 }
 
-TEST_CASE("reserveJobs answers the queue's head after the reservation", "[redis]") {
+TEST_CASE("reserveJobs answers the queue's head and how many jobs are left after it", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
   auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 4}, {.priority = -2}, {.priority = 9}}));
+  push_jobs(r, keys, 0, {{.name = "resize"}});  // another name's jobs are not counted
 
   auto reply = reserve_jobs_reply(r, keys, 0, "email", 1);
-  REQUIRE(reply.elements.size() == 4);
+  REQUIRE(reply.elements.size() == 5);
   CHECK(reply.elements[0].str == member_of(r, keys, 0, f[0]));  // -2 was taken; 4 is next
   CHECK(reply.elements[1].as_integer() == 4);
-  CHECK(reply.elements[2].str == f[1]);
+  CHECK(reply.elements[2].as_integer() == 2);  // 4 and 9, whatever the bound
+  CHECK(reply.elements[3].str == f[1]);
 
   reply = reserve_jobs_reply(r, keys, 0, "email", 5);
-  REQUIRE(reply.elements.size() == 6);
+  REQUIRE(reply.elements.size() == 7);
   CHECK(reply.elements[0].str.empty());  // nothing left
   CHECK(reply.elements[1].str.empty());
+  CHECK(reply.elements[2].as_integer() == 0);
 
   // Nothing taken (nothing before the bound): the head as it is.
   push_jobs(r, keys, 0, {{.priority = 7}});
   reply = reserve_jobs_reply(r, keys, 0, "email", 5, kNowMs, "1", "");
-  REQUIRE(reply.elements.size() == 2);
+  REQUIRE(reply.elements.size() == 3);
   CHECK(reply.elements[1].as_integer() == 7);
+  CHECK(reply.elements[2].as_integer() == 1);
 }
 
 TEST_CASE("reserveJobs with a count of 0 takes nothing and answers the head", "[redis]") {
@@ -148,7 +152,7 @@ TEST_CASE("reserveJobs with a count of 0 takes nothing and answers the head", "[
   auto f = fields_of(push_jobs(r, keys, 0, {{.priority = 4}, {.priority = -2}}));
 
   auto reply = reserve_jobs_reply(r, keys, 0, "email", 0);
-  REQUIRE(reply.elements.size() == 2);
+  REQUIRE(reply.elements.size() == 3);
   CHECK(reply.elements[0].str == member_of(r, keys, 0, f[1]));
   CHECK(reply.elements[1].as_integer() == -2);
   CHECK(ready_fields(r, keys, 0, "email") == std::vector<std::string>{f[1], f[0]});
@@ -165,8 +169,8 @@ TEST_CASE("the head answered skips cancelled jobs' members and drops them", "[re
   }
 
   auto reply = reserve_jobs_reply(r, keys, 0, "email", 1);
-  REQUIRE(reply.elements.size() == 4);
-  CHECK(reply.elements[2].str == f[0]);
+  REQUIRE(reply.elements.size() == 5);
+  CHECK(reply.elements[3].str == f[0]);
   CHECK(reply.elements[0].str.empty());  // nothing live is left
   CHECK(ready_queue(r, keys, 0, "email").empty());
 }

@@ -280,7 +280,8 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
 
 // reserveJobs-9.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
-// the reservation (member, priority), then field and record of each job taken.
+// the reservation (member, priority), the jobs of the name left ready in the shard, then field
+// and record of each job taken.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,
                                        const std::string& name, int max,
                                        std::int64_t now_ms = kNowMs,
@@ -303,8 +304,8 @@ inline redis::Reply reserve_jobs(SyncRedis& r, const redis::Keys& keys, int shar
   redis::Reply reply =
       reserve_jobs_reply(r, keys, shard, name, max, now_ms, bound_priority, bound_member);
   REQUIRE(reply.is_array());
-  REQUIRE(reply.elements.size() >= 2);
-  reply.elements.erase(reply.elements.begin(), reply.elements.begin() + 2);
+  REQUIRE(reply.elements.size() >= 3);
+  reply.elements.erase(reply.elements.begin(), reply.elements.begin() + 3);
   return reply;
 }
 

@@ -337,3 +337,62 @@ TEST_CASE("an exact tie is taken alone only from a queue not being reserved from
   CHECK_FALSE(heads.choose({"mail"}));  // both: wait for an answer
   CHECK(heads.busy({"mail"}));
 }
+
+TEST_CASE("a queue being reserved from is not chosen again for the jobs already asked for",
+          "[unit]") {
+  QueueHeads heads(2);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10), head(1, "mail", 5, 40)});
+  const QueueRef q{0, "mail"};
+  heads.begin(q, 1);  // one endpoint asks for one job: the head, all that is known of the queue
+  CHECK_FALSE(heads.choose({"mail"}));  // the others wait for its answer, not for shard 1's job
+  CHECK(heads.busy({"mail"}));
+
+  heads.announce(head(0, "mail", 1, 20));  // one more job: one more reservation may follow
+  const auto follow = heads.choose({"mail"});
+  REQUIRE(follow);
+  CHECK(follow->head.shard == 0);
+  heads.begin(q, 1);
+  CHECK_FALSE(heads.choose({"mail"}));
+
+  heads.settle(q, head(0, "mail", 1, 20), {1, 1});
+  CHECK_FALSE(heads.choose({"mail"}));  // the second one asks for the job left
+  heads.settle(q, std::nullopt, {1, 0});
+  CHECK_FALSE(heads.busy({"mail"}));
+}
+
+TEST_CASE("reservations follow one another for as many jobs as Redis counted left", "[unit]") {
+  QueueHeads heads(1);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10)});
+  const QueueRef q{0, "mail"};
+  heads.begin(q, 5);
+  heads.settle(q, head(0, "mail", 1, 60), {5, 5});  // 5 jobs left after it
+  heads.begin(q, 3);
+  REQUIRE(heads.choose({"mail"}));  // 3 of the 5 asked for
+  heads.begin(q, 2);
+  CHECK_FALSE(heads.choose({"mail"}));
+  heads.settle(q, head(0, "mail", 1, 80), {3, 3});  // pushed meanwhile, unannounced: counted
+  CHECK(heads.choose({"mail"}));                    // 3 left, the other one asks for 2
+  heads.begin(q, 1);
+  CHECK_FALSE(heads.choose({"mail"}));
+  heads.settle(q, std::nullopt, {2, 0});  // the last answer's count is the one kept
+  heads.settle(q, std::nullopt, {1, 0});
+  CHECK_FALSE(heads.choose({"mail"}));
+  CHECK(heads.known_empty("mail"));
+}
+
+TEST_CASE("a head read again by the net counts once", "[unit]") {
+  QueueHeads heads(1);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10)});
+  const auto known = heads.known({"mail"}, 0);
+  REQUIRE(known.size() == 1);
+  heads.read_again(known[0], head(0, "mail", 1, 10));  // the job already known
+  heads.begin({0, "mail"}, 1);
+  CHECK_FALSE(heads.choose({"mail"}));
+  heads.settle({0, "mail"}, std::nullopt, {1, 0});
+  const auto again = heads.known({"mail"}, 0);
+  REQUIRE(again.size() == 1);
+  heads.read_again(again[0], head(0, "mail", 1, 30));  // a job whose announcement was missed
+  heads.read_again(again[0], head(0, "mail", 1, 30));
+  heads.begin({0, "mail"}, 1);
+  CHECK_FALSE(heads.choose({"mail"}));
+}

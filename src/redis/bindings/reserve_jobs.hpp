@@ -42,6 +42,7 @@ struct ReserveJobs {
   };
   struct Reserved {
     std::optional<Head> head;  // after the reservation; nullopt: the queue is empty
+    std::int64_t ready = 0;    // jobs of the name left ready in the shard, as Redis counts them
     std::vector<Taken> jobs;   // in ready order
   };
 
@@ -87,15 +88,19 @@ struct ReserveJobs {
   }
   static Decoded<Reserved> decode(Reply reply) {
     auto& e = reply.elements;
-    if (!reply.is_array() || e.size() < 2 || e.size() % 2 != 0) {
-      return unexpected(bad_reply(id, "not {head_member, head_priority, field, record...}", reply));
+    if (!reply.is_array() || e.size() < 3 || e.size() % 2 != 1) {
+      return unexpected(
+          bad_reply(id, "not {head_member, head_priority, ready, field, record...}", reply));
     }
     Reserved out;
     auto h = head(id, e[0], e[1], reply);
     if (!h) return unexpected(std::move(h.error()));
     out.head = std::move(*h);
+    const auto ready = e[2].as_integer();
+    if (!ready) return unexpected(bad_reply(id, "ready", reply));
+    out.ready = *ready;
     out.jobs.reserve(e.size() / 2 - 1);
-    for (std::size_t i = 2; i < e.size(); i += 2) {
+    for (std::size_t i = 3; i < e.size(); i += 2) {
       out.jobs.push_back(Taken{std::move(e[i].str), std::move(e[i + 1].str)});
     }
     return out;
