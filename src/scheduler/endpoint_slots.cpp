@@ -109,9 +109,23 @@ std::vector<EndpointState*> EndpointSlots::open(SteadyTime now, std::chrono::mic
   return out;
 }
 
+int EndpointSlots::room(const EndpointState& state) {
+  return std::clamp(state.endpoint->concurrency - state.inflight, 0, kMaxBatch);
+}
+
+int EndpointSlots::rivals_room(const EndpointState& state,
+                               const std::vector<EndpointState*>& open) {
+  int total = 0;
+  for (const EndpointState* other : open) {
+    if (other == &state || other->inflight >= other->endpoint->concurrency) continue;
+    if (overlaps(state, *other)) total += other->endpoint->concurrency - other->inflight;
+  }
+  return total;
+}
+
 int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointState*>& open) {
   const std::int64_t concurrency = state.endpoint->concurrency;
-  int want = std::clamp(state.endpoint->concurrency - state.inflight, 0, kMaxBatch);
+  int want = room(state);
   for (const EndpointState* other : open) {
     // A rival with no free slot (open only to reserve ahead) takes no job now.
     if (other == &state || other->inflight >= other->endpoint->concurrency) continue;

@@ -116,6 +116,11 @@ class EndpointSlots {
   // serves a name in common would have with one job more (endpoints that can take the same jobs
   // share them by fewest outstanding requests, in proportion to their concurrency), at least 1.
   static int want(const EndpointState& state, const std::vector<EndpointState*>& open);
+  // Its free slots, at most kMaxBatch: what it asks for when there are jobs enough for every
+  // endpoint (sharing them out only matters while they are scarce).
+  static int room(const EndpointState& state);
+  // The free slots of the open rivals that serve a name in common with `state`.
+  static int rivals_room(const EndpointState& state, const std::vector<EndpointState*>& open);
   // How many jobs to reserve ahead for `state` beyond the `slots` about to start: room up to what
   // its running attempts answer within `window` at their recent pace (at most one per attempt),
   // none while a rival serving a name in common has a free slot (the jobs are better started

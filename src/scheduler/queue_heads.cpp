@@ -151,7 +151,7 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
   // Being reserved from, and maybe no more in it than those reservations take: their answers
   // tell. Not the next best instead: the best may hold more jobs that run before it.
   if (!best || !may_follow(*best)) return std::nullopt;
-  Choice choice{*best->head, std::nullopt, false};
+  Choice choice{*best->head, std::nullopt, false, best->ready - best->taking};
   if (!second) return choice;
   if (best->head->before(*second->head)) {
     choice.bound = *second->head;
@@ -162,6 +162,7 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
   if (best->busy > 0) {
     if (second->busy > 0) return std::nullopt;
     choice.head = *second->head;
+    choice.spare = second->ready - second->taking;
   }
   choice.head_only = true;
   return choice;

@@ -45,6 +45,8 @@ struct Choice {
   // The next-best head ties with `head` exactly (retries of two shards due at the same moment):
   // a bound equal to the head would exclude it, so take the head alone.
   bool head_only = false;
+  // Jobs its queue holds, as known, beyond what the reservations on their way ask for.
+  std::int64_t spare = 0;
 };
 
 // What a reservation's answer says besides the head: how many jobs it asked for (its begin's

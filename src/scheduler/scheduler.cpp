@@ -323,7 +323,14 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
   // round() passes over an endpoint with none left.
   const std::vector<std::string> names = work_.names(*state.endpoint);
   if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
-  if (!heads_.choose(names)) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
+  const auto first = heads_.choose(names);
+  if (!first) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
+  // Jobs enough for every endpoint that could take them: no need to share them out (a backlog
+  // with several endpoints then goes in reservations of all their free slots, not of one or two).
+  if (want > 0 && want < EndpointSlots::room(state) &&
+      first->spare >= EndpointSlots::room(state) + EndpointSlots::rivals_room(state, open)) {
+    want = EndpointSlots::room(state);
+  }
   if (state.held < want) {
     auto granted = co_await workers_.acquire(state.endpoint->id, want - state.held,
                                              state.endpoint->concurrency);

@@ -109,6 +109,21 @@ TEST_CASE("endpoints share in proportion to their concurrency, a full rival hold
   CHECK(EndpointSlots::want(small, slots.open(t0, 50ms)) == 2);  // 21 of 50 is 3.36 of 8
 }
 
+TEST_CASE("an endpoint's room is its free slots, its rivals' room theirs that serve its names",
+          "[unit]") {
+  auto slots = with({endpoint("big", 100, {"mail"}), endpoint("small", 8, {"mail"}),
+                     endpoint("full", 2, {"mail"}), endpoint("other", 8, {"resize"})});
+  start(slots, *slots.find("big"), 20);
+  start(slots, *slots.find("small"), 3);
+  start(slots, *slots.find("full"), 2);
+  const auto open = slots.open(t0);
+  CHECK(EndpointSlots::room(*slots.find("big")) == 64);  // at most a batch
+  CHECK(EndpointSlots::room(*slots.find("small")) == 5);
+  CHECK(EndpointSlots::rivals_room(*slots.find("big"), open) == 5);
+  CHECK(EndpointSlots::rivals_room(*slots.find("small"), open) == 80);
+  CHECK(EndpointSlots::rivals_room(*slots.find("other"), open) == 0);
+}
+
 TEST_CASE(
     "an endpoint serves exactly its names, and rivals of 1,000 names each share only the one in "
     "common",

@@ -380,6 +380,20 @@ TEST_CASE("reservations follow one another for as many jobs as Redis counted lef
   CHECK(heads.known_empty("mail"));
 }
 
+TEST_CASE("a choice says how many jobs its queue holds beyond those asked for", "[unit]") {
+  QueueHeads heads(1);
+  read_all(heads, {"mail"}, {head(0, "mail", 1, 10)});
+  const QueueRef q{0, "mail"};
+  REQUIRE(heads.choose({"mail"}));
+  CHECK(heads.choose({"mail"})->spare == 1);  // a read knows the head only
+  heads.begin(q, 5);
+  heads.settle(q, head(0, "mail", 1, 60), {5, 20});
+  CHECK(heads.choose({"mail"})->spare == 20);
+  heads.begin(q, 8);
+  REQUIRE(heads.choose({"mail"}));
+  CHECK(heads.choose({"mail"})->spare == 12);
+}
+
 TEST_CASE("a head read again by the net counts once", "[unit]") {
   QueueHeads heads(1);
   read_all(heads, {"mail"}, {head(0, "mail", 1, 10)});
