@@ -27,15 +27,23 @@ QueueHeads::Entry& QueueHeads::entry_of(std::string_view name) {
 }
 
 void QueueHeads::announce(store::QueueHead head) {
+  merge(std::move(head), true);
+}
+
+void QueueHeads::merge(store::QueueHead head, bool announced) {
   const int shard = head.shard;
   std::optional<store::QueueHead> h(std::move(head));
-  change(entry_of(h->name), shard, [&h](View& v) {
-    // A job new to this master is one more the queue holds; a head read again by the net may be
-    // the one already known.
+  change(entry_of(h->name), shard, [&h, announced](View& v) {
+    // An announced job is one more the queue holds. A head read again by the net holds at least
+    // itself; it may be the one known, or one that replaced a head another master took.
     const auto same = [&h](const std::optional<store::QueueHead>& o) {
       return o && o->member == h->member;
     };
-    if (!same(v.head) && !same(v.announced)) ++v.ready;
+    if (!announced) {
+      v.ready = std::max<std::int64_t>(v.ready, 1);
+    } else if (!same(v.head) && !same(v.announced)) {
+      ++v.ready;
+    }
     if (v.busy) v.announced = better(v.announced, h);
     if (v.known) v.head = better(v.head, h);
   });
@@ -87,7 +95,7 @@ std::vector<QueueHeads::Known> QueueHeads::known(const std::vector<std::string>&
 
 void QueueHeads::read_again(const Known& queue, std::optional<store::QueueHead> head) {
   const View& v = name_of(queue.queue.name).shards[static_cast<std::size_t>(queue.queue.shard)];
-  if (head && v.begun == queue.begun) announce(std::move(*head));
+  if (head && v.begun == queue.begun) merge(std::move(*head), false);
 }
 
 void QueueHeads::begin(const store::QueueRef& queue, int take) {
@@ -117,6 +125,7 @@ void QueueHeads::settle_view(View& v, std::optional<store::QueueHead> fresh, Res
   v.head = better(fresh, v.announced);
   if (v.busy > 0) --v.busy;
   if (v.busy > 0) return;
+  v.taking = 0;  // nothing on its way asks for any
   v.known = !v.forgotten;
   v.announced.reset();
 }
@@ -148,12 +157,15 @@ std::optional<Choice> QueueHeads::choose(const std::vector<std::string>& names) 
       }
     }
   }
+  if (!best) return std::nullopt;
+  const bool tie = second && !best->head->before(*second->head);
   // Being reserved from, and maybe no more in it than those reservations take: their answers
-  // tell. Not the next best instead: the best may hold more jobs that run before it.
-  if (!best || !may_follow(*best)) return std::nullopt;
+  // tell. Not the next best instead (the best may hold more jobs that run before it), unless
+  // the two tie exactly: below.
+  if (!may_follow(*best) && !tie) return std::nullopt;
   Choice choice{*best->head, std::nullopt, false, best->ready - best->taking};
   if (!second) return choice;
-  if (best->head->before(*second->head)) {
+  if (!tie) {
     choice.bound = *second->head;
     return choice;
   }

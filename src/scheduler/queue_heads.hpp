@@ -17,10 +17,10 @@
 // its head as last known runs no later than its real one (a reservation only takes from the
 // front), so another reservation bounded by the next-best head takes nothing out of order, and
 // as a bound it only stops a reservation early. But only while it may hold more jobs than the
-// reservations on their way ask for: as many as Redis counted left after its last reservation,
-// else the head, and the jobs announced since. Else the others wait for an answer: with a hundred
-// endpoints serving one name, each with a free slot, a job announced was chosen by all of them, and
-// a hundred reservations went for it (docs/BENCHMARKS.md).
+// reservations on their way ask for: as many as Redis counted waiting at the head's priority
+// after its last reservation, else the head, and the jobs announced since. Else the others wait for
+// an answer: with a hundred endpoints serving one name, each with a free slot, a job announced was
+// chosen by all of them, and a hundred reservations went for it (docs/BENCHMARKS.md).
 #pragma once
 
 #include <cstddef>
@@ -50,7 +50,7 @@ struct Choice {
 };
 
 // What a reservation's answer says besides the head: how many jobs it asked for (its begin's
-// take), and how many Redis counts left ready in the queue after it.
+// take), and how many Redis counted waiting in the queue after it (at the head's priority).
 struct Reserved {
   int asked = 0;
   std::int64_t left = 0;
@@ -155,6 +155,8 @@ class QueueHeads {
   Name& name_of(std::string_view name) { return entry_of(name).second; }
   void forget_shards(Entry& entry);
   static void settle_view(View& v, std::optional<store::QueueHead> fresh, Reserved reserved);
+  // announce() (`announced`: a job that became ready) and read_again() (a head read again).
+  void merge(store::QueueHead head, bool announced);
 
   int shards_;
   EmptyChanged on_empty_;

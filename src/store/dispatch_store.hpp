@@ -49,7 +49,7 @@ struct QueueRef {
 struct Reservation {
   std::vector<ReservedJob> jobs;
   std::optional<QueueHead> head;
-  // Jobs of the name left ready in the shard after it (every priority), as Redis counts them.
+  // Jobs waiting in the queue after it, at the head's priority (its list's length).
   std::int64_t ready = 0;
 };
 

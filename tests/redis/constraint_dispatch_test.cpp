@@ -631,3 +631,36 @@ TEST_CASE(
   std::sort(held.begin(), held.end());
   CHECK(started == held);
 }
+
+// The scheduler lets reservations follow one another into a queue for as many jobs as reserveJobs
+// says wait there: jobs held back by a constraint are not among them (the counts hash counts them
+// as ready), else every idle endpoint would follow for them.
+TEST_CASE("jobs held by a constraint are not among those reserveJobs says wait", "[redis]") {
+  using jq::redis::bindings::ReserveJobs;
+  // A one-node cluster (JQ_TEST_REDIS_CLUSTER) refuses scripts whose keys span hash tags.
+  if (redis_cluster_mode()) return;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "per-tenant", {{"concurrency", 1}});
+  auto f = fields_of(push_jobs(r, keys, 0,
+                               {constrained("per-tenant", "A"),
+                                constrained("per-tenant", "A"),
+                                constrained("per-tenant", "A"),
+                                {}}));
+  const auto reserve = [&] {
+    auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
+        ReserveJobs::keys(keys, 0, "email", true), {kNowMs, 1, {}, "", "email", 0})));
+    REQUIRE(reply);
+    return *reply;
+  };
+  const auto first = reserve();
+  REQUIRE(first.jobs.size() == 1);
+  CHECK(first.jobs[0].field == f[0]);
+  CHECK(first.ready == 3);
+  const auto second = reserve();  // f[1] and f[2] held: the key is at its limit
+  REQUIRE(second.jobs.size() == 1);
+  CHECK(second.jobs[0].field == f[3]);
+  CHECK(second.ready == 0);
+  CHECK_FALSE(second.head);
+  CHECK(hget(r, keys.counts(0), "ready:email").value_or("") == "2");
+}

@@ -394,6 +394,19 @@ TEST_CASE("a choice says how many jobs its queue holds beyond those asked for", 
   CHECK(heads.choose({"mail"})->spare == 12);
 }
 
+TEST_CASE("a tie with a queue not being reserved from is taken there, whatever the other holds",
+          "[unit]") {
+  QueueHeads heads(2);
+  read_tie(heads);
+  const auto first = heads.choose({"mail"});
+  REQUIRE(first);
+  heads.begin({first->head.shard, "mail"}, 1);  // all it is known to hold
+  const auto other = heads.choose({"mail"});
+  REQUIRE(other);
+  CHECK(other->head_only);
+  CHECK(other->head.shard != first->head.shard);
+}
+
 TEST_CASE("a head read again by the net counts once", "[unit]") {
   QueueHeads heads(1);
   read_all(heads, {"mail"}, {head(0, "mail", 1, 10)});
@@ -407,6 +420,7 @@ TEST_CASE("a head read again by the net counts once", "[unit]") {
   REQUIRE(again.size() == 1);
   heads.read_again(again[0], head(0, "mail", 1, 30));  // a job whose announcement was missed
   heads.read_again(again[0], head(0, "mail", 1, 30));
+  heads.read_again(again[0], head(0, "mail", 1, 40));  // or a head another master left
   heads.begin({0, "mail"}, 1);
   CHECK_FALSE(heads.choose({"mail"}));
 }
