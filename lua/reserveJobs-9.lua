@@ -41,9 +41,9 @@
           KEYS[8])
   Returns: {head_member, head_priority, ready, field1, record1, field2, record2, ...}: the
            queue's head after the reservation ('' and '' when it is empty), which the scheduler
-           keeps instead of reading it again; how many members wait in the head's list (its
-           priority; 0 when empty), which tells the scheduler how many more reservations may
-           follow this one; then the jobs taken in ready order, records
+           keeps instead of reading it again; how many members wait in its lists (those of its
+           8 best priorities; 0 when empty), which tells the scheduler how many more
+           reservations may follow this one; then the jobs taken in ready order, records
            (MessagePack) as stored after the update (without KEYS[8], a record with
            constraints is a candidate for admitJobs); no jobs when nothing is ready within the
            bound.
@@ -169,8 +169,15 @@ if ad then admitted_counts(ad) end
 -- The head after it, stale members dropped on the way.
 out[1], out[2] = queue_head(jobs, queue)
 -- Not the counts hash: it counts the jobs held by constraints as ready, and they are not in the
--- lists. A cancelled job's member not yet dropped counts here.
-if out[2] ~= '' then out[3] = rcall('LLEN', ready_list(queue, out[2])) end
+-- lists. A cancelled job's member not yet dropped counts here. The first 8 priorities' lists
+-- only, so the count stays a few commands however many priorities wait.
+if out[2] ~= '' then
+  local waiting = 0
+  for _, p in ipairs(rcall('ZRANGE', queue, '0', '7')) do
+    waiting = waiting + rcall('LLEN', ready_list(queue, p))
+  end
+  out[3] = waiting
+end
 if taken > 0 then
   count_add(counts, 'ready', name, -taken)
   count_add(counts, 'running', name, taken)

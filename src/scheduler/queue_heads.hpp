@@ -17,8 +17,8 @@
 // its head as last known runs no later than its real one (a reservation only takes from the
 // front), so another reservation bounded by the next-best head takes nothing out of order, and
 // as a bound it only stops a reservation early. But only while it may hold more jobs than the
-// reservations on their way ask for: as many as Redis counted waiting at the head's priority
-// after its last reservation, else the head, and the jobs announced since. Else the others wait for
+// reservations on their way ask for: as many as Redis counted waiting in it after its last
+// reservation, else the head, and the jobs announced since. Else the others wait for
 // an answer: with a hundred endpoints serving one name, each with a free slot, a job announced was
 // chosen by all of them, and a hundred reservations went for it (docs/BENCHMARKS.md).
 #pragma once
@@ -50,7 +50,7 @@ struct Choice {
 };
 
 // What a reservation's answer says besides the head: how many jobs it asked for (its begin's
-// take), and how many Redis counted waiting in the queue after it (at the head's priority).
+// take), and how many Redis counted waiting in the queue after it.
 struct Reserved {
   int asked = 0;
   std::int64_t left = 0;

@@ -49,7 +49,7 @@ struct QueueRef {
 struct Reservation {
   std::vector<ReservedJob> jobs;
   std::optional<QueueHead> head;
-  // Jobs waiting in the queue after it, at the head's priority (its list's length).
+  // Jobs waiting in the queue after it (its lists' lengths, of its 8 best priorities).
   std::int64_t ready = 0;
 };
 

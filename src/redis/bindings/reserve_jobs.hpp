@@ -42,7 +42,7 @@ struct ReserveJobs {
   };
   struct Reserved {
     std::optional<Head> head;  // after the reservation; nullopt: the queue is empty
-    std::int64_t ready = 0;    // members waiting in the head's list (its priority), 0 if empty
+    std::int64_t ready = 0;    // members waiting in its lists (8 best priorities), 0 if empty
     std::vector<Taken> jobs;   // in ready order
   };
 
