@@ -88,13 +88,9 @@ if [[ $WORKER != none ]]; then
   pids="$pids,worker=$WORKER_PID"
 fi
 if [[ ${NAMES:-0} -gt 0 ]]; then
-  if [[ ${SPREAD:-0} == 1 ]]; then
-    EXTRA+=(--name extra --names "$NAMES")
-  else
-    WORKER_URL=http://127.0.0.1:9
-  fi
-  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}" \
-    "$WORKER_URL"
+  [[ ${SPREAD:-0} == 1 ]] && EXTRA+=(--name extra --names "$NAMES")
+  SPREAD=${SPREAD:-0} python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" \
+    "${ENDPOINTS:-0}" "$WORKER_URL"
 fi
 if [[ -n ${PERF:-} ]]; then
   (sleep "${PERF_DELAY:-1.5}"

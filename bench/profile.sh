@@ -152,24 +152,20 @@ done
 BENCH=(build-release/cmd/jqbench --url "http://127.0.0.1:$MASTER_PORT" --quiet
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0")
 PIDS="redis=$REDIS_PID,jqmaster=$MASTER_PID"
+WORKER_URL=http://127.0.0.1:9  # the built-in worker's is jqbench's own
 if [[ $WORKER != builtin ]]; then
   build-release/cmd/jqworker --listen 127.0.0.1:0 --no-stats --answer "${WORKER#jqworker-}" \
     >"$WORK/worker.log" 2>&1 &
   WORKER_PID=$!
   until grep -q 'listening on' "$WORK/worker.log"; do sleep 0.02; done
-  BENCH+=(--external-worker "http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')/")
+  WORKER_URL=http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')
+  BENCH+=(--external-worker "$WORKER_URL/")
   PIDS="$PIDS,worker=$WORKER_PID"
 fi
-WORKER_URL=http://127.0.0.1:9
-[[ $WORKER != builtin ]] && WORKER_URL=http://$(grep -o 'listening on [^ ]*' "$WORK/worker.log" | awk '{print $3}')
 if [[ ${NAMES:-0} -gt 0 ]]; then
-  if [[ ${SPREAD:-0} == 1 ]]; then
-    BENCH+=(--name extra --names "$NAMES")
-  else
-    WORKER_URL=http://127.0.0.1:9
-  fi
-  python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" "${ENDPOINTS:-0}" \
-    "$WORKER_URL"
+  [[ ${SPREAD:-0} == 1 ]] && BENCH+=(--name extra --names "$NAMES")
+  SPREAD=${SPREAD:-0} python3 bench/seed_names.py "$NAMES" "http://127.0.0.1:$MASTER_PORT" \
+    "${ENDPOINTS:-0}" "$WORKER_URL"
 fi
 BENCH+=(--pids "$PIDS" "${ARGS[@]}")
 

@@ -5,8 +5,9 @@ benchmark's worker to run. With ENDPOINTS=K, K more worker endpoints are registe
 with many small services has, each serving three of those names (extra-1..3, extra-4..6, ...;
 NAMES_EACH=M in the environment: M names each; SERVE_ALL=1: every name, "*", as the replicas
 of one service do),
-at WORKER_URL/endpoint-<k> (default http://127.0.0.1:9, where nothing listens: registered, kept in
-view by the scheduler, and sent nothing as long as their names get no jobs).
+at WORKER_URL/endpoint-<k> with SPREAD=1 in the environment (the jobs are spread over the names,
+so the endpoints get them); otherwise at http://127.0.0.1:9, where nothing listens: registered,
+kept in view by the scheduler, and sent nothing as long as their names get no jobs.
 
     python3 bench/seed_names.py N http://127.0.0.1:8080 [K [WORKER_URL]]
 
@@ -23,7 +24,9 @@ MAX_BATCH = 1000  # jobs in one POST /v1/jobs
 def main():
     count, base = int(sys.argv[1]), sys.argv[2].rstrip("/")
     endpoints = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    worker = (sys.argv[4] if len(sys.argv) > 4 else "http://127.0.0.1:9").rstrip("/")
+    worker = "http://127.0.0.1:9"
+    if os.environ.get("SPREAD") == "1" and len(sys.argv) > 4:
+        worker = sys.argv[4].rstrip("/")
     each = int(os.environ.get("NAMES_EACH", "3"))
     serve_all = os.environ.get("SERVE_ALL") == "1"
     url = base + "/v1/jobs"

@@ -20,6 +20,12 @@ bool overlaps(const EndpointState& a, const EndpointState& b) {
   return false;
 }
 
+// Another endpoint that could take a job of `state`'s now: a name in common and a free slot (one
+// with none is open only to reserve ahead).
+bool rival_with_room(const EndpointState& state, const EndpointState& other) {
+  return &other != &state && other.inflight < other.endpoint->concurrency && overlaps(state, other);
+}
+
 // Jobs its running attempts answer within `window` at the recent pace, at most one each.
 int ahead_size(const EndpointState& state, int running, std::chrono::microseconds window) {
   if (state.answer_time.count() <= 0 || window.count() <= 0 || running <= 0) return 0;
@@ -117,8 +123,7 @@ int EndpointSlots::rivals_room(const EndpointState& state,
                                const std::vector<EndpointState*>& open) {
   int total = 0;
   for (const EndpointState* other : open) {
-    if (other == &state || other->inflight >= other->endpoint->concurrency) continue;
-    if (overlaps(state, *other)) total += other->endpoint->concurrency - other->inflight;
+    if (rival_with_room(state, *other)) total += other->endpoint->concurrency - other->inflight;
   }
   return total;
 }
@@ -127,9 +132,7 @@ int EndpointSlots::want(const EndpointState& state, const std::vector<EndpointSt
   const std::int64_t concurrency = state.endpoint->concurrency;
   int want = room(state);
   for (const EndpointState* other : open) {
-    // A rival with no free slot (open only to reserve ahead) takes no job now.
-    if (other == &state || other->inflight >= other->endpoint->concurrency) continue;
-    if (!overlaps(state, *other)) continue;
+    if (!rival_with_room(state, *other)) continue;
     // Up to the share of its concurrency the rival would have with one more job, rounded up:
     // by counts alone, an endpoint of concurrency 50 beside one of 8 was held to about 9.
     const std::int64_t theirs = other->endpoint->concurrency;

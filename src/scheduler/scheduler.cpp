@@ -327,9 +327,9 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
   if (!first) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
   // Jobs enough for every endpoint that could take them: no need to share them out (a backlog
   // with several endpoints then goes in reservations of all their free slots, not of one or two).
-  if (want > 0 && want < EndpointSlots::room(state) &&
-      first->spare >= EndpointSlots::room(state) + EndpointSlots::rivals_room(state, open)) {
-    want = EndpointSlots::room(state);
+  if (const int room = EndpointSlots::room(state);
+      want > 0 && want < room && first->spare >= room + EndpointSlots::rivals_room(state, open)) {
+    want = room;
   }
   if (state.held < want) {
     auto granted = co_await workers_.acquire(state.endpoint->id, want - state.held,
