@@ -36,7 +36,8 @@
 # connections = BullMQ adds in flight, classic rows), BASELINE_BIN (another jqmaster binary,
 # e.g. an earlier commit's Release build: every jqmaster run is followed by the same run of it,
 # tagged baseline-*, and the summary adds a before/after table), SKIP_BULLMQ=1 (leave BullMQ
-# out, for a before/after run only), SYSCALLS (1).
+# out, for a before/after run only), SYSCALLS (1), ARG_BYTES (16: the size of each job's
+# argument, a string, in every row and both systems).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -59,7 +60,7 @@ E2E_BATCH=50
 LATENCY_RATE=2000
 LATENCY_SECONDS=3
 MEMORY_JOBS=50000
-ARG_BYTES=16
+ARG_BYTES=${ARG_BYTES:-16}  # each job's argument: a string of this many bytes, both systems
 # issue 14
 USER_CONNECTIONS=50    # single pushes: keep-alive connections (BullMQ: adds in flight)
 # Long enough for /proc's 10 ms ticks at today's rates (30,000 pushes took 0.5 s).

@@ -43,6 +43,8 @@
 # ENDPOINTS=K: K more worker endpoints, each serving three of them; SPREAD=1: the jobs are spread
 # over those names (jqbench --names N) and the K endpoints are the external worker's, as in
 # bench/one_run.sh.
+# ARG_BYTES=N: the presets push jobs whose argument is a string of N bytes (16 by default, as in
+# bench/compare.sh).
 # MASTER_BIN: profile this jqmaster binary instead of the build's (e.g. an earlier commit's Release
 # build, to set a profile of the same workload beside it); jqbench and jqworker stay this build's.
 # Every run also prints jqbench's JSON line (CPU per process, Redis commands per job) and Redis's
@@ -51,6 +53,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PROFILER=${PROFILER:-callgrind}
+ARG_BYTES=${ARG_BYTES:-16}  # the presets' job argument: a string of this many bytes
 mkdir -p bench/results
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 
@@ -63,7 +66,7 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
     push_single)
       jobs=20000
       [[ $PROFILER == callgrind ]] && jobs=5000
-      ARGS=(--scenario push --batch 1 --connections 50 --format json --arg-bytes 16 --jobs "$jobs")
+      ARGS=(--scenario push --batch 1 --connections 50 --format json --arg-bytes "$ARG_BYTES" --jobs "$jobs")
       ;;
     constrained)
       jobs=50000
@@ -77,19 +80,19 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
       WORKER=jqworker-json
       jobs=30000
       [[ $PROFILER == callgrind ]] && jobs=5000
-      ARGS=(--scenario e2e --batch 1 --connections 50 --format json --arg-bytes 16 --jobs "$jobs")
+      ARGS=(--scenario e2e --batch 1 --connections 50 --format json --arg-bytes "$ARG_BYTES" --jobs "$jobs")
       ;;
     drain)
       WORKER=jqworker-json
       jobs=20000
       [[ $PROFILER == callgrind ]] && jobs=5000
-      ARGS=(--scenario drain --format json --arg-bytes 16 --worker-concurrency 50 --jobs "$jobs")
+      ARGS=(--scenario drain --format json --arg-bytes "$ARG_BYTES" --worker-concurrency 50 --jobs "$jobs")
       ;;
     steady)
       WORKER=jqworker-json
       rate=2000
       [[ $PROFILER == callgrind ]] && rate=200
-      ARGS=(--scenario steady --format json --arg-bytes 16 --rate "$rate" --duration 3)
+      ARGS=(--scenario steady --format json --arg-bytes "$ARG_BYTES" --rate "$rate" --duration 3)
       ;;
   esac
 fi

@@ -3,6 +3,7 @@
 // worker, runner.hpp), or its pusher has fetched its result (keep_result=true).
 // drain: a backlog is pushed first with no worker; then the worker registers and the master
 // empties the backlog.
+#include <algorithm>
 #include <string>
 
 #include "cmd/jqbench/push_load.hpp"
@@ -13,7 +14,15 @@ namespace jq::bench {
 namespace {
 
 constexpr std::int64_t kDrainJobs = 50000;
+// The backlog goes in batches of up to 1,000 jobs and about 512 KiB, half the master's default
+// limits.max_body_bytes: larger arguments make smaller batches.
 constexpr int kFillBatch = 1000;
+constexpr int kFillBatchBytes = 512 * 1024;
+constexpr int kJobOverheadBytes = 64;  // a job's name and keys around its argument, at most
+
+int fill_batch(const Options& o) {
+  return std::clamp(kFillBatchBytes / (o.arg_bytes + kJobOverheadBytes), 1, kFillBatch);
+}
 
 double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -89,7 +98,7 @@ asio::awaitable<Outcome> run_drain(Bench& bench) {
   if (!idle) co_return failed("drain", idle.error());
 
   PushPlan fill;
-  fill.batch = kFillBatch;
+  fill.batch = fill_batch(o);
   fill.connections = o.connections;
   fill.jobs = o.jobs.value_or(kDrainJobs);
   PushLoad load(bench, std::move(fill), job_shape(o));
