@@ -73,6 +73,46 @@ TEST_CASE("json_to_msgpack writes what nlohmann writes, and refuses what it refu
   }
 }
 
+// Strings are checked eight bytes at a time (plain_run): every kind of byte that ends a plain run,
+// at every place in and around a word, in strings of every length around one.
+TEST_CASE("a string's special bytes are found wherever they fall in an eight-byte word", "[unit]") {
+  const std::vector<std::string> specials = {"\\\"",
+                                             "\\\\",
+                                             "\\n",
+                                             "\\u00e9",
+                                             "\x01",
+                                             "\x1f",
+                                             "\x7f",
+                                             "\x80",
+                                             "\xc3\xa9",
+                                             "\xe2\x82\xac",
+                                             "\xf0\x9f\x98\x80",
+                                             "\xc3",
+                                             "\xe2\x82",
+                                             "\xed\xa0\x80",
+                                             "\xff",
+                                             "\x20",
+                                             "~"};
+  for (const std::string& special : specials) {
+    for (int before = 0; before <= 17; ++before) {
+      for (const int after : {0, 1, 7, 8, 9}) {
+        const std::string inner = std::string(before, 'a') + special + std::string(after, 'b');
+        for (const std::string& text :
+             {"\"" + inner + "\"", "[\"" + inner + "\",\"" + inner + special + "\"]",
+              "{\"" + inner + "\":1}", "\"" + inner}) {
+          INFO("text: " << text);
+          CHECK(json_reference_mismatch(text).empty());
+        }
+      }
+    }
+  }
+  for (int n = 0; n <= 33; ++n) {
+    const std::string text = "\"" + std::string(n, 'x') + "\"";
+    INFO("text: " << text);
+    CHECK(json_reference_mismatch(text).empty());
+  }
+}
+
 TEST_CASE("json_to_msgpack refuses each text that is not JSON, or that it cannot hold", "[unit]") {
   for (const std::string& bad :
        {std::string("01"), std::string("[1,]"), std::string("\"\\ud800\""),
