@@ -42,14 +42,16 @@
   ARGV[6] max list bytes: the most bytes a list made by on_duplicate append may reach (then,
           as at 1000 elements, the next append makes a new job, which takes over the claim)
   ARGV[7] take: '' for none, or one byte per job, '1' for a job to take if it can be (see
-          above), '0' for one to queue
+          above), '0' for one to queue. A plain job without constraints asked to be taken comes
+          packed running (below): taken, its record is stored as given
   ARGV[8] shapes: one byte per job, how its arguments are laid out: 'p' a plain job (no
           unique key, unique_until finished, no ordering key, no ready time, not an append),
           the most usual, in four; 'f' any job, in thirteen
   ARGV[9..] per job as its shape says: four per plain job: name, record (the whole record as
             this call stores the job queued, packed by the master from the values below and
-            ARGV[1], ARGV[2] and ARGV[4]: 13 slots, or 19 with its constraints last;
-            src/redis/record_head.hpp), priority, timeout;
+            ARGV[1], ARGV[2] and ARGV[4]: 13 slots, or 19 with its constraints last; or, for a
+            job of 13 slots that ARGV[7] asks to take, as it is stored taken: running its first
+            attempt; src/redis/record_head.hpp), priority, timeout;
             thirteen per other job: name, head (the record's first six
             slots, packed by the master, one value after the other: name, argument (a string of
             its MessagePack bytes), priority, max_retry, keep_result, timeout;
@@ -119,15 +121,24 @@ end
 -- to slots packed here another 0.3 µs. A plain record has 13 slots unless it has constraints.
 local PLAIN_HEADER = string.byte(RECORD_HEADERS[13])
 
--- The record of the plain job whose four arguments start at a, running its first attempt
--- (taken; only a job without constraints is): its queued record with slots 7-13 (state,
--- attempts, enqueued_at, the ready stamp, last_error, traceparent, result) as a running one's.
+-- Whether the master packed the plain job at position i (arguments at a) running: it asked to
+-- take it, and it has no constraints (13 slots). Its record is then stored as given when it is
+-- taken, the usual case: every Lua string made of a record costs Redis a pass over its bytes
+-- (Redis hashes the whole string), about 1 us per KiB of argument.
+local function asked_to_take(i, a)
+  return takes ~= '' and string.byte(takes, i + 1) == 49 and
+         string.byte(ARGV[a + P_RECORD], 1) == PLAIN_HEADER
+end
+
+-- The record of the plain job at a that the master packed running (asked_to_take) but that is
+-- queued instead: slots 7-13 (state, attempts, enqueued_at, the ready stamp, last_error,
+-- traceparent, result) as a queued one's.
 local tails = nil
-local function running_plain(a)
+local function queued_plain(a)
   tails = tails or {queued = cmsgpack.pack(S_QUEUED, 0, now, stamp, '', traceparent, ''),
                     running = cmsgpack.pack(S_RUNNING, 1, now, stamp, '', traceparent, '')}
-  local queued = ARGV[a + P_RECORD]
-  return string.sub(queued, 1, #queued - #tails.queued) .. tails.running
+  local running = ARGV[a + P_RECORD]
+  return string.sub(running, 1, #running - #tails.running) .. tails.queued
 end
 
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
@@ -212,14 +223,10 @@ local function none_ready_by(name, p)
   return #rcall('ZRANGEBYSCORE', ready_prefix .. name, '-inf', p, 'LIMIT', '0', '1') == 0
 end
 
--- Whether the plain job at position i (arguments at a) may skip the queue: asked for, without
--- constraints, and nothing of its name at its priority or better ready here, before this batch
--- or earlier in it (those join their lists after this loop).
-local function may_take(i, a, name, priority)
-  if takes == '' or string.byte(takes, i + 1) ~= 49 or
-     string.byte(ARGV[a + P_RECORD], 1) ~= PLAIN_HEADER then
-    return false
-  end
+-- Whether a plain job asked to be taken (asked_to_take) may skip the queue: nothing of its name
+-- at its priority or better ready here, before this batch or earlier in it (those join their
+-- lists after this loop).
+local function may_take(name, priority)
   local r = by_name[name]
   return not (r and r[1] <= priority) and none_ready_by(name, digits(priority))
 end
@@ -244,12 +251,15 @@ for k, entry in ipairs(fresh) do
   if type(entry) == 'number' then
     name, priority = ARGV[entry], tonumber(ARGV[entry + P_PRIORITY])
     state, blocked_by = S_QUEUED, ''
-    if may_take(fresh_at[k], entry, name, priority) then
+    local asked = asked_to_take(fresh_at[k], entry)
+    if asked and may_take(name, priority) then
       state = S_RUNNING
-      packed = running_plain(entry)
+      packed = ARGV[entry + P_RECORD]
       deadlines.add(digits(now + tonumber(ARGV[entry + P_TIMEOUT])), field)
       taken[#taken + 1] = fresh_at[k]
       taken[#taken + 1] = packed
+    elseif asked then
+      packed = queued_plain(entry)
     else
       packed = ARGV[entry + P_RECORD]
     end

@@ -8,7 +8,8 @@ namespace jq::redis {
 
 namespace {
 
-constexpr std::int64_t kQueued = 1;  // S_QUEUED in lua/lib/preamble.lua
+constexpr std::int64_t kQueued = 1;   // S_QUEUED in lua/lib/preamble.lua
+constexpr std::int64_t kRunning = 3;  // S_RUNNING
 
 // Fixed-width base62 in ASCII order (0-9, A-Z, a-z), as lua/lib/preamble.lua's base62.
 std::string base62(std::int64_t n) {
@@ -44,13 +45,14 @@ std::string record_head(const RecordHead& head) {
   return out;
 }
 
-std::string queued_tail(std::int64_t now_ms, std::int64_t ready_stamp_us,
-                        std::string_view traceparent) {
+std::string push_tail(PushedAs as, std::int64_t now_ms, std::int64_t ready_stamp_us,
+                      std::string_view traceparent) {
+  const bool running = as == PushedAs::running;
   std::string out;
   StringSink sink{out};
   msgpack::packer<StringSink> pk(sink);
-  pk.pack_int64(kQueued);
-  pk.pack_int64(0);
+  pk.pack_int64(running ? kRunning : kQueued);
+  pk.pack_int64(running ? 1 : 0);
   pk.pack_int64(now_ms);
   pack_str(pk, base62(ready_stamp_us));
   pack_str(pk, "");

@@ -27,13 +27,17 @@ struct RecordHead {
 // integers.
 std::string record_head(const RecordHead& head);
 
-// Slots 7-13 of a job stored queued by one pushJobs call, the same for all of its jobs: state
-// queued, 0 attempts, enqueued_at `now_ms`, the ready stamp (`ready_stamp_us` in 9 base62
-// characters), last_error '', `traceparent` ('' none) and result ''.
-std::string queued_tail(std::int64_t now_ms, std::int64_t ready_stamp_us,
-                        std::string_view traceparent);
+// How pushJobs stores a job: queued, or running its first attempt (taken at once).
+enum class PushedAs { queued, running };
 
-// A plain job's whole record, queued: its head and the call's queued tail (13 slots), then when
+// Slots 7-13 of a job stored by one pushJobs call, the same for all of its jobs stored `as`:
+// state queued with 0 attempts, or running with 1; enqueued_at `now_ms`, the ready stamp
+// (`ready_stamp_us` in 9 base62 characters), last_error '', `traceparent` ('' none) and
+// result ''.
+std::string push_tail(PushedAs as, std::int64_t now_ms, std::int64_t ready_stamp_us,
+                      std::string_view traceparent);
+
+// A plain job's whole record: its head and one of the call's tails (13 slots), then when
 // it matched constraints the five slots between (their "none" values) and the constraints'
 // MessagePack array (19 slots).
 std::string plain_record(const RecordHead& head, std::string_view tail,

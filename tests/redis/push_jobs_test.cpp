@@ -498,6 +498,39 @@ TEST_CASE("a job taken at once keeps every value it was pushed with, its tracepa
   CHECK(raw_record(r, keys, 1, fields_of(reply)[0]) == taken[0].record);
 }
 
+TEST_CASE("a job asked to be taken but queued is stored as if it had not been asked", "[redis]") {
+  // The master packs a job it asks to take running; the script cuts it back to queued when a
+  // ready job of its name goes first: a wrong cut would shift or lose values.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  push_jobs(r, keys, 2, {{.name = "resize", .priority = -2}});
+  const std::string trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const PushArgs job{.name = "resize",
+                     .argument = std::string(300, 'a'),
+                     .priority = -2,
+                     .max_retry = 7,
+                     .keep_result = true,
+                     .timeout_ms = 9000};
+  auto reply = push_jobs(r, keys, 2, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1");
+  CHECK(jq::redis::bindings::PushJobs::decode(reply, 1)->taken.empty());
+
+  jq::store::JobRecord want;
+  want.name = job.name;
+  want.argument = job.argument;
+  want.priority = job.priority;
+  want.max_retry = job.max_retry;
+  want.keep_result = job.keep_result;
+  want.timeout_ms = job.timeout_ms;
+  want.state = JobState::queued;
+  want.attempts = 0;
+  want.enqueued_at_ms = kNowMs;
+  want.traceparent = trace;
+  CHECK(raw_record(r, keys, 2, fields_of(reply)[0]) == pack_record(want, base62(kStampUs, 9)));
+  CHECK(ready_queue(r, keys, 2, "resize").size() == 2);
+  CHECK(hget(r, keys.counts(2), "ready:resize") == "2");
+  CHECK_FALSE(hget(r, keys.counts(2), "running:resize"));
+}
+
 TEST_CASE("pushJobs takes no job that a ready job of its name should run before", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();

@@ -96,7 +96,15 @@ struct PushJobs {
       job_args += plain ? args_per_item : args_per_other_item;
     }
     c.args.reserve(arg_names.size() + job_args);
-    const std::string tail = queued_tail(a.now_ms, a.ready_stamp_us, a.traceparent);
+    // A plain job without constraints that the master asks to take is packed running, as
+    // pushJobs stores it when it takes it: the script then stores the argument as given, and
+    // cuts it (a Lua string made per cut, hashed byte by byte) only when it cannot take it.
+    const std::string queued =
+        push_tail(PushedAs::queued, a.now_ms, a.ready_stamp_us, a.traceparent);
+    const std::string running =
+        a.take.empty() ? std::string()
+                       : push_tail(PushedAs::running, a.now_ms, a.ready_stamp_us, a.traceparent);
+    const std::string take = a.take;
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
     c.args.push_back(std::move(a.channel));
@@ -105,11 +113,14 @@ struct PushJobs {
     c.args.push_back(arg(a.max_list_bytes));
     c.args.push_back(std::move(a.take));
     c.args.push_back(std::move(shapes));
-    for (Job& j : a.jobs) {
+    for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+      Job& j = a.jobs[i];
       const RecordHead head{j.name,      j.argument,    j.priority,
                             j.max_retry, j.keep_result, j.timeout_ms};
       const bool plain = is_plain(j);
-      std::string record = plain ? plain_record(head, tail, j.constraints) : record_head(head);
+      const bool taking = plain && !take.empty() && take[i] == '1' && j.constraints.empty();
+      std::string record =
+          plain ? plain_record(head, taking ? running : queued, j.constraints) : record_head(head);
       c.args.push_back(std::move(j.name));  // after `head` was read from it
       c.args.push_back(std::move(record));
       c.args.push_back(arg(std::int64_t{j.priority}));
