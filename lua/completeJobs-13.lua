@@ -60,7 +60,8 @@ local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
 for a = 6, #ARGV, 4 do
   local field = ARGV[a]
-  local record = load_running(jobs, field, ARGV[a + 1])
+  -- Its argument is read only to store a kept result: most successes do not need it.
+  local record, raw, from, to = load_running(jobs, field, ARGV[a + 1], true)
   -- Records are deleted after the loop: a field given twice ends only once.
   if record and not seen[field] then
     seen[field] = true
@@ -81,6 +82,7 @@ for a = 6, #ARGV, 4 do
         if polls > 0 then rcall('DEL', watch) end
         if polls > mine then rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field) end
       else
+        if record[R_ARGUMENT] == false then record[R_ARGUMENT] = string.sub(raw, from, to) end
         record[R_STATE] = S_SUCCEEDED
         record[R_RESULT] = ARGV[a + 2]
         rcall('SET', done_prefix .. field, pack_record(record), 'EX', ttl)

@@ -114,6 +114,36 @@ TEST_CASE(
   CHECK_FALSE(exists(r, keys.counts(4)));
 }
 
+TEST_CASE("a kept result's record holds the job's argument, whatever its size and slots",
+          "[redis]") {
+  // completeJobs reads a record without its argument and reads the argument only to store a
+  // kept result: at every size of MessagePack str header, with 13 slots and with more.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  for (const std::size_t size : {0, 1, 31, 32, 255, 256, 65535, 65536}) {
+    for (const std::string unique_key : {"", "u"}) {
+      INFO("argument bytes: " << size << ", unique key: '" << unique_key << "'");
+      const std::string argument(size, 'a');
+      const std::string field = push_and_reserve(
+          r, keys, 2,
+          {.argument = argument,
+           .keep_result = true,
+           .unique_key = unique_key.empty() ? "" : unique_key + std::to_string(size)});
+      REQUIRE(complete_job(r, keys, 2, field, 1).integer == 1);
+      auto raw = r.call({"GET", keys.done(2, field)});
+      REQUIRE(raw.is_string());
+      auto rec = jq::store::decode_record(raw.str);
+      REQUIRE(rec);
+      CHECK(rec->argument == argument);
+      CHECK(rec->state == JobState::succeeded);
+      CHECK(rec->result == kResult);
+      CHECK(rec->name == "email");
+      CHECK(rec->max_retry == 3);
+      CHECK(rec->timeout_ms == 30000);
+    }
+  }
+}
+
 TEST_CASE("a kept result nobody watches is stored without an announcement", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
