@@ -82,10 +82,9 @@ for a = 6, #ARGV, 4 do
         if polls > 0 then rcall('DEL', watch) end
         if polls > mine then rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field) end
       else
-        if record[R_ARGUMENT] == false then record[R_ARGUMENT] = string.sub(raw, from, to) end
         record[R_STATE] = S_SUCCEEDED
         record[R_RESULT] = ARGV[a + 2]
-        rcall('SET', done_prefix .. field, pack_record(record), 'EX', ttl)
+        rcall('SET', done_prefix .. field, pack_loaded_record(record, raw, from, to), 'EX', ttl)
         if rcall('DEL', watch) == 1 then
           rcall('SPUBLISH', channel, 'r ' .. shard .. '-' .. field)
         end

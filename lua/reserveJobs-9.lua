@@ -63,13 +63,14 @@ local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now, true), ch
 local max_held, max_refused = 1000, 200
 local held, refusals = 0, 0
 
--- The record of a member's job if it is queued with the member's stamp; nil for the stale
--- member of a cancelled job.
+-- The record of a member's job if it is queued with the member's stamp, loaded without its
+-- argument (with what load_record_without_argument gives besides, for pack_loaded_record); nil
+-- for the stale member of a cancelled job.
 local function queued_record(member)
-  local record = load_record(jobs, string.sub(member, 10))
+  local record, raw, from, to = load_record_without_argument(jobs, string.sub(member, 10))
   if record and record[R_STATE] == S_QUEUED and record[R_READY_STAMP] == string.sub(member, 1, 9)
   then
-    return record
+    return record, raw, from, to
   end
   return nil
 end
@@ -95,14 +96,14 @@ end
 local out, taken = {'', '', 0}, 0
 local records, deadlines, seen = batched('HSET'), inflight_deadlines(inflight), {}
 
--- Holds the queued job back for the pair (by, key) in this shard; its record is written with the
--- others after the loop.
-local function hold(field, record, by, key, stamp)
+-- Holds the queued job back for the pair (by, key) in this shard; its record (as queued_record
+-- loaded it: record, raw, from, to) is written with the others after the loop.
+local function hold(field, record, raw, from, to, by, key, stamp)
   seen[field] = true
   hold_here(h, by, key, field, stamp)
   record[R_BLOCKED_BY] = by
   local bucket, slot = record_at(jobs, field)
-  records.add(bucket, slot, pack_record(record))
+  records.add(bucket, slot, pack_loaded_record(record, raw, from, to))
   held = held + 1
 end
 
@@ -121,7 +122,7 @@ while taken < max and held < max_held and refusals < max_refused do
   if n > 0 then rcall('LTRIM', list, digits(n), '-1') end
   for i = 1, n do
     local field = string.sub(members[i], 10)
-    local record = queued_record(members[i])
+    local record, raw, from, to = queued_record(members[i])
     -- Records are written after the loop: a job whose member came twice is taken once.
     local fresh = record and not seen[field]
     local deadline = fresh and digits(now + record[R_TIMEOUT_MS])
@@ -130,12 +131,13 @@ while taken < max and held < max_held and refusals < max_refused do
       local stamp = digits(base62_decode(record[R_READY_STAMP]))
       local behind = older_held_here(cons, stamp, field)
       if behind then
-        hold(field, record, cons[behind], cons[behind + 1], stamp)
+        hold(field, record, raw, from, to, cons[behind], cons[behind + 1], stamp)
       elseif ad then
         local lease = string.format('%s-%s:%d', shard, field, record[R_ATTEMPTS] + 1)
         local refused = admit_job(ad, shard, lease, stamp, deadline, cons)
         if refused > 0 then
-          hold(field, record, cons[2 * refused - 1], cons[2 * refused], stamp)
+          hold(field, record, raw, from, to, cons[2 * refused - 1], cons[2 * refused],
+               stamp)
           refusals = refusals + 1
         end
       end
@@ -148,7 +150,7 @@ while taken < max and held < max_held and refusals < max_refused do
       if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and (ad or not cons) then
         release_unique(unique_prefix, record, field)
       end
-      local packed = pack_record(record)
+      local packed = pack_loaded_record(record, raw, from, to)
       local bucket, slot = record_at(jobs, field)
       records.add(bucket, slot, packed)
       deadlines.add(deadline, field)

@@ -113,15 +113,21 @@ local RECORD_HEADERS = {[13] = '\157', [14] = '\158', [15] = '\159', [16] = '\22
                         [17] = '\220\0\17', [18] = '\220\0\18', [19] = '\220\0\19',
                         [20] = '\220\0\20', [21] = '\220\0\21'}
 
--- The record packed without its trailing slots (14 on) that hold their "none" value, which
--- load_record and the master's decoder fill back in: a plain job with a 16-byte argument then
--- packs in under 64 bytes, hash-max-listpack-value's default, and its bucket stays a listpack.
--- A plain record as loaded (RECORD) is packed as an array header and its slots' values one after
--- the other, which is what packing the table gives; a slot it left out up to the last kept is
--- put in first, with the value reading it gives.
-local function pack_record(record)
+-- How many slots a record packs into: its trailing slots (14 on) that hold their "none" value
+-- are left out, and load_record and the master's decoder fill them back in: a plain job with a
+-- 16-byte argument then packs in under 64 bytes, hash-max-listpack-value's default, and its
+-- bucket stays a listpack.
+local function packed_slots(record)
   local n = R_SLOTS
   while n > 13 and (record[n] == nil or record[n] == R_NONE[n]) do n = n - 1 end
+  return n
+end
+
+-- The record packed in packed_slots(record) slots. A plain record as loaded (RECORD) is packed as
+-- an array header and its slots' values one after the other, which is what packing the table
+-- gives; a slot it left out up to the last kept is put in first, with the value reading it gives.
+local function pack_record(record)
+  local n = packed_slots(record)
   if getmetatable(record) == RECORD then
     for i = 14, n do
       if rawget(record, i) == nil then record[i] = R_NONE[i] end

@@ -74,6 +74,47 @@ TEST_CASE("reserved jobs are running in attempt 1 with their deadline in infligh
   CHECK(ready_queue(r, keys, 1, "email").empty());
 }
 
+TEST_CASE("a reserved job's record keeps every value, whatever its argument's size and slots",
+          "[redis]") {
+  // reserveJobs loads a record without its argument and packs only the slots after it when
+  // their number does not change: at every size of str header, with 13 slots and with more.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  for (const std::size_t size : {0, 1, 31, 32, 255, 256, 65535, 65536}) {
+    for (const bool unique : {false, true}) {
+      INFO("argument bytes: " << size << ", unique key: " << unique);
+      const PushArgs job{.argument = std::string(size, 'a'),
+                         .priority = 4,
+                         .max_retry = 6,
+                         .keep_result = true,
+                         .timeout_ms = 7000,
+                         .unique_key = unique ? "u" + std::to_string(size) : "",
+                         .unique_until_started = false};
+      const std::string field = fields_of(push_jobs(r, keys, 3, {job}))[0];
+      auto jobs = reserved(reserve_jobs(r, keys, 3, "email", 1));
+      REQUIRE(jobs.size() == 1);
+      CHECK(jobs[0].first == field);
+      CHECK(raw_record(r, keys, 3, field) == jobs[0].second);
+      auto rec = jq::store::decode_record(jobs[0].second);
+      REQUIRE(rec);
+      CHECK(rec->argument == job.argument);
+      CHECK(rec->name == "email");
+      CHECK(rec->priority == 4);
+      CHECK(rec->max_retry == 6);
+      CHECK(rec->keep_result);
+      CHECK(rec->timeout_ms == 7000);
+      CHECK(rec->state == JobState::running);
+      CHECK(rec->attempts == 1);
+      CHECK(rec->enqueued_at_ms == kNowMs);
+      CHECK(rec->unique_key == job.unique_key);
+      if (!unique) {
+        jq::store::JobRecord want = *rec;
+        CHECK(jobs[0].second == pack_record(want, rec->ready_stamp));
+      }
+    }
+  }
+}
+
 TEST_CASE("reserveJobs counts the attempt on top of earlier ones", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
