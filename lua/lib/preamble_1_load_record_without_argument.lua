@@ -34,11 +34,7 @@ local function load_record_without_argument(jobs_prefix, field)
     local b1, b2, b3, b4 = string.byte(raw, after_name + 2, after_name + 5)
     size, header = ((b1 * 256 + b2) * 256 + b3) * 256 + b4, 5
   end
-  if not size then
-    local record = cmsgpack.unpack(raw)
-    for i = #record + 1, R_SLOTS do record[i] = R_NONE[i] end
-    return record
-  end
+  if not size then return load_record(jobs_prefix, field) end
   local from = after_name + header + 1
   local to = from + size - 1
   local record = {name, false, select(2, cmsgpack.unpack_limit(raw, n - 2, to))}

@@ -2,9 +2,11 @@
 -- A record that load_record_without_argument loaded (with the raw record, `from` and `to` it
 -- gave), packed. While it packs into as many slots as it was loaded with, its loaded bytes up to
 -- the end of the argument (the array header, the name and the argument, which no script changes
--- in place) are kept and only the slots after them are packed: a string the argument's size
--- fewer than cutting the argument out and packing it all again (each costs Redis about 1 us per
--- KiB). Otherwise, or loaded whole, as pack_record packs it.
+-- in place) are kept and only the slots after them are packed. Each string the argument's size
+-- costs Redis about 1 us per KiB: this makes two (the kept bytes, the joined record), where
+-- unpacking and packing a 13-slot record made three (the argument, the packed slots, the header
+-- joined to them); a longer record packs as one table, two either way. Otherwise, or loaded
+-- whole, as pack_record packs it.
 local function pack_loaded_record(record, raw, from, to)
   if record[R_ARGUMENT] ~= false then return pack_record(record) end
   local first = string.byte(raw, 1)

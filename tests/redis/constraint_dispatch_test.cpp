@@ -63,6 +63,9 @@ TEST_CASE(
   CHECK(held->state == JobState::queued);
   CHECK(held->attempts == 0);
   CHECK(held->blocked_by == "per-tenant");
+  // Held in reserveJobs, which packs it from the bytes it loaded (19 slots, one more set).
+  CHECK(held->argument == constrained("per-tenant", "A").argument);
+  CHECK(held->name == constrained("per-tenant", "A").name);
   CHECK(zrange(r, held_key(keys, 0, "per-tenant", "A")) ==
         std::vector<std::pair<std::string, std::int64_t>>{{f[2], kStampUs}});
   CHECK(hgetall(r, keys.held_waiting(0, "per-tenant")) ==

@@ -115,6 +115,31 @@ TEST_CASE("a reserved job's record keeps every value, whatever its argument's si
   }
 }
 
+TEST_CASE("a record stored with its trailing none slots is reserved whole, trimmed", "[redis]") {
+  // Its slot count changes when it is packed again (pack_record leaves the none slots out), so
+  // reserveJobs cannot keep the bytes it loaded: it cuts the argument out and packs it all.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  jq::store::JobRecord rec = record_in(JobState::queued);
+  rec.argument = std::string(300, 'z');
+  std::string record = pack_record(rec, "0000000AA");
+  // The same 13 slots under an array header of 21, then slots 14-21 with their none values
+  // ('', 0, '', 0, '', false, false, 0).
+  record = std::string("\xdc\x00\x15", 3) + record.substr(1) +
+           std::string("\xa0\x00\xa0\x00\xa0\xc2\xc2\x00", 8);
+  const RecordAt at = record_at(r, keys, 0, "00000000A");
+  REQUIRE(r.call({"HSET", at.bucket, at.slot, record}).integer == 1);
+  put_ready(r, keys, 0, "email", 0, "0000000AA00000000A");
+
+  auto jobs = reserved(reserve_jobs(r, keys, 0, "email", 1));
+  REQUIRE(jobs.size() == 1);
+  jq::store::JobRecord want = rec;
+  want.state = JobState::running;
+  want.attempts = 1;
+  CHECK(jobs[0].second == pack_record(want, "0000000AA"));
+  CHECK(raw_record(r, keys, 0, "00000000A") == jobs[0].second);
+}
+
 TEST_CASE("reserveJobs counts the attempt on top of earlier ones", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
