@@ -433,6 +433,24 @@ std::vector<jq::redis::bindings::PushJobs::Taken> taken_by(SyncRedis& r,
   return jq::redis::bindings::PushJobs::decode(reply, jobs.size())->taken;
 }
 
+// A plain job's record as pushJobs stores it from `job` in one call at kNowMs, in `state` with
+// `attempts`, with `traceparent`.
+std::string stored_plain(const PushArgs& job, JobState state, int attempts,
+                         const std::string& traceparent) {
+  jq::store::JobRecord want;
+  want.name = job.name;
+  want.argument = job.argument;
+  want.priority = job.priority;
+  want.max_retry = job.max_retry;
+  want.keep_result = job.keep_result;
+  want.timeout_ms = job.timeout_ms;
+  want.state = state;
+  want.attempts = attempts;
+  want.enqueued_at_ms = kNowMs;
+  want.traceparent = traceparent;
+  return pack_record(want, base62(kStampUs, 9));
+}
+
 }  // namespace
 
 TEST_CASE("a job pushJobs takes at once is stored running, its attempt counted, and not queued",
@@ -483,18 +501,7 @@ TEST_CASE("a job taken at once keeps every value it was pushed with, its tracepa
   auto taken = jq::redis::bindings::PushJobs::decode(reply, 1)->taken;
   REQUIRE(taken.size() == 1);
 
-  jq::store::JobRecord want;
-  want.name = job.name;
-  want.argument = job.argument;
-  want.priority = job.priority;
-  want.max_retry = job.max_retry;
-  want.keep_result = job.keep_result;
-  want.timeout_ms = job.timeout_ms;
-  want.state = JobState::running;
-  want.attempts = 1;
-  want.enqueued_at_ms = kNowMs;
-  want.traceparent = trace;
-  CHECK(taken[0].record == pack_record(want, base62(kStampUs, 9)));
+  CHECK(taken[0].record == stored_plain(job, JobState::running, 1, trace));
   CHECK(raw_record(r, keys, 1, fields_of(reply)[0]) == taken[0].record);
 }
 
@@ -514,18 +521,8 @@ TEST_CASE("a job asked to be taken but queued is stored as if it had not been as
   auto reply = push_jobs(r, keys, 2, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1");
   CHECK(jq::redis::bindings::PushJobs::decode(reply, 1)->taken.empty());
 
-  jq::store::JobRecord want;
-  want.name = job.name;
-  want.argument = job.argument;
-  want.priority = job.priority;
-  want.max_retry = job.max_retry;
-  want.keep_result = job.keep_result;
-  want.timeout_ms = job.timeout_ms;
-  want.state = JobState::queued;
-  want.attempts = 0;
-  want.enqueued_at_ms = kNowMs;
-  want.traceparent = trace;
-  CHECK(raw_record(r, keys, 2, fields_of(reply)[0]) == pack_record(want, base62(kStampUs, 9)));
+  CHECK(raw_record(r, keys, 2, fields_of(reply)[0]) ==
+        stored_plain(job, JobState::queued, 0, trace));
   CHECK(ready_queue(r, keys, 2, "resize").size() == 2);
   CHECK(hget(r, keys.counts(2), "ready:resize") == "2");
   CHECK_FALSE(hget(r, keys.counts(2), "running:resize"));
