@@ -1,7 +1,8 @@
 # Generates a C++ source holding every Lua script, each with the shared preamble prepended:
 # lua/lib/preamble.lua always, and of the helpers lua/lib/preamble_<level>_<function>.lua only
-# those the script uses, directly or through another helper. Every helper defined is a closure
-# built on every call, so unused ones cost each EVALSHA about a microsecond.
+# those the script uses (calls, or passes to a call), directly or through another helper. Every
+# helper defined is a closure built on every call, so unused ones cost each EVALSHA about a
+# microsecond.
 # A script's first line may be a Redis 7 shebang (#!lua flags=...): Redis reads the flags only
 # there, so it goes before the preamble.
 # Also the preamble with every helper, alone (preamble_source()): tests evaluate the scripts' own
@@ -38,7 +39,8 @@ foreach(f IN LISTS scripts)
     set(grew FALSE)
     foreach(fn IN LISTS helpers)
       if(NOT fn IN_LIST used)
-        string(REGEX MATCH "[^A-Za-z0-9_]${fn}[ ]*\\(" hit "${text}")
+        # Called, or passed to a call as a value after another argument ("f(x, fn)").
+        string(REGEX MATCH "[^A-Za-z0-9_]${fn}[ ]*\\(|,[ \n]*${fn}[ ]*[,)]" hit "${text}")
         if(hit)
           list(APPEND used "${fn}")
           string(APPEND text "\n${helper_${fn}}")

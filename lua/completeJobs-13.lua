@@ -58,15 +58,11 @@ local out, succeeded, running = {}, 0, {}
 local cx = KEYS[11] and constraint_context(KEYS[11], KEYS[12], opts.now_ms, true)
 local leases = {}
 local finished, removed, seen = batched('ZREM'), batched('HDEL'), {}
--- Records are loaded without their argument: only a kept result stored needs it
--- (pack_loaded_record). Through a call here, as cmake/embed_lua.cmake prepends the helpers a
--- script calls by name.
-local function without_argument(jobs_key, field)
-  return load_record_without_argument(jobs_key, field)
-end
 for a = 6, #ARGV, 4 do
   local field = ARGV[a]
-  local record, raw, from, to = load_running(jobs, field, ARGV[a + 1], without_argument)
+  -- Without its argument: only a kept result stored needs it (pack_loaded_record).
+  local record, raw, from, to = load_running(jobs, field, ARGV[a + 1],
+                                              load_record_without_argument)
   -- Records are deleted after the loop: a field given twice ends only once.
   if record and not seen[field] then
     seen[field] = true

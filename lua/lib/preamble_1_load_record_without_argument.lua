@@ -21,9 +21,7 @@ local function load_record_without_argument(jobs_prefix, field)
   if n and n >= 13 then after_name, name = cmsgpack.unpack_limit(raw, 1, at) end
   local b = type(name) == 'string' and after_name > 0 and string.byte(raw, after_name + 1)
   local size, header  -- the argument, a str: its bytes and its header's
-  if not b then
-    size = nil
-  elseif b >= 0xa0 and b <= 0xbf then
+  if b and b >= 0xa0 and b <= 0xbf then
     size, header = b - 0xa0, 1
   elseif b == 0xd9 then
     size, header = string.byte(raw, after_name + 2), 2
