@@ -14,7 +14,9 @@
 #            built-in worker, latency at 2,000/s, memory per queued job
 #   issue14  the workloads users run: single JSON pushes over 50 connections (BullMQ: add, 50 in
 #            flight), sent by jqbench and again by wrk (bench/wrk_push.py: a lighter client,
-#            for what the master and Redis do when the load generator costs less); e2e with
+#            for what the master and Redis do when the load generator costs less), and nginx
+#            answering the same requests from wrk with a constant (the machine's floor for one
+#            HTTP exchange; left out without nginx); e2e with
 #            single JSON pushes and a worker in a process of its own that decodes each job and
 #            encodes its answer (jqworker and a Node worker, each answering JSON and MessagePack,
 #            and the pushes sent by wrk again with jqworker; BullMQ: Worker in a second Node
@@ -251,6 +253,57 @@ run_wrk() {
   done
 }
 
+# run_floor: what one HTTP exchange costs on this machine at all, beside which row a's figures
+# are read: nginx (one worker, no access log) answering every request with a constant 201, driven
+# by bench/wrk_push.py exactly as row a's wrk run drives the master (same body, connections and
+# time); tagged system nginx, test http_floor. Left out when nginx or wrk is missing (`apt-get
+# install nginx-light`; not in scripts/install-deps.sh, whose package would start a web server).
+run_floor() {
+  if ! command -v nginx >/dev/null || ! command -v wrk >/dev/null; then
+    log "nginx or wrk is not installed (apt-get install nginx-light): the HTTP floor left out"
+    return 0
+  fi
+  local dir=$WORK/nginx port nginx_pid worker_pid
+  port=$(free_port)
+  mkdir -p "$dir"
+  cat >"$dir/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type application/json; return 201 '{"id":"0-000000001"}'; }
+  }
+}
+NGINX
+  nginx -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" >"$dir/stdout.log" 2>&1 &
+  nginx_pid=$!
+  until curl -s -o /dev/null "http://127.0.0.1:$port/"; do
+    if ! kill -0 "$nginx_pid" 2>/dev/null; then
+      log "nginx stopped at start-up: the HTTP floor left out"
+      cat "$dir/stdout.log" >&2
+      return 0
+    fi
+    sleep 0.02
+  done
+  worker_pid=$(pgrep -P "$nginx_pid" | head -1)
+  record nginx http_floor python3 bench/wrk_push.py --url "http://127.0.0.1:$port" \
+    --pids "nginx=$worker_pid" --arg-bytes "$ARG_BYTES" --connections "$USER_CONNECTIONS" \
+    --duration "$WRK_SECONDS"
+  kill "$nginx_pid"
+  wait "$nginx_pid" || true
+}
+
 # run_bull TEST PRIORITIES BENCH.JS-ARGS...: for each of PRIORITIES (on: 1-10 at random), on an
 # empty Redis.
 run_bull() {
@@ -290,6 +343,7 @@ issue14() {
   run_bull push_single_json50 off --scenario add --batch 1 --inflight $USER_CONNECTIONS \
     --jobs $SINGLE_JOBS
   run_wrk push_single_json50_wrk none --connections $USER_CONNECTIONS --duration $WRK_SECONDS
+  run_floor
   for worker in jqworker-json jqworker-msgpack node-json node-msgpack; do
     run_jq "e2e_single_$worker" off "$worker" --scenario e2e "${single[@]}" \
       --jobs $EXTERNAL_E2E_JOBS

@@ -6,7 +6,8 @@
 // median over the repetitions for each system, the ratio jqmaster/BullMQ, the target (issue 6
 // for the classic rows, issue 14 for the others) with whether the medians meet it, and the CPU
 // per job of every process, median per process; then the kernel's share of each process's CPU,
-// Redis's commands per job and the master's syscalls per job where they were measured.
+// the floor of one HTTP exchange (nginx) when compare.sh measured it, Redis's commands per job
+// and the master's syscalls per job where they were measured.
 'use strict';
 
 const fs = require('fs');
@@ -183,6 +184,26 @@ function redisTable(runs) {
   }
 }
 
+// compare.sh's nginx runs (system nginx, test http_floor): nginx answering row a's requests from
+// wrk with a constant, the least one HTTP exchange costs on this machine, beside row a's CPU per
+// push from wrk and the half of BullMQ's that row a's target allows.
+function floorTable(runs) {
+  const floor = (runs.nginx || {}).http_floor;
+  if (!floor) return;
+  const floorCpu = med(runs, 'nginx', 'http_floor', field('cpu_us_per_job'));
+  const jqCpu = med(runs, 'jqmaster-prio-off', 'push_single_json50_wrk', field('cpu_us_per_job'));
+  const bullCpu = med(runs, 'bullmq-prio-off', 'push_single_json50', field('cpu_us_per_job'));
+  const above = (v) => (v !== null && floorCpu !== null ? show(v - floorCpu) : 'n/a');
+  const budget = bullCpu === null ? null : bullCpu / 2;
+  console.log(`\nThe floor of one HTTP exchange on this machine: nginx (one worker, no log) answering row a's JSON POSTs from wrk (same connections and time) with a constant 201; medians of ${floor.length}.\n`);
+  console.log('| figure | value | by process |');
+  console.log('| --- | ---: | --- |');
+  console.log(`| requests/s | ${show(med(runs, 'nginx', 'http_floor', field('jobs_per_s')))} | |`);
+  console.log(`| CPU per request, nginx and wrk (µs) | ${show(floorCpu)} | ${cpuByProcess(runs, 'nginx', 'http_floor')}; in the kernel: ${systemShares(runs, 'nginx', 'http_floor')} |`);
+  console.log(`| row a from wrk, CPU per push above the floor (µs) | ${above(jqCpu)} | of ${show(jqCpu)} in all: ${cpuByProcess(runs, 'jqmaster-prio-off', 'push_single_json50_wrk')} |`);
+  console.log(`| row a's CPU target above the floor (µs) | ${above(budget)} | half of BullMQ's ${show(bullCpu)} |`);
+}
+
 function syscallTable(runs) {
   const traced = runs['jqmaster-syscalls'];
   if (!traced) return;
@@ -230,6 +251,7 @@ function main() {
   const runs = load(file);
   mainTable(runs);
   systemTable(runs);
+  floorTable(runs);
   redisTable(runs);
   syscallTable(runs);
   if (runs['baseline-prio-off'] || runs['baseline-prio-on']) beforeAfter(runs);
