@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Medians and ratios of a bench/compare.sh run: node bench/summarize.js RESULTS.jsonl
 // Each input line is {system, test, result} where result is a jqbench or bench.js JSON line;
-// systems are jqmaster-prio-off|on, bullmq-prio-off|on, baseline-prio-off|on (BASELINE_BIN) and
-// jqmaster-syscalls (syscalls per job). Prints Markdown tables: per row and priority setting the
-// median over the repetitions for each system, the ratio jqmaster/BullMQ, the target (issue 6
-// for the classic rows, issue 14 for the others) with whether the medians meet it, and the CPU
-// per job of every process, median per process; then the kernel's share of each process's CPU,
+// systems are jqmaster-prio-off|on, bullmq-prio-off|on, baseline-prio-off|on (BASELINE_BIN),
+// jqmaster-syscalls (syscalls per job) and nginx (the HTTP floor: test http_floor). Prints
+// Markdown tables: per row and priority setting the median over the repetitions for each
+// system, the ratio jqmaster/BullMQ, the target (issue 6 for the classic rows, issue 14 for the
+// others) with whether the medians meet it, and the CPU per job of every process, median per
+// process; then the kernel's share of each process's CPU,
 // the floor of one HTTP exchange (nginx) when compare.sh measured it, Redis's commands per job
 // and the master's syscalls per job where they were measured.
 'use strict';
