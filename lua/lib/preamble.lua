@@ -97,14 +97,18 @@ end
 -- its table has room for every slot.
 local RECORD = {__index = R_NONE}
 
+-- The table of a record unpacked with its n slots, made to read every slot (as above).
+local function whole_record(record, n)
+  if n == 13 then return setmetatable(record, RECORD) end
+  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
+  return record
+end
+
 local function load_record(jobs_prefix, field)
   local raw = rcall('HGET', record_at(jobs_prefix, field))
   if not raw then return nil end
   local record = cmsgpack.unpack(raw)
-  local n = #record
-  if n == 13 then return setmetatable(record, RECORD) end
-  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
-  return record
+  return whole_record(record, #record)
 end
 
 -- MessagePack array headers for 13 to R_SLOTS elements: fixarray up to 15, then array 16. As

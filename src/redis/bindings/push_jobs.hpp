@@ -104,21 +104,20 @@ struct PushJobs {
     const std::string running =
         a.take.empty() ? std::string()
                        : push_tail(PushedAs::running, a.now_ms, a.ready_stamp_us, a.traceparent);
-    const std::string take = a.take;
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
     c.args.push_back(std::move(a.channel));
     c.args.push_back(std::move(a.traceparent));
     c.args.push_back(arg(a.shard));
     c.args.push_back(arg(a.max_list_bytes));
-    c.args.push_back(std::move(a.take));
+    c.args.push_back(a.take);  // read again below, per job
     c.args.push_back(std::move(shapes));
     for (std::size_t i = 0; i < a.jobs.size(); ++i) {
       Job& j = a.jobs[i];
       const RecordHead head{j.name,      j.argument,    j.priority,
                             j.max_retry, j.keep_result, j.timeout_ms};
       const bool plain = is_plain(j);
-      const bool taking = plain && !take.empty() && take[i] == '1' && j.constraints.empty();
+      const bool taking = plain && !a.take.empty() && a.take[i] == '1' && j.constraints.empty();
       std::string record =
           plain ? plain_record(head, taking ? running : queued, j.constraints) : record_head(head);
       c.args.push_back(std::move(j.name));  // after `head` was read from it

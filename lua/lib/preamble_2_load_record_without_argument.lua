@@ -9,14 +9,7 @@
 local function load_record_without_argument(jobs_prefix, field)
   local raw = rcall('HGET', record_at(jobs_prefix, field))
   if not raw then return nil end
-  local first = string.byte(raw, 1)
-  local n, at  -- slots, and the 0-based offset of the first
-  if first >= 0x90 and first <= 0x9f then
-    n, at = first - 0x90, 1
-  elseif first == 0xdc then
-    local hi, lo = string.byte(raw, 2, 3)
-    n, at = hi * 256 + lo, 3
-  end
+  local n, at = record_slots(raw)
   local after_name, name
   if n and n >= 13 then after_name, name = cmsgpack.unpack_limit(raw, 1, at) end
   local b = type(name) == 'string' and after_name > 0 and string.byte(raw, after_name + 1)
@@ -36,7 +29,5 @@ local function load_record_without_argument(jobs_prefix, field)
   local from = after_name + header + 1
   local to = from + size - 1
   local record = {name, false, select(2, cmsgpack.unpack_limit(raw, n - 2, to))}
-  if n == 13 then return setmetatable(record, RECORD), raw, from, to end
-  for i = n + 1, R_SLOTS do record[i] = R_NONE[i] end
-  return record, raw, from, to
+  return whole_record(record, n), raw, from, to
 end

@@ -9,10 +9,10 @@
 -- whole, as pack_record packs it.
 local function pack_loaded_record(record, raw, from, to)
   if record[R_ARGUMENT] ~= false then return pack_record(record) end
-  local first = string.byte(raw, 1)
-  local loaded = first == 0xdc and string.byte(raw, 2) * 256 + string.byte(raw, 3) or first - 0x90
   local n = packed_slots(record)
-  if n == loaded then return string.sub(raw, 1, to) .. cmsgpack.pack(unpack(record, 3, n)) end
+  if n == record_slots(raw) then
+    return string.sub(raw, 1, to) .. cmsgpack.pack(unpack(record, 3, n))
+  end
   record[R_ARGUMENT] = string.sub(raw, from, to)
   return pack_record(record)
 end
