@@ -12,7 +12,7 @@ It first pushes 61 small jobs (other records sharing the bucket the appended job
 would in a busy store), then 1,000 single pushes of one unique_key with on_duplicate append, one
 request at a time, and prints one JSON line: the record's bytes and the bucket's MEMORY USAGE and
 encoding before the first append and after the last, and the median round trip of the first 100
-and of the last 100 appends (ms), and Redis's time per EVALSHA over those two windows (µs; the
+and of the last 100 appends (ms), and Redis's time per script call (FCALL) over those two windows (µs; the
 master's own periodic scripts are in it too, a few per second)."""
 import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
 
@@ -38,9 +38,9 @@ def measure(rport, job_id):
             "bucket_encoding": redis_cli(rport, "OBJECT", "ENCODING", key).strip('"')}
 
 
-def evalsha_usec(rport):
+def script_usec(rport):
     for line in redis_cli(rport, "INFO", "commandstats").splitlines():
-        if line.startswith("cmdstat_evalsha:"):
+        if line.startswith("cmdstat_fcall:"):
             fields = dict(kv.split("=") for kv in line.split(":", 1)[1].split(","))
             return int(fields["calls"]), float(fields["usec"])
     return 0, 0.0
@@ -86,7 +86,7 @@ def main():
         window = {1: "first_100", a.appends - 100: "last_100"}
         for i in range(1, a.appends):
             if i in window:
-                opened = evalsha_usec(rport)
+                opened = script_usec(rport)
             started = time.perf_counter()
             status, answer = call(mport, "POST", "/v1/jobs", dict(job, argument={"n": i, "p": filler}))
             times.append((time.perf_counter() - started) * 1000)
@@ -94,7 +94,7 @@ def main():
                 raise RuntimeError(f"append {i}: {status} {answer}")
             for first, name in window.items():
                 if i == first + 99:
-                    calls, usec = evalsha_usec(rport)
+                    calls, usec = script_usec(rport)
                     redis_usec[name] = round((usec - opened[1]) / max(1, calls - opened[0]), 1)
         after = measure(rport, job_id)
         _, page = call(mport, "GET", "/v1/jobs?state=queued&name=account.sync")
@@ -106,7 +106,7 @@ def main():
             "all_elements": after,
             "push_ms_median": {"first_100": round(statistics.median(times[:100]), 3),
                                "last_100": round(statistics.median(times[-100:]), 3)},
-            "redis_usec_per_evalsha": redis_usec}))
+            "redis_usec_per_script_call": redis_usec}))
     finally:
         master.terminate()
         master.wait()

@@ -87,7 +87,7 @@ def print_run(setup, test, rows):
 def print_spread(test, rows):
     """How far each cluster node's commands and CPU per job are from the nodes' mean, and the
     commands per job per node (calls above 0.005 per job on some node). INFO commandstats counts
-    the commands scripts run (redis.call) as well as the client's EVALSHA."""
+    the commands scripts run (redis.call) as well as the client's FCALL."""
     print(f"Spread over the 3 masters (cluster3 {test}): each node against the nodes' mean")
     n = len(rows[0]["nodes"])
     for label, value in (("commands", lambda node: node["calls"]),

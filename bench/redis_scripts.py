@@ -3,14 +3,14 @@
 
     redis_scripts.py LUA_SCRIPTS_CPP|JQMASTER_BINARY REDIS_PORT JQBENCH_JSON_LINE
 
-LUA_SCRIPTS_CPP is the build's generated/lua_scripts.cpp (every script as jqmaster loads it, so
-the SHA1 that EVALSHA names can be matched to the script's file name); for a binary built
-elsewhere (e.g. an earlier commit's, profile.sh's MASTER_BIN), the scripts are read from the
-binary itself and named by their header (`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on
+Scripts go by FCALL <library>_<script>, named in the log. A binary of a commit from before the
+function library (e.g. an earlier commit's, profile.sh's MASTER_BIN) sent EVALSHA: its scripts
+are matched by their SHA1, read from LUA_SCRIPTS_CPP (that build's generated/lua_scripts.cpp,
+every script as it loaded it) or from the binary itself, named by their header (`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on
 loopback REDIS_PORT after a run with slowlog-log-slower-than 0 (every command a client sent, with
 the µs Redis spent in it; commands run inside a script are part of its time); not through
 `redis-cli --quoted-json`, whose JSON breaks on a '"' inside a binary argument. Prints one JSON
-line: per script (EVALSHA) or command, its calls per job, µs per job and µs per call, the most
+line: per script (FCALL or EVALSHA) or command, its calls per job, µs per job and µs per call, the most
 costly first, and the total µs per job the slow log saw.
 """
 import hashlib
@@ -60,7 +60,9 @@ def main():
         if command in ("slowlog", "config", "info"):
             continue
         name = command
-        if command == "evalsha" and len(args) > 1:
+        if command == "fcall" and len(args) > 1:
+            name = "fcall " + args[1].split("_", 2)[-1]  # jq_<hash>_pushJobs
+        elif command == "evalsha" and len(args) > 1:
             name = "evalsha " + names.get(args[1].lower(), args[1][:12])
         t = totals.setdefault(name, [0, 0])
         t[0] += 1

@@ -11,7 +11,7 @@ costs Redis. Starts its own Redis and jqmaster(s) on free loopback ports.
 2. With one master, then with two on the same Redis: INFO commandstats over `--tick-seconds`
    with none of the schedules ticking (the baseline: heartbeats, reaping, ...), then over as long
    with one more schedule ticking every second; the difference per tick made is the cost of one
-   tick, by command (EVALSHA calls and the commands the scripts ran inside).
+   tick, by command (FCALL calls and the commands the scripts ran inside).
 
 Prints one JSON line."""
 import argparse, json, os, socket, subprocess, sys, tempfile, time
@@ -80,7 +80,7 @@ def tick_cost(redis_port, master_port, seconds):
     per_tick = {k: round((ticking.get(k, 0) - baseline.get(k, 0)) / made, 2)
                 for k in set(ticking) | set(baseline)}
     per_tick = {k: v for k, v in sorted(per_tick.items()) if abs(v) >= 0.05}
-    scripts = {k: v for k, v in per_tick.items() if k in ("evalsha", "eval")}
+    scripts = {k: v for k, v in per_tick.items() if k in ("fcall", "evalsha", "eval")}
     return {"ticks": made, "commands_per_tick": round(sum(per_tick.values()), 1),
             "script_calls_per_tick": round(sum(scripts.values()), 2), "by_command": per_tick}
 

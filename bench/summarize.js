@@ -145,7 +145,7 @@ function mainTable(runs) {
   }
 }
 
-// "evalsha 3.01 · publish 1.00": median calls per job of each command, most called first.
+// "fcall 3.01 · publish 1.00": median calls per job of each command, most called first.
 function commandsPerJob(runs, system, test) {
   const results = (runs[system] || {})[test] || [];
   const names = [...new Set(results.flatMap((r) => Object.keys(r.redis_by_command || {})))];

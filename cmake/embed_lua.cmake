@@ -1,63 +1,66 @@
-# Generates a C++ source holding every Lua script, each with the shared preamble prepended:
-# lua/lib/preamble.lua always, and of the helpers lua/lib/preamble_<level>_<function>.lua only
-# those the script uses (calls, or passes to a call), directly or through another helper. Every
-# helper defined is a closure built on every call, so unused ones cost each EVALSHA about a
-# microsecond.
-# A script's first line may be a Redis 7 shebang (#!lua flags=...): Redis reads the flags only
-# there, so it goes before the preamble.
-# Also the preamble with every helper, alone (preamble_source()): tests evaluate the scripts' own
-# key derivations (record_at, ready_list) through it instead of keeping C++ copies of them.
+# Generates a C++ source holding the Redis function library of every Lua script
+# (library_source()), its name (library_name()), each script's own file (script_sources()) and
+# the preamble alone (preamble_source()).
+#
+# The library is lua/lib/preamble.lua, then every helper lua/lib/preamble_<level>_<function>.lua
+# in sorted file-name order (lower levels first, as Lua locals need), then one function per
+# script of lua/, registered as <library>_<script> (pushJobs-10.lua: <library>_pushJobs) with the
+# flags of the script's first line (#!lua flags=...). The library's top level runs once, when
+# Redis loads it: the helpers and constant tables are built there, not at every call as they were
+# when each script went by EVALSHA with its helpers in front of it. redis.call does not exist
+# while the library loads, so the preamble's `rcall` is set as each function starts.
+# The library's name is jq_ and 12 hex digits of the SHA1 of its text: masters of one build share
+# it, and a master of another build loads its own beside it (a rolling upgrade).
+# The preamble with every helper, alone, is for tests, which evaluate the scripts' own key
+# derivations (record_at, ready_list) through it (by EVAL) instead of keeping C++ copies of them.
 # Invoked at build time: cmake -DOUTPUT=... -DLUA_DIR=... -P embed_lua.cmake
-cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
 file(READ "${LUA_DIR}/lib/preamble.lua" base)
 file(GLOB helper_files "${LUA_DIR}/lib/preamble_*.lua")
 list(SORT helper_files)
-set(helpers "")
-set(full_preamble "${base}\n")
+set(helpers_text "")
 foreach(f IN LISTS helper_files)
-  get_filename_component(stem "${f}" NAME_WE)
-  string(REGEX REPLACE "^preamble_[0-9]+_" "" fn "${stem}")
-  file(READ "${f}" "helper_${fn}")
-  list(APPEND helpers "${fn}")
-  string(APPEND full_preamble "${helper_${fn}}\n")
+  file(READ "${f}" helper)
+  string(APPEND helpers_text "${helper}\n")
 endforeach()
+set(full_preamble "${base}\n${helpers_text}")
 
+set(rcall_line "local rcall = redis.call")
+string(FIND "${base}" "${rcall_line}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "lua/lib/preamble.lua must define `${rcall_line}`")
+endif()
+string(REPLACE "${rcall_line}" "local rcall  -- set by each function as it starts" library_base
+               "${base}")
+
+set(placeholder "JQ_LIBRARY_NAME")
+set(library "#!lua name=${placeholder}\n${library_base}\n${helpers_text}")
 file(GLOB scripts "${LUA_DIR}/*.lua")
 list(SORT scripts)
 set(entries "")
 foreach(f IN LISTS scripts)
   get_filename_component(name "${f}" NAME_WE)
-  file(READ "${f}" body)
-  string(REGEX MATCH "^#![^\n]*\n" shebang "${body}")
+  string(REGEX REPLACE "-[0-9]+$" "" function "${name}")
+  file(READ "${f}" text)
+  string(REGEX MATCH "^#!lua( flags=([^\n]*))?\n" shebang "${text}")
+  if(NOT shebang)
+    message(FATAL_ERROR "lua/${name}.lua must start with #!lua (and its flags)")
+  endif()
+  string(REGEX REPLACE "^#!lua( flags=)?([^\n]*)\n$" "\\2" flags "${shebang}")
+  string(REPLACE "," "', '" flags "${flags}")
+  if(NOT flags STREQUAL "")
+    set(flags "'${flags}'")
+  endif()
   string(LENGTH "${shebang}" shebang_length)
-  string(SUBSTRING "${body}" ${shebang_length} -1 body)
-  # The helpers the body names, then those they name, until nothing new is found.
-  set(used "")
-  set(text "${body}")
-  set(grew TRUE)
-  while(grew)
-    set(grew FALSE)
-    foreach(fn IN LISTS helpers)
-      if(NOT fn IN_LIST used)
-        # Called, or passed to a call as a value after another argument ("f(x, fn)").
-        string(REGEX MATCH "[^A-Za-z0-9_]${fn}[ ]*\\(|,[ \n]*${fn}[ ]*[,)]" hit "${text}")
-        if(hit)
-          list(APPEND used "${fn}")
-          string(APPEND text "\n${helper_${fn}}")
-          set(grew TRUE)
-        endif()
-      endif()
-    endforeach()
-  endwhile()
-  # Definition order is the files' order (lower levels first), as Lua locals need.
-  set(preamble "${base}\n")
-  foreach(fn IN LISTS helpers)
-    if(fn IN_LIST used)
-      string(APPEND preamble "${helper_${fn}}\n")
-    endif()
-  endforeach()
-  string(APPEND entries "    {\"${name}\", R\"jqlua(${shebang}${preamble}${body})jqlua\"},\n")
+  string(SUBSTRING "${text}" ${shebang_length} -1 body)
+  string(APPEND library
+         "redis.register_function{function_name = '${placeholder}_${function}', flags = {${flags}},\n"
+         "callback = function(KEYS, ARGV)\nrcall = redis.call\n${body}\nend}\n")
+  string(APPEND entries "    {\"${name}\", R\"jqlua(${text})jqlua\"},\n")
 endforeach()
+string(SHA1 digest "${library}")
+string(SUBSTRING "${digest}" 0 12 digest)
+set(library_name "jq_${digest}")
+string(REPLACE "${placeholder}" "${library_name}" library "${library}")
 
 file(WRITE "${OUTPUT}.tmp" "// Generated by cmake/embed_lua.cmake from lua/*.lua. Do not edit.
 #include \"src/redis/script_sources.hpp\"
@@ -68,6 +71,14 @@ std::span<const ScriptSource> script_sources() {
   static const ScriptSource sources[] = {
 ${entries}  };
   return sources;
+}
+
+std::string_view library_name() {
+  return \"${library_name}\";
+}
+
+std::string_view library_source() {
+  return R\"jqlua(${library})jqlua\";
 }
 
 std::string_view preamble_source() {

@@ -57,9 +57,9 @@ class CpuMeter {
 // unix:///path).
 Expected<std::int64_t, std::string> redis_used_memory(const std::string& url);
 
-// INFO commandstats of the Redis at `url`: per command (lower case, "evalsha"), its calls and
+// INFO commandstats of the Redis at `url`: per command (lower case, "fcall"), its calls and
 // the µs Redis spent in them. Commands a script runs count under their own names too, so the
-// µs of evalsha include those of the commands inside.
+// µs of fcall include those of the commands inside.
 struct RedisCommandStat {
   std::int64_t calls = 0;
   std::int64_t usec = 0;

@@ -28,7 +28,7 @@ void add_cpu(Outcome& outcome, const CpuMeter& meter, std::int64_t jobs,
              const std::string& prefix = "");
 // <prefix>redis_by_command: {command: [calls per job, µs per job]} between two INFO commandstats
 // of the master's Redis, for the commands that ran at least once per 100 jobs (commands run
-// inside scripts count under their own names as well as in evalsha's µs). Nothing when `after`
+// inside scripts count under their own names as well as in fcall's µs). Nothing when `after`
 // is empty (no --redis-url).
 void add_redis_per_job(Outcome& outcome, const std::string& prefix, const RedisCommandStats& before,
                        const RedisCommandStats& after, std::int64_t jobs);

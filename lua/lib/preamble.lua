@@ -1,10 +1,12 @@
--- Shared preamble, prepended to every script at build time (cmake/embed_lua.cmake); takes no
--- KEYS or ARGV of its own.
+-- Shared preamble: the top of the function library that holds every script
+-- (cmake/embed_lua.cmake); takes no KEYS or ARGV of its own.
 --
--- This file comes first in every script (records, states, rcall, base62); then, in sorted
--- file-name order, those of preamble_<level>_<function>.lua (one helper per file) the script
--- uses, directly or through another helper. A helper of level n uses only helpers of lower
--- levels (a Lua local must be defined before use).
+-- This file comes first (records, states, rcall, base62); then, in sorted file-name order, every
+-- preamble_<level>_<function>.lua (one helper per file); then the scripts, each a function. A
+-- helper of level n uses only helpers of lower levels (a Lua local must be defined before use).
+-- All of it runs once, when Redis loads the library, where neither redis.call nor Lua's library
+-- functions (tostring, string.*) can be called: constants are written out, and rcall is bound
+-- by each function as it starts. Nothing here may keep state from one call to the next.
 --
 -- A job's record is one MessagePack array (cmsgpack) in a small hash of its shard. Records are
 -- bucketed by the job's field (a 9-character base62 sequence number, also the id's suffix): the
@@ -56,7 +58,8 @@ end
 -- order (ready members of equal priority compare by their stamps). Exact for n < 2^53. Unrolled,
 -- without a table: it runs once per job pushed, and a loop filling a table cost three times as
 -- much. Each digit's byte is computed: a table of them, built anew at every script call as all
--- of this preamble is, cost a single push more than the whole conversion.
+-- of this preamble was before the scripts became a function library, cost a single push more
+-- than the whole conversion.
 local function base62(n)
   local d9 = n % 62
   n = (n - d9) / 62
@@ -112,7 +115,7 @@ local function load_record(jobs_prefix, field)
 end
 
 -- MessagePack array headers for 13 to R_SLOTS elements: fixarray up to 15, then array 16. As
--- constants: computing them at each script call cost more than a push of one plain job.
+-- constants: computing them cannot be done while the library loads (no string.char there).
 local RECORD_HEADERS = {[13] = '\157', [14] = '\158', [15] = '\159', [16] = '\220\0\16',
                         [17] = '\220\0\17', [18] = '\220\0\18', [19] = '\220\0\19',
                         [20] = '\220\0\20', [21] = '\220\0\21'}

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Tells the schedulers of every master that a job became ready in a queue and may be its new
 -- head: "p <name> <shard> <priority> <member>" on the events channel. A scheduler that knows
 -- the queue's head keeps the better of the two, so it needs no Redis read to see the new work.

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Delay before the retry that follows failed attempt `attempt` (1 = the first run):
 -- base * 2^(attempt-1), capped at max, then spread by +/- jitter (a fraction, 0-1) so jobs that
 -- failed together do not all come back in the same millisecond. Whole milliseconds.

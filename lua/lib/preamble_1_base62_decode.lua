@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Inverse of base62(): the number a fixed-width base62 text stands for (e.g. a ready stamp).
 local function base62_decode(text)
   local n = 0

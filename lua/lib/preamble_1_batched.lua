@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Gathers the arguments of one command per key, so a batch of jobs costs one call per key (a
 -- record bucket, the inflight zset) instead of one per job: each redis.call has a fixed cost
 -- that dominated scripts handling many jobs. `add` appends arguments for a key; `send` issues

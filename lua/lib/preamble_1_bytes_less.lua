@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- a < b in byte order, the order of zset members with equal scores. Lua's own '<' on strings
 -- uses strcoll, and redis-server takes LC_COLLATE from its environment: under e.g. en_US it
 -- would put 'a' before 'B', which base62 puts after.

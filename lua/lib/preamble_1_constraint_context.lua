@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ What the scripts that decide for constraints need; every key they touch is under the hash
   tag {c} (docs/REDIS.md, "Constraints"): the definitions hash, the prefix of the constraints'
   state keys and the time. A pair is one key of one constraint, "<name>#<key>" (a name cannot

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- The counts hash of a shard holds, per job name, how many of its jobs are ready, scheduled,
 -- running and dead, in fields '<kind>:<name>' with kind 'ready', 'scheduled', 'running' or
 -- 'dead'. A field that drops to 0 is deleted, so an absent field

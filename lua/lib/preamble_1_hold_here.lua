@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Holds a queued job back in its shard for the pair (name, key): it waits in the pair's held
   zset (lua/lib/preamble_1_holds_of.lua), ordered by its ready stamp, until unholdJobs wakes it.
   It keeps state queued and its ready count and uses no attempt. The caller sets R_BLOCKED_BY

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The keys a shard keeps for its jobs held back by constraints, below its prefix <p>:{s}:c:
   (src/redis/keys.hpp; docs/REDIS.md, "Per shard"). A pair is one key of one constraint,
   "<name>#<key>" (a name cannot hold '#').

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- The record of `field` if it is running the given attempt, else nil. This is the fence of every
 -- answer to an attempt: a late answer for an attempt that was given up on (reaped, released)
 -- must not touch a job that has moved on or runs again elsewhere. `load` loads the record

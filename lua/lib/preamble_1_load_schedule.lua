@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The record of schedule `name` in the schedules hash of the shard it lives in, or nil. A
   MessagePack map (src/schedules/schedule_record.hpp reads it):
     status    'active' (it ticks here), 'leaving' (it moves to another shard: `to`) or 'gone'

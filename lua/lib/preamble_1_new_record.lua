@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The record of a new job (the R_* slots of the preamble), not attempted yet.
   job  {name, argument, priority, max_retry, keep_result (0|1), timeout_ms, unique_key,
         unique_until (0|1), ordering_key, ready_at_ms, constraints (a table, or false),

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- The ready jobs of one name in a shard (its "queue", key <ready prefix><name>): per priority a
 -- LIST of members readyStamp(9) .. field(9) in the order the jobs became ready, at
 -- <queue>#<priority>, and at <queue> itself a zset of the priorities that have a list (score and

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- How many slots a packed record has, read from its array header (fixarray or array 16, the
 -- headers pack_record writes), and the 0-based offset of its first slot; nil for any other.
 local function record_slots(raw)

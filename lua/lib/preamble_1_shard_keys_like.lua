@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The keys of any shard, named from one shard's: src/redis/keys.cpp names every shard's keys
   alike, only the hash tag ({<shard>}) differs. For the scripts that reach every shard, which
   they may only when one Redis holds every key (the joined steps, lua/lib/preamble_5_run_wakes.lua).

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- `n` jobs of the pair (name, key) left this shard's held zset (woken, cancelled, matched anew):
 -- the counts the live state and /metrics read follow. A count at 0 is deleted (absent = 0).
 local function unheld(h, name, key, n)

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- The claim of a unique job (contract: "Unique jobs"): a string key holding the field of the job
 -- that holds it, with a TTL of the job's unique_for. It lives in the shard the job's unique_key
 -- routes to (src/store/job_routing.cpp), so every push of one (name, unique_key) meets it in one

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The limits of constraint `name` as a script needs them, read once per script run:
   {concurrency = n or nil, emission_ms = period / limit (ms) or nil, burst = n, paused = bool},
   or false when the constraint no longer exists (a deleted constraint holds nothing back).

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Removes worker `id`'s registration and its url's entry. The url entry goes only while it still
 -- names this id; an unreadable registration is removed all the same, and its url entry is then
 -- left to the next registration of that url.

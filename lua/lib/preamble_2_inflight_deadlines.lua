@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Running jobs' deadlines for a shard's inflight zset, gathered into one ZADD (batched):
 --   local deadlines = inflight_deadlines(inflight); deadlines.add(deadline, field); ...
 --   deadlines.send()

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Takes a ready job's `member` out of the list of `priority` in `queue` when it is at either end
 -- (a job that leaves soon after it came, or the next to run); elsewhere it stays (finding it
 -- would cost the list's length), and reserveJobs and browseJobs skip it because the job's

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- A record without its argument, for a script that reads the other slots only: the argument is
 -- often most of a record, and every Lua string made of one costs Redis a pass over all of its
 -- bytes (Redis hashes whole strings: about 1 us per KiB). R_ARGUMENT holds false; the record is

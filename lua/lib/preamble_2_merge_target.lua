@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Folds duplicate pushes (on_duplicate replace or append) into the record of the job that
   holds their unique claim and has not started (contract: "Merging duplicates"). replace takes
   the push's argument, its priority and, when the push gave one, its ready time. append adds

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Hands `n` starts of a pair to its held jobs, oldest first across the shards, as wake orders
   appended to `out`, five values each: name, key, shard, n, bound. The master runs each with
   unholdJobs in that shard (up to n of the pair's jobs held there, none younger than bound, -1

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- A record that load_record_without_argument loaded (with the raw record, `from` and `to` it
 -- gave), packed. While it packs into as many slots as it was loaded with, its loaded bytes up to
 -- the end of the argument (the array header, the name and the argument, which no script changes

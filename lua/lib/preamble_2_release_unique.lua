@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- Gives up a unique job's claim, if it still holds it (a claim past its unique_for may since be
 -- another job's).
 local function release_unique(unique_prefix, record, field)

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ A queued job (counted ready) that is in no ready list or held set any more waits for its
   R_READY_AT_MS instead: state scheduled, in the shard's scheduled zset, counted scheduled, and
   "s <due_ms>" tells the promoters. The caller saves the record.

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Takes a queued job out of the held zset of the pair holding it in its shard, if one does
   (R_BLOCKED_BY names the constraint; its key is the job's own under it): cancelJob,
   reclassifyJobs. The shard's entry in the pair's held_shards under {c} may then name a shard

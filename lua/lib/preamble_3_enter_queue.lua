@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ A queued job that was waiting behind another job of its ordering key (R_BLOCKED_BY
   'ordering_key', counted as ready) becomes the key's head: ready now at the back of its list,
   stamped now, or scheduled when its delay has not passed yet.

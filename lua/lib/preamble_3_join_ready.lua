@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Puts a queued job into the ready list of its name and priority under `stamp` (base62, 9):
   at the back, as the newest, or with `front` at the front (a job that keeps its turn), and
   announces it to every master. The caller keeps the counts and saves the record.

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 -- The head of `queue` (lua/lib/preamble_1_ready_list.lua): the first member of its best
 -- priority's list, and that priority; '' and '' when it is empty. The members of cancelled jobs
 -- met on the way (their record is gone: only cancelling removes a queued record) are dropped, at

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ How many held jobs of the pair (name, key) may start now as far as its constraint goes, at
   most `max`; and when none may, when to look again (nil: only a release or a change of the
   constraint can open it). A removed constraint holds nothing back: `max`. A rate lets 1 + burst

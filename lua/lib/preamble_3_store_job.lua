@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Stores one new job that is ready at once, as pushJobs stores each job of a batch: refused
   when its (name, unique_key) claim is held by a live job; else its claim is taken, it joins
   its ordering key's line (waiting, counted as ready, when another job is ahead of it) or its

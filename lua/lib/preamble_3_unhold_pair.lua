@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Wakes up to `n` of the jobs the pair (name, key) holds in one shard, oldest first, none with
   a ready stamp (µs) above `bound` (-1: no bound). Each goes to the front of its ready list with
   its old stamp (it keeps its turn) and is announced on the shard's channel; a job that is no

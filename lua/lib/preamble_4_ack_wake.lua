@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ What a wake order found in its shard (unhold_pair, lua/lib/preamble_3_unhold_pair.lua), back
   under {c}: the pair's held_shards entry for that shard takes the shard's oldest held stamp, or
   goes when the shard holds nothing for the pair; and what the order could not use (the shard
@@ -26,7 +26,9 @@
   oldest stamp held (listed_at) as Redis wrote it (decimal digits, or -1 for none), written back
   as it is (a number argument costs Redis a %.17g formatting)
 ]]
-local RETRY_MS, ACKED_MS = 20, tostring(6 * HANDOFF_MS)
+-- ACKED_MS is 6 * HANDOFF_MS, written out: the library's top level runs while Redis loads it,
+-- where no Lua library function (tostring) can be called.
+local RETRY_MS, ACKED_MS = 20, '60000'
 local function ack_wake(cx, name, key, shard, asked, woken, listed_at, settled, at, channel, out)
   local oldest = tonumber(listed_at)
   local ck = name .. '#' .. key

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Whether every constraint a job matched lets it start now, and if so takes them all at once:
   a lease per pair (constraint, key) until the attempt's deadline (a lease that outlives a dead
   master stops counting by itself: running = ZCOUNT now +inf) and, for a rate, one step of the

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ What a job that ends for good (succeeded, dead, cancelled) lets go of: its unique claim
   (unless it gave it up when it started), and its place in its ordering key's line, whose next
   job then enters the queue. The line (<order prefix><ordering_key>, a list of fields in push

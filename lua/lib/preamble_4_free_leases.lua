@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Attempts of constrained jobs ended: their leases go, and for each pair whose limit that
   frees, as many of the jobs it holds as may start now are handed the slots, oldest first across
   the shards (wake orders appended to `out`, lua/lib/preamble_2_order_wakes.lua, which the master

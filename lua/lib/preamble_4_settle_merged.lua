@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Moves a waiting job whose record took merged pushes (merge_target) to where its new values
   put it, and saves the record. `was` is a copy of the record from before the merge. Where a job
   that has not started can wait (docs/REDIS.md), and what moves it:

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ The transition of a running job whose current attempt failed, shared by failJob (a
   worker's failure) and reapJobs (an attempt past its deadline): scheduled for a retry after a
   backoff when the failure asks for one and retries are left (attempts <= max_retry), else dead.

@@ -1,4 +1,4 @@
--- Shared by the scripts (prepended at build time); takes no KEYS or ARGV of its own.
+-- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
 --[[ Runs wake orders in this step, when one Redis holds every key (the joined steps, cx.joined):
   each as unholdJobs then ackWake would run it (unhold_pair in its shard, then ack_wake under
   {c}), and the orders those hand on, until none is left. On one Redis every step of a

@@ -148,16 +148,19 @@ asio::awaitable<ReplyResult> Client::eval_replicated(ScriptCall call, int replic
   std::vector<std::string> wait{"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
   ReplyResult both;
   if (single_) {
-    // EVALSHA and WAIT in one write; a lost script goes again by its source, WAIT with it.
-    for (int pass = 0; pass < 2; ++pass) {
-      const bool by_sha = pass == 0;
-      std::string frame;
-      append_script(frame, script(call.id), call, by_sha);
+    // FCALL and WAIT in one write; when Redis lost the library, the library, FCALL and WAIT.
+    std::string frame;
+    append_script(frame, script(call.id), call, single_->scripts_by_source());
+    append_command(frame, wait);
+    both = co_await single_->exec(std::move(frame), 2);
+    if (both && both->is_array() && !both->elements.empty() && lost_library(both->elements[0])) {
+      frame.clear();
+      append_library_load(frame);
+      append_script(frame, script(call.id), call);
       append_command(frame, wait);
-      both = co_await single_->exec(std::move(frame), 2);
-      if (!both || !by_sha || !both->is_array() || both->elements.empty() ||
-          !both->elements[0].is_error() || !both->elements[0].str.starts_with("NOSCRIPT")) {
-        break;
+      both = co_await single_->exec(std::move(frame), 3);
+      if (both && both->is_array() && both->elements.size() == 3) {
+        both->elements.erase(both->elements.begin());
       }
     }
   } else {

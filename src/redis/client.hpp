@@ -6,8 +6,9 @@
 // put back in order. One exception, asked with scripts_span_tags(): on one Redis the scripts of
 // the dispatch path also take the constraints' keys ({c}), saving a round trip per batch.
 //
-// Scripts go by EVALSHA; a NOSCRIPT answer (Redis restarted, SCRIPT FLUSH, a promoted replica)
-// is retried with EVAL on that node. An error reply by which Redis refuses to serve now (-OOM,
+// Scripts go by FCALL, as functions of one library (lua/, loaded at connect); an answer that
+// Redis lacks it (restarted without persistence, FUNCTION FLUSH, a node that never had it) loads
+// it on that node and calls again. An error reply by which Redis refuses to serve now (-OOM,
 // -LOADING, ...: see refusal_of) comes back as that Errc, not as a reply, so callers treat it
 // like a lost connection; for a pipeline, any command refused fails the whole.
 #pragma once
@@ -30,7 +31,7 @@ struct Target;
 
 class Client {
  public:
-  // Runs at the end of every handshake of a single Redis (after AUTH, SELECT and SCRIPT LOAD),
+  // Runs at the end of every handshake of a single Redis (after AUTH, SELECT and FUNCTION LOAD),
   // or once a cluster's map is known and again after its masters changed; an error is retried.
   using OnConnect = std::function<asio::awaitable<std::error_code>(Client&)>;
 
@@ -81,7 +82,7 @@ class Client {
   // The cluster's router (for the subscriber's per-node connections); null for a single Redis.
   Cluster* router() { return cluster_.get(); }
 
-  // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
+  // Times every command, pipeline and script call (each retry after a reload too) into `histogram`, in
   // seconds from sending to the answer; null: not timed. Set before start().
   void time_commands(metrics::Histogram* histogram);
   // Called with every failed call's error (a refusal or a connection failure), on the thread

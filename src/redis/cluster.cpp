@@ -14,6 +14,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "src/redis/errc.hpp"
+#include "src/redis/script_sources.hpp"
 #include "src/redis/slot.hpp"
 
 namespace jq::redis {
@@ -105,7 +106,7 @@ int command_slot(const std::vector<std::string>& args) {
 struct Cluster::Pending {
   ClusterOp op;
   std::optional<NodeAddress> ask;  // send once to this node, after ASKING
-  bool by_source = false;          // the node had lost the script: EVAL
+  bool load_first = false;         // the node had lost the script library: load it first
   std::optional<Reply> reply;      // done
 };
 
@@ -212,7 +213,11 @@ asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
         ++g->replies;
       }
       if (const auto* call = std::get_if<ScriptCall>(&p.op.what)) {
-        append_script(g->frame, script(call->id), *call, !p.by_source);
+        if (p.load_first) {
+          append_library_load(g->frame);
+          ++g->replies;
+        }
+        append_script(g->frame, script(call->id), *call, node->scripts_by_source());
       } else {
         append_command(g->frame, std::get<std::vector<std::string>>(p.op.what));
       }
@@ -276,6 +281,9 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
       ++at;  // ASKING's +OK
       p.ask.reset();
     }
+    if (p.load_first && std::holds_alternative<ScriptCall>(p.op.what)) {
+      ++at;  // FUNCTION LOAD's reply: the call's own says whether Redis has the library now
+    }
     Reply& r = reply->elements[at++];
     if (p.op.with_previous && !ops[i - 1].reply) continue;  // goes again with it
     if (r.is_error()) {
@@ -296,12 +304,10 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
         last = make_error_code(Errc::cluster_down);
         continue;
       }
-      if (r.str.starts_with("NOSCRIPT") && std::holds_alternative<ScriptCall>(p.op.what) &&
-          !p.by_source) {
-        spdlog::info("Redis at {} lost script {}; sending it again",
-                     group.node->address().describe(),
-                     script(std::get<ScriptCall>(p.op.what).id).file);
-        p.by_source = true;
+      if (lost_library(r) && std::holds_alternative<ScriptCall>(p.op.what) && !p.load_first) {
+        spdlog::info("Redis at {} lost the script library {}; loading it again",
+                     group.node->address().describe(), library_name());
+        p.load_first = true;
         continue;
       }
     }

@@ -71,7 +71,8 @@ class Cluster {
 
   // `on_ready`: run once the first map is known (then the client is ready), and again after a
   // change of the set of masters (a failover), as a single Redis's handshake hook runs after
-  // every reconnect. `load_scripts`: SCRIPT LOAD on every node connection.
+  // every reconnect. `load_scripts`: the script library loaded on every node
+  // connection that lacks it.
   Cluster(asio::any_io_executor executor, std::vector<Address> seeds, ConnectionOptions base,
           Hook on_ready, bool load_scripts = true, ClusterOptions options = {});
   ~Cluster();

@@ -3,7 +3,7 @@
 // any number of coroutines can have commands in flight at once.
 //
 // The connection reconnects by itself with backoff. After each connect a handshake (AUTH,
-// SELECT, SCRIPT LOAD, ...) runs before other commands are accepted; while not ready, commands
+// SELECT, FUNCTION LOAD, ...) runs before other commands are accepted; while not ready, commands
 // fail at once with Errc::not_connected so callers can answer 503 instead of waiting.
 // A watchdog resets the connection when the oldest command waits longer than the command
 // timeout, so a hung server cannot hold requests forever.

@@ -1,5 +1,6 @@
 #include "src/redis/node.hpp"
 
+#include <array>
 #include <charconv>
 #include <chrono>
 
@@ -9,11 +10,13 @@
 #include "src/metrics/registry.hpp"
 #include "src/redis/errc.hpp"
 #include "src/redis/keys.hpp"
+#include "src/redis/script_sources.hpp"
 
 namespace jq::redis {
 
-void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha) {
-  std::size_t size = 64 + (by_sha ? s.sha1.size() : s.source.size());
+void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_source) {
+  const std::string_view what = by_source ? std::string_view(eval_source(s)) : s.function;
+  std::size_t size = 64 + what.size();
   for (const std::string& k : call.keys) size += k.size() + 16;
   for (const std::string& a : call.args) size += a.size() + 16;
   frame.reserve(frame.size() + size);
@@ -21,11 +24,16 @@ void append_script(std::string& frame, const Script& s, const ScriptCall& call, 
   const char* num_keys_end =
       std::to_chars(num_keys, num_keys + sizeof num_keys, call.keys.size()).ptr;
   append_array_header(frame, 3 + call.keys.size() + call.args.size());
-  append_bulk(frame, by_sha ? "EVALSHA" : "EVAL");
-  append_bulk(frame, by_sha ? std::string_view(s.sha1) : s.source);
+  append_bulk(frame, by_source ? "EVAL" : "FCALL");
+  append_bulk(frame, what);
   append_bulk(frame, std::string_view(num_keys, static_cast<std::size_t>(num_keys_end - num_keys)));
   for (const std::string& k : call.keys) append_bulk(frame, k);
   for (const std::string& a : call.args) append_bulk(frame, a);
+}
+
+void append_library_load(std::string& frame) {
+  const std::array<std::string_view, 3> load = {"FUNCTION", "LOAD", library_source()};
+  append_command(frame, load);
 }
 
 Reply empty_array() {
@@ -36,14 +44,14 @@ Reply empty_array() {
 
 namespace {
 
-std::string encode_script(const Script& s, const ScriptCall& call, bool by_sha) {
+std::string encode_script(const Script& s, const ScriptCall& call, bool by_source) {
   std::string frame;
-  append_script(frame, s, call, by_sha);
+  append_script(frame, s, call, by_source);
   return frame;
 }
 
 bool lost_script(const ReplyResult& reply) {
-  return reply && reply->is_error() && reply->str.starts_with("NOSCRIPT");
+  return reply && lost_library(*reply);
 }
 
 // A refusal as an error code: the reply itself, or, for several commands, the first refused one.
@@ -128,12 +136,28 @@ asio::awaitable<ReplyResult> Node::pipeline(std::vector<std::vector<std::string>
 
 asio::awaitable<ReplyResult> Node::eval(ScriptCall call, Phase phase) {
   const Script& s = script(call.id);
-  auto reply = co_await send(encode_script(s, call, /*by_sha=*/true), 1, phase);
-  if (lost_script(reply)) {
-    spdlog::info("Redis lost script {}; sending it again", s.file);
-    reply = co_await send(encode_script(s, call, /*by_sha=*/false), 1, phase);
+  auto reply = co_await send(encode_script(s, call, scripts_by_source_), 1, phase);
+  if (!lost_script(reply)) co_return reply;
+  // Redis lost the library (restarted without persistence, FUNCTION FLUSH, a node that never
+  // had it): load it again and call once more, in one write.
+  spdlog::info("Redis lost the script library {}; loading it again", library_name());
+  std::string frame;
+  append_library_load(frame);
+  append_script(frame, s, call);
+  auto both = co_await send(std::move(frame), 2, phase);
+  if (!both && both.error() == make_error_code(Errc::out_of_memory)) {
+    // Refused for memory (the call was not run): by its source, as after such a handshake.
+    scripts_by_source_ = true;
+    co_return co_await send(encode_script(s, call, true), 1, phase);
   }
-  co_return reply;
+  if (!both) co_return both;
+  if (!both->is_array() || both->elements.size() != 2) {
+    co_return unexpected(make_error_code(Errc::protocol_error));
+  }
+  if (!library_loaded(both->elements[0])) {
+    spdlog::error("Redis refused the script library: {}", both->elements[0].str);
+  }
+  co_return std::move(both->elements[1]);
 }
 
 asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
@@ -142,7 +166,8 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
   const std::size_t count = calls.size() + extra.size();
   if (count == 0) co_return empty_array();
   std::string frame;
-  for (const ScriptCall& call : calls) append_script(frame, script(call.id), call, /*by_sha=*/true);
+  for (const ScriptCall& call : calls)
+    append_script(frame, script(call.id), call, scripts_by_source_);
   for (const auto& args : extra) append_command(frame, args);
   auto reply = co_await exec(std::move(frame), count, phase);
   if (!reply || !reply->is_array() || reply->elements.size() != count) co_return reply;
@@ -155,13 +180,16 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
   co_return reply;
 }
 
-// AUTH and SELECT, then every script is loaded: a script Redis cannot compile is a bug that
-// must stop the start, not the first request that needs it. With the scripts, a read-only script
-// whose two keys have different hash tags asks whether the server lets one span them: a cluster
-// node refuses it (CROSSSLOT), as do proxies that check a script's keys; an ACL that refuses it
-// reads as no too (its keys are below jqmaster's prefix: an ACL that grants jqmaster its own keys
-// allows it). A proxy that routes a script by its first key without looking at the others is not
-// told apart from a single Redis.
+// AUTH and SELECT, then the script library is loaded unless Redis has it (a master of the same
+// build loaded it): a script Redis cannot compile is a bug that must stop the start, not the
+// first request that needs it. FUNCTION LOAD is refused while Redis is over maxmemory (where
+// completions and reads must still run), so it is sent only when the library is missing, and
+// when it is refused for memory this connection sends scripts by their source (EVAL) instead.
+// With the library, a read-only script whose two keys have different hash tags asks whether the
+// server lets one span them: a cluster node refuses it (CROSSSLOT), as do proxies that check a
+// script's keys; an ACL that refuses it reads as no too (its keys are below jqmaster's prefix:
+// an ACL that grants jqmaster its own keys allows it). A proxy that routes a script by its first
+// key without looking at the others is not told apart from a single Redis.
 asio::awaitable<std::error_code> Node::handshake() {
   std::vector<std::vector<std::string>> setup;
   const Address& a = options_.address;
@@ -171,27 +199,46 @@ asio::awaitable<std::error_code> Node::handshake() {
   }
   if (a.db != 0) setup.push_back({"SELECT", std::to_string(a.db)});
   if (load_scripts_) {
-    for (const Script& s : all_scripts())
-      setup.push_back({"SCRIPT", "LOAD", std::string(s.source)});
+    setup.push_back({"FUNCTION", "LIST", "LIBRARYNAME", std::string(library_name())});
     const Keys keys;  // jqmaster's prefix, as the stores name their keys
     setup.push_back({"EVAL_RO", "return 1", "2", keys.span_probe_a(), keys.span_probe_b()});
   }
   if (setup.empty()) setup.push_back({"PING"});
   auto replies = co_await pipeline(std::move(setup), Phase::handshake);
   if (!replies) co_return replies.error();
-  if (load_scripts_ && !replies->elements.empty()) {
+  bool missing = false;
+  scripts_by_source_ = false;
+  if (load_scripts_ && replies->elements.size() >= 2) {
     // Any error (CROSSSLOT, NOPERM) reads as no.
     const Reply& probe = replies->elements.back();
     scripts_span_tags_ = probe.is_integer() && probe.integer == 1;
     replies->elements.pop_back();
+    const Reply& listed = replies->elements.back();
+    missing = listed.is_array() && listed.elements.empty();
   }
   for (const Reply& r : replies->elements) {
-    if (r.is_error()) {
-      // The scripts' first line (#!lua flags=...) is Redis 7 syntax; Redis 6 cannot compile it.
-      spdlog::error("Redis refused the connection set-up: {}{}", r.str,
-                    r.str.find("compiling script") != std::string::npos
-                        ? " (jqmaster needs Redis 7.0 or newer)"
-                        : "");
+    if (!r.is_error()) continue;
+    // Functions (FUNCTION LIST, FCALL) came with Redis 7.0.
+    spdlog::error("Redis refused the connection set-up: {}{}", r.str,
+                  r.str.find("unknown command") != std::string::npos
+                      ? " (jqmaster needs Redis 7.0 or newer)"
+                      : "");
+    co_return make_error_code(Errc::protocol_error);
+  }
+  if (missing) {
+    std::vector<std::string> load{"FUNCTION", "LOAD", std::string(library_source())};
+    auto loaded = co_await command(std::move(load), Phase::handshake);
+    if (!loaded && loaded.error() != make_error_code(Errc::out_of_memory)) {
+      co_return loaded.error();
+    }
+    if (!loaded) {
+      spdlog::warn(
+          "Redis is over maxmemory and refused to load the script library {}: scripts go by "
+          "their source until a reconnect finds it loadable",
+          library_name());
+      scripts_by_source_ = true;
+    } else if (!library_loaded(*loaded)) {
+      spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);
       co_return make_error_code(Errc::protocol_error);
     }
   }

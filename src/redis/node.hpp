@@ -1,5 +1,6 @@
 // One Redis server behind one pipelined, self-healing connection: the handshake (AUTH, SELECT,
-// SCRIPT LOAD of every script), scripts by EVALSHA with EVAL on NOSCRIPT, and refusals as errors.
+// FUNCTION LOAD of the script library when Redis lacks it), scripts by FCALL (the library loaded
+// again when Redis lost it), and refusals as errors.
 // redis::Client uses one Node for a single Redis and one per master for a Redis Cluster.
 //
 // An error reply by which Redis refuses to serve now (-OOM, -LOADING, ...: see refusal_of) comes
@@ -29,18 +30,24 @@ namespace jq::redis {
 // Commands may run during the handshake (from the OnConnect hook) or once the client is ready.
 enum class Phase { ready, handshake };
 
-// The frame of one script call: EVALSHA (by_sha) or EVAL with the source.
-void append_script(std::string& frame, const Script& s, const ScriptCall& call, bool by_sha);
+// The frame of one script call: FCALL of its function, or with `by_source` EVAL of its source
+// (eval_source(): a Redis over maxmemory that lacks the library).
+void append_script(std::string& frame, const Script& s, const ScriptCall& call,
+                   bool by_source = false);
+// The frame of FUNCTION LOAD of the script library (before a call that found it missing).
+void append_library_load(std::string& frame);
+
 // An array reply with no elements.
 Reply empty_array();
 
 class Node {
  public:
-  // Runs at the end of every handshake, after AUTH, SELECT and SCRIPT LOAD; an error drops the
+  // Runs at the end of every handshake, after AUTH, SELECT and FUNCTION LOAD; an error drops the
   // connection (and is retried).
   using OnConnect = std::function<asio::awaitable<std::error_code>(Node&)>;
 
-  // `load_scripts`: SCRIPT LOAD every script on connect (not needed on a subscriber connection).
+  // `load_scripts`: load the script library on connect when Redis lacks it (not needed on a
+  // subscriber connection).
   Node(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect = {},
        bool load_scripts = true);
   ~Node();
@@ -54,25 +61,28 @@ class Node {
   // Whether the server ran a script whose keys span hash tags (asked at each handshake; false
   // before the first): not a cluster node, nor a proxy in front of a sharded store.
   bool scripts_span_tags() const { return scripts_span_tags_; }
+  // Whether scripts go by EVAL of their source on this connection: Redis lacked the library and
+  // refused to load it for memory at the handshake. FCALL again from the next connection.
+  bool scripts_by_source() const { return scripts_by_source_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
   // Several commands in one write; the reply is an array with one element per command.
   asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
-  // Scripts by EVALSHA, then the `extra` commands, in one write; the reply is an array with one
-  // element per script, then per command. A script Redis no longer has is sent again alone, by
-  // its source, as eval() does.
+  // Scripts by FCALL, then the `extra` commands, in one write; the reply is an array with one
+  // element per script, then per command. A script Redis no longer has is sent again alone, after
+  // the library, as eval() does.
   asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
                                              std::vector<std::vector<std::string>> extra = {},
                                              Phase phase = Phase::ready);
   // `frame` holds `replies` encoded commands (> 0); the answer is an array of their replies
-  // whatever their number. Timed and checked for refusals like every call; no EVAL fallback.
+  // whatever their number. Timed and checked for refusals like every call; no library reload.
   asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies,
                                     Phase phase = Phase::ready);
 
-  // Times every command, pipeline and script call (each EVAL retry too) into `histogram`, in
-  // seconds from sending to the answer; null: not timed. Set before start().
+  // Times every command, pipeline and script call (each retry after a reload too) into `histogram`,
+  // in seconds from sending to the answer; null: not timed. Set before start().
   void time_commands(metrics::Histogram* histogram) { command_duration_ = histogram; }
   // Called with every failed call's error (a refusal or a connection failure), on the thread
   // that awaited the call. Set before start().
@@ -87,6 +97,7 @@ class Node {
   OnConnect on_connect_;
   bool load_scripts_;
   std::atomic<bool> scripts_span_tags_ = false;
+  std::atomic<bool> scripts_by_source_ = false;
   std::shared_ptr<Connection> connection_;
   metrics::Histogram* command_duration_ = nullptr;
   std::function<void(const std::error_code&)> on_error_;

@@ -1,11 +1,10 @@
 #include "src/redis/scripts.hpp"
 
 #include <array>
-#include <boost/uuid/detail/sha1.hpp>
-#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
+#include "src/redis/reply.hpp"
 #include "src/redis/script_sources.hpp"
 
 namespace jq::redis {
@@ -61,16 +60,6 @@ constexpr std::array kBindings = {
     Binding{ScriptId::read_heads, "readHeads-2"},
 };
 
-std::string sha1_hex(std::string_view data) {
-  boost::uuids::detail::sha1 sha;
-  sha.process_bytes(data.data(), data.size());
-  boost::uuids::detail::sha1::digest_type digest;
-  sha.get_digest(digest);
-  std::string hex(40, '0');
-  for (int i = 0; i < 5; ++i) std::snprintf(hex.data() + i * 8, 9, "%08x", digest[i]);
-  return hex;
-}
-
 std::size_t key_count(std::string_view file) {
   auto dash = file.rfind('-');
   if (dash == std::string_view::npos) {
@@ -87,8 +76,10 @@ std::vector<Script> build() {
       if (s.file == b.file) found = &s;
     }
     if (found == nullptr) throw std::logic_error("lua/" + std::string(b.file) + ".lua is missing");
-    scripts.push_back(
-        Script{b.id, b.file, found->source, sha1_hex(found->source), key_count(b.file)});
+    const std::string_view stem = b.file.substr(0, b.file.rfind('-'));
+    scripts.push_back(Script{b.id, b.file, found->source,
+                             std::string(library_name()) + "_" + std::string(stem),
+                             key_count(b.file)});
   }
   return scripts;
 }
@@ -102,6 +93,28 @@ std::span<const Script> all_scripts() {
 
 const Script& script(ScriptId id) {
   return all_scripts()[static_cast<std::size_t>(id)];
+}
+
+const std::string& eval_source(const Script& s) {
+  static const std::vector<std::string> sources = [] {
+    std::vector<std::string> out;
+    for (const Script& script : all_scripts()) {
+      const std::size_t body = script.source.find('\n') + 1;  // after the #!lua line
+      out.push_back(std::string(script.source.substr(0, body)) + std::string(preamble_source()) +
+                    "\n" + std::string(script.source.substr(body)));
+    }
+    return out;
+  }();
+  return sources[static_cast<std::size_t>(s.id)];
+}
+
+bool lost_library(const Reply& reply) {
+  return reply.is_error() && reply.str.starts_with("ERR Function not found");
+}
+
+bool library_loaded(const Reply& reply) {
+  return reply.is_string() ||
+         (reply.is_error() && reply.str.find("already exists") != std::string::npos);
 }
 
 }  // namespace jq::redis

@@ -8,6 +8,8 @@
 
 namespace jq::redis {
 
+struct Reply;
+
 enum class ScriptId {
   init_store,
   push_jobs,
@@ -55,12 +57,12 @@ enum class ScriptId {
 struct Script {
   ScriptId id;
   std::string_view file;    // "pushJobs-10"
-  std::string_view source;  // what EVAL / SCRIPT LOAD send
-  std::string sha1;         // what EVALSHA sends
+  std::string_view source;  // the file: its #!lua line, header and body (the library has it)
+  std::string function;     // what FCALL names: "<library>_pushJobs"
   std::size_t num_keys;     // the number after '-' in the file name
 };
 
-// One EVALSHA: built by the script's binding (src/redis/bindings/), which lays out KEYS and ARGV
+// One FCALL: built by the script's binding (src/redis/bindings/), which lays out KEYS and ARGV
 // in the order of the script's header.
 struct ScriptCall {
   ScriptId id;
@@ -72,5 +74,16 @@ struct ScriptCall {
 // throws std::logic_error (a build mistake, caught at start-up).
 std::span<const Script> all_scripts();
 const Script& script(ScriptId id);
+
+// The script as one EVAL source: its #!lua line, the preamble with every helper, its body. For a
+// Redis over maxmemory that lacks the library, which refuses FUNCTION LOAD but runs scripts that
+// may run there (allow-oom, no-writes). Built for every script at the first use.
+const std::string& eval_source(const Script& s);
+
+// Whether a script call's reply says Redis lacks the library ("ERR Function not found": it
+// restarted without persistence, FUNCTION FLUSH, a node that never had it).
+bool lost_library(const Reply& reply);
+// Whether FUNCTION LOAD's reply says Redis has the library now (loaded, or there already).
+bool library_loaded(const Reply& reply);
 
 }  // namespace jq::redis

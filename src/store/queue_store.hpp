@@ -3,7 +3,7 @@
 //
 // A queue is spread over every shard, so each answer gathers all shards in one pipelined round
 // trip (two for list() and stats(), which first need the names). Scripts go in the pipeline by
-// EVALSHA; a shard that answers NOSCRIPT (Redis restarted, SCRIPT FLUSH) is asked again by EVAL.
+// FCALL; a shard whose Redis lost the script library gets it again and is asked again.
 // Reading across shards is not atomic: numbers gathered while jobs move may be off by the jobs
 // that moved meanwhile, which an overview can live with.
 #pragma once

@@ -169,12 +169,12 @@ TEST_CASE("two endpoints reserving at once each get jobs smallest priority first
 
 // How many times Redis ran the script since the slow log was reset with every command logged.
 int script_runs(jq::test::SyncRedis& r, jq::redis::ScriptId id) {
-  const std::string& sha = jq::redis::script(id).sha1;
+  const std::string& function = jq::redis::script(id).function;
   int runs = 0;
   for (const auto& entry : r.call({"SLOWLOG", "GET", "-1"}).elements) {
     if (entry.elements.size() < 4) continue;
     const auto& args = entry.elements[3].elements;
-    runs += args.size() > 1 && args[1].str == sha ? 1 : 0;
+    runs += args.size() > 1 && args[1].str == function ? 1 : 0;
   }
   return runs;
 }

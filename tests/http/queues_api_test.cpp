@@ -347,11 +347,11 @@ TEST_CASE("queues and dead jobs still answer after Redis forgets its scripts", "
   Fixture f;
   f.push("email");
   const std::string dead = f.push_dead("email", kFailedAtMs);
-  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  REQUIRE(f.check.call({"FUNCTION", "FLUSH"}).str == "OK");
   CHECK(f.queue("email")["ready"] == 1);
-  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  REQUIRE(f.check.call({"FUNCTION", "FLUSH"}).str == "OK");
   CHECK(f.http.get("/v1/queues").value()[0]["dead"] == 1);
-  REQUIRE(f.check.call({"SCRIPT", "FLUSH"}).str == "OK");
+  REQUIRE(f.check.call({"FUNCTION", "FLUSH"}).str == "OK");
   CHECK(ids_of(f.dead()) == std::vector<std::string>{dead});
 }
 

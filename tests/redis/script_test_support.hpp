@@ -17,6 +17,7 @@
 #include "src/redis/bindings/all.hpp"
 #include "src/redis/keys.hpp"
 #include "src/redis/reply.hpp"
+#include "src/redis/script_sources.hpp"
 #include "src/redis/scripts.hpp"
 #include "src/store/job_record.hpp"
 #include "src/store/job_state.hpp"

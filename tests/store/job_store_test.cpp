@@ -76,9 +76,10 @@ std::vector<PushResult> push_together(Fixture& f, std::vector<std::vector<jq::ap
 std::int64_t script_calls() {
   SyncRedis redis(shared_redis().port());
   const std::string stats = redis.call({"INFO", "commandstats"}).str;
-  const auto at = stats.find("cmdstat_evalsha:calls=");
+  const std::string_view tag = "cmdstat_fcall:calls=";
+  const auto at = stats.find(tag);
   if (at == std::string::npos) return 0;
-  return std::stoll(stats.substr(at + std::string_view("cmdstat_evalsha:calls=").size()));
+  return std::stoll(stats.substr(at + tag.size()));
 }
 
 }  // namespace

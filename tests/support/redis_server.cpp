@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "src/redis/resp.hpp"
+#include "src/redis/script_sources.hpp"
 
 namespace jq::test {
 
@@ -53,13 +54,12 @@ redis::Reply SyncRedis::eval(const redis::ScriptCall& script_call) {
   const redis::Script& s = redis::script(script_call.id);
   if (script_call.keys.size() > s.num_keys)
     throw std::logic_error("wrong key count for " + std::string(s.file));
-  std::vector<std::string> cmd = {"EVALSHA", s.sha1, std::to_string(script_call.keys.size())};
+  std::vector<std::string> cmd = {"FCALL", s.function, std::to_string(script_call.keys.size())};
   cmd.insert(cmd.end(), script_call.keys.begin(), script_call.keys.end());
   cmd.insert(cmd.end(), script_call.args.begin(), script_call.args.end());
   redis::Reply r = call(cmd);
-  if (r.is_error() && r.str.starts_with("NOSCRIPT")) {
-    cmd[0] = "EVAL";
-    cmd[1] = std::string(s.source);
+  if (redis::lost_library(r)) {
+    call({"FUNCTION", "LOAD", std::string(redis::library_source())});
     r = call(cmd);
   }
   return r;

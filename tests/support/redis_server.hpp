@@ -27,7 +27,8 @@ class SyncRedis {
   SyncRedis& operator=(const SyncRedis&) = delete;
 
   redis::Reply call(const std::vector<std::string>& args);
-  // EVALSHA with EVAL fallback, as the engine does; calls are built by the script's binding
+  // FCALL, loading the script library when Redis lacks it, as the engine does; calls are built
+  // by the script's binding
   // (src/redis/bindings/).
   redis::Reply eval(const redis::ScriptCall& call);
   // The next reply without sending anything: what Redis pushes to a subscribed connection.
