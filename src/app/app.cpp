@@ -146,7 +146,8 @@ class Daemon {
                   [this] {
                     scheduler_.on_event(events::Event{events::EventKind::workers, {}});
                   },
-                  metrics_, constraints_, [this] { return constraints_changed(); }, schedules_});
+                  metrics_, constraints_, [this] { return constraints_changed(); }, schedules_,
+                  constraint_cache_});
     store_.use_constraints(&constraint_cache_);
     store_.use_direct_dispatch(&scheduler_);
     store_.limit_appended_lists(config.limits.max_body_bytes);

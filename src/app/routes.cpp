@@ -23,7 +23,7 @@ void add_routes(http::Router& router, const RouteDeps& d) {
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed);
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);
-  http::add_constraint_routes(router, d.constraints, d.on_constraints_changed);
+  http::add_constraint_routes(router, d.constraints, d.constraint_cache, d.on_constraints_changed);
   http::add_metrics_routes(router, d.metrics, d.queues, d.workers, d.constraints, d.schedules);
   http::add_dashboard_routes(router);
   http::add_schedule_routes(router, d.schedules);
@@ -45,12 +45,13 @@ std::vector<std::pair<std::string, std::string>> route_table() {
     store::ConstraintStore constraints(redis, keys, 1, std::chrono::system_clock::now);
     schedules::ScheduleStore schedules(redis, keys, 1, std::chrono::system_clock::now,
                                        api::JobDefaults{});
+    store::ConstraintCache constraint_cache(io.get_executor(), constraints);
     metrics::Metrics metrics(1);
     http::Router router;
-    add_routes(router,
-               RouteDeps{stopping, jobs, api::JobDefaults{}, waiters, [](const http::Pushed&) {},
-                         workers, queues, [] {}, [] {}, metrics, constraints,
-                         []() -> asio::awaitable<void> { co_return; }, schedules});
+    add_routes(router, RouteDeps{stopping, jobs, api::JobDefaults{}, waiters,
+                                 [](const http::Pushed&) {}, workers, queues, [] {}, [] {}, metrics,
+                                 constraints, []() -> asio::awaitable<void> { co_return; },
+                                 schedules, constraint_cache});
     for (const http::Route& r : router.routes()) {
       table.emplace_back(std::string(http::to_string(r.method)), r.pattern);
     }

@@ -14,6 +14,7 @@
 #include "src/http/router.hpp"
 #include "src/metrics/metrics.hpp"
 #include "src/schedules/schedule_store.hpp"
+#include "src/store/constraint_set.hpp"
 #include "src/store/constraint_store.hpp"
 #include "src/store/job_store.hpp"
 #include "src/store/queue_store.hpp"
@@ -36,6 +37,7 @@ struct RouteDeps {
   store::ConstraintStore& constraints;
   std::function<boost::asio::awaitable<void>()> on_constraints_changed;
   schedules::ScheduleStore& schedules;
+  store::ConstraintCache& constraint_cache;  // the snapshot pushes match against
 };
 
 // Every route the master serves.

@@ -358,6 +358,8 @@ TEST_CASE(
   const json constraint = {
       {"name", "frozen"}, {"match", {{"name", "*"}}}, {"concurrency", 5}, {"paused", true}};
   REQUIRE(one.http().post("/v1/constraints", constraint).status == 201);
+  // Once master two shows it, two's pushes match it (it loads what it shows), even before the
+  // event from master one reaches it: its jobs below are held, not started.
   REQUIRE(wait_until([&] { return two.http().get("/v1/constraints/frozen").status == 200; }, 10s));
   Worker worker;
   register_worker(two.http(), worker.url(), 8);

@@ -61,9 +61,13 @@ awaitable<Response> list(store::ConstraintStore& store, Request& req) {
   co_return respond(req, 200, out);
 }
 
-awaitable<Response> get(store::ConstraintStore& store, Request& req) {
+awaitable<Response> get(store::ConstraintStore& store, store::ConstraintCache& cache,
+                        Request& req) {
   auto c = co_await store.get(std::string(req.param("name")));
   if (!c) co_return respond_error(req, to_api_error(c.error()));
+  // Made by another master, whose event may not have reached this one yet: once this master
+  // shows it, its pushes match it (a client that sees it here may push here next).
+  if (cache.current()->find(c->name) == nullptr) co_await cache.reload();
   auto state = co_await store.live_state(*c);
   if (!state) co_return respond_error(req, to_api_error(state.error()));
   co_return respond(req, 200, state_view(*c, *state));
@@ -103,6 +107,7 @@ awaitable<Response> remove(store::ConstraintStore& store, const ChangedHook& cha
 }  // namespace
 
 void add_constraint_routes(Router& router, store::ConstraintStore& constraints,
+                           store::ConstraintCache& cache,
                            std::function<awaitable<void>()> on_changed) {
   const Roles admin_only = {Role::admin};
   auto& s = constraints;
@@ -110,7 +115,7 @@ void add_constraint_routes(Router& router, store::ConstraintStore& constraints,
              [&s, on_changed](Request& r) { return create(s, on_changed, r); });
   router.add(Method::get, "/v1/constraints", admin_only, [&s](Request& r) { return list(s, r); });
   router.add(Method::get, "/v1/constraints/{name}", admin_only,
-             [&s](Request& r) { return get(s, r); });
+             [&s, &cache](Request& r) { return get(s, cache, r); });
   router.add(Method::put, "/v1/constraints/{name}", admin_only,
              [&s, on_changed](Request& r) { return replace(s, on_changed, r); });
   router.add(Method::patch, "/v1/constraints/{name}", admin_only,
