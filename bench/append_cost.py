@@ -12,8 +12,8 @@ It first pushes 61 small jobs (other records sharing the bucket the appended job
 would in a busy store), then 1,000 single pushes of one unique_key with on_duplicate append, one
 request at a time, and prints one JSON line: the record's bytes and the bucket's MEMORY USAGE and
 encoding before the first append and after the last, and the median round trip of the first 100
-and of the last 100 appends (ms), and Redis's time per script call (FCALL) over those two windows (µs; the
-master's own periodic scripts are in it too, a few per second)."""
+and of the last 100 appends (ms), and Redis's time per script call (FCALL) over those two
+windows (µs; the master's own periodic scripts are in it too, a few per second)."""
 import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
 
 from benchlib import call, free_port, ready, wait_for

@@ -35,8 +35,8 @@
 #              PERF_ARGS adds options to perf record (e.g. -g).
 #   redis      jqmaster Release at full speed, Redis with slowlog-log-slower-than 0 (every command
 #              a client sends logged with the µs Redis spent in it): per script (FCALL, named
-#              by its function; EVALSHA of an older MASTER_BIN by its SHA1) and command, calls and µs per
-#              job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
+#              by its function; EVALSHA of an older MASTER_BIN by its SHA1) and command, calls
+#              and µs per job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
 # NAMES=N: N more job names known to the master before the workload (bench/seed_names.py);

@@ -6,12 +6,13 @@
 Scripts go by FCALL <library>_<script>, named in the log. A binary of a commit from before the
 function library (e.g. an earlier commit's, profile.sh's MASTER_BIN) sent EVALSHA: its scripts
 are matched by their SHA1, read from LUA_SCRIPTS_CPP (that build's generated/lua_scripts.cpp,
-every script as it loaded it) or from the binary itself, named by their header (`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on
-loopback REDIS_PORT after a run with slowlog-log-slower-than 0 (every command a client sent, with
-the µs Redis spent in it; commands run inside a script are part of its time); not through
-`redis-cli --quoted-json`, whose JSON breaks on a '"' inside a binary argument. Prints one JSON
-line: per script (FCALL or EVALSHA) or command, its calls per job, µs per job and µs per call, the most
-costly first, and the total µs per job the slow log saw.
+every script as it loaded it) or from the binary itself, named by their header
+(`--[[ name:`). It reads SLOWLOG GET -1 from the Redis on loopback REDIS_PORT after a run with
+slowlog-log-slower-than 0 (every command a client sent, with the µs Redis spent in it; commands
+run inside a script are part of its time); not through `redis-cli --quoted-json`, whose JSON
+breaks on a '"' inside a binary argument. Prints one JSON line: per script (FCALL or EVALSHA)
+or command, its calls per job, µs per job and µs per call, the most costly first, and the total
+µs per job the slow log saw.
 """
 import hashlib
 import json

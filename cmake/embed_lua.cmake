@@ -53,8 +53,8 @@ foreach(f IN LISTS scripts)
   string(LENGTH "${shebang}" shebang_length)
   string(SUBSTRING "${text}" ${shebang_length} -1 body)
   string(APPEND library
-         "redis.register_function{function_name = '${placeholder}_${function}', flags = {${flags}},\n"
-         "callback = function(KEYS, ARGV)\nrcall = redis.call\n${body}\nend}\n")
+         "redis.register_function{function_name = '${placeholder}_${function}',\n"
+         "flags = {${flags}}, callback = function(KEYS, ARGV)\nrcall = redis.call\n${body}\nend}\n")
   string(APPEND entries "    {\"${name}\", R\"jqlua(${text})jqlua\"},\n")
 endforeach()
 string(SHA1 digest "${library}")

@@ -82,8 +82,8 @@ class Client {
   // The cluster's router (for the subscriber's per-node connections); null for a single Redis.
   Cluster* router() { return cluster_.get(); }
 
-  // Times every command, pipeline and script call (each retry after a reload too) into `histogram`, in
-  // seconds from sending to the answer; null: not timed. Set before start().
+  // Times every command, pipeline and script call (each retry after a reload too) into
+  // `histogram`, in seconds from sending to the answer; null: not timed. Set before start().
   void time_commands(metrics::Histogram* histogram);
   // Called with every failed call's error (a refusal or a connection failure), on the thread
   // that awaited the call. Set before start().
