@@ -5,6 +5,7 @@
 #include "src/redis/address.hpp"
 #include "src/redis/cluster.hpp"
 #include "src/redis/errc.hpp"
+#include "src/redis/script_sources.hpp"
 #include "src/redis/slot.hpp"
 
 namespace jq::redis {
@@ -154,6 +155,7 @@ asio::awaitable<ReplyResult> Client::eval_replicated(ScriptCall call, int replic
     append_command(frame, wait);
     both = co_await single_->exec(std::move(frame), 2);
     if (both && both->is_array() && !both->elements.empty() && lost_library(both->elements[0])) {
+      spdlog::info("Redis lost the script library {}; loading it again", library_name());
       frame.clear();
       append_library_load(frame);
       append_script(frame, script(call.id), call);

@@ -67,9 +67,16 @@ TEST_CASE("a push that no replica confirms in time answers 503, and its job is k
   REQUIRE(pushed.status == 503);
   CHECK(pushed.value()["message"].get<std::string>().find(
             "were stored, but fewer Redis replicas than redis.replicas_ack") != std::string::npos);
+  // With the script library gone, the push and its WAIT go again after the library.
+  REQUIRE(SyncRedis(redis.port()).call({"FUNCTION", "FLUSH"}).str == "OK");
+  auto again = http.post("/v1/jobs", {{"name", "kept"}, {"argument", {{"n", 8}}}});
+  REQUIRE(again.status == 503);
+  CHECK(again.value()["message"].get<std::string>().find(
+            "were stored, but fewer Redis replicas than redis.replicas_ack") != std::string::npos);
+  CHECK(daemon.log().find("loading it again") != std::string::npos);
   Worker worker;
   jq::test::register_worker(http, worker, {"kept"}, 1);
-  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
 }
 
 // A stop in the middle of a backlog: what was on its way at a worker ends and is recorded, what
