@@ -218,11 +218,14 @@ asio::awaitable<std::error_code> Node::handshake() {
   }
   for (const Reply& r : replies->elements) {
     if (!r.is_error()) continue;
-    // Functions (FUNCTION LIST, FCALL) came with Redis 7.0.
-    spdlog::error("Redis refused the connection set-up: {}{}", r.str,
-                  r.str.find("unknown command") != std::string::npos
-                      ? " (jqmaster needs Redis 7.0 or newer)"
-                      : "");
+    // Functions (FUNCTION LIST, FCALL) came with Redis 7.0; an ACL may leave them out.
+    const char* hint = "";
+    if (r.str.find("unknown command") != std::string::npos) {
+      hint = " (jqmaster needs Redis 7.0 or newer)";
+    } else if (r.str.starts_with("NOPERM") && r.str.find("function") != std::string::npos) {
+      hint = " (give jqmaster's Redis user FUNCTION LIST, FUNCTION LOAD and FCALL)";
+    }
+    spdlog::error("Redis refused the connection set-up: {}{}", r.str, hint);
     co_return make_error_code(Errc::protocol_error);
   }
   if (missing) {

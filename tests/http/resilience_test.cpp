@@ -53,6 +53,23 @@ TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)"
   CHECK(daemon.log().find("loading it again") != std::string::npos);
 }
 
+TEST_CASE("a Redis user that may not run FUNCTION is told what to grant", "[http]") {
+  RedisServer redis;
+  REQUIRE(SyncRedis(redis.port())
+              .call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all", "-function"})
+              .str == "OK");
+  Daemon daemon({.redis_url = "redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0",
+                 .wait_ready = false});
+  CHECK(wait_until(
+      [&] {
+        return daemon.log().find(
+                   "give jqmaster's Redis user FUNCTION LIST, FUNCTION LOAD and "
+                   "FCALL") != std::string::npos;
+      },
+      10s));
+  CHECK(daemon.http().get("/readyz").status == 503);
+}
+
 TEST_CASE("a push that no replica confirms in time answers 503, and its job is kept and runs",
           "[http]") {
   // A Redis without replicas: WAIT 1 never confirms. The contract: 503 saying so, the job kept
