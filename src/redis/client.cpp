@@ -5,7 +5,6 @@
 #include "src/redis/address.hpp"
 #include "src/redis/cluster.hpp"
 #include "src/redis/errc.hpp"
-#include "src/redis/script_sources.hpp"
 #include "src/redis/slot.hpp"
 
 namespace jq::redis {
@@ -149,22 +148,10 @@ asio::awaitable<ReplyResult> Client::eval_replicated(ScriptCall call, int replic
   std::vector<std::string> wait{"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
   ReplyResult both;
   if (single_) {
-    // FCALL and WAIT in one write; when Redis lost the library, the library, FCALL and WAIT.
-    std::string frame;
-    append_script(frame, script(call.id), call, single_->scripts_by_source());
-    append_command(frame, wait);
-    both = co_await single_->exec(std::move(frame), 2);
-    if (both && both->is_array() && !both->elements.empty() && lost_library(both->elements[0])) {
-      spdlog::info("Redis lost the script library {}; loading it again", library_name());
-      frame.clear();
-      append_library_load(frame);
-      append_script(frame, script(call.id), call);
-      append_command(frame, wait);
-      both = co_await single_->exec(std::move(frame), 3);
-      if (both && both->is_array() && both->elements.size() == 3) {
-        both->elements.erase(both->elements.begin());
-      }
-    }
+    // FCALL and WAIT in one write (both again after the library when Redis lost it).
+    std::vector<std::vector<std::string>> extra;
+    extra.push_back(std::move(wait));
+    both = co_await single_->eval_with(std::move(call), std::move(extra));
   } else {
     auto slot = script_slot(call);
     if (!slot) co_return unexpected(slot.error());

@@ -281,9 +281,7 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
       ++at;  // ASKING's +OK
       p.ask.reset();
     }
-    if (p.load_first && std::holds_alternative<ScriptCall>(p.op.what)) {
-      ++at;  // FUNCTION LOAD's reply: the call's own says whether Redis has the library now
-    }
+    if (p.load_first) ++at;  // FUNCTION LOAD's reply: the call's own says if Redis has it now
     Reply& r = reply->elements[at++];
     if (p.op.with_previous && !ops[i - 1].reply) continue;  // goes again with it
     if (r.is_error()) {

@@ -44,12 +44,6 @@ Reply empty_array() {
 
 namespace {
 
-std::string encode_script(const Script& s, const ScriptCall& call, bool by_source) {
-  std::string frame;
-  append_script(frame, s, call, by_source);
-  return frame;
-}
-
 bool lost_script(const ReplyResult& reply) {
   return reply && lost_library(*reply);
 }
@@ -135,29 +129,46 @@ asio::awaitable<ReplyResult> Node::pipeline(std::vector<std::vector<std::string>
 }
 
 asio::awaitable<ReplyResult> Node::eval(ScriptCall call, Phase phase) {
+  auto reply = co_await eval_with(std::move(call), {}, phase);
+  if (!reply) co_return reply;
+  co_return std::move(reply->elements[0]);
+}
+
+asio::awaitable<ReplyResult> Node::eval_with(ScriptCall call,
+                                             std::vector<std::vector<std::string>> extra,
+                                             Phase phase) {
   const Script& s = script(call.id);
-  auto reply = co_await send(encode_script(s, call, scripts_by_source_), 1, phase);
-  if (!lost_script(reply)) co_return reply;
-  // Redis lost the library (restarted without persistence, FUNCTION FLUSH, a node that never
-  // had it): load it again and call once more, in one write.
-  spdlog::info("Redis lost the script library {}; loading it again", library_name());
-  std::string frame;
-  append_library_load(frame);
-  append_script(frame, s, call);
-  auto both = co_await send(std::move(frame), 2, phase);
-  if (!both && both.error() == make_error_code(Errc::out_of_memory)) {
-    // Refused for memory (the call was not run): by its source, as after such a handshake.
-    scripts_by_source_ = true;
-    co_return co_await send(encode_script(s, call, true), 1, phase);
+  const auto frame_of = [&](bool load, bool by_source) {
+    std::string frame;
+    if (load) append_library_load(frame);
+    append_script(frame, s, call, by_source);
+    for (const auto& args : extra) append_command(frame, args);
+    return frame;
+  };
+  const std::size_t count = 1 + extra.size();
+  auto reply = co_await exec(frame_of(false, scripts_by_source_), count, phase);
+  if (!reply || !reply->is_array() || reply->elements.empty() ||
+      !lost_library(reply->elements[0])) {
+    co_return reply;
   }
-  if (!both) co_return both;
-  if (!both->is_array() || both->elements.size() != 2) {
+  // Redis lost the library (restarted without persistence, FUNCTION FLUSH, a node that never
+  // had it): load it again and send the call and the rest once more, in one write.
+  spdlog::info("Redis lost the script library {}; loading it again", library_name());
+  reply = co_await exec(frame_of(true, false), count + 1, phase);
+  if (!reply && reply.error() == make_error_code(Errc::out_of_memory)) {
+    // Refused for memory (nothing was run): by its source, as after such a handshake.
+    scripts_by_source_ = true;
+    co_return co_await exec(frame_of(false, true), count, phase);
+  }
+  if (!reply) co_return reply;
+  if (!reply->is_array() || reply->elements.size() != count + 1) {
     co_return unexpected(make_error_code(Errc::protocol_error));
   }
-  if (!library_loaded(both->elements[0])) {
-    spdlog::error("Redis refused the script library: {}", both->elements[0].str);
+  if (!library_loaded(reply->elements[0])) {
+    spdlog::error("Redis refused the script library: {}", reply->elements[0].str);
   }
-  co_return std::move(both->elements[1]);
+  reply->elements.erase(reply->elements.begin());
+  co_return reply;
 }
 
 asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,

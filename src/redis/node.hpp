@@ -70,6 +70,12 @@ class Node {
   asio::awaitable<ReplyResult> pipeline(std::vector<std::vector<std::string>> commands,
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
+  // The script, then the `extra` commands, in one write; the reply is an array with the script's
+  // reply, then one per command. When Redis lost the library, the library goes first and all of
+  // them are sent again (the commands may be about the call, as a WAIT for its writes).
+  asio::awaitable<ReplyResult> eval_with(ScriptCall call,
+                                         std::vector<std::vector<std::string>> extra,
+                                         Phase phase = Phase::ready);
   // Scripts by FCALL, then the `extra` commands, in one write; the reply is an array with one
   // element per script, then per command. A script Redis no longer has is sent again alone, after
   // the library, as eval() does.

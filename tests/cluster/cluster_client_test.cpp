@@ -1,7 +1,6 @@
 // redis::Client in cluster mode against a real 6-node Redis Cluster: routing by slot, pipelines
 // split per node and put back in order, MOVED, ASK, a node that lost the script library, and a
-// script whose keys cross
-// slots refused before it is sent.
+// script whose keys cross slots refused before it is sent.
 #include <algorithm>
 
 #include <catch2/catch.hpp>
