@@ -412,8 +412,10 @@ export interface paths {
         /**
          * Read a constraint with its live state
          * @description The constraint plus what it holds now: jobs waiting, attempts running, the keys with
-         *     either, and the 20 keys with the most waiting. The numbers come from what the dispatch
-         *     side keeps in Redis; until holding jobs at dispatch is built they read zero.
+         *     either, and the 20 keys with the most waiting, read from Redis (the same on every
+         *     master). A master that answers 200 here matches its own pushes against this definition
+         *     from then on, even when another master made it and the event telling this one has not
+         *     come yet.
          */
         get: operations["getConstraint"];
         /**
