@@ -119,6 +119,9 @@ std::string Keys::worker_slots(std::string_view worker_id) const {
 std::string Keys::masters() const {
   return control_key("masters");
 }
+std::string Keys::libraries() const {
+  return control_key("libraries");
+}
 std::string Keys::worker_stats_prefix() const {
   return control_key("wstats:");
 }

@@ -69,6 +69,8 @@ class Keys {
   std::string worker_slots_prefix() const;  // worker_slots(id) == worker_slots_prefix() + id
   std::string worker_slots(std::string_view worker_id) const;
   std::string masters() const;
+  // The script libraries masters use (beatMaster-2.lua), beside `masters` in the same slot.
+  std::string libraries() const;
   std::string worker_stats_prefix() const;  // worker_stats(id) == worker_stats_prefix() + id
   std::string worker_stats(std::string_view worker_id) const;
   std::string paused() const;

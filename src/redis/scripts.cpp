@@ -46,7 +46,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::wake_constraints, "wakeConstraints-5"},
     Binding{ScriptId::reclassify_jobs, "reclassifyJobs-3"},
     Binding{ScriptId::constraint_stats, "constraintStats-4"},
-    Binding{ScriptId::beat_master, "beatMaster-1"},
+    Binding{ScriptId::beat_master, "beatMaster-2"},
     Binding{ScriptId::claim_schedule_name, "claimScheduleName-1"},
     Binding{ScriptId::save_schedule, "saveSchedule-1"},
     Binding{ScriptId::leave_schedule, "leaveSchedule-1"},

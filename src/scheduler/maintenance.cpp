@@ -12,14 +12,20 @@ constexpr milliseconds kPeriod{500};
 // after that any master treats it as timed out (its master is presumed dead).
 constexpr std::int64_t kReapGraceMs = 2000;
 constexpr int kReapBatch = 1000;
+// A build's script library is deleted once no master has beaten with it for this long: long
+// enough that a master that was merely stopped or cut off rarely has to load it again (it would
+// on its next call), short enough that a rolling upgrade leaves nothing behind for long.
+constexpr std::int64_t kLibraryGraceMs = 10 * 60 * 1000;
+constexpr std::int64_t kLibrarySweepEveryMs = 5 * 60 * 1000;
 
 }  // namespace
 
-Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, store::DispatchStore& store,
-                         workers::WorkerStore& workers)
+Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
+                         store::DispatchStore& store, workers::WorkerStore& workers)
     : redis_(redis),
       store_(store),
       workers_(workers),
+      libraries_(redis, keys),
       loop_(io.get_executor(), "maintenance", [this] { return step(); }) {}
 
 asio::awaitable<Periodic::Duration> Maintenance::step() {
@@ -33,6 +39,12 @@ asio::awaitable<Periodic::Duration> Maintenance::step() {
     if (reaped && *reaped > 0) {
       spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped, shard);
     }
+  }
+  // After the heartbeat: this master's own library is recorded before anything is deleted.
+  const std::int64_t now = store_.now_ms();
+  if (now >= next_library_sweep_ms_) {
+    next_library_sweep_ms_ = now + kLibrarySweepEveryMs;
+    co_await libraries_.sweep(now - kLibraryGraceMs);
   }
   co_return kPeriod;
 }

@@ -4,6 +4,7 @@
 
 #include "src/redis/client.hpp"
 #include "src/store/dispatch_store.hpp"
+#include "src/store/script_libraries.hpp"
 #include "src/util/periodic.hpp"
 #include "src/workers/worker_store.hpp"
 
@@ -11,11 +12,12 @@ namespace jq::scheduler {
 
 // Periodic upkeep on every master: recover in-flight jobs whose deadline passed long ago (their
 // master died), lapse worker registrations whose heartbeat stopped, and beat this master's own
-// heartbeat (slot leases of silent masters are freed).
+// heartbeat (slot leases of silent masters are freed); now and then, delete the script library of
+// a build no master has run for a while.
 class Maintenance {
  public:
-  Maintenance(asio::io_context& io, redis::Client& redis, store::DispatchStore& store,
-              workers::WorkerStore& workers);
+  Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
+              store::DispatchStore& store, workers::WorkerStore& workers);
   void start() { loop_.start(); }
   void stop() { loop_.stop(); }
 
@@ -25,6 +27,8 @@ class Maintenance {
   redis::Client& redis_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
+  store::ScriptLibraries libraries_;
+  std::int64_t next_library_sweep_ms_ = 0;  // the first step sweeps
   Periodic loop_;
 };
 

@@ -8,6 +8,7 @@
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
+#include "src/redis/script_sources.hpp"
 #include "src/util/hex.hpp"
 #include "src/util/time.hpp"
 
@@ -266,8 +267,9 @@ asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_
 }
 
 asio::awaitable<void> WorkerStore::heartbeat() {
-  redis::ScriptCall call =
-      BeatMaster::call(BeatMaster::keys(keys_), {master_id_, now_ms() + kHeartbeatTtl.count()});
+  redis::ScriptCall call = BeatMaster::call(
+      BeatMaster::keys(keys_),
+      {master_id_, now_ms() + kHeartbeatTtl.count(), std::string(redis::library_name())});
   co_await redis_.eval(std::move(call));
 }
 

@@ -3,6 +3,8 @@
 
 #include <csignal>
 
+#include "src/redis/keys.hpp"
+#include "src/redis/script_sources.hpp"
 #include "tests/support/daemon.hpp"
 #include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
@@ -51,6 +53,31 @@ TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)"
   REQUIRE(SyncRedis(redis.port()).call({"FUNCTION", "FLUSH"}).str == "OK");
   CHECK(http.get("/v1/jobs/" + id).status == 200);
   CHECK(daemon.log().find("loading it again") != std::string::npos);
+}
+
+TEST_CASE("a master deletes the script library of a build no master has run for long", "[http]") {
+  RedisServer redis;
+  SyncRedis r(redis.port());
+  const std::string old = "jq_01dbad000001";
+  REQUIRE(r.call({"FUNCTION", "LOAD",
+                  "#!lua name=" + old + "\nredis.register_function('" + old +
+                      "_x', function() return 1 end)"})
+              .str == old);
+  // Its masters' last heartbeat ran out in 1970: far more than ten minutes ago.
+  const jq::redis::Keys keys;
+  r.call({"ZADD", keys.libraries(), "1", old});
+  Daemon daemon({redis.url()});
+  CHECK(wait_until(
+      [&] {
+        return r.call({"FUNCTION", "LIST", "LIBRARYNAME", old}).elements.empty();
+      },
+      10s));
+  CHECK(r.call({"ZSCORE", keys.libraries(), old}).is_nil());
+  // This master's own library is recorded, and stays.
+  const std::string own(jq::redis::library_name());
+  CHECK_FALSE(r.call({"ZSCORE", keys.libraries(), own}).is_nil());
+  CHECK(r.call({"FUNCTION", "LIST", "LIBRARYNAME", own}).elements.size() == 1);
+  CHECK(daemon.log().find("deleted the script library " + old) != std::string::npos);
 }
 
 TEST_CASE("a Redis user that may not run FUNCTION is told what to grant", "[http]") {

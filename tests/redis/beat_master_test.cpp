@@ -1,5 +1,5 @@
-// beatMaster-1.lua: a master's heartbeat keeps its slot holdings its own, also while Redis is
-// over maxmemory.
+// beatMaster-2.lua: a master's heartbeat keeps its slot holdings its own, also while Redis is
+// over maxmemory, and keeps its script library's record as late as its latest beat.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -12,7 +12,8 @@ namespace {
 
 void beat(SyncRedis& r, const jq::redis::Keys& keys, const std::string& master,
           std::int64_t expiry_ms) {
-  auto reply = r.eval(BeatMaster::call(BeatMaster::keys(keys), {master, expiry_ms}));
+  auto reply =
+      r.eval(BeatMaster::call(BeatMaster::keys(keys), {master, expiry_ms, "jq_" + master}));
   REQUIRE(BeatMaster::decode(reply));
 }
 
@@ -36,4 +37,20 @@ TEST_CASE("a beating master keeps its slots while one whose heartbeat lapsed los
   CHECK(granted.integer == 6);  // 8 less the 2 "alive" holds; "gone"'s 3 came back
   CHECK(hgetall(r, keys.worker_slots("w1")) ==
         std::map<std::string, std::string>{{"alive", "2"}, {"other", "6"}});
+}
+
+TEST_CASE("a library's record keeps the latest heartbeat of the masters that use it", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  const jq::redis::Keys keys = fresh_keys();
+  using jq::redis::bindings::BeatMaster;
+  auto beat = [&](const std::string& master, std::int64_t expiry_ms) {
+    REQUIRE(BeatMaster::decode(
+        r.eval(BeatMaster::call(BeatMaster::keys(keys), {master, expiry_ms, "jq_shared"}))));
+  };
+  beat("m1", kNowMs + 5000);
+  beat("m2", kNowMs + 3000);  // a master whose beat is older does not move it back
+  CHECK(zscore(r, keys.libraries(), "jq_shared") == kNowMs + 5000);
+  beat("m2", kNowMs + 8000);
+  CHECK(zscore(r, keys.libraries(), "jq_shared") == kNowMs + 8000);
+  CHECK(zscore(r, keys.masters(), "m1") == kNowMs + 5000);
 }
