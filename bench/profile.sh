@@ -21,7 +21,7 @@
 #                (20,000 jobs; 5,000 under callgrind)
 #   steady       2,000 jobs/s with keep_result, each result long-polled, jqworker answering JSON
 #                in its own process (issue 14, row d); 200/s under callgrind, which cannot keep
-#                up with more
+#                up with more (RATE=N: N jobs/s instead)
 # PROFILER:
 #   callgrind  (default) jqmaster RelWithDebInfo (build/) under valgrind --tool=callgrind, its
 #              instrumentation on for the run only; prints the functions with the most
@@ -90,8 +90,8 @@ if [[ ${#ARGS[@]} -eq 1 ]]; then
       ;;
     steady)
       WORKER=jqworker-json
-      rate=2000
-      [[ $PROFILER == callgrind ]] && rate=200
+      rate=${RATE:-2000}
+      [[ $PROFILER == callgrind ]] && rate=${RATE:-200}
       ARGS=(--scenario steady --format json --arg-bytes "$ARG_BYTES" --rate "$rate" --duration 3)
       ;;
   esac

@@ -111,7 +111,8 @@ class Daemon {
         io_(static_cast<int>(io_threads_of(config))),
         metrics_(static_cast<std::size_t>(config.metrics.max_job_names)),
         keys_(),  // jqmaster's prefix, which redis::Node's probe names too
-        redis_(io_.get_executor(), target, redis::ConnectionOptions{},
+        redis_(io_.get_executor(), target,
+               redis::ConnectionOptions{.one_io_thread = io_threads_of(config) == 1},
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),
                     redis_.router()),

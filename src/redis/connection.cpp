@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include "common/serial_executor.hpp"
 #include "src/redis/errc.hpp"
 
 namespace jq::redis {
@@ -39,26 +40,26 @@ std::shared_ptr<Connection> Connection::create(asio::any_io_executor executor,
 
 Connection::Connection(asio::any_io_executor executor, ConnectionOptions options,
                        Handshake handshake)
-    : strand_(asio::make_strand(executor)),
+    : serial_(serial_executor(executor, options.one_io_thread)),
       options_(std::move(options)),
       handshake_(std::move(handshake)),
-      socket_(strand_),
-      reader_exit_(strand_),
-      backoff_timer_(strand_),
-      watchdog_timer_(strand_) {}
+      socket_(serial_),
+      reader_exit_(serial_),
+      backoff_timer_(serial_),
+      watchdog_timer_(serial_) {}
 
 Connection::~Connection() = default;
 
 void Connection::start() {
   auto self = shared_from_this();
   asio::co_spawn(
-      strand_, [self]() { return self->run(); }, asio::detached);
+      serial_, [self]() { return self->run(); }, asio::detached);
   asio::co_spawn(
-      strand_, [self]() { return self->watchdog(); }, asio::detached);
+      serial_, [self]() { return self->watchdog(); }, asio::detached);
 }
 
 void Connection::stop() {
-  asio::dispatch(strand_, [self = shared_from_this()]() {
+  asio::dispatch(serial_, [self = shared_from_this()]() {
     self->state_ = State::stopped;
     self->ready_.store(false, std::memory_order_release);
     self->drop(Errc::shutting_down);
@@ -69,7 +70,7 @@ void Connection::stop() {
 }
 
 void Connection::submit(std::string frame, std::size_t replies, bool handshake, ReplyCallback cb) {
-  asio::dispatch(strand_, [self = shared_from_this(), frame = std::move(frame), replies, handshake,
+  asio::dispatch(serial_, [self = shared_from_this(), frame = std::move(frame), replies, handshake,
                            cb = std::move(cb)]() mutable {
     self->enqueue(std::move(frame), replies, handshake, std::move(cb));
   });
@@ -165,13 +166,13 @@ asio::awaitable<std::error_code> Connection::connect() {
   if (a.is_unix) {
     endpoint = asio::local::stream_protocol::endpoint(a.host);
   } else {
-    asio::ip::tcp::resolver resolver(strand_);
+    asio::ip::tcp::resolver resolver(serial_);
     auto results = co_await resolver.async_resolve(a.host, std::to_string(a.port),
                                                    asio::redirect_error(use_awaitable, ec));
     if (ec) co_return ec;
     endpoint = results.begin()->endpoint();
   }
-  asio::steady_timer deadline(strand_);
+  asio::steady_timer deadline(serial_);
   deadline.expires_after(options_.connect_timeout);
   deadline.async_wait([this, self = shared_from_this()](boost::system::error_code e) {
     if (!e) {
@@ -212,7 +213,7 @@ asio::awaitable<void> Connection::run() {
       parser_ = std::make_unique<ReplyParser>();
       state_ = State::handshaking;
       reader_done_ = false;
-      asio::co_spawn(strand_, read_loop(generation_), asio::detached);
+      asio::co_spawn(serial_, read_loop(generation_), asio::detached);
       ec = co_await handshake_(*this);
       if (!ec && state_ == State::handshaking) {
         state_ = State::ready;

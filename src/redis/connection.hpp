@@ -24,7 +24,6 @@
 #include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 
 #include "common/expected.hpp"
 #include "src/redis/address.hpp"
@@ -70,9 +69,12 @@ struct ConnectionOptions {
   std::chrono::milliseconds reconnect_min{50};
   std::chrono::milliseconds reconnect_max{2'000};
   // Subscriber connections: pub/sub messages (["message" or "smessage", channel, payload]) and
-  // server-sent ["sunsubscribe", channel, count] go here, on the connection's strand, instead of
+  // server-sent ["sunsubscribe", channel, count] go here, on the connection's executor, instead of
   // being matched to a command.
   std::function<void(Reply)> on_push{};
+  // One thread runs the io_context: the connection needs no strand (common/serial_executor.hpp),
+  // and a command sent from that thread is queued and written at once instead of after a hop.
+  bool one_io_thread = false;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -115,7 +117,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   auto start_exec(std::string frame, std::size_t replies, bool handshake, Token&& token) {
     return asio::async_initiate<Token, void(ReplyResult)>(
         [this](auto handler, std::string frame, std::size_t replies, bool handshake) {
-          auto ex = asio::get_associated_executor(handler, strand_);
+          auto ex = asio::get_associated_executor(handler, serial_);
           ReplyCallback cb([h = std::move(handler), ex](ReplyResult r) mutable {
             asio::post(ex, [h = std::move(h), r = std::move(r)]() mutable { h(std::move(r)); });
           });
@@ -135,7 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> read_loop(std::uint64_t generation);
   asio::awaitable<void> watchdog();
 
-  asio::strand<asio::any_io_executor> strand_;
+  asio::any_io_executor serial_;  // a strand, or the io_context's executor with one thread
   ConnectionOptions options_;
   Handshake handshake_;
   asio::generic::stream_protocol::socket socket_;
