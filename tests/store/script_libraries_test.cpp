@@ -64,3 +64,19 @@ TEST_CASE("a script library no master has beaten with for long is deleted, with 
   CHECK_FALSE(zscore(r, keys.libraries(), old).has_value());
   for (const auto& name : {recent, unrecorded}) r.call({"FUNCTION", "DELETE", name});
 }
+
+TEST_CASE("a library that Redis refuses to delete keeps its record, for a later sweep", "[store]") {
+  RedisServer redis;  // its own: the test changes the ACL
+  SyncRedis r(redis.port());
+  REQUIRE(r.call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all", "-function|delete"})
+              .str == "OK");
+  const jq::redis::Keys keys = fresh_keys();
+  const std::string old = "jq_5c01d0000004";
+  load_library(r, old);
+  r.call({"ZADD", keys.libraries(), "1", old});
+  StoreHarness h("redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0");
+  ScriptLibraries libraries(h.client(), keys);
+  CHECK(h.run(libraries.sweep(1000)) == 0);
+  CHECK(has_library(r, old));
+  CHECK(zscore(r, keys.libraries(), old) == 1);
+}
