@@ -59,6 +59,15 @@ std::optional<Errc> refused(const Reply& reply, std::size_t replies) {
   return std::nullopt;
 }
 
+// How often a connection whose scripts go by source tries to load the library again.
+constexpr std::int64_t kLibraryRetryMs = 2000;
+
+std::int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 Node::Node(asio::any_io_executor executor, ConnectionOptions options, OnConnect on_connect,
@@ -111,6 +120,7 @@ asio::awaitable<ReplyResult> Node::command(std::vector<std::string> args, Phase 
 }
 
 asio::awaitable<ReplyResult> Node::exec(std::string frame, std::size_t replies, Phase phase) {
+  if (phase == Phase::ready && library_retry_due()) co_await retry_library_load();
   auto reply = co_await send(std::move(frame), replies, phase);
   // The connection hands back a lone command's reply as it is; a pipeline answers an array
   // whatever its length (a one-name stats or heads query would otherwise misread the reply).
@@ -157,7 +167,7 @@ asio::awaitable<ReplyResult> Node::eval_with(ScriptCall call,
   reply = co_await exec(frame_of(true, false), count + 1, phase);
   if (!reply && reply.error() == make_error_code(Errc::out_of_memory)) {
     // Refused for memory (nothing was run): by its source, as after such a handshake.
-    scripts_by_source_ = true;
+    scripts_by_source_from_now();
     co_return co_await exec(frame_of(false, true), count, phase);
   }
   if (!reply) co_return reply;
@@ -189,6 +199,30 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
     reply->elements[i] = std::move(*one);
   }
   co_return reply;
+}
+
+void Node::scripts_by_source_from_now() {
+  next_library_retry_ms_ = steady_ms() + kLibraryRetryMs;
+  scripts_by_source_ = true;
+}
+
+bool Node::library_retry_due() {
+  if (!scripts_by_source_) return false;
+  const std::int64_t now = steady_ms();
+  std::int64_t due = next_library_retry_ms_;
+  return now >= due && next_library_retry_ms_.compare_exchange_strong(due, now + kLibraryRetryMs);
+}
+
+// A Redis that refused the library for memory may have room again (results fetched, dead jobs
+// deleted, maxmemory raised): every script by its source carries the whole library's helpers, so
+// the sooner calls go by FCALL again, the better. Refused again costs one refused command.
+asio::awaitable<void> Node::retry_library_load() {
+  std::vector<std::string> load{"FUNCTION", "LOAD", std::string(library_source())};
+  auto loaded = co_await command(std::move(load));
+  if (loaded && library_loaded(*loaded)) {
+    scripts_by_source_ = false;
+    spdlog::info("Redis took the script library {}: scripts go by FCALL again", library_name());
+  }
 }
 
 // AUTH and SELECT, then the script library is loaded unless Redis has it (a master of the same
@@ -248,9 +282,9 @@ asio::awaitable<std::error_code> Node::handshake() {
     if (!loaded) {
       spdlog::warn(
           "Redis is over maxmemory and refused to load the script library {}: scripts go by "
-          "their source until a reconnect finds it loadable",
+          "their source until Redis has room for it",
           library_name());
-      scripts_by_source_ = true;
+      scripts_by_source_from_now();
     } else if (!library_loaded(*loaded)) {
       spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);
       co_return make_error_code(Errc::protocol_error);

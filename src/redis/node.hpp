@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,7 +63,8 @@ class Node {
   // before the first): not a cluster node, nor a proxy in front of a sharded store.
   bool scripts_span_tags() const { return scripts_span_tags_; }
   // Whether scripts go by EVAL of their source on this connection: Redis lacked the library and
-  // refused to load it for memory at the handshake. FCALL again from the next connection.
+  // refused to load it for memory. Every couple of seconds a call first tries to load it again;
+  // FCALL again once Redis takes it (or from the next connection).
   bool scripts_by_source() const { return scripts_by_source_; }
 
   asio::awaitable<ReplyResult> command(std::vector<std::string> args, Phase phase = Phase::ready);
@@ -98,12 +100,19 @@ class Node {
   asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<ReplyResult> raw(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
+  // Scripts go by source from now on, and a load is tried again after a while.
+  void scripts_by_source_from_now();
+  // Whether this call should try to load the library first (by source, and the time has come;
+  // one caller at a time).
+  bool library_retry_due();
+  asio::awaitable<void> retry_library_load();
 
   ConnectionOptions options_;
   OnConnect on_connect_;
   bool load_scripts_;
   std::atomic<bool> scripts_span_tags_ = false;
   std::atomic<bool> scripts_by_source_ = false;
+  std::atomic<std::int64_t> next_library_retry_ms_ = 0;  // steady clock
   std::shared_ptr<Connection> connection_;
   metrics::Histogram* command_duration_ = nullptr;
   std::function<void(const std::error_code&)> on_error_;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/redis/memory_info.hpp"
+#include "src/redis/script_sources.hpp"
 #include "tests/support/daemon.hpp"
 #include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
@@ -164,4 +165,30 @@ TEST_CASE("a master starts against a Redis that is already full, and serves what
   CHECK(ready.value()["message"].get<std::string>().find("Redis is out of memory") !=
         std::string::npos);
   CHECK(http.post("/v1/jobs", {{"name", "n"}}).status == 503);
+}
+
+TEST_CASE("scripts sent by their source while Redis was full go by FCALL once it has room",
+          "[http]") {
+  RedisServer redis;
+  SyncRedis r(redis.port());
+  set_maxmemory(r, 1);
+  Daemon daemon({.redis_url = redis.url(), .wait_ready = false});
+  auto http = daemon.http();
+  REQUIRE(wait_until([&] { return http.get("/v1/stats").status == 200; }, 10s));
+  const std::string library(jq::redis::library_name());
+  CHECK(r.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty());  // refused
+
+  set_maxmemory(r, 0);  // room again: no reconnect, the master's next tries load it
+  CHECK(wait_until(
+      [&] {
+        return !r.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty();
+      },
+      10s));
+  CHECK(wait_until(
+      [&] { return daemon.log().find("scripts go by FCALL again") != std::string::npos; }, 5s));
+  REQUIRE(r.call({"CONFIG", "RESETSTAT"}).str == "OK");
+  REQUIRE(http.post("/v1/jobs", {{"name", "n"}}).status == 201);
+  const std::string stats = r.call({"INFO", "commandstats"}).str;
+  CHECK(stats.find("cmdstat_fcall:") != std::string::npos);
+  CHECK(stats.find("cmdstat_eval:") == std::string::npos);
 }
