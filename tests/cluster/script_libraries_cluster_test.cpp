@@ -1,5 +1,6 @@
-// ScriptLibraries on a Redis Cluster: every master holds its own copy of each library, so an old
-// build's is deleted from each of them.
+// The script library on a Redis Cluster, where every master holds its own copy: an old build's
+// is deleted from each of them (ScriptLibraries), and nodes that refused it for memory take it
+// once they have room.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "src/redis/bindings/queue_stats.hpp"
 #include "src/redis/keys.hpp"
+#include "src/redis/script_sources.hpp"
 #include "src/store/script_libraries.hpp"
 #include "tests/cluster/cluster_support.hpp"
 #include "tests/support/store_harness.hpp"
@@ -43,4 +46,43 @@ TEST_CASE("an old build's script library is deleted from every master of a clust
     CHECK(SyncRedis(m).call({"FUNCTION", "LIST", "LIBRARYNAME", old}).elements.empty());
   }
   CHECK(h.run(h.client().command({"ZSCORE", keys.libraries(), old}))->is_nil());
+}
+
+TEST_CASE("cluster nodes that refused the script library for memory take it once they have room",
+          "[cluster]") {
+  auto& cluster = jq::test::shared_cluster();
+  const std::string library(jq::redis::library_name());
+  for (std::uint16_t m : cluster.masters()) {
+    SyncRedis node(m);
+    REQUIRE(node.call({"FUNCTION", "FLUSH"}).str == "OK");
+    REQUIRE(node.call({"CONFIG", "SET", "maxmemory", "1"}).str == "OK");
+  }
+  // Every node's connection comes up without the library: scripts go by their source.
+  jq::test::StoreHarness h(cluster.url());
+  const jq::redis::Keys keys("cm");
+  using jq::redis::bindings::QueueStats;
+  std::vector<jq::redis::ScriptCall> calls;
+  for (int shard = 0; shard < 16; ++shard) {
+    calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
+  }
+  auto all_answer = [&] {
+    auto replies = h.run(h.client().eval_pipeline(calls));
+    return replies && replies->elements.size() == 16 &&
+           std::all_of(replies->elements.begin(), replies->elements.end(),
+                       [](const jq::redis::Reply& r) { return !r.is_error(); });
+  };
+  REQUIRE(jq::test::wait_until(all_answer, std::chrono::seconds(5), std::chrono::milliseconds(20)));
+  for (std::uint16_t m : cluster.masters()) {
+    CHECK(SyncRedis(m).call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty());
+    REQUIRE(SyncRedis(m).call({"CONFIG", "SET", "maxmemory", "0"}).str == "OK");
+  }
+  // Calls go on; within seconds each node's connection loads the library again by itself.
+  auto loaded_everywhere = [&] {
+    all_answer();
+    return std::all_of(cluster.masters().begin(), cluster.masters().end(), [&](std::uint16_t m) {
+      return !SyncRedis(m).call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty();
+    });
+  };
+  CHECK(jq::test::wait_until(loaded_everywhere, std::chrono::seconds(10),
+                             std::chrono::milliseconds(100)));
 }
