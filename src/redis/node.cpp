@@ -201,6 +201,13 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
   co_return reply;
 }
 
+// FUNCTION LOAD of the library alone (about 190 KB, written into the frame without a copy).
+asio::awaitable<ReplyResult> Node::load_library(Phase phase) {
+  std::string frame;
+  append_library_load(frame);
+  co_return co_await send(std::move(frame), 1, phase);
+}
+
 void Node::scripts_by_source_from_now() {
   next_library_retry_ms_ = steady_ms() + kLibraryRetryMs;
   scripts_by_source_ = true;
@@ -217,8 +224,7 @@ bool Node::library_retry_due() {
 // deleted, maxmemory raised): every script by its source carries the whole library's helpers, so
 // the sooner calls go by FCALL again, the better. Refused again costs one refused command.
 asio::awaitable<void> Node::retry_library_load() {
-  std::vector<std::string> load{"FUNCTION", "LOAD", std::string(library_source())};
-  auto loaded = co_await command(std::move(load));
+  auto loaded = co_await load_library(Phase::ready);
   if (loaded && library_loaded(*loaded)) {
     scripts_by_source_ = false;
     spdlog::info("Redis took the script library {}: scripts go by FCALL again", library_name());
@@ -274,8 +280,7 @@ asio::awaitable<std::error_code> Node::handshake() {
     co_return make_error_code(Errc::protocol_error);
   }
   if (missing) {
-    std::vector<std::string> load{"FUNCTION", "LOAD", std::string(library_source())};
-    auto loaded = co_await command(std::move(load), Phase::handshake);
+    auto loaded = co_await load_library(Phase::handshake);
     if (!loaded && loaded.error() != make_error_code(Errc::out_of_memory)) {
       co_return loaded.error();
     }

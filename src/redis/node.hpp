@@ -100,6 +100,7 @@ class Node {
   asio::awaitable<ReplyResult> send(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<ReplyResult> raw(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
+  asio::awaitable<ReplyResult> load_library(Phase phase);
   // Scripts go by source from now on, and a load is tried again after a while.
   void scripts_by_source_from_now();
   // Whether this call should try to load the library first (by source, and the time has come;

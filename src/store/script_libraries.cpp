@@ -57,13 +57,14 @@ asio::awaitable<int> ScriptLibraries::sweep(std::int64_t cutoff_ms) {
     }
   }
   std::vector<std::string> forget{"ZREM", keys_.libraries()};
+  int count = 0;
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!everywhere[i]) continue;
     forget.push_back(names[i]);
+    ++count;
     spdlog::info("deleted the script library {} of a jqmaster build no master has run for a while",
                  names[i]);
   }
-  const int count = static_cast<int>(forget.size()) - 2;
   if (count > 0) co_await redis_.command(std::move(forget));
   co_return count;
 }

@@ -2,6 +2,8 @@
 // workers see (contract: "Security and limits", "Redis out of memory").
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "src/redis/memory_info.hpp"
 #include "src/redis/script_sources.hpp"
 #include "tests/support/daemon.hpp"
@@ -150,15 +152,27 @@ TEST_CASE("the master warns at start when Redis would evict keys, or that it cou
   CHECK(jq::test::push(daemon.http(), {{"name", "n"}}).size() > 0);
 }
 
+namespace {
+
+// A master started against a Redis already over its maxmemory, once it serves reads: the store's
+// check at connect (initStore) runs over maxmemory.
+struct MasterOnFullRedis {
+  MasterOnFullRedis() {
+    set_maxmemory(r, 1);
+    daemon.emplace(jq::test::DaemonOptions{.redis_url = redis.url(), .wait_ready = false});
+    REQUIRE(wait_until([&] { return daemon->http().get("/v1/stats").status == 200; }, 10s));
+  }
+  RedisServer redis;
+  SyncRedis r{redis.port()};
+  std::optional<Daemon> daemon;
+};
+
+}  // namespace
+
 TEST_CASE("a master starts against a Redis that is already full, and serves what it can",
           "[http]") {
-  RedisServer redis;
-  SyncRedis r(redis.port());
-  set_maxmemory(r, 1);
-  Daemon daemon({.redis_url = redis.url(), .wait_ready = false});
-  auto http = daemon.http();
-  // The store's check at connect (initStore) runs over maxmemory: reads are served.
-  REQUIRE(wait_until([&] { return http.get("/v1/stats").status == 200; }, 10s));
+  MasterOnFullRedis full;
+  auto http = full.daemon->http();
   auto ready = http.get("/readyz");
   CHECK(ready.status == 503);
   CHECK(ready.header("retry-after") == "5");
@@ -169,12 +183,10 @@ TEST_CASE("a master starts against a Redis that is already full, and serves what
 
 TEST_CASE("scripts sent by their source while Redis was full go by FCALL once it has room",
           "[http]") {
-  RedisServer redis;
-  SyncRedis r(redis.port());
-  set_maxmemory(r, 1);
-  Daemon daemon({.redis_url = redis.url(), .wait_ready = false});
+  MasterOnFullRedis full;
+  SyncRedis& r = full.r;
+  Daemon& daemon = *full.daemon;
   auto http = daemon.http();
-  REQUIRE(wait_until([&] { return http.get("/v1/stats").status == 200; }, 10s));
   const std::string library(jq::redis::library_name());
   CHECK(r.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty());  // refused
 
