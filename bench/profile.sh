@@ -39,6 +39,7 @@
 #              and µs per job (bench/redis_scripts.py). The slow log itself costs Redis a little per command.
 #   syscalls   jqmaster Release with its syscalls counted (`perf trace -s`: kernel tracepoints,
 #              little overhead; `strace -c -f` where perf cannot trace): syscalls per job.
+#              TRACED=worker counts the external worker's (jqworker) instead.
 # NAMES=N: N more job names known to the master before the workload (bench/seed_names.py);
 # ENDPOINTS=K: K more worker endpoints, each serving three of them; SPREAD=1: the jobs are spread
 # over those names (jqbench --names N) and the K endpoints are the external worker's, as in
@@ -191,10 +192,12 @@ case $PROFILER in
     redis-cli -p "$REDIS_PORT" slowlog reset >/dev/null
     ;;
   syscalls)
+    TRACED_PID=$MASTER_PID
+    [[ ${TRACED:-master} == worker ]] && TRACED_PID=$WORKER_PID
     if perf trace -s -o /dev/null -- true >/dev/null 2>&1; then
-      perf trace -s -p "$MASTER_PID" -o "$WORK/syscalls.txt" &
+      perf trace -s -p "$TRACED_PID" -o "$WORK/syscalls.txt" &
     else
-      strace -c -f -q -p "$MASTER_PID" -o "$WORK/syscalls.txt" &
+      strace -c -f -q -p "$TRACED_PID" -o "$WORK/syscalls.txt" &
     fi
     PROFILER_PID=$!
     sleep 0.5
