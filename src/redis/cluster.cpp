@@ -106,7 +106,7 @@ int command_slot(const std::vector<std::string>& args) {
 struct Cluster::Pending {
   ClusterOp op;
   std::optional<NodeAddress> ask;  // send once to this node, after ASKING
-  bool load_first = false;         // the node had lost the script library: load it first
+  bool reloaded = false;           // its node had lost the script library and was given it again
   std::optional<Reply> reply;      // done
 };
 
@@ -213,10 +213,6 @@ asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
         ++g->replies;
       }
       if (const auto* call = std::get_if<ScriptCall>(&p.op.what)) {
-        if (p.load_first) {
-          append_library_load(g->frame);
-          ++g->replies;
-        }
         append_script(g->frame, script(call->id), *call, node->scripts_by_source());
       } else {
         append_command(g->frame, std::get<std::vector<std::string>>(p.op.what));
@@ -226,11 +222,16 @@ asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
     }
     if (!groups.empty()) {
       std::vector<ReplyResult> results = co_await send_groups(groups);
+      std::vector<std::shared_ptr<Node>> reload;
       for (std::size_t k = 0; k < groups.size(); ++k) {
-        if (auto fatal = settle(groups[k], std::move(results[k]), pending, back_off, last)) {
+        if (auto fatal =
+                settle(groups[k], std::move(results[k]), pending, back_off, last, reload)) {
           co_return unexpected(*fatal);
         }
       }
+      // Before the calls go again: a node that refuses the library for memory takes them by
+      // their source instead (Node::reload_library).
+      for (const auto& node : reload) co_await node->reload_library();
     }
     if (std::all_of(pending.begin(), pending.end(),
                     [](const Pending& p) { return p.reply.has_value(); })) {
@@ -262,7 +263,8 @@ asio::awaitable<std::vector<ReplyResult>> Cluster::send_groups(std::vector<Group
 
 std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult reply,
                                                std::vector<Pending>& ops, bool& back_off,
-                                               std::error_code& last) {
+                                               std::error_code& last,
+                                               std::vector<std::shared_ptr<Node>>& reload) {
   if (!reply) {
     if (!not_run(reply.error())) return reply.error();
     for (std::size_t i : group.ops) ops[i].ask.reset();
@@ -281,7 +283,6 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
       ++at;  // ASKING's +OK
       p.ask.reset();
     }
-    if (p.load_first) ++at;  // FUNCTION LOAD's reply: the call's own says if Redis has it now
     Reply& r = reply->elements[at++];
     if (p.op.with_previous && !ops[i - 1].reply) continue;  // goes again with it
     if (r.is_error()) {
@@ -302,10 +303,11 @@ std::optional<std::error_code> Cluster::settle(const Group& group, ReplyResult r
         last = make_error_code(Errc::cluster_down);
         continue;
       }
-      if (lost_library(r) && std::holds_alternative<ScriptCall>(p.op.what) && !p.load_first) {
-        spdlog::info("Redis at {} lost the script library {}; loading it again",
-                     group.node->address().describe(), library_name());
-        p.load_first = true;
+      if (lost_library(r) && std::holds_alternative<ScriptCall>(p.op.what) && !p.reloaded) {
+        p.reloaded = true;
+        if (std::find(reload.begin(), reload.end(), group.node) == reload.end()) {
+          reload.push_back(group.node);
+        }
         continue;
       }
     }

@@ -113,10 +113,12 @@ class Cluster {
   std::shared_ptr<Node> node_at(const NodeAddress& address);
   std::shared_ptr<Node> any_master(const SlotTable& table) const;
   asio::awaitable<std::vector<ReplyResult>> send_groups(std::vector<Group>& groups);
-  // Sorts the replies of one node into done or retry; an error the caller must get as it is.
+  // Sorts the replies of one node into done or retry; an error the caller must get as it is. A
+  // node that lost the script library is added to `reload` (once).
   std::optional<std::error_code> settle(const Group& group, ReplyResult reply,
                                         std::vector<Pending>& ops, bool& back_off,
-                                        std::error_code& last);
+                                        std::error_code& last,
+                                        std::vector<std::shared_ptr<Node>>& reload);
   void moved(int slot, const NodeAddress& to);
   void want_refresh();
   asio::awaitable<void> refresh_loop();

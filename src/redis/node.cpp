@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <chrono>
+#include <limits>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/use_awaitable.hpp>
@@ -148,37 +149,23 @@ asio::awaitable<ReplyResult> Node::eval_with(ScriptCall call,
                                              std::vector<std::vector<std::string>> extra,
                                              Phase phase) {
   const Script& s = script(call.id);
-  const auto frame_of = [&](bool load, bool by_source) {
-    std::string frame;
-    if (load) append_library_load(frame);
-    append_script(frame, s, call, by_source);
-    for (const auto& args : extra) append_command(frame, args);
-    return frame;
+  const auto frame = [&] {
+    std::string out;
+    append_script(out, s, call, scripts_by_source_);
+    for (const auto& args : extra) append_command(out, args);
+    return out;
   };
   const std::size_t count = 1 + extra.size();
-  auto reply = co_await exec(frame_of(false, scripts_by_source_), count, phase);
+  auto reply = co_await exec(frame(), count, phase);
   if (!reply || !reply->is_array() || reply->elements.empty() ||
       !lost_library(reply->elements[0])) {
     co_return reply;
   }
-  // Redis lost the library (restarted without persistence, FUNCTION FLUSH, a node that never
-  // had it): load it again and send the call and the rest once more, in one write.
-  spdlog::info("Redis lost the script library {}; loading it again", library_name());
-  reply = co_await exec(frame_of(true, false), count + 1, phase);
-  if (!reply && reply.error() == make_error_code(Errc::out_of_memory)) {
-    // Refused for memory (nothing was run): by its source, as after such a handshake.
-    scripts_by_source_from_now();
-    co_return co_await exec(frame_of(false, true), count, phase);
-  }
-  if (!reply) co_return reply;
-  if (!reply->is_array() || reply->elements.size() != count + 1) {
-    co_return unexpected(make_error_code(Errc::protocol_error));
-  }
-  if (!library_loaded(reply->elements[0])) {
-    spdlog::error("Redis refused the script library: {}", reply->elements[0].str);
-  }
-  reply->elements.erase(reply->elements.begin());
-  co_return reply;
+  // Nothing of the frame ran: the call and the rest go again (the commands may be about the
+  // call, as a WAIT for its writes), by FCALL or, if Redis refused the library for memory, by
+  // the script's source.
+  co_await reload_library(phase);
+  co_return co_await exec(frame(), count, phase);
 }
 
 asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
@@ -222,12 +209,36 @@ bool Node::library_retry_due() {
 
 // A Redis that refused the library for memory may have room again (results fetched, dead jobs
 // deleted, maxmemory raised): every script by its source carries the whole library's helpers, so
-// the sooner calls go by FCALL again, the better. Refused again costs one refused command.
+// the sooner calls go by FCALL again, the better. Refused again costs one refused command; a
+// refusal that time will not lift (the library does not compile, or an ACL no longer grants
+// FUNCTION LOAD) stops the retries on this connection, said once.
 asio::awaitable<void> Node::retry_library_load() {
   auto loaded = co_await load_library(Phase::ready);
-  if (loaded && library_loaded(*loaded)) {
+  if (!loaded) co_return;  // over maxmemory still, or Redis busy or gone: tried again later
+  if (library_loaded(*loaded)) {
     scripts_by_source_ = false;
     spdlog::info("Redis took the script library {}: scripts go by FCALL again", library_name());
+    co_return;
+  }
+  next_library_retry_ms_ = std::numeric_limits<std::int64_t>::max();
+  spdlog::error(
+      "Redis refused the script library {}: {}; scripts keep going by their source on this "
+      "connection (grant jqmaster's Redis user FUNCTION LOAD, or report the error)",
+      library_name(), loaded->str);
+}
+
+asio::awaitable<void> Node::reload_library(Phase phase) {
+  spdlog::info("Redis at {} lost the script library {}; loading it again",
+               options_.address.describe(), library_name());
+  auto loaded = co_await load_library(phase);
+  if (!loaded && loaded.error() == make_error_code(Errc::out_of_memory)) {
+    spdlog::warn(
+        "Redis at {} is over maxmemory and refused to load the script library {}: scripts go by "
+        "their source until Redis has room for it",
+        options_.address.describe(), library_name());
+    scripts_by_source_from_now();
+  } else if (loaded && !library_loaded(*loaded)) {
+    spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);
   }
 }
 

@@ -73,8 +73,9 @@ class Node {
                                         Phase phase = Phase::ready);
   asio::awaitable<ReplyResult> eval(ScriptCall call, Phase phase = Phase::ready);
   // The script, then the `extra` commands, in one write; the reply is an array with the script's
-  // reply, then one per command. When Redis lost the library, the library goes first and all of
-  // them are sent again (the commands may be about the call, as a WAIT for its writes).
+  // reply, then one per command. When Redis lost the library, it is loaded again
+  // (reload_library) and all of them are sent again (the commands may be about the call, as a
+  // WAIT for its writes).
   asio::awaitable<ReplyResult> eval_with(ScriptCall call,
                                          std::vector<std::vector<std::string>> extra,
                                          Phase phase = Phase::ready);
@@ -84,6 +85,10 @@ class Node {
   asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
                                              std::vector<std::vector<std::string>> extra = {},
                                              Phase phase = Phase::ready);
+  // Loads the script library on a Redis that lost it (restarted without persistence, FUNCTION
+  // FLUSH, deleted by another build's sweep); refused for memory, scripts go by their source from
+  // now on, as after such a handshake. Another refusal is logged: the calls that follow meet it.
+  asio::awaitable<void> reload_library(Phase phase = Phase::ready);
   // `frame` holds `replies` encoded commands (> 0); the answer is an array of their replies
   // whatever their number. Timed and checked for refusals like every call; no library reload.
   asio::awaitable<ReplyResult> exec(std::string frame, std::size_t replies,

@@ -1,6 +1,6 @@
 // The script library on a Redis Cluster, where every master holds its own copy: an old build's
-// is deleted from each of them (ScriptLibraries), and nodes that refused it for memory take it
-// once they have room.
+// is deleted from each of them (ScriptLibraries), nodes that refused it for memory take it once
+// they have room, and nodes that lose it while full take scripts by their source.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -83,4 +83,40 @@ TEST_CASE("cluster nodes that refused the script library for memory take it once
   };
   CHECK(jq::test::wait_until(loaded_everywhere, std::chrono::seconds(10),
                              std::chrono::milliseconds(100)));
+}
+
+TEST_CASE("cluster nodes that lose the script library while full take scripts by their source",
+          "[cluster]") {
+  auto& cluster = jq::test::shared_cluster();
+  const std::string library(jq::redis::library_name());
+  jq::test::StoreHarness h(cluster.url());
+  const jq::redis::Keys keys("cf");
+  using jq::redis::bindings::QueueStats;
+  std::vector<jq::redis::ScriptCall> calls;
+  for (int shard = 0; shard < 16; ++shard) {
+    calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
+  }
+  auto answers = [&] {
+    auto replies = h.run(h.client().eval_pipeline(calls));
+    return replies && replies->elements.size() == 16 &&
+           std::all_of(replies->elements.begin(), replies->elements.end(),
+                       [](const jq::redis::Reply& r) { return !r.is_error(); });
+  };
+  REQUIRE(jq::test::wait_until(answers, std::chrono::seconds(5), std::chrono::milliseconds(20)));
+  // The library goes (a sweep by another build, FUNCTION FLUSH) while every node is full: loading
+  // it again is refused, and the very next calls are answered all the same.
+  for (std::uint16_t m : cluster.masters()) {
+    SyncRedis node(m);
+    REQUIRE(node.call({"FUNCTION", "FLUSH"}).str == "OK");
+    REQUIRE(node.call({"CONFIG", "SET", "maxmemory", "1"}).str == "OK");
+  }
+  const bool answered_full = answers();
+  bool loaded_anywhere = false;
+  for (std::uint16_t m : cluster.masters()) {
+    SyncRedis node(m);
+    loaded_anywhere |= !node.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty();
+    REQUIRE(node.call({"CONFIG", "SET", "maxmemory", "0"}).str == "OK");
+  }
+  CHECK(answered_full);
+  CHECK_FALSE(loaded_anywhere);
 }

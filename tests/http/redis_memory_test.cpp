@@ -204,3 +204,32 @@ TEST_CASE("scripts sent by their source while Redis was full go by FCALL once it
   CHECK(stats.find("cmdstat_fcall:") != std::string::npos);
   CHECK(stats.find("cmdstat_eval:") == std::string::npos);
 }
+
+TEST_CASE(
+    "a library Redis refuses for good stops the master's retries, said once, and scripts "
+    "keep going by their source",
+    "[http]") {
+  MasterOnFullRedis full;
+  SyncRedis& r = full.r;
+  Daemon& daemon = *full.daemon;
+  auto http = daemon.http();
+  const std::string library(jq::redis::library_name());
+  // Room again, but the master's Redis user may no longer load functions.
+  REQUIRE(r.call({"ACL", "SETUSER", "default", "-function|load"}).str == "OK");
+  set_maxmemory(r, 0);
+  const std::string refused = "Redis refused the script library";
+  REQUIRE(wait_until([&] { return daemon.log().find(refused) != std::string::npos; }, 10s));
+  CHECK(daemon.log().find("FUNCTION LOAD") != std::string::npos);  // says what to grant
+  REQUIRE(r.call({"CONFIG", "RESETSTAT"}).str == "OK");
+  // Past the next retry's time, with calls going on: no more tries, and pushes are stored.
+  const auto until = std::chrono::steady_clock::now() + 2500ms;
+  while (std::chrono::steady_clock::now() < until) {
+    REQUIRE(http.post("/v1/jobs", {{"name", "n"}}).status == 201);
+  }
+  const std::string stats = r.call({"INFO", "commandstats"}).str;
+  CHECK(stats.find("cmdstat_function|load:") == std::string::npos);
+  CHECK(stats.find("cmdstat_eval:") != std::string::npos);
+  const std::string log = daemon.log();
+  CHECK(log.find(refused) == log.rfind(refused));
+  CHECK(r.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty());
+}
