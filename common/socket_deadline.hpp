@@ -1,7 +1,8 @@
 // The deadline of what a connection waits for, kept by one timer that looks at it at least once
 // per `tick` while there is one: a server connection's request, header, body and answer
 // (src/http/server.cpp), a worker call's exchange (src/dispatch/worker_call.cpp), a jqbench
-// request (cmd/jqbench/http_connection.cpp). Beast's tcp_stream armed a timer for every read and
+// request (cmd/jqbench/http_connection.cpp), a jqworker connection
+// (cmd/jqworker/worker_server.cpp). Beast's tcp_stream armed a timer for every read and
 // write and cancelled it when the operation ended: about 0.7 µs of the master's 10 per single
 // push (docs/BENCHMARKS.md). Here moving the deadline is a store; the timer is armed again only
 // when a deadline comes before its next look (a timeout shorter than the tick, or the first

@@ -29,6 +29,7 @@
 #include "cmd/jqworker/journal.hpp"
 #include "cmd/jqworker/stats.hpp"
 #include "common/serial_executor.hpp"
+#include "common/socket_deadline.hpp"
 
 namespace jq::worker {
 
@@ -45,6 +46,7 @@ constexpr std::uint64_t kBodyLimit = 64 * 1024 * 1024;
 constexpr std::chrono::seconds kIdleTimeout{300};  // between requests; the master pools connections
 constexpr std::chrono::seconds kReadTimeout{30};   // to read one request once it began
 constexpr std::chrono::seconds kWriteTimeout{30};
+constexpr std::chrono::seconds kDeadlineTick{30};  // how often the deadline looks, at most
 
 using Request = bhttp::request<bhttp::string_body>;
 
@@ -138,9 +140,10 @@ std::string response_head(const Reply& reply, unsigned version, bool keep_alive)
   return head;
 }
 
+// A timeout closes the socket: what waited on it ends aborted, what starts after finds no socket.
 bool is_quiet_end(const boost::system::error_code& ec) {
   return ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
-         ec == asio::error::operation_aborted || ec == beast::error::timeout ||
+         ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor ||
          ec == asio::error::connection_reset || ec == asio::error::eof;
 }
 
@@ -155,24 +158,27 @@ void log_request(const Request& req, int status, std::chrono::steady_clock::time
                about, status, ms.count());
 }
 
-// Reads one request; an error or a closed connection is an empty result.
-asio::awaitable<std::optional<Request>> read_request(beast::tcp_stream& stream,
+// Reads one request within the idle timeout for its first bytes and the read timeout for the
+// rest; an error or a closed connection is an empty result.
+asio::awaitable<std::optional<Request>> read_request(tcp::socket& socket, SocketDeadline& deadline,
                                                      beast::flat_buffer& buffer) {
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(kHeaderLimit);
   parser.body_limit(kBodyLimit);
   boost::system::error_code ec;
-  stream.expires_after(kIdleTimeout);
-  co_await bhttp::async_read_header(stream, buffer, parser,
+  deadline.expire_after(buffer.size() == 0 ? kIdleTimeout : kReadTimeout);
+  co_await bhttp::async_read_header(socket, buffer, parser,
                                     asio::redirect_error(use_awaitable, ec));
   if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
     bhttp::response<bhttp::empty_body> go_on{bhttp::status::continue_, 11};  // curl waits for it
-    co_await bhttp::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
+    deadline.expire_after(kWriteTimeout);
+    co_await bhttp::async_write(socket, go_on, asio::redirect_error(use_awaitable, ec));
   }
-  if (!ec) {
-    stream.expires_after(kReadTimeout);
-    co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+  if (!ec && !parser.is_done()) {
+    deadline.expire_after(kReadTimeout);
+    co_await bhttp::async_read(socket, buffer, parser, asio::redirect_error(use_awaitable, ec));
   }
+  deadline.expire_never();  // a job may sleep as long as it asked
   if (ec) {
     if (!is_quiet_end(ec)) spdlog::warn("reading a request failed: {}", ec.message());
     co_return std::nullopt;
@@ -180,14 +186,17 @@ asio::awaitable<std::optional<Request>> read_request(beast::tcp_stream& stream,
   co_return parser.release();
 }
 
+// One deadline per connection (common/socket_deadline.hpp): moving it is a store, where Beast's
+// tcp_stream armed and cancelled a timer for each read and write.
 asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared) {
-  beast::tcp_stream stream(std::move(socket));
+  auto deadline = std::make_shared<SocketDeadline>(socket, kDeadlineTick);
   beast::flat_buffer buffer;
   bool carried_jobs = false;  // counted in the stats' connections once it carried a job
   for (;;) {
-    auto req = co_await read_request(stream, buffer);
+    auto req = co_await read_request(socket, *deadline, buffer);
     if (!req) break;
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = shared->log_requests ? std::chrono::steady_clock::now()
+                                            : std::chrono::steady_clock::time_point();
     std::optional<Stats::InFlight> in_flight;
     Reply reply = co_await route(*req, *shared, in_flight);
     if (in_flight && !carried_jobs) {
@@ -205,14 +214,15 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     const std::array<asio::const_buffer, 2> answer{
         asio::buffer(head), body ? asio::buffer(reply.body) : asio::const_buffer()};
     boost::system::error_code ec;
-    stream.expires_after(kWriteTimeout);
-    co_await asio::async_write(stream, answer, asio::redirect_error(use_awaitable, ec));
+    deadline->expire_after(kWriteTimeout);
+    co_await asio::async_write(socket, answer, asio::redirect_error(use_awaitable, ec));
     if (shared->log_requests) log_request(*req, status, start);
     if (ec || !keep_alive) break;
   }
+  deadline->stop();
   boost::system::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream.socket().close(ignored);
+  socket.shutdown(tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
 }
 
 asio::awaitable<void> accept_loop(tcp::acceptor acceptor, std::shared_ptr<Shared> shared) {
