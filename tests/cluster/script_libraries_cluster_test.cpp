@@ -17,6 +17,24 @@
 
 using jq::test::SyncRedis;
 
+namespace {
+
+// One queueStats call per shard, in one pipeline over the cluster's masters: whether each was
+// answered (by FCALL or by the script's source), none refused.
+bool every_shard_answers(jq::test::StoreHarness& h, const jq::redis::Keys& keys) {
+  using jq::redis::bindings::QueueStats;
+  std::vector<jq::redis::ScriptCall> calls;
+  for (int shard = 0; shard < 16; ++shard) {
+    calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
+  }
+  auto replies = h.run(h.client().eval_pipeline(calls));
+  return replies && replies->elements.size() == 16 &&
+         std::all_of(replies->elements.begin(), replies->elements.end(),
+                     [](const jq::redis::Reply& r) { return !r.is_error(); });
+}
+
+}  // namespace
+
 TEST_CASE("an old build's script library is deleted from every master of a cluster", "[cluster]") {
   auto& cluster = jq::test::shared_cluster();
   const std::string old = "jq_c1u5e0000001";
@@ -58,17 +76,7 @@ TEST_CASE("cluster nodes that refused the script library for memory take it once
   // Every node's connection comes up without the library: scripts go by their source.
   jq::test::StoreHarness h(cluster.url());
   const jq::redis::Keys keys("cm");
-  using jq::redis::bindings::QueueStats;
-  std::vector<jq::redis::ScriptCall> calls;
-  for (int shard = 0; shard < 16; ++shard) {
-    calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
-  }
-  auto all_answer = [&] {
-    auto replies = h.run(h.client().eval_pipeline(calls));
-    return replies && replies->elements.size() == 16 &&
-           std::all_of(replies->elements.begin(), replies->elements.end(),
-                       [](const jq::redis::Reply& r) { return !r.is_error(); });
-  };
+  auto all_answer = [&] { return every_shard_answers(h, keys); };
   REQUIRE(jq::test::wait_until(all_answer, std::chrono::seconds(5), std::chrono::milliseconds(20)));
   for (std::uint16_t m : cluster.masters()) {
     CHECK(SyncRedis(m).call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty());
@@ -91,17 +99,7 @@ TEST_CASE("cluster nodes that lose the script library while full take scripts by
   const std::string library(jq::redis::library_name());
   jq::test::StoreHarness h(cluster.url());
   const jq::redis::Keys keys("cf");
-  using jq::redis::bindings::QueueStats;
-  std::vector<jq::redis::ScriptCall> calls;
-  for (int shard = 0; shard < 16; ++shard) {
-    calls.push_back(QueueStats::call(QueueStats::keys(keys, shard, "mail"), {"mail"}));
-  }
-  auto answers = [&] {
-    auto replies = h.run(h.client().eval_pipeline(calls));
-    return replies && replies->elements.size() == 16 &&
-           std::all_of(replies->elements.begin(), replies->elements.end(),
-                       [](const jq::redis::Reply& r) { return !r.is_error(); });
-  };
+  auto answers = [&] { return every_shard_answers(h, keys); };
   REQUIRE(jq::test::wait_until(answers, std::chrono::seconds(5), std::chrono::milliseconds(20)));
   // The library goes (a sweep by another build, FUNCTION FLUSH) while every node is full: loading
   // it again is refused, and the very next calls are answered all the same.
