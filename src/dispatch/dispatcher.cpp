@@ -22,7 +22,10 @@ namespace {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-constexpr milliseconds kBusyPause{1000};        // 429/503 without Retry-After
+constexpr milliseconds kBusyPause{1000};  // 429/503 without Retry-After
+// 429/503 with Retry-After: 0 (or a date already past, a worker's clock behind): without a
+// pause the job would go straight back to the same worker, in a loop.
+constexpr milliseconds kMinBusyPause{100};
 constexpr std::size_t kBodySnippetBytes = 200;  // of a non-200 answer, for last_error
 
 std::string snippet(const std::string& body) {
@@ -80,8 +83,9 @@ Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::in
     v.message = "worker busy (HTTP " + std::to_string(answer.status) + ")";
     v.end.verdict = AttemptEnd::Verdict::busy;
     // A worker cannot freeze its endpoint for days with a large Retry-After.
-    v.end.hold_off =
-        answer.retry_after ? std::min(*answer.retry_after, max_busy_pause) : kBusyPause;
+    v.end.hold_off = answer.retry_after
+                         ? std::min(std::max(*answer.retry_after, kMinBusyPause), max_busy_pause)
+                         : kBusyPause;
     return v;
   }
   if (answer.status != 200) {

@@ -1,8 +1,11 @@
 #include "src/dispatch/worker_call.hpp"
 
+#include <cerrno>
 #include <mutex>
 #include <optional>
 #include <variant>
+
+#include <sys/socket.h>
 
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -112,15 +115,10 @@ std::string handshake_error(SSL* ssl, const boost::system::error_code& ec,
   return "TLS: handshake with " + origin + " failed: " + ec.message();
 }
 
-// A worker closed a kept-alive connection before our request arrived: the request was not read.
-// Such a close is a FIN, which a read after the request sees first (end of stream), whatever the
-// worker's kernel then answers to the request. A reset is not in this list: with the whole request
-// sent, it means the worker went away holding the job (it crashed running it, or exited with the
-// request unread), and a retry on a new connection would find it down and give the attempt back
-// uncounted, again and again, so that a job that crashes its worker would never end dead.
-bool closed_before_request(const boost::system::error_code& ec) {
-  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-         ec == ssl::error::stream_truncated;
+// An interim answer (100 Continue, 103 Early Hints): the answer to the job follows it. 101
+// (Switching Protocols) ends the exchange as it is: the master never asks for it.
+bool interim(unsigned status) {
+  return status >= 100 && status < 200 && status != 101;
 }
 
 // Whether a failed exchange ran out of time. The connection's deadline closes the socket, which
@@ -132,7 +130,7 @@ bool past_deadline(const WorkerCall& call) {
 // What one request on one connection came to.
 struct Exchange {
   WorkerAnswer answer;
-  bool retry = false;  // a reused connection had been closed by the worker: nothing was delivered
+  bool retry = false;  // writing to a reused connection failed: nothing was delivered
   bool keep = false;   // the connection may serve the next call
 };
 
@@ -154,12 +152,18 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     co_return out;
   }
   beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::string_body> parser;
-  parser.body_limit(call.max_answer_bytes);
-  // The header first, so a body declared larger than the limit is refused unread (Beast
-  // 1.74's response parser was seen to read a Content-Length body past its body_limit).
-  co_await bhttp::async_read_header(stream, buffer, parser,
-                                    asio::redirect_error(use_awaitable, ec));
+  // Interim answers are read whole (a header) and skipped: left unread, the answer to this job
+  // would be taken for the next one sent on the connection. A parser reads one message.
+  std::optional<bhttp::response_parser<bhttp::string_body>> parsing;
+  do {
+    parsing.emplace();
+    parsing->body_limit(call.max_answer_bytes);
+    // The header first, so a body declared larger than the limit is refused unread (Beast
+    // 1.74's response parser was seen to read a Content-Length body past its body_limit).
+    co_await bhttp::async_read_header(stream, buffer, *parsing,
+                                      asio::redirect_error(use_awaitable, ec));
+  } while (!ec && interim(parsing->get().result_int()));
+  auto& parser = *parsing;
   if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
     ec = bhttp::error::body_limit;
   }
@@ -168,17 +172,21 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   }
   if (!ec && parser.get().body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
   if (ec) {
-    // A reused connection the worker closed just before our request: nothing was read, so
-    // the worker never saw the job.
-    out.retry = reused && closed_before_request(ec) && !parser.got_some();
+    // The job was sent (a pooled connection the worker had closed is not reused, see
+    // Impl::take_idle): a close or a reset now means the worker went away holding it (it
+    // crashed running it). Sending it again would find the worker down and give the attempt
+    // back uncounted, again and again, so that a job that crashes its worker would never end
+    // dead: the attempt counts.
     const bool late = past_deadline(call);
     answer.kind = late ? WorkerAnswer::Kind::timed_out : WorkerAnswer::Kind::broken;
     answer.error = late ? "no answer before the deadline"
                         : "the connection failed before the answer: " + ec.message();
-    if (!late && ec == asio::error::connection_reset) {
+    if (!late && (ec == asio::error::connection_reset || ec == bhttp::error::end_of_stream ||
+                  ec == asio::error::eof || ec == ssl::error::stream_truncated)) {
       answer.error =
-          "the worker reset the connection after the job was sent, before answering (did it "
-          "crash running the job?)";
+          "the worker closed the connection after the job was sent, before answering (did it "
+          "crash running the job?): " +
+          ec.message();
     }
     if (ec == bhttp::error::body_limit) {
       answer.error = "the worker's answer is larger than limits.max_result_bytes (" +
@@ -192,7 +200,8 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   answer.content_type = std::string(res[bhttp::field::content_type]);
   answer.retry_after =
       api::parse_retry_after(res[bhttp::field::retry_after], std::chrono::system_clock::now());
-  out.keep = res.keep_alive();
+  // Bytes after the answer were not asked for: the connection is not trusted with another job.
+  out.keep = res.keep_alive() && buffer.size() == 0;
   answer.body = std::move(res.body());
   co_return out;
 }
@@ -229,6 +238,7 @@ void close_politely(std::unique_ptr<Connection> conn) {
 struct ConnectionPool::Impl {
   asio::any_io_executor executor;
   bool one_io_thread = false;
+  std::chrono::milliseconds connect_timeout{kConnectTimeout};
   std::string host;
   std::string port;
   std::string host_port;             // the Host header
@@ -239,12 +249,23 @@ struct ConnectionPool::Impl {
   std::size_t max_idle;  // guarded by mutex
   std::vector<std::unique_ptr<Connection>> idle;
 
+  // An idle connection, unless the worker closed it meanwhile (or sent something unasked): a
+  // job sent on such a one would meet the close after it was written, which cannot be told from
+  // a worker that crashed running it. One non-blocking peek says so before the job goes out.
   std::unique_ptr<Connection> take_idle() {
-    std::lock_guard lock(mutex);
-    if (idle.empty()) return nullptr;
-    auto c = std::move(idle.back());
-    idle.pop_back();
-    return c;
+    for (;;) {
+      std::unique_ptr<Connection> c;
+      {
+        std::lock_guard lock(mutex);
+        if (idle.empty()) return nullptr;
+        c = std::move(idle.back());
+        idle.pop_back();
+      }
+      char byte;
+      const ssize_t n =
+          ::recv(c->tcp().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return c;
+    }
   }
 
   // Closes the idle connections beyond the first `keep`, once the mutex is released; with
@@ -306,7 +327,10 @@ struct ConnectionPool::Impl {
   asio::awaitable<std::string> establish(Connection& conn, tcp::resolver::results_type endpoints,
                                          std::chrono::steady_clock::time_point deadline) {
     boost::system::error_code ec;
-    conn.tcp().expires_at(deadline);
+    // A host that drops packets would otherwise hold the job until its deadline (up to a day)
+    // and count the attempt: past the connect timeout it is unreachable (not counted, the endpoint
+    // held off), like a refused connection.
+    conn.tcp().expires_at(std::min(deadline, std::chrono::steady_clock::now() + connect_timeout));
     co_await conn.tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
     if (ec) co_return "cannot connect to " + host_port + ": " + ec.message();
     conn.tcp().socket().set_option(tcp::no_delay(true), ec);
@@ -337,10 +361,12 @@ struct ConnectionPool::Impl {
 
 ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUrl& address,
                                std::shared_ptr<TlsContexts> tls, std::string ca_file,
-                               std::size_t max_idle, bool one_io_thread)
+                               std::size_t max_idle, bool one_io_thread,
+                               std::chrono::milliseconds connect_timeout)
     : impl_(std::make_shared<Impl>()) {
   impl_->executor = std::move(executor);
   impl_->one_io_thread = one_io_thread;
+  impl_->connect_timeout = connect_timeout;
   impl_->host = address.host;
   impl_->port = std::to_string(address.port);
   // An IPv6 address goes in brackets in the Host header.

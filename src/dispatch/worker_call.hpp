@@ -48,10 +48,14 @@ class ConnectionPool {
  public:
   // For an https `address`, each new connection verifies the worker's certificate with the
   // context of `ca_file` (empty: the defaults) from `tls`; for http:// both are unused. Each
-  // connection gets a strand of `executor`'s, unless one thread runs it (`one_io_thread`).
+  // connection gets a strand of `executor`'s, unless one thread runs it (`one_io_thread`). A new
+  // connection (with its TLS handshake) that takes longer than `connect_timeout` (or than the
+  // call's deadline, if that comes first) is unreachable.
+  static constexpr std::chrono::milliseconds kConnectTimeout{10'000};
   ConnectionPool(boost::asio::any_io_executor executor, const api::HttpUrl& address,
                  std::shared_ptr<TlsContexts> tls, std::string ca_file, std::size_t max_idle,
-                 bool one_io_thread = false);
+                 bool one_io_thread = false,
+                 std::chrono::milliseconds connect_timeout = kConnectTimeout);
   ~ConnectionPool();
 
   boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);

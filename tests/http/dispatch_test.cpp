@@ -437,6 +437,19 @@ TEST_CASE("a Retry-After of days holds the endpoint back only dispatch.max_busy_
   CHECK(wait_until([&] { return busy.stats()["received"] >= 3; }, 10s));
 }
 
+TEST_CASE("a Retry-After of 0 holds the endpoint back a moment, not in a loop", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  Worker busy;
+  register_worker(http, busy.url(), {"n"}, 1);
+  const auto began = std::chrono::steady_clock::now();
+  push(http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 0}}}});
+  // The job comes back to the worker again and again, 100 ms apart at least: four pauses.
+  REQUIRE(wait_until([&] { return busy.stats()["received"] >= 5; }, 10s));
+  CHECK(std::chrono::steady_clock::now() - began >= 400ms);
+}
+
 TEST_CASE("an answer above limits.max_result_bytes is a failure naming the limit, never stored",
           "[http]") {
   RedisServer redis;

@@ -2,7 +2,10 @@
 // real jqworker.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include <netinet/in.h>
@@ -50,14 +53,42 @@ WorkerAnswer run_call(asio::io_context& io, ConnectionPool& pool, WorkerCall cal
   return *answer;
 }
 
-// A worker on a plain socket that answers its connection's first request (keeping the
-// connection), then goes away the way a crash does: with a reset (SO_LINGER 0), and no longer
-// listening, so a new connection is refused. `after_second_request`: the reset comes once the
-// second request has arrived whole (the job crashed it), else at once, while the connection
-// waits idle in the master's pool.
-class CrashingWorker {
+// Reads one whole request (headers, then Content-Length bytes of body) from `fd`.
+bool read_request(int fd) {
+  std::string in;
+  char chunk[4096];
+  std::size_t body_at = std::string::npos, length = 0;
+  while (body_at == std::string::npos || in.size() < body_at + length) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n <= 0) return false;
+    in.append(chunk, static_cast<std::size_t>(n));
+    if (body_at == std::string::npos && (body_at = in.find("\r\n\r\n")) != std::string::npos) {
+      body_at += 4;
+      const auto field = in.find("Content-Length: ");
+      if (field != std::string::npos) length = std::stoul(in.substr(field + 16));
+    }
+  }
+  return true;
+}
+
+void write_all(int fd, std::string_view bytes) {
+  [[maybe_unused]] const auto sent = ::write(fd, bytes.data(), bytes.size());
+}
+
+// A success whose result is `result` (a JSON string without escapes).
+std::string success_answer(const std::string& result) {
+  const std::string body =
+      R"({"type":"success","finished_at":"2026-01-01T00:00:00Z","result":")" + result + "\"}";
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// A worker on a plain socket whose thread runs `serve(listener)`; it stops listening when
+// serve returns (new connections are refused), or when the test ends (an accept still waiting
+// returns).
+class RawWorker {
  public:
-  explicit CrashingWorker(bool after_second_request) {
+  explicit RawWorker(std::function<void(int listener)> serve, int backlog = 4) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(listener_ >= 0);
     sockaddr_in at{};
@@ -65,59 +96,56 @@ class CrashingWorker {
     at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t size = sizeof(at);
     REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&at), size) == 0);
-    REQUIRE(::listen(listener_, 4) == 0);
+    REQUIRE(::listen(listener_, backlog) == 0);
     REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&at), &size) == 0);
     port_ = ntohs(at.sin_port);
-    thread_ = std::thread([this, after_second_request] { serve(after_second_request); });
+    if (serve) {
+      thread_ = std::thread([this, serve = std::move(serve)] {
+        serve(listener_);
+        ::shutdown(listener_, SHUT_RDWR);
+      });
+    }
   }
-  ~CrashingWorker() {
+  ~RawWorker() {
+    ::shutdown(listener_, SHUT_RDWR);
     if (thread_.joinable()) thread_.join();
-    if (listener_ >= 0) ::close(listener_);
+    ::close(listener_);
   }
   std::uint16_t port() const { return port_; }
-  // Waits until the connection was reset and the listener closed.
+  // Waits until serve returned and the listener stopped.
   void wait_gone() { thread_.join(); }
 
  private:
-  // Reads one whole request (headers, then Content-Length bytes of body).
-  static bool read_request(int fd) {
-    std::string in;
-    char chunk[4096];
-    std::size_t body_at = std::string::npos, length = 0;
-    while (body_at == std::string::npos || in.size() < body_at + length) {
-      const ssize_t n = ::read(fd, chunk, sizeof chunk);
-      if (n <= 0) return false;
-      in.append(chunk, static_cast<std::size_t>(n));
-      if (body_at == std::string::npos && (body_at = in.find("\r\n\r\n")) != std::string::npos) {
-        body_at += 4;
-        const auto field = in.find("Content-Length: ");
-        if (field != std::string::npos) length = std::stoul(in.substr(field + 16));
-      }
-    }
-    return true;
-  }
-
-  void serve(bool after_second_request) {
-    const int fd = ::accept(listener_, nullptr, nullptr);
-    if (fd < 0) return;
-    if (read_request(fd)) {
-      static constexpr std::string_view kAnswer =
-          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 71\r\n\r\n"
-          R"({"type":"success","finished_at":"2026-01-01T00:00:00Z","result":null}  )";
-      [[maybe_unused]] const auto sent = ::write(fd, kAnswer.data(), kAnswer.size());
-      if (after_second_request) read_request(fd);
-    }
-    ::close(listener_);
-    listener_ = -1;
-    const linger reset{1, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-    ::close(fd);
-  }
-
   int listener_ = -1;
   std::uint16_t port_ = 0;
   std::thread thread_;
 };
+
+// Closes `fd` the way a crash does when `reset` (SO_LINGER 0: a reset), else with a FIN, as a
+// process that exits having read all it was sent.
+void go_away(int fd, bool reset) {
+  if (reset) {
+    const linger now{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+  }
+  ::close(fd);
+}
+
+// Answers its connection's first request (keeping the connection), then goes away and stops
+// listening, so a new connection is refused. `after_second_request`: once the second request
+// arrived whole (the job crashed it), else at once, while the connection waits idle in the
+// master's pool.
+std::function<void(int)> crashing(bool after_second_request, bool reset) {
+  return [=](int listener) {
+    const int fd = ::accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    if (read_request(fd)) {
+      write_all(fd, success_answer("first"));
+      if (after_second_request) read_request(fd);
+    }
+    go_away(fd, reset);
+  };
+}
 
 }  // namespace
 
@@ -125,19 +153,19 @@ TEST_CASE("a reset after the job was sent on a kept-alive connection is a failed
           "[http]") {
   // The job crashed its worker: retrying it on a new connection would find the worker down and
   // give the attempt back uncounted, for ever.
-  CrashingWorker worker(true);
+  RawWorker worker(crashing(true, true));
   asio::io_context io;
   ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
   CHECK(run_call(io, pool, job_call("first", Clock::now() + 10s)).kind ==
         WorkerAnswer::Kind::answered);
   const WorkerAnswer crashed = run_call(io, pool, job_call("crasher", Clock::now() + 10s));
   CHECK(crashed.kind == WorkerAnswer::Kind::broken);
-  CHECK_THAT(crashed.error, Catch::Contains("reset the connection after the job was sent"));
+  CHECK_THAT(crashed.error, Catch::Contains("closed the connection after the job was sent"));
 }
 
 TEST_CASE("a reset of an idle kept-alive connection before the job is sent is unreachable",
           "[http]") {
-  CrashingWorker worker(false);
+  RawWorker worker(crashing(false, true));
   asio::io_context io;
   ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
   CHECK(run_call(io, pool, job_call("first", Clock::now() + 10s)).kind ==
@@ -170,6 +198,118 @@ TEST_CASE("a worker call whose deadline has already passed is not sent", "[http]
   CHECK(seen.contains("after"));
   CHECK_FALSE(seen.contains("late-reused"));
   CHECK_FALSE(seen.contains("late-new"));
+}
+
+TEST_CASE("a close after the job was sent on a kept-alive connection is a failed attempt",
+          "[http]") {
+  // A worker that read the job and then exited sends a FIN, not a reset: the same as a reset.
+  RawWorker worker(crashing(true, false));
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
+  CHECK(run_call(io, pool, job_call("first", Clock::now() + 10s)).kind ==
+        WorkerAnswer::Kind::answered);
+  const WorkerAnswer crashed = run_call(io, pool, job_call("crasher", Clock::now() + 10s));
+  CHECK(crashed.kind == WorkerAnswer::Kind::broken);
+  CHECK_THAT(crashed.error, Catch::Contains("closed the connection after the job was sent"));
+}
+
+TEST_CASE("an idle kept-alive connection the worker closed is not used for the next job",
+          "[http]") {
+  // The worker closes each connection after its answer, as a server ending idle connections
+  // does, and takes the next job on a new one.
+  std::atomic<int> connections{0}, closed{0};
+  RawWorker worker([&](int listener) {
+    for (int i = 0; i < 2; ++i) {
+      const int fd = ::accept(listener, nullptr, nullptr);
+      if (fd < 0) return;
+      ++connections;
+      if (read_request(fd)) write_all(fd, success_answer(i == 0 ? "first" : "second"));
+      go_away(fd, false);
+      ++closed;
+    }
+  });
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
+  CHECK(run_call(io, pool, job_call("first", Clock::now() + 10s)).kind ==
+        WorkerAnswer::Kind::answered);
+  // The close reaches the master while the connection is idle in its pool.
+  REQUIRE(wait_until([&] { return closed == 1; }, 5s));
+  const WorkerAnswer next = run_call(io, pool, job_call("second", Clock::now() + 10s));
+  CHECK(next.kind == WorkerAnswer::Kind::answered);
+  CHECK_THAT(next.body, Catch::Contains("second"));
+  CHECK(connections == 2);
+}
+
+TEST_CASE("interim answers before a worker's answer are skipped, and each job gets its own",
+          "[http]") {
+  // 100 Continue (a registration may send Expect) and 103 Early Hints come before the answer;
+  // read as the answer, the real one would be left for the next job on the connection.
+  RawWorker worker([](int listener) {
+    const int fd = ::accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    for (const char* result : {"first", "second"}) {
+      if (!read_request(fd)) break;
+      write_all(fd, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n");
+      write_all(fd, success_answer(result));
+    }
+    go_away(fd, false);
+  });
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
+  const WorkerAnswer first = run_call(io, pool, job_call("first", Clock::now() + 10s));
+  CHECK(first.status == 200);
+  CHECK_THAT(first.body, Catch::Contains("first"));
+  const WorkerAnswer second = run_call(io, pool, job_call("second", Clock::now() + 10s));
+  CHECK(second.status == 200);
+  CHECK_THAT(second.body, Catch::Contains("second"));
+}
+
+TEST_CASE("a worker that sends more than its answer does not get the connection again", "[http]") {
+  // After its first answer the worker sends a second one nobody asked for, while the connection
+  // waits in the pool: a job sent on it would be answered by that one.
+  std::atomic<bool> answered_first{false}, stray_sent{false};
+  RawWorker worker([&](int listener) {
+    for (const char* result : {"one", "two"}) {
+      const int fd = ::accept(listener, nullptr, nullptr);
+      if (fd < 0) return;
+      if (read_request(fd)) write_all(fd, success_answer(result));
+      if (!stray_sent) {
+        wait_until([&] { return answered_first.load(); }, 5s);
+        write_all(fd, success_answer("stray"));
+        stray_sent = true;
+        if (read_request(fd)) write_all(fd, success_answer("late"));
+      }
+      go_away(fd, false);
+    }
+  });
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
+  CHECK_THAT(run_call(io, pool, job_call("first", Clock::now() + 10s)).body,
+             Catch::Contains("one"));
+  answered_first = true;
+  REQUIRE(wait_until([&] { return stray_sent.load(); }, 5s));
+  const WorkerAnswer next = run_call(io, pool, job_call("second", Clock::now() + 10s));
+  CHECK_THAT(next.body, Catch::Contains("two"));
+}
+
+TEST_CASE("a connection that cannot be made within the connect timeout is unreachable", "[http]") {
+  // A listener whose accept queue is full drops SYNs, as a host that drops packets does.
+  RawWorker worker(nullptr, 0);
+  const int queued = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  at.sin_port = htons(worker.port());
+  REQUIRE(::connect(queued, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4,
+                      false, 300ms);
+  const auto began = Clock::now();
+  const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 30s));
+  ::close(queued);
+  CHECK(answer.kind == WorkerAnswer::Kind::unreachable);
+  CHECK_THAT(answer.error, Catch::Contains("cannot connect"));
+  CHECK(Clock::now() - began < 5s);
 }
 
 }  // namespace jq::test
