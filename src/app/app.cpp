@@ -20,6 +20,7 @@
 #include <random>
 
 #include "src/app/io_threads.hpp"
+#include "src/app/open_files.hpp"
 #include "src/app/routes.hpp"
 #include "src/dispatch/dispatcher.hpp"
 #include "src/dispatch/tls_contexts.hpp"
@@ -186,6 +187,7 @@ class Daemon {
   }
 
   int run() {
+    fit_open_files(static_cast<std::size_t>(config_.limits.max_connections));
     server_.start();  // throws when the address is taken: nothing else has started yet
     spdlog::info("jqmaster listening on {}:{} ({}) with {} io threads", config_.listen.host,
                  server_.port(), tls_ ? "https" : "http", io_threads_of(config_));

@@ -19,6 +19,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
@@ -130,6 +131,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   tcp::acceptor acceptor;
   std::atomic<bool> closing{false};
   std::atomic<std::size_t> open{0};
+  std::chrono::steady_clock::time_point next_accept_warning{};  // accept_loop's only
   std::mutex mutex;
   std::set<std::shared_ptr<ConnectionBase>> connections;
 
@@ -236,7 +238,17 @@ asio::awaitable<void> Server::Impl::accept_loop() {
                                        asio::redirect_error(use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
-      spdlog::warn("accept failed: {}", ec.message());
+      // Out of file descriptors (or kernel memory) the same accept fails again at once: retried
+      // without a pause it would spin the io thread and flood the log.
+      if (const auto now = std::chrono::steady_clock::now(); now >= next_accept_warning) {
+        spdlog::warn(
+            "accept failed: {}; new connections wait in the listen backlog (raise the open "
+            "files limit, ulimit -n, or lower limits.max_connections)",
+            ec.message());
+        next_accept_warning = now + std::chrono::seconds(10);
+      }
+      asio::steady_timer pause(io, std::chrono::milliseconds(100));
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
       continue;
     }
     socket.set_option(tcp::no_delay(true), ec);
@@ -471,10 +483,12 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_
                                            Request& req) {
   req.body = std::move(msg.body());
   const bool head = req.method == Method::head;
-  const bool keep_alive = msg.keep_alive() && !closing;
   const auto started = std::chrono::steady_clock::now();
   c.deadline->expire_never();  // a long poll waits as long as it asked
   Response res = co_await handle(req);
+  // After the handler: a shutdown that began while it ran (a long poll, a slow Redis) must say
+  // Connection: close, or the client would send its next request into a closing socket.
+  const bool keep_alive = msg.keep_alive() && !closing;
   const int status = res.status;
   const bool written = co_await write(c, c.stream, std::move(res), msg.version(), keep_alive, head);
   if (options.access_log) log_access(req, status, started);

@@ -1,7 +1,15 @@
 // The HTTP server's protection of itself: keep-alive, timeouts, connection limit, bad HTTP.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
 #include <thread>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
@@ -180,4 +188,43 @@ TEST_CASE("connections over limits.max_connections get 503", "[http]") {
   const std::string refused = c.read_until_closed(5s);
   CHECK(refused.starts_with("HTTP/1.1 503"));
   CHECK(refused.find("unavailable") != std::string::npos);
+}
+
+namespace {
+
+// The CPU time (user and system) process `pid` has used so far, from /proc/<pid>/stat.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt: fields 3-13
+  long utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
+TEST_CASE("out of file descriptors the master pauses accepting, says why once, and recovers",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  // Started, it raised its soft limit to the hard one; now both are small.
+  const rlimit small{64, 64};
+  REQUIRE(::prlimit(daemon.pid(), RLIMIT_NOFILE, &small, nullptr) == 0);
+  std::vector<std::unique_ptr<RawConnection>> clients;
+  for (int i = 0; i < 80; ++i) clients.push_back(std::make_unique<RawConnection>(daemon.port()));
+  REQUIRE(jq::test::wait_until(
+      [&] { return daemon.log().find("accept failed") != std::string::npos; }, 5s));
+  // Accepting again at once would fail again at once: the io thread would spin.
+  const double before = cpu_seconds(daemon.pid());
+  std::this_thread::sleep_for(1s);  // a window to measure, not a condition to wait for
+  CHECK(cpu_seconds(daemon.pid()) - before < 0.3);
+  const std::string log = daemon.log();
+  CHECK(count(log, "accept failed") == 1);
+  CHECK(log.find("ulimit -n") != std::string::npos);
+  // Descriptors free again: the connections waiting in the backlog are served.
+  clients.clear();
+  CHECK(jq::test::wait_until([&] { return daemon.http().get("/healthz").status == 200; }, 5s));
 }

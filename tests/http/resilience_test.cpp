@@ -150,6 +150,26 @@ TEST_CASE("SIGTERM during a busy dispatch loses no job and runs none twice", "[h
       [&] { return second.http().get("/v1/stats").value()["succeeded"].get<int>() == 300; }, 10s));
 }
 
+TEST_CASE("a long poll answered during shutdown says Connection: close", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  const std::string id =
+      daemon.http().post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
+  jq::test::RawConnection poll(daemon.port());
+  REQUIRE(poll.send("GET /v1/jobs/" + id + "/result?wait=2 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  // The poll counts itself in Redis (<p>:{s}:watch:<field>) once it waits.
+  SyncRedis r(redis.port());
+  REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
+  // The poll is waiting when the shutdown begins; its answer comes after, and must not promise
+  // a connection that is about to close.
+  REQUIRE(::kill(daemon.pid(), SIGTERM) == 0);
+  bool closed = false;
+  const std::string answer = poll.read_until_closed(10s, &closed);
+  CHECK(answer.starts_with("HTTP/1.1 "));
+  CHECK(answer.find("Connection: close") != std::string::npos);
+  CHECK(daemon.wait_exit(15s) == 0);
+}
+
 TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
