@@ -38,8 +38,8 @@ void Router::add(Method method, std::string pattern, Handler handler) {
   add(method, std::move(pattern), Roles{}, std::move(handler));
 }
 
-void Router::add(Method method, std::string pattern, Roles roles, Handler handler) {
-  routes_.push_back(Route{method, std::move(pattern), std::move(roles), std::move(handler)});
+void Router::add(Method method, std::string pattern, Roles roles, Handler handler, Head head) {
+  routes_.push_back(Route{method, std::move(pattern), std::move(roles), std::move(handler), head});
 }
 
 void Router::set_authenticator(Authenticator authenticator) {
@@ -56,7 +56,8 @@ Router::Match Router::match(Request& request) const {
   for (const Route& route : routes_) {
     if (!matches(route.pattern, request.path, params)) continue;
     if (route.method == request.method ||
-        (request.method == Method::head && route.method == Method::get)) {
+        (request.method == Method::head && route.method == Method::get &&
+         route.head == Head::as_get)) {
       request.params = std::move(params);
       result.handler = &route.handler;
       result.roles = &route.roles;

@@ -17,11 +17,16 @@ namespace jq::http {
 namespace asio = boost::asio;
 using Handler = std::function<boost::asio::awaitable<Response>(Request&)>;
 
+// Whether a GET route answers HEAD too (its answer without the body): not a GET that changes
+// something, as fetching a kept result (it is gone once fetched) does.
+enum class Head { as_get, refused };
+
 struct Route {
   Method method;
   std::string pattern;
   Roles roles;  // besides admin; empty: open outside /v1, admin only under /v1
   Handler handler;
+  Head head = Head::as_get;
 };
 
 // Told of every answer handle() gives (500 for a handler that threw): the route whose pattern
@@ -32,7 +37,8 @@ using Observer = std::function<void(const Route* route, Method method, int statu
 class Router {
  public:
   void add(Method method, std::string pattern, Handler handler);
-  void add(Method method, std::string pattern, Roles roles, Handler handler);
+  void add(Method method, std::string pattern, Roles roles, Handler handler,
+           Head head = Head::as_get);
   // Auth is off until this is called with an enabled Authenticator.
   void set_authenticator(Authenticator authenticator);
   void set_observer(Observer observer);

@@ -310,6 +310,26 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
   CHECK(f.http.get("/v1/jobs/" + id).status == 404);
 }
 
+TEST_CASE("HEAD of a result is refused and leaves the result for the GET", "[http]") {
+  Fixture f;
+  const std::string id =
+      f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
+  const std::string result =
+      "\x83\xa4type\xa7success\xab"
+      "finished_at\xa1t\xa6result\xc4\x01\x07"s;
+  f.finish(id, result);
+  jq::test::RawConnection head(f.daemon.port());
+  REQUIRE(head.send("HEAD /v1/jobs/" + id +
+                    "/result HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const std::string refused = head.read_until_closed(std::chrono::seconds(5));
+  CHECK(refused.starts_with("HTTP/1.1 405"));
+  CHECK(refused.find("Allow: GET") != std::string::npos);
+  auto fetched =
+      f.http.request("GET", "/v1/jobs/" + id + "/result", "", {{"Accept", "application/msgpack"}});
+  CHECK(fetched.status == 200);
+  CHECK(fetched.body == result);
+}
+
 TEST_CASE("a kept result in JSON shows binary values as $bin", "[http]") {
   Fixture f;
   const std::string id =

@@ -143,6 +143,18 @@ TEST_CASE("HEAD is answered by the GET route of a path", "[unit]") {
   CHECK(none.allowed_methods == std::vector<Method>{Method::post});
 }
 
+TEST_CASE("a GET route that changes something refuses HEAD, naming GET", "[unit]") {
+  Router router;
+  router.add(Method::get, "/v1/jobs/{id}/result", jq::http::Roles{}, answering(205),
+             jq::http::Head::refused);
+  auto head = request(Method::head, "/v1/jobs/2-abc/result");
+  auto m = router.match(head);
+  CHECK(m.handler == nullptr);
+  CHECK(m.allowed_methods == std::vector<Method>{Method::get});
+  auto get = request(Method::get, "/v1/jobs/2-abc/result");
+  CHECK(router.match(get).handler != nullptr);
+}
+
 TEST_CASE("handle runs the matching route's handler", "[unit]") {
   Router router = make_router();
   auto req = request(Method::del, "/v1/jobs/1-abc");

@@ -206,8 +206,10 @@ void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults def
              [&store](Request& req) { return get(store, req); });
   router.add(Method::del, "/v1/jobs/{id}", pushers,
              [&store](Request& req) { return cancel(store, req); });
-  router.add(Method::get, "/v1/jobs/{id}/result", pushers,
-             [&store, &waiters](Request& req) { return result(store, waiters, req); });
+  // Fetching a kept result takes it: a HEAD would lose it without anyone reading it.
+  router.add(
+      Method::get, "/v1/jobs/{id}/result", pushers,
+      [&store, &waiters](Request& req) { return result(store, waiters, req); }, Head::refused);
 }
 
 }  // namespace jq::http
