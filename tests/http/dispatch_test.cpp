@@ -398,6 +398,26 @@ TEST_CASE("an unreachable endpoint burns no attempts and is shown unhealthy", "[
   CHECK(alive.stats()["by_job"][id] == json::array({1}));
 }
 
+TEST_CASE("a long poll whose client left leaves the result for the next fetch", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  const std::string id = push_kept_300ms(http);
+  {
+    jq::test::RawConnection poll(daemon.port());
+    REQUIRE(poll.send("GET /v1/jobs/" + id + "/result?wait=20 HTTP/1.1\r\nHost: x\r\n\r\n"));
+    // Waiting: the poll counted itself in the job's watch key.
+    jq::test::SyncRedis r(redis.port());
+    REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
+  }  // the client gives up and closes
+  // The job runs 300 ms on this master, which hands a result to the polls waiting here.
+  Worker worker;
+  register_worker(http, worker.url(), {"n"}, 1);
+  const json result = result_of(http, id);
+  REQUIRE(result.is_object());
+  CHECK(result["type"] == "success");
+}
+
 TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});

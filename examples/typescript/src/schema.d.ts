@@ -113,7 +113,8 @@ export interface paths {
          *       with the result object, exactly as the worker sent it (see `worker.yaml`) or as the
          *       master wrote it for a timeout. The master then forgets it: the next request gets
          *       `200` with a nil body. `HEAD` is refused (`405`, `Allow: GET`): it would take the
-         *       result without reading it.
+         *       result without reading it. A poll whose client closes its side of the connection
+         *       while waiting stops there and takes nothing: the result stays for the next fetch.
          *     - The job is still `queued`, `scheduled` or `running`: `202 {id, state, attempts}`. With
          *       `wait`, the master holds the request until the result exists or `wait` seconds pass,
          *       and answers within 50 ms of the result being stored, whichever master stored it.

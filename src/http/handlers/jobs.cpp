@@ -123,6 +123,15 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   // on this master needs no look: its end claims or wakes the ticket (ResultWaiters::watch).
   std::shared_ptr<events::ResultWaiters::Ticket> ticket;
   if (wait->count() > 0) ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+  // A poll whose client left must not take the result (fetching it deletes it, a result handed
+  // over is stored nowhere): the client's next try gets it. Its close ends the wait at once.
+  auto waiting = std::make_shared<std::shared_ptr<events::ResultWaiters::Ticket>>(ticket);
+  if (ticket && req.watch_client) {
+    req.watch_client([waiting] {
+      if (*waiting) (*waiting)->timer.cancel();
+    });
+  }
+  const auto client_left = [&req] { return req.client_left && req.client_left(); };
   Expected<store::ResultFetch, store::StoreError> fetched = store::ResultFetch{};
   bool looked = false;   // `fetched` is an answer of the store (or the result handed over)
   bool counted = false;  // a look of this poll counted it in the job's watch key
@@ -152,14 +161,16 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) break;
+      if (left.count() <= 0 || client_left()) break;
       const bool woken = co_await waiters.wait(ticket, left);
       if (!woken || handed(ticket)) {
         ticket.reset();  // out of the waiters already
         break;
       }
+      if (client_left()) break;
       // Read even when the job runs here again: an "r" event may be what woke us.
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+      *waiting = ticket;
       ticket->counted = counted;
       fetched = co_await store.fetch_result(
           *id, counted ? std::chrono::milliseconds(0) : left + kWatchMargin);
@@ -176,6 +187,14 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   if (ticket && !waiters.forget(ticket)) {
     co_await waiters.wait(ticket, std::chrono::milliseconds(0));
     handed(ticket);
+  }
+  *waiting = nullptr;
+  // Nobody reads the answer (or a client that half-closed its side, as nginx takes for an
+  // abort too): nothing more is taken for it, and it says so.
+  if (client_left() && !(looked && fetched && fetched->kind == store::ResultFetch::Kind::result)) {
+    co_return respond_error(req, api::ErrorCode::unavailable,
+                            "the client closed its side of the connection while waiting; the "
+                            "result is kept for the next fetch");
   }
   // Waited for an attempt here that neither handed a result nor ended in time: what is it now?
   if (!looked) fetched = co_await store.fetch_result(*id);
