@@ -103,20 +103,19 @@ bool peer_closed(int fd) {
   return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-// Waits for the socket to become readable while a handler runs, and peeks once now: a close
-// that came before the wait started would not wake it (the reactor's events are edges).
+// Waits for the socket to become readable while a handler runs (also when it already is: a
+// close that came before; Asio re-arms the descriptor for a wait), then peeks once.
 void watch_client(tcp::socket& socket, const std::shared_ptr<ClientWatch>& watch,
                   std::function<void()> on_left) {
   if (watch->armed || watch->done) return;
   watch->armed = true;
   const int fd = socket.native_handle();
-  auto check = [watch, fd, on_left](const boost::system::error_code& ec) {
-    if (ec || watch->done || watch->left || !peer_closed(fd)) return;
-    watch->left = true;
-    on_left();
-  };
-  socket.async_wait(tcp::socket::wait_read, check);
-  check({});
+  socket.async_wait(tcp::socket::wait_read,
+                    [watch, fd, on_left = std::move(on_left)](const boost::system::error_code& ec) {
+                      if (ec || watch->done || !peer_closed(fd)) return;
+                      watch->left = true;
+                      on_left();
+                    });
 }
 
 }  // namespace
