@@ -1,11 +1,8 @@
 #include "src/dispatch/worker_call.hpp"
 
-#include <cerrno>
 #include <mutex>
 #include <optional>
 #include <variant>
-
-#include <sys/socket.h>
 
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -23,6 +20,7 @@
 #include "api/retry_after.hpp"
 #include "common/serial_executor.hpp"
 #include "common/socket_deadline.hpp"
+#include "common/socket_peek.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
 #include "src/util/http_parse.hpp"
@@ -261,10 +259,7 @@ struct ConnectionPool::Impl {
         c = std::move(idle.back());
         idle.pop_back();
       }
-      char byte;
-      const ssize_t n =
-          ::recv(c->tcp().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return c;
+      if (peek_peer(c->tcp().socket().native_handle()) == PeerState::quiet) return c;
     }
   }
 

@@ -15,6 +15,20 @@ enum class Method { get, post, put, patch, del, head, other };
 
 std::string_view to_string(Method method);
 
+// For a handler that waits (a long poll): what it waited for must stay for the client's next
+// try, not be taken for an answer nobody reads.
+class ClientWatch {
+ public:
+  // From now until the handler returns, `on_left` runs (on the connection's executor) if the
+  // client closes its side.
+  virtual void watch(std::function<void()> on_left) = 0;
+  // Whether it did, since watch().
+  virtual bool left() const = 0;
+
+ protected:
+  ~ClientWatch() = default;
+};
+
 struct Request {
   Method method = Method::get;
   std::string path;   // decoded path, without the query
@@ -25,13 +39,9 @@ struct Request {
   std::string traceparent;  // W3C Trace Context, as sent (not yet validated)
   std::string body;
   std::vector<std::pair<std::string, std::string>> params;  // path parameters set by the router
-  // Set by the server while the handler runs; empty outside it (a handler called directly).
-  // watch_client(on_left): from now until the handler returns, `on_left` runs (on the
-  // connection's executor) if the client closes its side; client_left() says whether it did.
-  // For a handler that waits (a long poll): what it waited for must stay for the client's next
-  // try, not be taken for an answer nobody reads.
-  std::function<void(std::function<void()> on_left)> watch_client;
-  std::function<bool()> client_left;
+  // The client as the server sees it while the handler runs; null outside the server (a
+  // handler called directly).
+  ClientWatch* client = nullptr;
 
   std::string_view param(std::string_view name) const;
 };

@@ -7,14 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cerrno>
-#include <functional>
 #include <mutex>
 #include <set>
 #include <system_error>
 #include <type_traits>
-
-#include <sys/socket.h>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -33,6 +29,7 @@
 #include "common/serial_executor.hpp"
 #include "common/socket_deadline.hpp"
 #include "src/http/beast_message.hpp"
+#include "src/http/connection_watch.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
@@ -86,36 +83,6 @@ void log_access(const Request& req, int status, std::chrono::steady_clock::time_
 std::string too_many_connections(std::size_t limit) {
   return "too many open connections (limit " + std::to_string(limit) +
          "); reuse keep-alive connections or retry later";
-}
-
-// Whether the client of a request being handled closed its side (Request::watch_client).
-struct ClientWatch {
-  bool armed = false;  // a wait for the client's close was started
-  bool done = false;   // the handler returned: the socket may be written, closed, reused
-  bool left = false;
-};
-
-// The client has closed its side when a peek reads the end of the stream (or an error): bytes
-// instead (a pipelined request, a TLS record) leave it there.
-bool peer_closed(int fd) {
-  char byte;
-  const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
-}
-
-// Waits for the socket to become readable while a handler runs (also when it already is: a
-// close that came before; Asio re-arms the descriptor for a wait), then peeks once.
-void watch_client(tcp::socket& socket, const std::shared_ptr<ClientWatch>& watch,
-                  std::function<void()> on_left) {
-  if (watch->armed || watch->done) return;
-  watch->armed = true;
-  const int fd = socket.native_handle();
-  socket.async_wait(tcp::socket::wait_read,
-                    [watch, fd, on_left = std::move(on_left)](const boost::system::error_code& ec) {
-                      if (ec || watch->done || !peer_closed(fd)) return;
-                      watch->left = true;
-                      on_left();
-                    });
 }
 
 }  // namespace
@@ -519,17 +486,11 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_
   const bool head = req.method == Method::head;
   const auto started = std::chrono::steady_clock::now();
   c.deadline->expire_never();  // a long poll waits as long as it asked
-  auto watch = std::make_shared<ClientWatch>();
-  req.client_left = [watch] { return watch->left; };
-  req.watch_client = [&c, watch](std::function<void()> on_left) {
-    watch_client(c.tcp().socket(), watch, std::move(on_left));
-  };
+  ConnectionWatch client(c.tcp().socket());
+  req.client = &client;
   Response res = co_await handle(req);
-  watch->done = true;
-  if (watch->armed) {
-    boost::system::error_code ignored;
-    c.tcp().socket().cancel(ignored);  // the wait for the client's close, its only operation
-  }
+  client.end();
+  req.client = nullptr;
   // After the handler: a shutdown that began while it ran (a long poll, a slow Redis) must say
   // Connection: close, or the client would send its next request into a closing socket.
   const bool keep_alive = msg.keep_alive() && !closing;

@@ -32,11 +32,6 @@ void append_script(std::string& frame, const Script& s, const ScriptCall& call, 
   for (const std::string& a : call.args) append_bulk(frame, a);
 }
 
-void append_library_load(std::string& frame) {
-  const std::array<std::string_view, 3> load = {"FUNCTION", "LOAD", library_source()};
-  append_command(frame, load);
-}
-
 Reply empty_array() {
   Reply array;
   array.type = Reply::Type::array;
@@ -190,12 +185,17 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
 
 // FUNCTION LOAD of the library alone (about 190 KB, written into the frame without a copy).
 asio::awaitable<ReplyResult> Node::load_library(Phase phase) {
+  const std::array<std::string_view, 3> load = {"FUNCTION", "LOAD", library_source()};
   std::string frame;
-  append_library_load(frame);
+  append_command(frame, load);
   co_return co_await send(std::move(frame), 1, phase);
 }
 
 void Node::scripts_by_source_from_now() {
+  spdlog::warn(
+      "Redis at {} is over maxmemory and refused to load the script library {}: scripts go by "
+      "their source until Redis has room for it",
+      options_.address.describe(), library_name());
   next_library_retry_ms_ = steady_ms() + kLibraryRetryMs;
   scripts_by_source_ = true;
 }
@@ -232,10 +232,6 @@ asio::awaitable<void> Node::reload_library(Phase phase) {
                options_.address.describe(), library_name());
   auto loaded = co_await load_library(phase);
   if (!loaded && loaded.error() == make_error_code(Errc::out_of_memory)) {
-    spdlog::warn(
-        "Redis at {} is over maxmemory and refused to load the script library {}: scripts go by "
-        "their source until Redis has room for it",
-        options_.address.describe(), library_name());
     scripts_by_source_from_now();
   } else if (loaded && !library_loaded(*loaded)) {
     spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);
@@ -296,10 +292,6 @@ asio::awaitable<std::error_code> Node::handshake() {
       co_return loaded.error();
     }
     if (!loaded) {
-      spdlog::warn(
-          "Redis is over maxmemory and refused to load the script library {}: scripts go by "
-          "their source until Redis has room for it",
-          library_name());
       scripts_by_source_from_now();
     } else if (!library_loaded(*loaded)) {
       spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);

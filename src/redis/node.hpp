@@ -35,8 +35,6 @@ enum class Phase { ready, handshake };
 // (eval_source(): a Redis over maxmemory that lacks the library).
 void append_script(std::string& frame, const Script& s, const ScriptCall& call,
                    bool by_source = false);
-// The frame of FUNCTION LOAD of the script library (before a call that found it missing).
-void append_library_load(std::string& frame);
 
 // An array reply with no elements.
 Reply empty_array();
@@ -106,7 +104,8 @@ class Node {
   asio::awaitable<ReplyResult> raw(std::string frame, std::size_t replies, Phase phase);
   asio::awaitable<std::error_code> handshake();
   asio::awaitable<ReplyResult> load_library(Phase phase);
-  // Scripts go by source from now on, and a load is tried again after a while.
+  // Redis refused the library for memory: scripts go by source from now on (said in the log),
+  // and a load is tried again after a while.
   void scripts_by_source_from_now();
   // Whether this call should try to load the library first (by source, and the time has come;
   // one caller at a time).

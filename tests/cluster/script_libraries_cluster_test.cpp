@@ -40,7 +40,7 @@ TEST_CASE("an old build's script library is deleted from every master of a clust
   const std::string old = "jq_c1u5e0000001";
   for (std::uint16_t m : cluster.masters()) {
     REQUIRE(SyncRedis(m)
-                .call({"FUNCTION", "LOAD", "REPLACE", jq::test::stub_library_source(old)})
+                .call({"FUNCTION", "LOAD", "REPLACE", jq::test::minimal_library_source(old)})
                 .str == old);
   }
   const jq::redis::Keys keys("cl");

@@ -17,7 +17,7 @@ namespace {
 
 // A library named like a build's, with one function: what FUNCTION LIST shows of a build.
 void load_library(SyncRedis& r, const std::string& name) {
-  REQUIRE(r.call({"FUNCTION", "LOAD", "REPLACE", stub_library_source(name)}).str == name);
+  REQUIRE(r.call({"FUNCTION", "LOAD", "REPLACE", minimal_library_source(name)}).str == name);
 }
 
 bool has_library(SyncRedis& r, const std::string& name) {

@@ -90,7 +90,7 @@ inline redis::Keys fresh_keys() {
 
 // The source of a function library named `name` with one function (<name>_x): what FUNCTION
 // LOAD of another build's library leaves in Redis, for tests of what happens to it.
-inline std::string stub_library_source(const std::string& name) {
+inline std::string minimal_library_source(const std::string& name) {
   return "#!lua name=" + name + "\nredis.register_function('" + name +
          "_x', function() return 1 end)";
 }

@@ -125,13 +125,15 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
   if (wait->count() > 0) ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
   // A poll whose client left must not take the result (fetching it deletes it, a result handed
   // over is stored nowhere): the client's next try gets it. Its close ends the wait at once.
-  auto waiting = std::make_shared<std::shared_ptr<events::ResultWaiters::Ticket>>(ticket);
-  if (ticket && req.watch_client) {
-    req.watch_client([waiting] {
+  // `waiting` follows the ticket the poll waits on (a wake-up makes a new one).
+  std::shared_ptr<std::shared_ptr<events::ResultWaiters::Ticket>> waiting;
+  if (ticket && req.client) {
+    waiting = std::make_shared<std::shared_ptr<events::ResultWaiters::Ticket>>(ticket);
+    req.client->watch([waiting] {
       if (*waiting) (*waiting)->timer.cancel();
     });
   }
-  const auto client_left = [&req] { return req.client_left && req.client_left(); };
+  const auto client_left = [&req] { return req.client && req.client->left(); };
   Expected<store::ResultFetch, store::StoreError> fetched = store::ResultFetch{};
   bool looked = false;   // `fetched` is an answer of the store (or the result handed over)
   bool counted = false;  // a look of this poll counted it in the job's watch key
@@ -170,7 +172,7 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       if (client_left()) break;
       // Read even when the job runs here again: an "r" event may be what woke us.
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-      *waiting = ticket;
+      if (waiting) *waiting = ticket;
       ticket->counted = counted;
       fetched = co_await store.fetch_result(
           *id, counted ? std::chrono::milliseconds(0) : left + kWatchMargin);
@@ -188,7 +190,7 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
     co_await waiters.wait(ticket, std::chrono::milliseconds(0));
     handed(ticket);
   }
-  *waiting = nullptr;
+  if (waiting) *waiting = nullptr;
   // Nobody reads the answer (or a client that half-closed its side, as nginx takes for an
   // abort too): nothing more is taken for it, and it says so.
   if (client_left() && !(looked && fetched && fetched->kind == store::ResultFetch::Kind::result)) {
