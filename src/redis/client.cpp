@@ -1,5 +1,7 @@
 #include "src/redis/client.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "src/redis/address.hpp"
@@ -142,35 +144,64 @@ asio::awaitable<ReplyResult> Client::eval_pipeline(std::vector<ScriptCall> calls
   return routed(std::move(ops), true);
 }
 
+namespace {
+
+std::vector<std::string> wait_command(int replicas, std::chrono::milliseconds timeout) {
+  return {"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
+}
+
+}  // namespace
+
+// `replies`: the scripts' replies, then WAIT's count: the scripts' replies when at least
+// `replicas` confirmed, or not_replicated (a script that failed is its caller's to read).
+ReplyResult Client::confirmed(ReplyResult replies, std::size_t scripts, int replicas) {
+  if (!replies) return replies;
+  if (!replies->is_array() || replies->elements.size() != scripts + 1) {
+    return unexpected(make_error_code(Errc::protocol_error));
+  }
+  const Reply& acked = replies->elements.back();
+  const bool wrote = std::none_of(replies->elements.begin(), replies->elements.end() - 1,
+                                  [](const Reply& r) { return r.is_error(); });
+  if (wrote && (!acked.is_integer() || acked.integer < replicas)) {
+    const std::error_code ec = make_error_code(Errc::not_replicated);
+    if (on_error_) on_error_(ec);
+    return unexpected(ec);
+  }
+  replies->elements.pop_back();
+  return replies;
+}
+
 asio::awaitable<ReplyResult> Client::eval_replicated(ScriptCall call, int replicas,
                                                      std::chrono::milliseconds timeout) {
   if (replicas <= 0) co_return co_await eval(std::move(call));
-  std::vector<std::string> wait{"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
   ReplyResult both;
   if (single_) {
     // FCALL and WAIT in one write (both again after the library when Redis lost it).
     std::vector<std::vector<std::string>> extra;
-    extra.push_back(std::move(wait));
+    extra.push_back(wait_command(replicas, timeout));
     both = co_await single_->eval_with(std::move(call), std::move(extra));
   } else {
     auto slot = script_slot(call);
     if (!slot) co_return unexpected(slot.error());
     std::vector<ClusterOp> ops;
     ops.push_back(ClusterOp{*slot, std::move(call)});
-    ops.push_back(ClusterOp{-1, std::move(wait), /*with_previous=*/true});
+    ops.push_back(ClusterOp{-1, wait_command(replicas, timeout), /*with_previous=*/true});
     both = co_await routed(std::move(ops), true);
   }
-  if (!both) co_return both;
-  if (!both->is_array() || both->elements.size() != 2) {
-    co_return unexpected(make_error_code(Errc::protocol_error));
-  }
-  const Reply& acked = both->elements[1];
-  if (!both->elements[0].is_error() && (!acked.is_integer() || acked.integer < replicas)) {
-    const std::error_code ec = make_error_code(Errc::not_replicated);
-    if (on_error_) on_error_(ec);
-    co_return unexpected(ec);
-  }
-  co_return std::move(both->elements[0]);
+  auto script = confirmed(std::move(both), 1, replicas);
+  if (!script) co_return script;
+  co_return std::move(script->elements[0]);
+}
+
+asio::awaitable<ReplyResult> Client::eval_atomic(std::vector<ScriptCall> calls, int replicas,
+                                                 std::chrono::milliseconds timeout) {
+  if (!single_) co_return unexpected(make_error_code(Errc::cross_slot));
+  std::vector<std::vector<std::string>> extra;
+  if (replicas > 0) extra.push_back(wait_command(replicas, timeout));
+  const std::size_t scripts = calls.size();
+  auto reply = co_await single_->eval_atomic(std::move(calls), std::move(extra));
+  if (replicas <= 0 || !reply || !reply->is_array()) co_return reply;
+  co_return confirmed(std::move(reply), scripts, replicas);
 }
 
 asio::awaitable<std::vector<Client::NodeReplies>> Client::on_every_master(

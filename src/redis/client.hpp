@@ -73,6 +73,13 @@ class Client {
   asio::awaitable<ReplyResult> eval_replicated(ScriptCall call, int replicas,
                                                std::chrono::milliseconds timeout);
 
+  // Scripts that run all or none, then WAIT `replicas` (> 0) `timeout`: on one Redis a
+  // MULTI/EXEC (Node::eval_atomic); the reply is an array with one element per script, or
+  // Errc::not_replicated as eval_replicated. A cluster has no transaction across the slots of
+  // different shards: Errc::cross_slot, nothing sent (ask cluster() first).
+  asio::awaitable<ReplyResult> eval_atomic(std::vector<ScriptCall> calls, int replicas = 0,
+                                           std::chrono::milliseconds timeout = {});
+
   // `commands` on every master (the one server of a single Redis), each answered as an array,
   // with the node's address for messages.
   using NodeReplies = Cluster::NodeReplies;
@@ -91,6 +98,7 @@ class Client {
 
  private:
   asio::awaitable<ReplyResult> routed(std::vector<ClusterOp> ops, bool as_array);
+  ReplyResult confirmed(ReplyResult replies, std::size_t scripts, int replicas);
 
   asio::any_io_executor executor_;
   OnConnect on_connect_;

@@ -183,6 +183,47 @@ asio::awaitable<ReplyResult> Node::eval_pipeline(std::vector<ScriptCall> calls,
   co_return reply;
 }
 
+asio::awaitable<ReplyResult> Node::eval_atomic(std::vector<ScriptCall> calls,
+                                               std::vector<std::vector<std::string>> extra,
+                                               Phase phase) {
+  static constexpr std::array<std::string_view, 1> kMulti = {"MULTI"};
+  static constexpr std::array<std::string_view, 1> kExec = {"EXEC"};
+  const auto frame = [&] {
+    std::string out;
+    append_command(out, kMulti);
+    for (const ScriptCall& call : calls)
+      append_script(out, script(call.id), call, scripts_by_source_);
+    append_command(out, kExec);
+    for (const auto& args : extra) append_command(out, args);
+    return out;
+  };
+  // MULTI's +OK, a +QUEUED per script, EXEC's array, then the commands'.
+  const std::size_t count = calls.size() + 2 + extra.size();
+  const std::size_t exec_at = calls.size() + 1;
+  const auto results_of = [&](ReplyResult& reply) -> Reply* {
+    if (!reply || !reply->is_array() || reply->elements.size() != count) return nullptr;
+    return &reply->elements[exec_at];
+  };
+  auto reply = co_await exec(frame(), count, phase);
+  if (Reply* results = results_of(reply); results != nullptr && results->is_array() &&
+                                          !results->elements.empty() &&
+                                          lost_library(results->elements[0])) {
+    // Every script is a function of the one library: none of them ran.
+    co_await reload_library(phase);
+    reply = co_await exec(frame(), count, phase);
+  }
+  if (!reply) co_return reply;
+  Reply* results = results_of(reply);
+  if (results == nullptr) co_return unexpected(make_error_code(Errc::protocol_error));
+  // An EXECABORT that is no refusal (those came back as their Errc) is the caller's to read.
+  if (!results->is_array()) co_return std::move(*results);
+  Reply out = std::move(*results);
+  for (std::size_t i = exec_at + 1; i < count; ++i) {
+    out.elements.push_back(std::move(reply->elements[i]));
+  }
+  co_return out;
+}
+
 // FUNCTION LOAD of the library alone (about 190 KB, written into the frame without a copy).
 asio::awaitable<ReplyResult> Node::load_library(Phase phase) {
   const std::array<std::string_view, 3> load = {"FUNCTION", "LOAD", library_source()};

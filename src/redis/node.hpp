@@ -83,6 +83,15 @@ class Node {
   asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
                                              std::vector<std::vector<std::string>> extra = {},
                                              Phase phase = Phase::ready);
+  // Scripts that run all or none: MULTI, the scripts, EXEC, then the `extra` commands, in one
+  // write. Redis refuses the whole transaction when it refuses any part (for memory: checked as
+  // each script is queued and again at EXEC, and the scripts inside see the state of EXEC), and
+  // runs it with nothing between. The reply is an array with one element per script, then per
+  // command. When Redis lost the library, none of them ran: it is loaded again and all are sent
+  // again.
+  asio::awaitable<ReplyResult> eval_atomic(std::vector<ScriptCall> calls,
+                                           std::vector<std::vector<std::string>> extra,
+                                           Phase phase = Phase::ready);
   // Loads the script library on a Redis that lost it (restarted without persistence, FUNCTION
   // FLUSH, deleted by another build's sweep); refused for memory, scripts go by their source from
   // now on, as after such a handshake. Another refusal is logged: the calls that follow meet it.

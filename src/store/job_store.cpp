@@ -163,55 +163,76 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
       constraints_ ? constraints_->current() : nullptr;
   Pushed out;
   out.ids.resize(jobs.size());
-  for (ShardGroup& group : groups) {
-    PushItem item{{}, traceparent, {}};
+  std::vector<PushItem> items;
+  items.reserve(groups.size());
+  for (const ShardGroup& group : groups) {
+    PushItem& item = items.emplace_back(PushItem{{}, traceparent, {}});
     item.jobs.reserve(group.positions.size());
     for (std::size_t at : group.positions) {
       item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
-    ClaimedSlots claims;
-    // Asked before the coroutine: most pushes cannot claim, and need not pay for its frame.
-    if (groups.size() == 1 && may_claim()) claims = co_await claim_slots(item);
-    // An if, not ?: between two co_awaits: g++ 12 miscompiles that (the master crashed).
-    PushResult pushed = unexpected(StoreError{});
-    try {
-      if (item.jobs.size() >= kOwnCallJobs) {
-        pushed = co_await push_alone(group.shard, std::move(item));
-      } else {
-        pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+  }
+  if (groups.size() > 1 && !redis_.cluster()) {
+    std::vector<PushResult> pushed = co_await push_across_shards(groups, std::move(items));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!pushed[g]) co_return unexpected(std::move(pushed[g].error()));
+      add_pushed(out, groups[g], std::move(*pushed[g]));
+    }
+  } else {
+    // One shard, or a cluster: one call per shard, each all or nothing (no transaction spans
+    // the slots of two shards).
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const ShardGroup& group = groups[g];
+      PushItem& item = items[g];
+      ClaimedSlots claims;
+      // Asked before the coroutine: most pushes cannot claim, and need not pay for its frame.
+      if (groups.size() == 1 && may_claim()) claims = co_await claim_slots(item);
+      // An if, not ?: between two co_awaits: g++ 12 miscompiles that (the master crashed).
+      PushResult pushed = unexpected(StoreError{});
+      try {
+        if (item.jobs.size() >= kOwnCallJobs) {
+          pushed = co_await push_alone(group.shard, std::move(item));
+        } else {
+          pushed = co_await pushes_[static_cast<std::size_t>(group.shard)]->submit(std::move(item));
+        }
+      } catch (...) {
+        claims.settle_rest();
+        throw;
       }
-    } catch (...) {
-      claims.settle_rest();
-      throw;
-    }
-    if (!pushed) {
-      claims.settle_rest();
-      co_return unexpected(std::move(pushed.error()));
-    }
-    for (PushJobs::Taken& taken : pushed->taken) {
-      auto record = decode_record(taken.record);
-      if (!record) {
-        spdlog::error(
-            "pushJobs: unreadable record of taken job {}; it runs once its attempt "
-            "times out",
-            pushed->fields[taken.position]);
-        continue;
+      if (!pushed) {
+        claims.settle_rest();
+        co_return unexpected(std::move(pushed.error()));
       }
-      // The script's deadline: its now (the record's enqueued_at) plus the timeout.
-      const std::int64_t deadline = record->enqueued_at_ms + record->timeout_ms;
-      claims.hand(taken.position, ReservedJob{JobId{group.shard, pushed->fields[taken.position]},
-                                              std::move(*record), deadline});
+      for (PushJobs::Taken& taken : pushed->taken) {
+        auto record = decode_record(taken.record);
+        if (!record) {
+          spdlog::error(
+              "pushJobs: unreadable record of taken job {}; it runs once its attempt "
+              "times out",
+              pushed->fields[taken.position]);
+          continue;
+        }
+        // The script's deadline: its now (the record's enqueued_at) plus the timeout.
+        const std::int64_t deadline = record->enqueued_at_ms + record->timeout_ms;
+        claims.hand(taken.position, ReservedJob{JobId{group.shard, pushed->fields[taken.position]},
+                                                std::move(*record), deadline});
+      }
+      claims.settle_rest();
+      add_pushed(out, group, std::move(*pushed));
     }
-    claims.settle_rest();
-    for (std::size_t i = 0; i < group.positions.size(); ++i) {
-      out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed->fields[i])}.str();
-    }
-    for (std::size_t d : pushed->duplicates) out.duplicates.push_back(group.positions[d]);
-    for (std::size_t m : pushed->merged) out.merged.push_back(group.positions[m]);
   }
   std::sort(out.duplicates.begin(), out.duplicates.end());
   std::sort(out.merged.begin(), out.merged.end());
   co_return out;
+}
+
+// A shard's part of the answer, at its jobs' positions in the request.
+void JobStore::add_pushed(Pushed& out, const ShardGroup& group, PushJobs::Pushed pushed) {
+  for (std::size_t i = 0; i < group.positions.size(); ++i) {
+    out.ids[group.positions[i]] = JobId{group.shard, std::move(pushed.fields[i])}.str();
+  }
+  for (std::size_t d : pushed.duplicates) out.duplicates.push_back(group.positions[d]);
+  for (std::size_t m : pushed.merged) out.merged.push_back(group.positions[m]);
 }
 
 asio::awaitable<JobStore::PushResult> JobStore::push_alone(int shard, PushItem item) {
@@ -225,6 +246,18 @@ asio::awaitable<JobStore::PushResult> JobStore::push_alone(int shard, PushItem i
 // duplicates back (a duplicate of a job of an earlier request in the call names that job).
 asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     int shard, std::vector<PushItem> items) {
+  PushCall push = push_call(shard, std::move(items));
+  redis::ReplyResult reply;
+  if (replicas_ack_ > 0) {
+    reply =
+        co_await redis_.eval_replicated(std::move(push.call), replicas_ack_, replicas_ack_timeout_);
+  } else {
+    reply = co_await redis_.eval(std::move(push.call));
+  }
+  co_return split_pushed(std::move(reply), push.sizes);
+}
+
+JobStore::PushCall JobStore::push_call(int shard, std::vector<PushItem> items) {
   PushJobs::Args args{now_ms(),
                       next_ready_stamp_us(),
                       keys_.events_channel(shard),
@@ -233,33 +266,33 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
                       static_cast<std::int64_t>(max_list_bytes_),
                       {},
                       {}};
-  std::vector<std::size_t> sizes;
-  sizes.reserve(items.size());
+  PushCall out;
+  out.sizes.reserve(items.size());
   const bool take = std::any_of(items.begin(), items.end(),
                                 [](const PushItem& item) { return !item.take.empty(); });
   for (PushItem& item : items) {
-    sizes.push_back(item.jobs.size());
+    out.sizes.push_back(item.jobs.size());
     if (take) args.take += item.take.empty() ? std::string(item.jobs.size(), '0') : item.take;
     std::move(item.jobs.begin(), item.jobs.end(), std::back_inserter(args.jobs));
   }
-  const std::size_t total = args.jobs.size();
-  redis::ScriptCall call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
-  redis::ReplyResult reply;
-  if (replicas_ack_ > 0) {
-    reply = co_await redis_.eval_replicated(std::move(call), replicas_ack_, replicas_ack_timeout_);
-  } else {
-    reply = co_await redis_.eval(std::move(call));
-  }
+  out.call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
+  return out;
+}
+
+std::vector<JobStore::PushResult> JobStore::split_pushed(redis::ReplyResult reply,
+                                                         const std::vector<std::size_t>& sizes) {
   std::vector<PushResult> out;
-  out.reserve(items.size());
+  out.reserve(sizes.size());
   if (!reply) {
-    out.assign(items.size(), PushResult(unexpected(StoreError::unavailable(reply.error()))));
-    co_return out;
+    out.assign(sizes.size(), PushResult(unexpected(StoreError::unavailable(reply.error()))));
+    return out;
   }
+  std::size_t total = 0;
+  for (const std::size_t size : sizes) total += size;
   auto pushed = PushJobs::decode(*reply, total);
   if (!pushed) {
-    out.assign(items.size(), PushResult(unexpected(StoreError::bad_reply(pushed.error()))));
-    co_return out;
+    out.assign(sizes.size(), PushResult(unexpected(StoreError::bad_reply(pushed.error()))));
+    return out;
   }
   std::size_t first = 0;
   auto duplicate = pushed->duplicates.begin();  // ascending
@@ -280,6 +313,36 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     }
     out.emplace_back(std::move(part));
     first += size;
+  }
+  return out;
+}
+
+// A request's jobs in several shards of one Redis, all or none: a pushJobs call per shard in one
+// MULTI/EXEC, so that a refusal (Redis over maxmemory, loading) or a lost connection stores none
+// of them. Beside the shards' group commits: such requests are rare (keyed jobs in a batch).
+asio::awaitable<std::vector<JobStore::PushResult>> JobStore::push_across_shards(
+    const std::vector<ShardGroup>& groups, std::vector<PushItem> items) {
+  std::vector<redis::ScriptCall> calls;
+  calls.reserve(items.size());
+  std::vector<std::size_t> sizes;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::vector<PushItem> one;
+    one.push_back(std::move(items[g]));
+    PushCall push = push_call(groups[g].shard, std::move(one));
+    sizes.push_back(push.sizes.front());
+    calls.push_back(std::move(push.call));
+  }
+  redis::ReplyResult replies =
+      co_await redis_.eval_atomic(std::move(calls), replicas_ack_, replicas_ack_timeout_);
+  std::vector<PushResult> out;
+  out.reserve(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    redis::ReplyResult reply =
+        !replies ? redis::ReplyResult(unexpected(replies.error()))
+        : replies->is_array() && replies->elements.size() == groups.size()
+            ? redis::ReplyResult(std::move(replies->elements[g]))
+            : redis::ReplyResult(*replies);  // an error for all: decoding says which
+    out.push_back(std::move(split_pushed(std::move(reply), {sizes[g]}).front()));
   }
   co_return out;
 }

@@ -80,7 +80,9 @@ class JobStore {
   }
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
-  // unless ordering or unique keys route some elsewhere (routed_shard). `traceparent` (a valid
+  // unless ordering or unique keys route some elsewhere (routed_shard); then, on one Redis,
+  // those scripts run in one transaction (all or nothing too), and on a cluster one after
+  // another (a failure between two leaves the first shards' jobs stored). `traceparent` (a valid
   // W3C header, or empty for none) is kept with every job of the batch. Pushes read in the same
   // moment go in one call, and those that arrive while one of their shard is on its way go
   // together in the next (group commit, CallBatcher), each request still all or nothing.
@@ -112,6 +114,20 @@ class JobStore {
   using PushResult = Expected<redis::bindings::PushJobs::Pushed, StoreError>;
   using PushBatcher = CallBatcher<PushItem, PushResult>;
   asio::awaitable<std::vector<PushResult>> send_pushes(int shard, std::vector<PushItem> items);
+  // The pushJobs call of one shard for the items, and how many jobs each item has.
+  struct PushCall {
+    redis::ScriptCall call;
+    std::vector<std::size_t> sizes;
+  };
+  PushCall push_call(int shard, std::vector<PushItem> items);
+  // Each item's part of a pushJobs reply (`sizes`: its jobs per item).
+  static std::vector<PushResult> split_pushed(redis::ReplyResult reply,
+                                              const std::vector<std::size_t>& sizes);
+  // One request's jobs for several shards of one Redis, all or none (MULTI/EXEC).
+  asio::awaitable<std::vector<PushResult>> push_across_shards(const std::vector<ShardGroup>& groups,
+                                                              std::vector<PushItem> items);
+  static void add_pushed(Pushed& out, const ShardGroup& group,
+                         redis::bindings::PushJobs::Pushed pushed);
   // One request's own call, not waiting for the shard's group commit.
   asio::awaitable<PushResult> push_alone(int shard, PushItem item);
   // Whether a push may claim worker slots at all (claim_slots asks only then).

@@ -101,6 +101,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a batch whose keyed jobs go to several shards is stored whole or not at all when Redis "
+    "fills up in between",
+    "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});  // 4 shards
+  auto http = daemon.http();
+  SyncRedis r(redis.port());
+  const auto keys = jq::test::keys_in_different_shards(2, 4);
+  // The first shard's job alone takes Redis past its maxmemory: stored one shard after another,
+  // the second shard's part was refused and the first stayed, under a 503.
+  const json batch = json::array(
+      {{{"name", "keyed"}, {"unique_key", keys[0]}, {"argument", std::string(200 * 1024, 'x')}},
+       {{"name", "keyed"}, {"unique_key", keys[1]}, {"argument", 1}}});
+  set_maxmemory(r, used_memory(r) + 300 * 1024);
+  auto pushed = http.post("/v1/jobs", batch);
+  const int stored = http.get("/v1/stats").value()["pushed"];
+  INFO(pushed.body);
+  if (pushed.status == 201) {
+    CHECK(stored == 2);
+  } else {
+    CHECK(pushed.status == 503);
+    CHECK(stored == 0);
+    // Once Redis has room, the same batch is stored whole.
+    set_maxmemory(r, 0);
+    REQUIRE(http.post("/v1/jobs", batch).status == 201);
+    CHECK(http.get("/v1/stats").value()["pushed"] == 2);
+  }
+}
+
+TEST_CASE(
     "while Redis is out of memory the jobs already stored still run, retry and hand over "
     "their results",
     "[http]") {

@@ -115,9 +115,18 @@ TEST_CASE("a push that no replica confirms in time answers 503, and its job is k
   CHECK(again.value()["message"].get<std::string>().find(
             "were stored, but fewer Redis replicas than redis.replicas_ack") != std::string::npos);
   CHECK(daemon.log().find("loading it again") != std::string::npos);
+  // Keyed jobs of several shards go in one transaction, with the same WAIT after it (and again
+  // after the library).
+  REQUIRE(SyncRedis(redis.port()).call({"FUNCTION", "FLUSH"}).str == "OK");
+  const auto keys = jq::test::keys_in_different_shards(2, 4);
+  auto across = http.post("/v1/jobs", json::array({{{"name", "kept"}, {"unique_key", keys[0]}},
+                                                   {{"name", "kept"}, {"unique_key", keys[1]}}}));
+  REQUIRE(across.status == 503);
+  CHECK(across.value()["message"].get<std::string>().find(
+            "were stored, but fewer Redis replicas than redis.replicas_ack") != std::string::npos);
   Worker worker;
   jq::test::register_worker(http, worker, {"kept"}, 1);
-  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 10s));
 }
 
 // A stop in the middle of a backlog: what was on its way at a worker ends and is recorded, what

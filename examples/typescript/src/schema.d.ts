@@ -36,7 +36,11 @@ export interface paths {
          *
          *     `201` means the jobs are in Redis (and, with the default persistence, in Redis's
          *     append-only file within a second). A pusher that gets no answer may push again: the job
-         *     may then exist twice.
+         *     may then exist twice. A batch is stored all or nothing, also when Redis refuses it
+         *     (over its `maxmemory`: `503`), with one exception: on a Redis Cluster, a batch whose
+         *     `ordering_key`s or `unique_key`s send its jobs to several shards is stored shard by
+         *     shard, and a failure between two leaves the first part stored (on one Redis those parts
+         *     go in one transaction).
          *
          *     A job with a `unique_key` whose `name` and `unique_key` equal those of a job that still
          *     holds its claim (see `unique_until`, `unique_for`) is a duplicate: nothing is stored for
