@@ -66,6 +66,12 @@ unsigned io_threads_of(const config::Config& c) {
   return app::io_thread_count(c.io_threads, c.redis.url, std::thread::hardware_concurrency());
 }
 
+dispatch::PoolOptions pool_options(const config::Config& c) {
+  return dispatch::PoolOptions{
+      io_threads_of(c) == 1,
+      milliseconds(static_cast<std::int64_t>(c.dispatch.connect_timeout_s * 1000))};
+}
+
 http::ServerOptions server_options(const config::Config& c,
                                    std::shared_ptr<http::TlsIdentity> tls) {
   http::ServerOptions o;
@@ -129,7 +135,7 @@ class Daemon {
         dispatcher_(io_, dispatch_store_, workers_, waiters_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
         scheduler_(io_, redis_, queues_, dispatch_store_, workers_, dispatcher_, metrics_,
-                   worker_tls_, io_threads_of(config) == 1,
+                   worker_tls_, pool_options(config),
                    std::chrono::microseconds(
                        static_cast<std::int64_t>(config.dispatch.reserve_ahead_s * 1e6))),
         promoter_(io_, redis_, dispatch_store_),

@@ -59,6 +59,9 @@ struct Retry {
 struct Dispatch {
   // The longest a worker's Retry-After (429/503) holds its endpoint back, > 0.
   double max_busy_pause_s = 300;
+  // How long a new connection to a worker may take (TCP and TLS handshakes), > 0: beyond it the
+  // endpoint is unreachable (the job goes back uncounted, the endpoint is held off).
+  double connect_timeout_s = 10;
   // While all of an endpoint's slots are taken, jobs are reserved ahead for it: as many as it
   // answers in this long at its recent pace, 0-1 s; 0: none (a job is reserved only for a free
   // slot).

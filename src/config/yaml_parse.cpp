@@ -105,10 +105,13 @@ Retry parse_retry(const At& at) {
 }
 
 Dispatch parse_dispatch(const At& at) {
-  expect_keys(at, {"max_busy_pause", "reserve_ahead"});
+  expect_keys(at, {"max_busy_pause", "connect_timeout", "reserve_ahead"});
   Dispatch dispatch;
   if (auto v = field(at, "max_busy_pause")) {
     dispatch.max_busy_pause_s = number(*v, positive, kPositiveSeconds);
+  }
+  if (auto v = field(at, "connect_timeout")) {
+    dispatch.connect_timeout_s = number(*v, positive, kPositiveSeconds);
   }
   if (auto v = field(at, "reserve_ahead")) {
     dispatch.reserve_ahead_s =

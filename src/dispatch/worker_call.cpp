@@ -235,8 +235,7 @@ void close_politely(std::unique_ptr<Connection> conn) {
 
 struct ConnectionPool::Impl {
   asio::any_io_executor executor;
-  bool one_io_thread = false;
-  std::chrono::milliseconds connect_timeout{kConnectTimeout};
+  PoolOptions options;
   std::string host;
   std::string port;
   std::string host_port;             // the Host header
@@ -309,7 +308,7 @@ struct ConnectionPool::Impl {
       error = "cannot resolve " + host + ": " + ec.message();
       co_return nullptr;
     }
-    const auto serial = serial_executor(executor, one_io_thread);
+    const auto serial = serial_executor(executor, options.one_io_thread);
     auto conn = context ? std::make_unique<Connection>(serial, std::move(context))
                         : std::make_unique<Connection>(serial);
     error = co_await on_connection(*conn, establish(*conn, std::move(endpoints), deadline));
@@ -325,7 +324,8 @@ struct ConnectionPool::Impl {
     // A host that drops packets would otherwise hold the job until its deadline (up to a day)
     // and count the attempt: past the connect timeout it is unreachable (not counted, the endpoint
     // held off), like a refused connection.
-    conn.tcp().expires_at(std::min(deadline, std::chrono::steady_clock::now() + connect_timeout));
+    conn.tcp().expires_at(
+        std::min(deadline, std::chrono::steady_clock::now() + options.connect_timeout));
     co_await conn.tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
     if (ec) co_return "cannot connect to " + host_port + ": " + ec.message();
     conn.tcp().socket().set_option(tcp::no_delay(true), ec);
@@ -349,19 +349,17 @@ struct ConnectionPool::Impl {
   // an operation started from another thread could meet the timer closing the socket.
   template <class T>
   asio::awaitable<T> on_connection(Connection& conn, asio::awaitable<T> op) {
-    if (one_io_thread) co_return co_await std::move(op);
+    if (options.one_io_thread) co_return co_await std::move(op);
     co_return co_await asio::co_spawn(conn.tcp().get_executor(), std::move(op), use_awaitable);
   }
 };
 
 ConnectionPool::ConnectionPool(asio::any_io_executor executor, const api::HttpUrl& address,
                                std::shared_ptr<TlsContexts> tls, std::string ca_file,
-                               std::size_t max_idle, bool one_io_thread,
-                               std::chrono::milliseconds connect_timeout)
+                               std::size_t max_idle, PoolOptions options)
     : impl_(std::make_shared<Impl>()) {
   impl_->executor = std::move(executor);
-  impl_->one_io_thread = one_io_thread;
-  impl_->connect_timeout = connect_timeout;
+  impl_->options = options;
   impl_->host = address.host;
   impl_->port = std::to_string(address.port);
   // An IPv6 address goes in brackets in the Host header.

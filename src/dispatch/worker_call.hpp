@@ -42,20 +42,25 @@ struct WorkerAnswer {
   std::string error;                                     // what went wrong, for last_error and logs
 };
 
+// How a pool makes its connections (the same for every endpoint).
+struct PoolOptions {
+  // One thread runs the executor: connections need no strands.
+  bool one_io_thread = false;
+  // A new connection (with its TLS handshake) that takes longer than this (or than the call's
+  // deadline, if that comes first) is unreachable (dispatch.connect_timeout).
+  std::chrono::milliseconds connect_timeout{10'000};
+};
+
 // Keep-alive connections to one endpoint (scheme, host, port and, for https, CA file), reused by
 // successive calls; one call uses one connection at a time (HTTP/1.1 without pipelining).
 class ConnectionPool {
  public:
   // For an https `address`, each new connection verifies the worker's certificate with the
   // context of `ca_file` (empty: the defaults) from `tls`; for http:// both are unused. Each
-  // connection gets a strand of `executor`'s, unless one thread runs it (`one_io_thread`). A new
-  // connection (with its TLS handshake) that takes longer than `connect_timeout` (or than the
-  // call's deadline, if that comes first) is unreachable.
-  static constexpr std::chrono::milliseconds kConnectTimeout{10'000};
+  // connection gets a strand of `executor`'s, unless one thread runs it.
   ConnectionPool(boost::asio::any_io_executor executor, const api::HttpUrl& address,
                  std::shared_ptr<TlsContexts> tls, std::string ca_file, std::size_t max_idle,
-                 bool one_io_thread = false,
-                 std::chrono::milliseconds connect_timeout = kConnectTimeout);
+                 PoolOptions options = {});
   ~ConnectionPool();
 
   boost::asio::awaitable<WorkerAnswer> call(WorkerCall call);

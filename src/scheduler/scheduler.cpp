@@ -24,7 +24,7 @@ bool same(const store::QueueHead& a, const store::QueueHead& b) {
 Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
                      store::DispatchStore& store, workers::WorkerStore& workers,
                      dispatch::Dispatcher& dispatcher, metrics::Metrics& metrics,
-                     std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
+                     std::shared_ptr<dispatch::TlsContexts> tls, dispatch::PoolOptions pools,
                      std::chrono::microseconds reserve_ahead, SteadyClock clock)
     : io_(io),
       redis_(redis),
@@ -34,7 +34,7 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
       dispatcher_(dispatcher),
       metrics_(metrics),
       tls_(std::move(tls)),
-      one_io_thread_(one_io_thread),
+      pools_(pools),
       reserve_ahead_(reserve_ahead),
       clock_(std::move(clock)),
       heads_(store.shards(),
@@ -186,7 +186,7 @@ asio::awaitable<void> Scheduler::reload_workers() {
   }
   auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
     return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
-                                                      e.ca_file, e.concurrency, one_io_thread_);
+                                                      e.ca_file, e.concurrency, pools_);
   });
   // Removed endpoints take no jobs: none of their names counts.
   std::vector<std::shared_ptr<const workers::Endpoint>> endpoints;

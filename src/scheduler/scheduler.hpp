@@ -54,8 +54,8 @@ class Scheduler : public store::DirectDispatch {
   Scheduler(
       asio::io_context& io, redis::Client& redis, store::QueueStore& queues,
       store::DispatchStore& store, workers::WorkerStore& workers, dispatch::Dispatcher& dispatcher,
-      metrics::Metrics& metrics, std::shared_ptr<dispatch::TlsContexts> tls, bool one_io_thread,
-      std::chrono::microseconds reserve_ahead,
+      metrics::Metrics& metrics, std::shared_ptr<dispatch::TlsContexts> tls,
+      dispatch::PoolOptions pools, std::chrono::microseconds reserve_ahead,
       SteadyClock clock = [] { return std::chrono::steady_clock::now(); });
 
   void start() { loop_.start(); }
@@ -123,7 +123,7 @@ class Scheduler : public store::DirectDispatch {
   dispatch::Dispatcher& dispatcher_;
   metrics::Metrics& metrics_;
   std::shared_ptr<dispatch::TlsContexts> tls_;  // for the connection pools of https endpoints
-  bool one_io_thread_;                          // the pools' connections need no strands
+  dispatch::PoolOptions pools_;                 // how the endpoints' pools connect
   std::chrono::microseconds reserve_ahead_;     // dispatch.reserve_ahead; zero: none
   SteadyClock clock_;
   std::set<std::string> names_;

@@ -292,7 +292,7 @@ TEST_CASE("a connection that cannot be made within the connect timeout is unreac
   REQUIRE(::connect(queued, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
   asio::io_context io;
   ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4,
-                      false, 300ms);
+                      {.connect_timeout = 300ms});
   const auto began = Clock::now();
   const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 30s));
   ::close(queued);

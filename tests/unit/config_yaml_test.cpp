@@ -335,6 +335,13 @@ TEST_CASE("dispatch.max_busy_pause caps a worker's Retry-After, 300 s by default
   CHECK(yaml_error("dispatch: {max_pause: 1}").key == "dispatch.max_pause");
 }
 
+TEST_CASE("dispatch.connect_timeout bounds a new worker connection, 10 s by default", "[unit]") {
+  CHECK(parse_yaml("").dispatch.connect_timeout_s == 10);
+  CHECK(parse_yaml("dispatch: {connect_timeout: 0.5}").dispatch.connect_timeout_s == 0.5);
+  CHECK(yaml_error("dispatch: {connect_timeout: 0}").key == "dispatch.connect_timeout");
+  CHECK(yaml_error("dispatch: {connect_timeout: soon}").key == "dispatch.connect_timeout");
+}
+
 TEST_CASE("tls serves HTTPS only with both cert and key, and names the one missing", "[unit]") {
   CHECK_FALSE(parse_yaml("").tls.serves_https());
   CHECK_FALSE(parse_yaml("tls: {cert: '', key: '', ca_file: ''}").tls.serves_https());
