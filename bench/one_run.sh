@@ -17,6 +17,8 @@
 # - REDIS_CALLGRIND=FILE (redis-server under callgrind, counting its instructions over the whole
 #   jqbench run into FILE: `callgrind_annotate FILE | head`, PROGRAM TOTALS / jobs = per job;
 #   pushes included);
+# - SCHEDSTAT=DELAY (DELAY s after the start, each process's time on a CPU and waiting in a run
+#   queue, and each CPU's idle time, over 1.5 s, on stderr: bench/schedstat.py);
 # - METRICS=FILE (the master's /metrics after the run: jq_redis_command_duration_seconds_count
 #   counts each script's calls);
 # - NAMES=N (N more job names known to the master before the run, whose queues the worker serves
@@ -99,6 +101,11 @@ if [[ -n ${PERF:-} ]]; then
   PERF_PID=$!
 fi
 [[ -n ${REDIS_CALLGRIND:-} ]] && callgrind_control -i on "$REDIS_PID" >/dev/null 2>&1
+if [[ -n ${SCHEDSTAT:-} ]]; then
+  (sleep "$SCHEDSTAT"
+    bench_pid=$(pgrep -f "jqbench --url http://127.0.0.1:$MASTER_PORT" | head -1)
+    python3 bench/schedstat.py 1.5 "$pids,jqbench=$bench_pid") &
+fi
 "$BIN/jqbench" --url "http://127.0.0.1:$MASTER_PORT" --quiet --pids "$pids" \
   --redis-url "redis://127.0.0.1:$REDIS_PORT/0" --worker-concurrency 50 --connections 50 \
   --arg-bytes 16 --priorities 1 "${EXTRA[@]}" "${ARGS[@]}" | grep '^{' | tail -1

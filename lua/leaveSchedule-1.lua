@@ -3,7 +3,7 @@
   template's ordering_key or unique_key, whose jobs must be made in that key's shard): its
   record here stops ticking and keeps where it goes and as what (`to`), so that any master can
   finish the move (src/schedules/schedule_store.cpp, finish_move) if the one that began it dies.
-  A compare-and-set on the token and version read, like saveSchedule's update. From here until
+  A compare-and-set on the token, version and next tick read, like saveSchedule's update. From here until
   the record arrives there, no record of the schedule ticks: never two.
   Memory: refused while Redis is over maxmemory, before it writes anything: the record grows by
           a definition.
@@ -19,14 +19,18 @@
   ARGV[9] settle at (ms since the epoch): when any master finishes the move
   ARGV[10] events channel: gets "t <shard> <name>"
   ARGV[11] the shard (its number, for the announcement)
+  ARGV[12] the next tick as read (ms; 0 none) when the change was made: a tick made since then
+           refuses it (the next tick carried there would make that tick again)
   Returns: {1, version} leaving, version the record's new one; {-2, 0} no live record of this
-           token; {-3, version} it changed since it was read (another version, or leaving).
+           token; {-3, version} it changed since it was read (another version or next tick, or
+           leaving).
 ]]
 local schedules = KEYS[1]
 local name, token = ARGV[1], tonumber(ARGV[2])
 local record = load_schedule(schedules, name)
 if not record or record.status == 'gone' or record.token ~= token then return {-2, 0} end
-if record.status ~= 'active' or record.version ~= tonumber(ARGV[3]) then
+if record.status ~= 'active' or record.version ~= tonumber(ARGV[3]) or
+    record.next ~= tonumber(ARGV[12]) then
   return {-3, record.version}
 end
 record.status = 'leaving'

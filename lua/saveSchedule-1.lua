@@ -1,9 +1,10 @@
 #!lua
 --[[ saveSchedule: writes the record of a schedule in the shard it lives in: a schedule that
   arrives here ('new': just created, or moved from another shard, keeping what it counted
-  there), or a change of its definition in place ('update', a compare-and-set on the token and
-  version read, so two racing changes cannot lose one another and a tick computed from the old
-  definition is refused afterwards). Tokens of one name only grow: a 'new' write whose token is
+  there), or a change of its definition in place ('update', a compare-and-set on the token,
+  version and next tick read, so two racing changes cannot lose one another, a tick computed
+  from the old definition is refused afterwards, and a tick made since the change was read is
+  not brought back by writing the next tick read). Tokens of one name only grow: a 'new' write whose token is
   not newer than the record or tombstone here is refused, so a writer that was overtaken (its
   claim taken over and fenced, or the schedule deleted since) can never bring a second live
   record back.
@@ -21,10 +22,13 @@
           skipped, missed, duplicates}; '' for a new schedule (update: ignored)
   ARGV[9] events channel: gets "t <shard> <name>"
   ARGV[10] the shard (its number, for the announcement)
+  ARGV[11] update: the next tick as read (ms; 0 none) when the change was made; fireSchedule
+           moves it on without a new version (new: ignored)
   Returns: {1, version} saved, version the record's new one; {0, version} new: this token's
            record is here already (nothing changed); {-1, 0} new: a live record of an older
            token holds the name here; {-2, 0} update: no live record of this token; {-3,
-           version} update: it changed since it was read (another version, or it is leaving);
+           version} update: it changed since it was read (another version or next tick, or it is
+           leaving);
            {-4, 0} new: the token was overtaken: nothing changed.
 ]]
 local schedules = KEYS[1]
@@ -32,7 +36,8 @@ local name, mode, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local record = load_schedule(schedules, name)
 if mode == 'update' then
   if not record or record.status == 'gone' or record.token ~= token then return {-2, 0} end
-  if record.status ~= 'active' or record.version ~= tonumber(ARGV[4]) then
+  if record.status ~= 'active' or record.version ~= tonumber(ARGV[4]) or
+      record.next ~= tonumber(ARGV[11]) then
     return {-3, record.version}
   end
   record.version = record.version + 1

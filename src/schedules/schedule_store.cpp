@@ -242,7 +242,7 @@ asio::awaitable<Expected<bool, StoreError>> ScheduleStore::write_change(
     redis::ScriptCall save = SaveSchedule::call(
         SaveSchedule::keys(keys_, current.shard),
         {name, SaveSchedule::Mode::update, r.token, r.version, api::encode_schedule(next), anchor,
-         next_ms, std::string(), keys_.events_channel(current.shard), current.shard});
+         next_ms, std::string(), keys_.events_channel(current.shard), current.shard, r.next_ms});
     auto reply = co_await eval(std::move(save));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto saved = SaveSchedule::decode(*reply);
@@ -255,7 +255,7 @@ asio::awaitable<Expected<bool, StoreError>> ScheduleStore::write_change(
   redis::ScriptCall leave = LeaveSchedule::call(
       LeaveSchedule::keys(keys_, current.shard),
       {name, r.token, r.version, to.shard, to.token, to.definition, to.anchor_ms, to.next_ms,
-       now_ms() + kSettleAfterMs, keys_.events_channel(current.shard), current.shard});
+       now_ms() + kSettleAfterMs, keys_.events_channel(current.shard), current.shard, r.next_ms});
   auto reply = co_await eval(std::move(leave));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto left = LeaveSchedule::decode(*reply);

@@ -32,22 +32,23 @@ struct Fixture {
     return *out;
   }
   auto save(SaveSchedule::Mode mode, std::int64_t token, std::int64_t version = 0,
-            std::string carried = "", std::string definition = "def-1", std::int64_t next = kTick) {
-    auto out = SaveSchedule::decode(
-        r.eval(SaveSchedule::call(SaveSchedule::keys(keys, kShard),
-                                  {"s", mode, token, version, std::move(definition), kNowMs, next,
-                                   std::move(carried), keys.events_channel(kShard), kShard})));
+            std::string carried = "", std::string definition = "def-1", std::int64_t next = kTick,
+            std::int64_t read_next = kTick) {
+    auto out = SaveSchedule::decode(r.eval(
+        SaveSchedule::call(SaveSchedule::keys(keys, kShard),
+                           {"s", mode, token, version, std::move(definition), kNowMs, next,
+                            std::move(carried), keys.events_channel(kShard), kShard, read_next})));
     REQUIRE(out);
     return *out;
   }
   auto arrive(std::int64_t token, std::string carried = "") {
     return save(SaveSchedule::Mode::arrive, token, 0, std::move(carried));
   }
-  auto leave(std::int64_t token, std::int64_t version) {
-    auto out = LeaveSchedule::decode(
-        r.eval(LeaveSchedule::call(LeaveSchedule::keys(keys, kShard),
-                                   {"s", token, version, 5, token + 1, "def-2", kNowMs, kTick,
-                                    kNowMs + 5000, keys.events_channel(kShard), kShard})));
+  auto leave(std::int64_t token, std::int64_t version, std::int64_t read_next = kTick) {
+    auto out = LeaveSchedule::decode(r.eval(
+        LeaveSchedule::call(LeaveSchedule::keys(keys, kShard),
+                            {"s", token, version, 5, token + 1, "def-2", kNowMs, kTick,
+                             kNowMs + 5000, keys.events_channel(kShard), kShard, read_next})));
     REQUIRE(out);
     return *out;
   }
@@ -166,8 +167,35 @@ TEST_CASE("saveSchedule changes a record in place only from the version read", "
   CHECK(stale.version == 2);
   CHECK(f.save(SaveSchedule::Mode::update, 9, 2).status == SaveSchedule::Status::not_found);
   CHECK(f.record()->definition == "def-2");
-  REQUIRE(f.leave(1, 2).status == LeaveSchedule::Status::leaving);
+  REQUIRE(f.leave(1, 2, kTick + 5).status == LeaveSchedule::Status::leaving);
   CHECK(f.save(SaveSchedule::Mode::update, 1, 3).status == SaveSchedule::Status::changed);
+}
+
+TEST_CASE("a change read before a tick was made does not bring that tick back", "[redis]") {
+  // A PATCH (or a move, or a master's start writing its config's schedules) reads the record,
+  // a tick is made meanwhile, then the change writes: with the next tick it read, that tick would
+  // be due again and made a second time.
+  Fixture f;
+  f.arrive(1);
+  REQUIRE(f.fire(f.tick()).status == FireSchedule::Status::made);
+  REQUIRE(f.record()->next_ms == kTick + 60'000);
+  const bool move = GENERATE(false, true);
+  if (move) {
+    CHECK(f.leave(1, 1, kTick).status == LeaveSchedule::Status::changed);
+  } else {
+    CHECK(f.save(SaveSchedule::Mode::update, 1, 1, "", "def-2", kTick, kTick).status ==
+          SaveSchedule::Status::changed);
+  }
+  CHECK(f.record()->next_ms == kTick + 60'000);
+  CHECK(f.fire(f.tick()).status == FireSchedule::Status::changed);
+  CHECK(record_count(f.r, f.keys, kShard) == 1);
+  // Read again, the change goes through.
+  if (move) {
+    CHECK(f.leave(1, 1, kTick + 60'000).status == LeaveSchedule::Status::leaving);
+  } else {
+    CHECK(f.save(SaveSchedule::Mode::update, 1, 1, "", "def-2", kTick + 60'000, kTick + 60'000)
+              .status == SaveSchedule::Status::saved);
+  }
 }
 
 TEST_CASE("leaveSchedule stops a record ticking and keeps where it goes", "[redis]") {

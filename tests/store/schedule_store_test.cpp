@@ -152,7 +152,7 @@ TEST_CASE("ScheduleStore: a move left after its first step is finished by the ne
       LeaveSchedule::keys(f.keys, created.shard),
       {"half", created.record.token, created.record.version, to_shard, created.record.token + 100,
        jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
-       f.keys.events_channel(created.shard), created.shard})));
+       f.keys.events_channel(created.shard), created.shard, created.record.next_ms})));
   REQUIRE(left);
   REQUIRE(left->status == LeaveSchedule::Status::leaving);
 
@@ -183,11 +183,11 @@ TEST_CASE(
   const std::int64_t to_token = created.record.token + 100;
   using jq::redis::bindings::ClaimScheduleName;
   using jq::redis::bindings::LeaveSchedule;
-  REQUIRE(LeaveSchedule::decode(f.r.eval(
-      LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
-                          {"claimed", created.record.token, created.record.version, to_shard,
-                           to_token, jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
-                           f.keys.events_channel(created.shard), created.shard}))));
+  REQUIRE(LeaveSchedule::decode(f.r.eval(LeaveSchedule::call(
+      LeaveSchedule::keys(f.keys, created.shard),
+      {"claimed", created.record.token, created.record.version, to_shard, to_token,
+       jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
+       f.keys.events_channel(created.shard), created.shard, created.record.next_ms}))));
   const std::string old_claim = f.claim("claimed");
   const std::string new_claim = std::to_string(to_shard) + " " + std::to_string(to_token) + " " +
                                 std::to_string(created.shard) + " " +

@@ -54,9 +54,9 @@ struct ClaimScheduleName {
 struct SaveSchedule {
   static constexpr ScriptId id = ScriptId::save_schedule;
   static constexpr std::array<std::string_view, 1> key_names = {"schedules"};
-  static constexpr std::array<std::string_view, 10> arg_names = {
-      "name",      "mode",    "token",   "version", "definition",
-      "anchor_ms", "next_ms", "carried", "channel", "shard"};
+  static constexpr std::array<std::string_view, 11> arg_names = {
+      "name",    "mode",    "token",   "version", "definition",  "anchor_ms",
+      "next_ms", "carried", "channel", "shard",   "read_next_ms"};
   static constexpr std::size_t args_per_item = 0;
 
   enum class Mode { arrive, update };  // 'new' and 'update'
@@ -72,6 +72,7 @@ struct SaveSchedule {
     std::string carried;       // arrive: MessagePack map of what it counted; "" none
     std::string channel;
     std::int64_t shard = 0;
+    std::int64_t read_next_ms = 0;  // update: the next tick the change was made from
   };
   enum class Status : std::int64_t {
     saved = 1,
@@ -90,7 +91,7 @@ struct SaveSchedule {
             {std::move(k.schedules)},
             {std::move(a.name), a.mode == Mode::update ? "update" : "new", arg(a.token),
              arg(a.version), std::move(a.definition), arg(a.anchor_ms), arg(a.next_ms),
-             std::move(a.carried), std::move(a.channel), arg(a.shard)}};
+             std::move(a.carried), std::move(a.channel), arg(a.shard), arg(a.read_next_ms)}};
   }
   static Decoded<Written<Status>> decode(const Reply& reply) {
     return written_reply(id, statuses, reply);
@@ -100,9 +101,9 @@ struct SaveSchedule {
 struct LeaveSchedule {
   static constexpr ScriptId id = ScriptId::leave_schedule;
   static constexpr std::array<std::string_view, 1> key_names = {"schedules"};
-  static constexpr std::array<std::string_view, 11> arg_names = {
+  static constexpr std::array<std::string_view, 12> arg_names = {
       "name",      "token",        "version",      "to_shard", "to_token", "to_definition",
-      "to_anchor", "to_next_tick", "settle_at_ms", "channel",  "shard"};
+      "to_anchor", "to_next_tick", "settle_at_ms", "channel",  "shard",    "read_next_ms"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = ScheduleRecordKeys;
@@ -118,6 +119,7 @@ struct LeaveSchedule {
     std::int64_t settle_at_ms = 0;
     std::string channel;
     std::int64_t shard = 0;
+    std::int64_t read_next_ms = 0;  // the next tick the change was made from
   };
   enum class Status : std::int64_t { leaving = 1, not_found = -2, changed = -3 };
   static constexpr std::array statuses = {Status::leaving, Status::not_found, Status::changed};
@@ -128,7 +130,7 @@ struct LeaveSchedule {
             {std::move(k.schedules)},
             {std::move(a.name), arg(a.token), arg(a.version), arg(a.to_shard), arg(a.to_token),
              std::move(a.to_definition), arg(a.to_anchor_ms), arg(a.to_next_ms),
-             arg(a.settle_at_ms), std::move(a.channel), arg(a.shard)}};
+             arg(a.settle_at_ms), std::move(a.channel), arg(a.shard), arg(a.read_next_ms)}};
   }
   static Decoded<Written<Status>> decode(const Reply& reply) {
     return written_reply(id, statuses, reply);
