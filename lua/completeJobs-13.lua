@@ -106,7 +106,7 @@ for name, n in pairs(running) do count_add(counts, 'running', name, -n) end
 if succeeded > 0 then rcall('HINCRBY', stats, 'succeeded', digits(succeeded)) end
 if cx then
   local orders = {}
-  free_leases(cx, leases, orders)
+  free_leases(cx, leases, orders, ARGV[5])
   run_wakes(cx, orders, shard_keys_like(jobs, KEYS[6], KEYS[13], channel), ARGV[5])
 end
 return out

@@ -15,8 +15,7 @@
   KEYS[5] held prefix of shard 0 (lua/lib/preamble_1_holds_of.lua); with KEYS[3]
   ARGV[1] now (ms since the epoch)
   ARGV[2] events channel of shard 0 (announce_ready for every job woken); with KEYS[3], else ''
-  ARGV[3] constraint channel: the {c} events channel ("s <due_ms>" when a pair is due again);
-          with KEYS[3], else ''
+  ARGV[3] constraint channel: the {c} events channel ("s <due_ms>" when a pair is due again)
   ARGV[4..] two per job: its lease ("<shard>-<field>:<attempt>", as admitJobs took it), its
             constraints (MessagePack [name1, key1, ...], as in R_CONSTRAINTS)
   Returns: the wake orders, five values each: name, key, shard, n, bound (-1: none); none
@@ -25,7 +24,7 @@
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]), KEYS[3] ~= nil)
 local leases, out = {}, {}
 for a = 4, #ARGV, 2 do leases[#leases + 1] = {ARGV[a], cmsgpack.unpack(ARGV[a + 1])} end
-free_leases(cx, leases, out)
+free_leases(cx, leases, out, ARGV[3])
 if cx.joined then
   run_wakes(cx, out, shard_keys_like(KEYS[3], KEYS[4], KEYS[5], ARGV[2]), ARGV[3])
   return {}

@@ -5,14 +5,17 @@
   runs with unholdJobs in their shards). Nothing polls: the freed slot is handed on by the call
   that frees it. A lease is named by its attempt, so releasing an attempt that already ended (a
   late answer, a reaped job) changes nothing. A pair limited by a rate alone waits for its due
-  time, not for a release.
+  time, not for a release; a pair whose freed slot its rate does not let go yet is due when the
+  rate lets it (its held jobs were refused for the full slots, so what was due for them is the
+  slots' deadlines, up to their timeouts away).
   Used by releaseLeases (under {c} alone, on a cluster) and by completeJobs (in the same step as
   the completion, when one Redis holds every key).
   cx      constraint_context(...)
   leases  {{lease, cons}, ...}: each attempt's name ("<shard>-<field>:<attempt>", as admitted)
           and its constraints ({name1, key1, ...}, as in R_CONSTRAINTS)
+  channel the {c} events channel: "s <due_ms>" when a pair is due sooner than before
 ]]
-local function free_leases(cx, leases, out)
+local function free_leases(cx, leases, out, channel)
   local freed, order = {}, {}
   for _, l in ipairs(leases) do
     local lease, cons = l[1], l[2]
@@ -39,8 +42,12 @@ local function free_leases(cx, leases, out)
     if #first > 0 then
       local limits = constraint_limits(cx, f.name)
       if not limits or limits.concurrency then
-        local n = room(cx, f.name, f.key, f.n)
-        if n > 0 then order_wakes(cx, f.name, f.key, n, out, nil, first) end
+        local n, again = room(cx, f.name, f.key, f.n)
+        if n > 0 then
+          order_wakes(cx, f.name, f.key, n, out, nil, first)
+        elseif again then
+          pair_due(cx, ck, again, channel)
+        end
       end
     end
   end

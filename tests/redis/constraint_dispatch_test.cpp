@@ -201,6 +201,31 @@ TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is a
 }
 
 TEST_CASE(
+    "concurrency and rate: a slot freed while the rate holds the next start makes the pair due "
+    "when the rate lets it, not at the freed slot's deadline",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "both",
+         {{"concurrency", 1}, {"rate", {{"limit", 1}, {"period", 10}, {"burst", 0}}}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("both", "k"), constrained("both", "k")}));
+  CHECK(take(r, keys) == std::vector<std::string>{f[0]});
+  // f[1] was refused for the full slot: due at that slot's deadline, the job's timeout away.
+  CHECK(zscore(r, wake_due_key(keys), "both#k") == kNowMs + 30000);
+  EventListener events(shared_redis().port(), keys);
+  // f[0] ends at once; the rate lets the next start 10 s after f[0]'s.
+  CHECK(complete(r, keys, f[0], packed(json::array({"both", "k"}))).empty());
+  const std::int64_t due = kNowMs + 10000;
+  CHECK(zscore(r, wake_due_key(keys), "both#k") == due);
+  const auto messages = events.take(r);
+  REQUIRE_FALSE(messages.empty());
+  CHECK(messages.back() == "s " + std::to_string(due));
+  auto woken = wake_due(r, keys, due);
+  CHECK(hand_off(r, keys, woken.orders, due) == 1);
+  CHECK(take(r, keys, 10, due) == std::vector<std::string>{f[1]});
+}
+
+TEST_CASE(
     "a paused constraint holds everything it matches; resuming it makes its held keys due, "
     "in the same step",
     "[redis]") {

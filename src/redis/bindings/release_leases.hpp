@@ -20,7 +20,9 @@ struct ReleaseLeases {
 
   struct Keys {
     std::string constraint_defs, constraint_state;
-    RunWakesHere here;  // empty on a cluster (the shards are in other slots): the orders come back
+    // On a cluster only the constraint channel (the shards are in other slots): the orders come
+    // back.
+    RunWakesHere here;
   };
   struct Lease {
     std::string lease;        // "<shard>-<field>:<attempt>", as admitJobs took it
@@ -32,7 +34,9 @@ struct ReleaseLeases {
   };
 
   static Keys keys(const redis::Keys& k) {
-    return {k.constraints(), k.constraint_state_prefix(), {}};
+    RunWakesHere announce_only;  // the {c} channel is in the script's slot
+    announce_only.constraint_channel = k.constraint_channel();
+    return {k.constraints(), k.constraint_state_prefix(), std::move(announce_only)};
   }
   // With shard 0's keys too, so the wake orders run in this step (one Redis only).
   static Keys joined_keys(const redis::Keys& k) {
