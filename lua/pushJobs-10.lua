@@ -171,7 +171,8 @@ for i = 0, count - 1 do
   else
     local record = arriving(a)
     local claim = record[R_UNIQUE_KEY] ~= '' and
-                  unique_claim(unique_prefix, record[R_NAME], record[R_UNIQUE_KEY])
+                  unique_claim(unique_prefix, record[R_NAME], record[R_UNIQUE_KEY],
+                               record[R_ORDERING_KEY])
     local push = claim and pushed(a, record)
     a = a + 13
     local holder = claim and holders[claim]
@@ -270,8 +271,8 @@ for k, entry in ipairs(fresh) do
     local ready_at, ordering_key = record[R_READY_AT_MS], record[R_ORDERING_KEY]
     if job then
       job.field = field
-      rcall('SET', unique_claim(unique_prefix, name, record[R_UNIQUE_KEY]), field, 'PX',
-            job.unique_for)
+      rcall('SET', unique_claim(unique_prefix, name, record[R_UNIQUE_KEY], ordering_key), field,
+            'PX', job.unique_for)
     end
     if ordering_key ~= '' and rcall('RPUSH', order_prefix .. ordering_key, field) > 1 then
       record[R_BLOCKED_BY] = 'ordering_key'

@@ -11,7 +11,7 @@
 local function store_job(k, opts, job)
   local claim
   if job.unique_key ~= '' then
-    claim = unique_claim(k.unique, job.name, job.unique_key)
+    claim = unique_claim(k.unique, job.name, job.unique_key, job.ordering_key)
     -- A claim whose holder is gone or dead (it should have been let go) is free.
     local holder = rcall('GET', claim)
     local held = holder and load_record(k.jobs, holder)

@@ -182,6 +182,34 @@ TEST_CASE("a unique job gives up its claim when it finishes: succeeded, dead or 
   CHECK(pushed(push_jobs(r, keys, 0, {{.unique_key = "k"}}), 1).duplicates.empty());
 }
 
+TEST_CASE(
+    "a unique_key is unique among the jobs of one ordering_key: other keys in the shard do not "
+    "count, and finishing gives the claim up",
+    "[redis]") {
+  // Ordering keys route jobs to their shard: here two of them (and none) in one shard.
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto first = pushed(push_jobs(r, keys, 0,
+                                {{.unique_key = "event:42", .ordering_key = "account:7"},
+                                 {.unique_key = "event:42", .ordering_key = "account:9"},
+                                 {.unique_key = "event:42"},
+                                 {.unique_key = "event:42", .ordering_key = "account:9"}}),
+                      4);
+  CHECK(first.duplicates == std::vector<std::size_t>{3});  // only account 9's second
+  CHECK(first.fields[3] == first.fields[1]);
+  CHECK(record_count(r, keys, 0) == 3);
+  // account:7's job runs and succeeds: its claim goes, the others stay.
+  const auto taken = reserve_jobs(r, keys, 0, "email", 1, kNowMs);
+  REQUIRE(taken.elements.size() == 2);
+  REQUIRE(taken.elements[0].str == first.fields[0]);
+  complete(r, keys, first.fields[0], 1);
+  auto again = pushed(push_jobs(r, keys, 0,
+                                {{.unique_key = "event:42", .ordering_key = "account:7"},
+                                 {.unique_key = "event:42", .ordering_key = "account:9"}}),
+                      2);
+  CHECK(again.duplicates == std::vector<std::size_t>{1});
+}
+
 TEST_CASE("a retry keeps the unique claim", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
