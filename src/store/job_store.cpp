@@ -374,7 +374,8 @@ PushJobs::Job push_job_args(api::NewJob job, std::int64_t now_ms,
   // replace merge takes as the job's new ready time.
   std::int64_t ready_at_ms = 0;
   if (job.ready_at.run_at_ms) {
-    ready_at_ms = *job.ready_at.run_at_ms;
+    // 0 says "no time given" to the scripts: a run_at at or before 1970 is a past time, now.
+    ready_at_ms = std::max<std::int64_t>(*job.ready_at.run_at_ms, 1);
   } else if (job.ready_at.given) {
     ready_at_ms = now_ms + job.ready_at.delay.count();
   }

@@ -133,6 +133,22 @@ TEST_CASE("replace with a delay debounces: one run, with the last argument, afte
   CHECK(http.post("/v1/jobs", again).status == 201);
 }
 
+TEST_CASE("a replace whose run_at is at or before 1970 makes a scheduled job ready now", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  const std::string id = jq::test::push(
+      http, {{"name", "later"}, {"unique_key", "k"}, {"on_duplicate", "replace"}, {"delay", 3600}});
+  REQUIRE(job_of(http, id)["state"] == "scheduled");
+  const std::string past = GENERATE("1970-01-01T00:00:00Z", "1969-07-20T20:17:00Z");
+  auto merged = http.post(
+      "/v1/jobs",
+      {{"name", "later"}, {"unique_key", "k"}, {"on_duplicate", "replace"}, {"run_at", past}});
+  REQUIRE(merged.status == 200);
+  CHECK(merged.value()["merged"] == true);
+  CHECK(job_of(http, id)["state"] == "queued");
+}
+
 TEST_CASE("a batch lists merged jobs among its duplicates, and as merged", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
