@@ -8,11 +8,13 @@
   an order could not use), the oldest of the shards whose stamp is later than that, so a chain of
   orders moves forward and ends. With n >= DRAIN (a removed constraint: nothing holds its jobs
   any more) every shard is ordered at once.
-  A hand-off its master never finished (it stopped between the calls) is looked at again
-  HANDOFF_MS later: the pair goes into wake_due (wakeConstraints). Not when the caller runs the
-  orders in its own step (cx.joined, one Redis: lua/lib/preamble_5_run_wakes.lua): nothing can be
-  left unfinished there. It notes each order's stamp as listed (cx.listed) instead, which
-  ack_wake needs.
+  The pair is looked at again HANDOFF_MS later (it goes into wake_due: wakeConstraints): a
+  hand-off its master never finished (it stopped between the calls), or a woken job that does
+  not start after all (cancelled, its queue paused, another of its constraints refusing it,
+  no worker for its name), would otherwise leave the pair's other held jobs waiting for a
+  release that never comes, though the limit lets them go. When the caller runs the orders in
+  its own step (cx.joined, one Redis: lua/lib/preamble_5_run_wakes.lua) it also notes each
+  order's stamp as listed (cx.listed), which ack_wake needs.
   first    (optional, n < DRAIN, no `after`) the first two entries of held_shards WITHSCORES, as
            the caller read them
 ]]
@@ -37,5 +39,5 @@ local function order_wakes(cx, name, key, n, out, after, first)
     for _, v in ipairs({name, key, shards[1], n, bound}) do out[#out + 1] = v end
     if cx.joined then cx.listed[ck .. '@' .. shards[1]] = shards[2] end
   end
-  if not cx.joined then rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck) end
+  rcall('ZADD', cx.c .. 'wake_due', 'LT', cx.now + HANDOFF_MS, ck)
 end

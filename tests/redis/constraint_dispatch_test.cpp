@@ -293,6 +293,30 @@ TEST_CASE(
   CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
 }
 
+TEST_CASE(
+    "a woken job that does not start (cancelled, its queue paused) does not keep the pair's "
+    "other held jobs waiting: the pair is looked at again",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = same_key(r, keys, 3);
+  REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
+  REQUIRE(take(r, keys).empty());  // f[1] and f[2] held
+  // f[0] ends: its slot goes to f[1], the oldest held.
+  hand_off(r, keys, complete(r, keys, f[0], packed(json::array({"one", "k"}))));
+  auto status = CancelJob::decode(r.eval(
+      CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(0), 0})));
+  REQUIRE(status);
+  REQUIRE(*status == CancelJob::Status::cancelled);
+  // The slot f[1] was handed is free: the pair is due again, and f[2] starts.
+  const auto due = zscore(r, wake_due_key(keys), "one#k");
+  REQUIRE(due);
+  CHECK(*due <= kNowMs + 10000);
+  const auto woken = wake_due(r, keys, *due, joined_steps());
+  hand_off(r, keys, woken.orders, *due);
+  CHECK(take(r, keys, 10, *due) == std::vector<std::string>{f[2]});
+}
+
 TEST_CASE("a job matching two constraints starts only when both allow it, and takes both",
           "[redis]") {
   SyncRedis r(shared_redis().port());
