@@ -33,7 +33,7 @@ for a = 1, #ARGV, 4 do
     out[#out + 1] = 0
   elseif name == '' then
     if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 then
-      release_unique(unique_prefix, record, field)
+      start_unique(unique_prefix, record, field)
     end
     out[#out + 1] = 1
   else

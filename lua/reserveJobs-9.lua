@@ -148,7 +148,7 @@ while taken < max and held < max_held and refusals < max_refused do
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
       -- A candidate keeps its claim until admitJobs admitted it (holdJobs lets it go).
       if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and (ad or not cons) then
-        release_unique(unique_prefix, record, field)
+        start_unique(unique_prefix, record, field)
       end
       local packed = pack_loaded_record(record, raw, from, to)
       local bucket, slot = record_at(jobs, field)

@@ -25,7 +25,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::reserve_jobs, "reserveJobs-9"},
     Binding{ScriptId::complete_jobs, "completeJobs-13"},
     Binding{ScriptId::fail_job, "failJob-10"},
-    Binding{ScriptId::release_job, "releaseJob-4"},
+    Binding{ScriptId::release_job, "releaseJob-5"},
     Binding{ScriptId::promote_jobs, "promoteJobs-4"},
     Binding{ScriptId::reap_jobs, "reapJobs-10"},
     Binding{ScriptId::retry_dead_job, "retryDeadJob-6"},

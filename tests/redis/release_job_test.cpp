@@ -1,4 +1,4 @@
-// releaseJob-4.lua: an attempt that never happened is given back; the job keeps its place.
+// releaseJob-5.lua: an attempt that never happened is given back; the job keeps its place.
 #include <catch2/catch.hpp>
 
 #include "tests/redis/script_test_support.hpp"
@@ -79,4 +79,43 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   CHECK(dump(r, keys.counts(0)) == counts_before);
   CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(events.take(r).empty());
+}
+
+TEST_CASE(
+    "a job with unique_until started takes its claim back when its attempt is given back, "
+    "with the TTL it had, unless a new job took it meanwhile",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string claim = keys.unique_prefix(0) + "email k";
+  const PushArgs job{.unique_key = "k", .unique_until_started = true, .unique_for_ms = 60000};
+  const std::string field = push_and_reserve(r, keys, 0, job);
+  CHECK_FALSE(exists(r, claim));  // started: the name is free for a new job
+
+  SECTION("nothing pushed meanwhile: the claim comes back, and is a duplicate's holder again") {
+    CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
+    CHECK(r.call({"GET", claim}).str == field);
+    const auto pttl = r.call({"PTTL", claim}).integer;
+    CHECK(pttl > 50000);
+    CHECK(pttl <= 60000);
+    auto again = fields_of(push_jobs(r, keys, 0, {job}));
+    CHECK(again[0] == field);  // the duplicate names the job holding the claim
+    CHECK(record_count(r, keys, 0) == 1);
+    // Its next start lets go of it again, and its end leaves nothing behind.
+    REQUIRE(reserve_jobs(r, keys, 0, "email", 1).elements.size() == 2);
+    CHECK_FALSE(exists(r, claim));
+    jq::redis::bindings::CompleteJobs::Args done{
+        3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
+    REQUIRE(jq::redis::bindings::CompleteJobs::decode(
+        r.eval(jq::redis::bindings::CompleteJobs::call(
+            jq::redis::bindings::CompleteJobs::keys(keys, 0), std::move(done))),
+        1));
+  }
+  SECTION("a new job took the claim: the given-back job does not take it from it") {
+    const std::string newer = fields_of(push_jobs(r, keys, 0, {job}))[0];
+    REQUIRE(newer != field);
+    CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
+    CHECK(r.call({"GET", claim}).str == newer);
+  }
+  CHECK(r.call({"KEYS", keys.unique_prefix(0) + "!*"}).elements.empty());
 }

@@ -818,8 +818,10 @@ export interface components {
             unique_key?: string;
             /**
              * @description When the claim of `unique_key` ends: when the job starts its first attempt
-             *     (`started`), or when it finishes for good: succeeded, dead or cancelled (`finished`).
-             *     Never later than `unique_for`. Only with `unique_key` (else `invalid_job`,
+             *     (`started`; an attempt the master gives back before the worker took it, because the
+             *     worker answered busy or could not be reached, hands the claim back unless a new job
+             *     took it meanwhile), or when it finishes for good: succeeded, dead or cancelled
+             *     (`finished`). Never later than `unique_for`. Only with `unique_key` (else `invalid_job`,
              *     `field: "unique_until"`). With `on_duplicate` `replace` or `append` it is `started`;
              *     `finished` with them is refused (`invalid_job`, `field: "unique_until"`).
              * @default finished

@@ -4,12 +4,14 @@
   once, at the front of its list with its old stamp, so it keeps its turn. Fenced like
   completeJobs. Its constraint leases are under {c}: the master releases them before this call
   (releaseLeases), so the job is never ready while its old lease still counts (a rate step it
-  took stays taken).
+  took stays taken). A job whose unique_until is started takes its claim back (parked when the
+  attempt began, lua/lib/preamble_2_release_unique.lua): it did not start.
   Memory: runs while Redis is over maxmemory (allow-oom): the job moves back to its ready list.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
   KEYS[3] the queue of the job's name (lua/lib/preamble_1_ready_list.lua)
   KEYS[4] counts hash of the shard (running:<name> -= 1, ready:<name> += 1)
+  KEYS[5] unique prefix of the shard (claims: lua/lib/preamble_1_unique_claim.lua)
   ARGV[1] the job's field
   ARGV[2] the attempt being given back
   ARGV[3] events channel: gets announce_ready (the job may go to another endpoint)
@@ -24,6 +26,7 @@ local name, priority = record[R_NAME], record[R_PRIORITY]
 local member = record[R_READY_STAMP] .. field
 record[R_STATE] = S_QUEUED
 record[R_ATTEMPTS] = record[R_ATTEMPTS] - 1
+if record[R_ATTEMPTS] == 0 then restore_unique(KEYS[5], record, field) end
 save_record(jobs, field, record)
 rcall('ZREM', inflight, field)
 make_ready(queue, priority, {member}, true)
