@@ -32,9 +32,7 @@ for a = 1, #ARGV, 4 do
   if not record then
     out[#out + 1] = 0
   elseif name == '' then
-    if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 then
-      start_unique(unique_prefix, record, field)
-    end
+    if record[R_UNIQUE_UNTIL] == 1 then start_unique(unique_prefix, record, field) end
     out[#out + 1] = 1
   else
     record[R_STATE] = S_QUEUED

@@ -146,8 +146,10 @@ while taken < max and held < max_held and refusals < max_refused do
       seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
-      -- A candidate keeps its claim until admitJobs admitted it (holdJobs lets it go).
-      if record[R_UNIQUE_UNTIL] == 1 and record[R_ATTEMPTS] == 1 and (ad or not cons) then
+      -- A candidate keeps its claim until admitJobs admitted it (holdJobs lets it go). Not only
+      -- at the first attempt: a candidate whose admission was lost is reaped and comes back
+      -- holding it.
+      if record[R_UNIQUE_UNTIL] == 1 and (ad or not cons) then
         start_unique(unique_prefix, record, field)
       end
       local packed = pack_loaded_record(record, raw, from, to)

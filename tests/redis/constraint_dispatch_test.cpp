@@ -540,6 +540,39 @@ TEST_CASE("reapJobs answers the leases of the constrained attempts it reaped", "
 }
 
 TEST_CASE(
+    "a unique_until started candidate whose admission was lost lets go of its claim when a later "
+    "attempt is admitted",
+    "[redis]") {
+  using jq::redis::bindings::PromoteJobs;
+  using jq::redis::bindings::ReapJobs;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  PushArgs job = constrained("one", "k");
+  job.unique_key = "u";
+  job.unique_until_started = true;
+  const auto f = fields_of(push_jobs(r, keys, 0, {job}));
+  const std::string claim = keys.unique_prefix(0) + "email u";
+  // A candidate keeps its claim until admitted; the admission's answer is lost, and the attempt
+  // is reaped at its deadline, then retried.
+  REQUIRE(reserve(r, keys, 0, 10, kNowMs).size() == 1);
+  CHECK(exists(r, claim));
+  const std::int64_t later = kNowMs + 40000;
+  REQUIRE(ReapJobs::decode(r.eval(ReapJobs::call(
+      ReapJobs::keys(keys, 0),
+      {later, later, 100, "\xc0", "timeout", {1000, 60000, 0.0, 60}, keys.events_channel(0), 0}))));
+  REQUIRE(PromoteJobs::decode(r.eval(PromoteJobs::call(
+      PromoteJobs::keys(keys, 0), {later + 5000, 10, keys.events_channel(0), 0}))));
+  // Its second attempt is admitted: it has started, and the name is free for a new job.
+  const auto taken = reserve(r, keys, 0, 10, later + 5000);
+  REQUIRE(taken.size() == 1);
+  CHECK(taken[0].record.attempts == 2);
+  REQUIRE(admit(r, keys, 0, taken, later + 5000) == std::vector<std::int64_t>{0});
+  hold(r, keys, 0, {{f[0], 2, "", ""}});
+  CHECK_FALSE(exists(r, claim));
+}
+
+TEST_CASE(
     "acks of two wakes of one shard that arrive out of order never let go of a shard that still "
     "holds jobs",
     "[redis]") {
