@@ -40,6 +40,14 @@ std::vector<std::string> lined_up(SyncRedis& r, const jq::redis::Keys& keys, int
   return f;
 }
 
+// cancelJob of a job of shard 0 that has not started: cancelled.
+void cancel(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
+  auto status = CancelJob::decode(r.eval(CancelJob::call(
+      CancelJob::keys(keys, 0, field), {field, kNowMs, keys.events_channel(0), 0})));
+  REQUIRE(status);
+  REQUIRE(*status == CancelJob::Status::cancelled);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -279,10 +287,7 @@ TEST_CASE(
   auto f = same_key(r, keys, 2);
   REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
   REQUIRE(take(r, keys).empty());
-  auto status = CancelJob::decode(r.eval(
-      CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(0), 0})));
-  REQUIRE(status);
-  CHECK(*status == CancelJob::Status::cancelled);
+  cancel(r, keys, f[1]);
   CHECK_FALSE(exists(r, held_key(keys, 0, "one", "k")));
   CHECK(hgetall(r, keys.held_waiting(0, "one")).empty());
   CHECK(hgetall(r, keys.held_tallies(0)) ==
@@ -304,10 +309,7 @@ TEST_CASE(
   REQUIRE(take(r, keys).empty());  // f[1] and f[2] held
   // f[0] ends: its slot goes to f[1], the oldest held.
   hand_off(r, keys, complete(r, keys, f[0], packed(json::array({"one", "k"}))));
-  auto status = CancelJob::decode(r.eval(
-      CancelJob::call(CancelJob::keys(keys, 0, f[1]), {f[1], kNowMs, keys.events_channel(0), 0})));
-  REQUIRE(status);
-  REQUIRE(*status == CancelJob::Status::cancelled);
+  cancel(r, keys, f[1]);
   // The slot f[1] was handed is free: the pair is due again, and f[2] starts.
   const auto due = zscore(r, wake_due_key(keys), "one#k");
   REQUIRE(due);
