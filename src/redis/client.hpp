@@ -76,7 +76,8 @@ class Client {
   // Scripts that run all or none, then WAIT `replicas` (> 0) `timeout`: on one Redis a
   // MULTI/EXEC (Node::eval_atomic); the reply is an array with one element per script, or
   // Errc::not_replicated as eval_replicated. A cluster has no transaction across the slots of
-  // different shards: Errc::cross_slot, nothing sent (ask cluster() first).
+  // different shards: Errc::cross_slot, nothing sent (ask scripts_span_tags() first: a cluster
+  // node reached as one Redis refuses such a transaction too).
   asio::awaitable<ReplyResult> eval_atomic(std::vector<ScriptCall> calls, int replicas = 0,
                                            std::chrono::milliseconds timeout = {});
 

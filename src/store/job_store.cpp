@@ -172,7 +172,9 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
       item.jobs.push_back(push_job_args(std::move(jobs[at]), now, constraints.get()));
     }
   }
-  if (groups.size() > 1 && !redis_.cluster()) {
+  // A transaction spans hash tags only where a script may (not on a cluster, nor on one cluster
+  // node reached by redis://).
+  if (groups.size() > 1 && redis_.scripts_span_tags()) {
     std::vector<PushResult> pushed = co_await push_across_shards(groups, std::move(items));
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (!pushed[g]) co_return unexpected(std::move(pushed[g].error()));
@@ -180,7 +182,7 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
     }
   } else {
     // One shard, or a cluster: one call per shard, each all or nothing (no transaction spans
-    // the slots of two shards).
+    // the slots of two shards there).
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const ShardGroup& group = groups[g];
       PushItem& item = items[g];
