@@ -3,8 +3,8 @@
   reservation took. A refused job gives back its attempt: it is queued again, out of in-flight,
   and waits in the held zset of the pair that refused it (lua/lib/preamble_1_hold_here.lua), with
   R_BLOCKED_BY naming the constraint: it used no attempt and keeps its ready stamp, so it wakes
-  in its turn. An admitted job that starts its first attempt with unique_until started gives up
-  its unique claim now, as reserveJobs does for jobs without constraints. Fenced by the attempt
+  in its turn. An admitted job with unique_until started gives up (parks) its unique claim now,
+  as reserveJobs does for jobs without constraints. Fenced by the attempt
   like completeJobs: a job whose attempt was meanwhile reaped is left as it is.
   Each refused job (stale or not) counts once in the shard's settled hash under its pair, which
   unholdJobs reports, so ackWake can tell whether every refusal {c} counted has landed here.

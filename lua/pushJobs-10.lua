@@ -144,8 +144,9 @@ end
 -- The job holding a claim: {field, record, was (a copy), waiting} for a stored one, nil when the
 -- claim is free (a holder gone or dead should have let go of it). Only a waiting holder, one that
 -- has never started, takes merges.
-local function stored_holder(claim)
-  local field = rcall('GET', claim)
+local function stored_holder(record_in)
+  local field = claim_holder(unique_prefix, jobs, record_in[R_NAME], record_in[R_UNIQUE_KEY],
+                             record_in[R_ORDERING_KEY])
   local record = field and load_record(jobs, field)
   if not record or record[R_STATE] == S_DEAD then return nil end
   local waiting = (record[R_STATE] == S_QUEUED or record[R_STATE] == S_SCHEDULED) and
@@ -177,7 +178,7 @@ for i = 0, count - 1 do
     a = a + 13
     local holder = claim and holders[claim]
     if claim and holder == nil then
-      holder = stored_holder(claim) or false
+      holder = stored_holder(record) or false
       holders[claim] = holder
     end
     if holder then

@@ -4,8 +4,9 @@
   once, at the front of its list with its old stamp, so it keeps its turn. Fenced like
   completeJobs. Its constraint leases are under {c}: the master releases them before this call
   (releaseLeases), so the job is never ready while its old lease still counts (a rate step it
-  took stays taken). A job whose unique_until is started takes its claim back (parked when the
-  attempt began, lua/lib/preamble_2_release_unique.lua): it did not start.
+  took stays taken). A job whose unique_until is started takes its claim back when it is still
+  parked for it (parked when the attempt began, lua/lib/preamble_2_release_unique.lua; a job that
+  started an attempt before let go of it at this one's start): it has not started.
   Memory: runs while Redis is over maxmemory (allow-oom): the job moves back to its ready list.
   KEYS[1] jobs prefix of the job's shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard
@@ -26,7 +27,7 @@ local name, priority = record[R_NAME], record[R_PRIORITY]
 local member = record[R_READY_STAMP] .. field
 record[R_STATE] = S_QUEUED
 record[R_ATTEMPTS] = record[R_ATTEMPTS] - 1
-if record[R_ATTEMPTS] == 0 then restore_unique(KEYS[5], record, field) end
+restore_unique(KEYS[5], record, field)
 save_record(jobs, field, record)
 rcall('ZREM', inflight, field)
 make_ready(queue, priority, {member}, true)

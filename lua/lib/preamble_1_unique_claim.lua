@@ -12,3 +12,15 @@ local function unique_claim(unique_prefix, name, unique_key, ordering_key)
   end
   return unique_prefix .. name .. '#' .. #ordering_key .. ' ' .. ordering_key .. unique_key
 end
+
+-- The field of the job holding the claim of (name, ordering_key, unique_key); nil when free.
+-- A job of an ordering key pushed by a master before claims named the ordering key holds its
+-- claim under the name alone: found there when its own ordering key is this one.
+local function claim_holder(unique_prefix, jobs, name, unique_key, ordering_key)
+  local field = rcall('GET', unique_claim(unique_prefix, name, unique_key, ordering_key))
+  if field or ordering_key == nil or ordering_key == '' then return field end
+  field = rcall('GET', unique_claim(unique_prefix, name, unique_key))
+  local record = field and load_record(jobs, field)
+  if record and record[R_ORDERING_KEY] == ordering_key then return field end
+  return nil
+end

@@ -13,7 +13,7 @@ local function store_job(k, opts, job)
   if job.unique_key ~= '' then
     claim = unique_claim(k.unique, job.name, job.unique_key, job.ordering_key)
     -- A claim whose holder is gone or dead (it should have been let go) is free.
-    local holder = rcall('GET', claim)
+    local holder = claim_holder(k.unique, k.jobs, job.name, job.unique_key, job.ordering_key)
     local held = holder and load_record(k.jobs, holder)
     if held and held[R_STATE] ~= S_DEAD then return nil, holder end
   end

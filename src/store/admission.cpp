@@ -56,8 +56,10 @@ asio::awaitable<std::vector<ReservedJob>> Admission::admit(int shard, std::int64
                                          job.record.constraints[pair],
                                          job.record.constraints[pair + 1]});
     } else if (refused == 0) {
-      // Admitted: a unique claim kept until the job starts goes now (holdJobs looks).
-      if (!job.record.unique_key.empty() && job.record.attempts == 1) {
+      // Admitted: a unique claim kept until the job starts goes now (holdJobs looks: only
+      // unique_until started). At any attempt: a candidate whose admission was lost is reaped
+      // and comes back still holding it.
+      if (!job.record.unique_key.empty()) {
         holds.jobs.push_back(HoldJobs::Job{job.id.field, job.record.attempts, {}, {}});
       }
     } else {

@@ -572,6 +572,14 @@ TEST_CASE(
   REQUIRE(admit(r, keys, 0, taken, later + 5000) == std::vector<std::int64_t>{0});
   hold(r, keys, 0, {{f[0], 2, "", ""}});
   CHECK_FALSE(exists(r, claim));
+  // That attempt given back (the worker busy): the job has still not started, and takes its
+  // claim back.
+  using jq::redis::bindings::ReleaseJob;
+  auto released = ReleaseJob::decode(r.eval(
+      ReleaseJob::call(ReleaseJob::keys(keys, 0, "email"), {f[0], 2, keys.events_channel(0), 0})));
+  REQUIRE(released);
+  CHECK(*released == ReleaseJob::Status::released);
+  CHECK(r.call({"GET", claim}).str == f[0]);
 }
 
 TEST_CASE(

@@ -210,6 +210,24 @@ TEST_CASE(
   CHECK(again.duplicates == std::vector<std::size_t>{1});
 }
 
+TEST_CASE(
+    "a claim a job of an ordering key took under the name alone (an earlier build) still holds "
+    "for that ordering key",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const PushArgs job{.unique_key = "e", .ordering_key = "acct"};
+  const std::string held = fields_of(push_jobs(r, keys, 0, {job}))[0];
+  const std::string prefix = keys.unique_prefix(0);
+  // As an earlier build named it: "<name> <unique_key>".
+  REQUIRE(r.call({"RENAME", prefix + "email#4 accte", prefix + "email e"}).str == "OK");
+  auto again =
+      pushed(push_jobs(r, keys, 0, {job, {.unique_key = "e", .ordering_key = "other"}}), 2);
+  CHECK(again.duplicates == std::vector<std::size_t>{0});
+  CHECK(again.fields[0] == held);
+  CHECK(record_count(r, keys, 0) == 2);
+}
+
 TEST_CASE("a retry keeps the unique claim", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
