@@ -1,6 +1,8 @@
 #include "src/app/app.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -52,14 +54,19 @@ namespace {
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
+// A duration the config gives in seconds (> 0) as whole milliseconds, at least 1: a value below
+// half a millisecond would otherwise become 0 (a timeout that fires at once).
+milliseconds positive_ms(double seconds) {
+  return milliseconds(std::max<std::int64_t>(1, std::llround(seconds * 1000)));
+}
+
 api::JobDefaults job_defaults(const config::Config& c) {
   return api::JobDefaults{c.defaults.max_retry, c.defaults.timeout(), c.defaults.unique_for()};
 }
 
 dispatch::DispatchOptions dispatch_options(const config::Config& c) {
-  return dispatch::DispatchOptions{
-      milliseconds(static_cast<std::int64_t>(c.dispatch.max_busy_pause_s * 1000)),
-      c.limits.max_result_bytes};
+  return dispatch::DispatchOptions{positive_ms(c.dispatch.max_busy_pause_s),
+                                   c.limits.max_result_bytes};
 }
 
 unsigned io_threads_of(const config::Config& c) {
@@ -67,9 +74,7 @@ unsigned io_threads_of(const config::Config& c) {
 }
 
 dispatch::PoolOptions pool_options(const config::Config& c) {
-  return dispatch::PoolOptions{
-      io_threads_of(c) == 1,
-      milliseconds(static_cast<std::int64_t>(c.dispatch.connect_timeout_s * 1000))};
+  return dispatch::PoolOptions{io_threads_of(c) == 1, positive_ms(c.dispatch.connect_timeout_s)};
 }
 
 http::ServerOptions server_options(const config::Config& c,
@@ -80,18 +85,17 @@ http::ServerOptions server_options(const config::Config& c,
   o.max_body_bytes = c.limits.max_body_bytes;
   o.access_log = c.log.access;
   o.max_connections = static_cast<std::size_t>(c.limits.max_connections);
-  o.header_timeout = milliseconds(static_cast<std::int64_t>(c.limits.header_timeout_s * 1000));
-  o.read_timeout = milliseconds(static_cast<std::int64_t>(c.limits.read_timeout_s * 1000));
-  o.idle_timeout = milliseconds(static_cast<std::int64_t>(c.limits.idle_timeout_s * 1000));
+  o.header_timeout = positive_ms(c.limits.header_timeout_s);
+  o.read_timeout = positive_ms(c.limits.read_timeout_s);
+  o.idle_timeout = positive_ms(c.limits.idle_timeout_s);
   o.tls = std::move(tls);
   o.one_io_thread = io_threads_of(c) == 1;
   return o;
 }
 
 store::RetryPolicy retry_policy(const config::Config& c) {
-  return store::RetryPolicy{milliseconds(static_cast<std::int64_t>(c.retry.base_s * 1000)),
-                            milliseconds(static_cast<std::int64_t>(c.retry.max_s * 1000)),
-                            c.retry.jitter, std::chrono::seconds(c.defaults.result_ttl_s)};
+  return store::RetryPolicy{positive_ms(c.retry.base_s), positive_ms(c.retry.max_s), c.retry.jitter,
+                            std::chrono::seconds(c.defaults.result_ttl_s)};
 }
 
 // Unique per process: slot leases and heartbeats are kept per master.

@@ -215,6 +215,19 @@ asio::awaitable<ReplyResult> Node::eval_atomic(std::vector<ScriptCall> calls,
   if (!reply) co_return reply;
   Reply* results = results_of(reply);
   if (results == nullptr) co_return unexpected(make_error_code(Errc::protocol_error));
+  if (reply->elements[0].is_error()) {
+    // MULTI itself refused (an ACL without it): each script ran on its own, answered in the
+    // place of its +QUEUED, and EXEC found no transaction. What they did is what they answered.
+    spdlog::warn(
+        "Redis at {} refused MULTI ({}): a batch for several shards was stored one "
+        "shard at a time; grant jqmaster's Redis user MULTI and EXEC",
+        options_.address.describe(), reply->elements[0].str);
+    Reply out = empty_array();
+    for (std::size_t i = 1; i < count; ++i) {
+      if (i != exec_at) out.elements.push_back(std::move(reply->elements[i]));
+    }
+    co_return out;
+  }
   // An EXECABORT that is no refusal (those came back as their Errc) is the caller's to read.
   if (!results->is_array()) co_return std::move(*results);
   Reply out = std::move(*results);

@@ -32,3 +32,24 @@ TEST_CASE("a batch of keyed jobs for several shards is stored whole, and its dup
   CHECK(again.value()["duplicates"] == json::array({0, 1}));
   CHECK(again.value()["ids"] == json::array({ids[0], ids[2]}));
 }
+
+TEST_CASE("without MULTI a batch of keyed jobs for several shards is stored shard by shard",
+          "[http]") {
+  // A Redis user that may not run MULTI (an ACL): each shard's script runs on its own, the
+  // batch is stored and answered, and the log says what to grant.
+  RedisServer redis;
+  REQUIRE(jq::test::SyncRedis(redis.port())
+              .call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all", "-multi"})
+              .str == "OK");
+  Daemon daemon(
+      {.redis_url = "redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0"});
+  auto http = daemon.http();
+  const auto keys = jq::test::keys_in_different_shards(2, 4);
+  auto pushed = http.post("/v1/jobs", json::array({{{"name", "keyed"}, {"unique_key", keys[0]}},
+                                                   {{"name", "keyed"}, {"unique_key", keys[1]}}}));
+  REQUIRE(pushed.status == 201);
+  CHECK(http.get("/v1/stats").value()["pushed"] == 2);
+  if (!jq::test::redis_cluster_mode()) {  // a cluster node takes no transaction across shards
+    CHECK(daemon.log().find("grant jqmaster's Redis user MULTI and EXEC") != std::string::npos);
+  }
+}

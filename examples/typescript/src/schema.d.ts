@@ -37,13 +37,14 @@ export interface paths {
          *     `201` means the jobs are in Redis (and, with the default persistence, in Redis's
          *     append-only file within a second). A pusher that gets no answer may push again: the job
          *     may then exist twice. A batch is stored all or nothing, also when Redis refuses it
-         *     (over its `maxmemory`: `503`), with one exception: on a Redis Cluster, a batch whose
+         *     (over its `maxmemory`: `503`), with one exception: on a Redis Cluster (or a cluster
+         *     node given as `redis://`), a batch whose
          *     `ordering_key`s or `unique_key`s send its jobs to several shards is stored shard by
          *     shard, and a failure between two leaves the first part stored (on one Redis those parts
          *     go in one transaction).
          *
-         *     A job with a `unique_key` whose `name` and `unique_key` equal those of a job that still
-         *     holds its claim (see `unique_until`, `unique_for`) is a duplicate: nothing is stored for
+         *     A job with a `unique_key` whose `name`, `unique_key` and `ordering_key` (or none) equal
+         *     those of a job that still holds its claim (see `unique_until`, `unique_for`) is a duplicate: nothing is stored for
          *     it, and its answer carries the existing job's id. One job: `200 {id, duplicate: true}`.
          *     A batch: each duplicate's place in `ids` holds the existing id and `duplicates` lists
          *     the positions (also for a later job of the same batch repeating an earlier one); `201`
@@ -810,7 +811,8 @@ export interface components {
             run_at?: string;
             /**
              * @description 1-256 bytes (of UTF-8: `maxLength` counts characters, the master counts bytes). While
-             *     a job with the same `name` and `unique_key` holds its claim, a push of this job
+             *     a job with the same `name`, `unique_key` and `ordering_key` (or none) holds its
+             *     claim, a push of this job
              *     stores nothing and answers `200 {id, duplicate: true}` with the existing job's id
              *     (see `pushJobs`). The check and the store are one atomic step across all masters.
              * @example invoice:2026-0042
