@@ -79,9 +79,14 @@ asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleSto
         if (!moved) co_return unexpected(std::move(moved.error()));
         co_return Live();
       }
-      auto live = stored_schedule(name, claim->shard, std::move(**record));
-      if (!live)
-        co_return unexpected(StoreError::internal("schedule " + name + " does not decode"));
+      ScheduleRecord& stored = **record;
+      auto live = stored_schedule(name, claim->shard, stored);
+      if (!live) {
+        // Only a removal works on it (the callers that need the definition refuse it).
+        StoredSchedule raw{{}, claim->shard, std::move(stored), false};
+        raw.schedule.name = name;
+        co_return Live(std::move(raw));
+      }
       co_return std::move(live);
     }
     if (claim->from_shard) {  // a move whose new record is not written yet

@@ -24,6 +24,15 @@ StoreError no_schedule(const std::string& name) {
   return StoreError{StoreErrc::not_found, "no schedule " + name};
 }
 
+StoreError unreadable(const std::string& name) {
+  return StoreError{StoreErrc::internal,
+                    "schedule " + name +
+                        " is stored with a definition this master cannot read (see its log: a "
+                        "time zone its tz database lacks, or a newer release's format); DELETE "
+                        "/v1/schedules/" +
+                        name + " removes it, then create it again"};
+}
+
 }  // namespace
 
 StoreError ScheduleStore::kept_changing(const std::string& name) {
@@ -133,6 +142,7 @@ asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::get(std::st
   auto settled = co_await settle(name);
   if (!settled) co_return unexpected(std::move(settled.error()));
   if (!settled->live) co_return unexpected(no_schedule(name));
+  if (!settled->live->readable) co_return unexpected(unreadable(name));
   co_return std::move(*settled->live);
 }
 
@@ -212,6 +222,7 @@ asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::change(
     auto settled = co_await settle(name);
     if (!settled) co_return unexpected(std::move(settled.error()));
     if (!settled->live) co_return unexpected(no_schedule(name));
+    if (!settled->live->readable) co_return unexpected(unreadable(name));
     auto next = to(settled->live->schedule);
     if (!next) co_return unexpected(std::move(next.error()));
     auto wrote = co_await write_change(*settled->live, *next);
@@ -298,6 +309,7 @@ asio::awaitable<Expected<Fired, StoreError>> ScheduleStore::run_now(std::string 
     auto settled = co_await settle(name);
     if (!settled) co_return unexpected(std::move(settled.error()));
     if (!settled->live) co_return unexpected(no_schedule(name));
+    if (!settled->live->readable) co_return unexpected(unreadable(name));
     TickPlan plan;
     plan.tick_ms = now_ms();
     auto fired = co_await fire_call(*settled->live, plan, true);

@@ -53,6 +53,9 @@ struct StoredSchedule {
   api::Schedule schedule;
   int shard = 0;
   ScheduleRecord record;
+  // false: its definition does not decode on this master (e.g. a time zone its tz database
+  // lacks); `schedule` holds only the name, and only a removal works on it.
+  bool readable = true;
 };
 
 enum class FireOutcome { made, overlap, duplicate, missed };

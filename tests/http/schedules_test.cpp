@@ -275,6 +275,35 @@ TEST_CASE("schedules are created, read, replaced, patched and deleted, bad field
   CHECK(http.post("/v1/schedules/nightly/run", json::object()).status == 404);
 }
 
+TEST_CASE("a schedule stored with a definition this master cannot read can still be deleted",
+          "[http]") {
+  // E.g. a time zone that a master with an older tz database does not know.
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "zoned"},
+                {"cron", "0 * * * *"},
+                {"timezone", "Europe/Paris"},
+                {"job", {{"name", "report.build"}}}});
+  jq::test::SyncRedis r(redis.port());
+  bool rewritten = false;
+  for (const auto& key : r.call({"KEYS", "*:schedules"}).elements) {
+    std::string stored = r.call({"HGET", key.str, "zoned"}).str;
+    const auto at = stored.find("Europe/Paris");
+    if (at == std::string::npos) continue;
+    stored.replace(at, 12, "Mars/Olympus");  // the same length: the record stays well formed
+    r.call({"HSET", key.str, "zoned", stored});
+    rewritten = true;
+  }
+  REQUIRE(rewritten);
+  auto read = http.get("/v1/schedules/zoned");
+  CHECK(read.status == 500);
+  CHECK_THAT(read.body, Catch::Contains("DELETE /v1/schedules/zoned removes it"));
+  CHECK(http.del("/v1/schedules/zoned").status == 204);
+  CHECK(http.get("/v1/schedules/zoned").status == 404);
+  CHECK(http.get("/v1/schedules").value().empty());
+}
+
 TEST_CASE("the worker gets schedule and scheduled_at with the offset of the schedule's zone",
           "[http]") {
   Daemon daemon({});
