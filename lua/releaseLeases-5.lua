@@ -16,14 +16,18 @@
   ARGV[1] now (ms since the epoch)
   ARGV[2] events channel of shard 0 (announce_ready for every job woken); with KEYS[3], else ''
   ARGV[3] constraint channel: the {c} events channel ("s <due_ms>" when a pair is due again)
-  ARGV[4..] two per job: its lease ("<shard>-<field>:<attempt>", as admitJobs took it), its
-            constraints (MessagePack [name1, key1, ...], as in R_CONSTRAINTS)
+  ARGV[4..] three per job: its lease ("<shard>-<field>:<attempt>", as admitJobs took it), its
+            constraints (MessagePack [name1, key1, ...], as in R_CONSTRAINTS), unsent ('1': the
+            attempt was never sent, a job reserved ahead and handed back: the rate steps it took
+            are given back, since a rate counts dispatches actually sent; '0')
   Returns: the wake orders, five values each: name, key, shard, n, bound (-1: none); none
            when the shards' keys were given (they ran here).
 ]]
 local cx = constraint_context(KEYS[1], KEYS[2], tonumber(ARGV[1]), KEYS[3] ~= nil)
 local leases, out = {}, {}
-for a = 4, #ARGV, 2 do leases[#leases + 1] = {ARGV[a], cmsgpack.unpack(ARGV[a + 1])} end
+for a = 4, #ARGV, 3 do
+  leases[#leases + 1] = {ARGV[a], cmsgpack.unpack(ARGV[a + 1]), ARGV[a + 2] == '1'}
+end
 free_leases(cx, leases, out, ARGV[3])
 if cx.joined then
   run_wakes(cx, out, shard_keys_like(KEYS[3], KEYS[4], KEYS[5], ARGV[2]), ARGV[3])

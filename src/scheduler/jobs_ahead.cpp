@@ -103,7 +103,8 @@ void Scheduler::count_ahead(const EndpointState& state) {
 }
 
 // Reserved jobs that will not run here go back to their queues, in their place and with their
-// attempt not counted. Shutdown waits for them as for a reservation.
+// attempt not counted; never sent, they give back the rate steps they took too. Shutdown waits for
+// them as for a reservation.
 void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
   if (jobs.empty()) return;
   reserving_.fetch_add(1, std::memory_order_relaxed);
@@ -115,7 +116,7 @@ void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
 asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
   for (const store::ReservedJob& job : jobs) {
     auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
-                                     job.record.constraints);
+                                     job.record.constraints, /*unsent=*/true);
     if (!r) {
       spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
                    job.id.str(), r.error().message);

@@ -15,6 +15,9 @@ struct AttemptLease {
   // ended (a late answer, a reaped job) never frees the slot of the job's next attempt.
   std::string lease;
   std::string constraints;  // MessagePack [name1, key1, ...], as R_CONSTRAINTS
+  // The attempt was never sent (a job reserved ahead and handed back): the rate steps it took
+  // are given back too, since a rate counts dispatches actually sent.
+  bool unsent = false;
 };
 
 // nullopt for a job that matched no constraint (`constraints` as JobRecord::constraints).

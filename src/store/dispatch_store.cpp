@@ -190,8 +190,9 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(
 // The leases go first: once the job is ready again another master may admit the same attempt
 // number (a given-back attempt is not counted), whose lease has the same name.
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(
-    JobId id, std::string name, int attempt, std::vector<std::string> constraints) {
+    JobId id, std::string name, int attempt, std::vector<std::string> constraints, bool unsent) {
   if (auto lease = attempt_lease(id, attempt, constraints)) {
+    lease->unsent = unsent;
     if (!co_await leases_.release_now(std::move(*lease))) {
       // Given back later by the reaper, once the lease has expired with the attempt's deadline.
       co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});

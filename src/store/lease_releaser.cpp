@@ -61,7 +61,7 @@ asio::awaitable<bool> LeaseReleaser::send(std::vector<AttemptLease> leases) {
   ReleaseLeases::Args args{epoch_ms(clock_()), {}};
   args.leases.reserve(leases.size());
   for (AttemptLease& l : leases) {
-    args.leases.push_back({std::move(l.lease), std::move(l.constraints)});
+    args.leases.push_back({std::move(l.lease), std::move(l.constraints), l.unsent});
   }
   redis::ScriptCall call = ReleaseLeases::call(
       handoff_.joined() ? ReleaseLeases::joined_keys(keys_) : ReleaseLeases::keys(keys_),

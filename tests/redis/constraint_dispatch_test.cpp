@@ -234,6 +234,35 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a rate step taken by an attempt never sent is given back with its lease; one the worker "
+    "refused stays taken",
+    "[redis]") {
+  using jq::redis::bindings::ReleaseJob;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "slow", {{"rate", {{"limit", 1}, {"period", 10}, {"burst", 0}}}});
+  auto f = fields_of(push_jobs(r, keys, 0, {constrained("slow", "k"), constrained("slow", "k")}));
+  REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});  // f[1] waits for the rate
+  // f[0] goes back, as the master gives back a job reserved ahead (unsent) or one its worker
+  // refused with 429 (sent): its lease first, then the job.
+  const bool unsent = GENERATE(true, false);
+  INFO((unsent ? "unsent" : "refused by the worker"));
+  release(r, keys, {{lease_of(0, f[0]), packed(json::array({"slow", "k"})), unsent}}, kNowMs,
+          joined_steps());
+  auto released = ReleaseJob::decode(r.eval(
+      ReleaseJob::call(ReleaseJob::keys(keys, 0, "email"), {f[0], 1, keys.events_channel(0), 0})));
+  REQUIRE(released);
+  REQUIRE(*released == ReleaseJob::Status::released);
+  // Unsent, the step is back and f[0] starts again now; refused, it waits its turn.
+  const auto again = take(r, keys, 10, kNowMs + 1);
+  if (unsent) {
+    CHECK(again == std::vector<std::string>{f[0]});
+  } else {
+    CHECK(again.empty());
+  }
+}
+
+TEST_CASE(
     "a paused constraint holds everything it matches; resuming it makes its held keys due, "
     "in the same step",
     "[redis]") {

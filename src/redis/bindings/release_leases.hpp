@@ -16,7 +16,7 @@ struct ReleaseLeases {
   static constexpr std::size_t optional_keys = 3;
   static constexpr std::array<std::string_view, 3> arg_names = {"now_ms", "channel",
                                                                 "constraint_channel"};
-  static constexpr std::size_t args_per_item = 2;  // then two per job (Lease)
+  static constexpr std::size_t args_per_item = 3;  // then three per job (Lease)
 
   struct Keys {
     std::string constraint_defs, constraint_state;
@@ -27,6 +27,7 @@ struct ReleaseLeases {
   struct Lease {
     std::string lease;        // "<shard>-<field>:<attempt>", as admitJobs took it
     std::string constraints;  // MessagePack [name1, key1, ...]
+    bool unsent = false;      // never sent: its rate steps are given back
   };
   struct Args {
     std::int64_t now_ms = 0;
@@ -51,6 +52,7 @@ struct ReleaseLeases {
     for (Lease& l : a.leases) {
       c.args.push_back(std::move(l.lease));
       c.args.push_back(std::move(l.constraints));
+      c.args.push_back(l.unsent ? "1" : "0");
     }
     return c;
   }
