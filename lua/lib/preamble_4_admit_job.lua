@@ -85,11 +85,9 @@ local function admission_take(ad, limits, name, key, lease, deadline)
   rcall('SADD', cx.c .. 'lease_keys:' .. name, key)
   ad.started[name] = (ad.started[name] or 0) + 1
   if limits.emission_ms then
-    local tat_key = cx.c .. 'tat:' .. ck
-    local tat = math.max(tonumber(rcall('GET', tat_key)) or cx.now, cx.now) + limits.emission_ms
-    -- Past tat + burst steps the key is as good as new: the key may go.
-    local keep_ms = math.ceil(tat - cx.now + limits.burst * limits.emission_ms) + 1
-    rcall('SET', tat_key, string.format('%.3f', tat), 'PX', keep_ms)
+    local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck)) or cx.now
+    tat = math.max(tat, cx.now) + limits.emission_ms
+    store_tat(cx, ck, tat, limits)
     -- Jobs still held for the pair get their turn when its next start is allowed.
     if rcall('EXISTS', cx.c .. 'held_shards:' .. ck) == 1 then
       pair_due(cx, ck, math.ceil(tat - limits.burst * limits.emission_ms), ad.channel)

@@ -17,19 +17,10 @@
           actually sent)
   channel the {c} events channel: "s <due_ms>" when a pair is due sooner than before
 ]]
--- One step of the pair's GCRA taken back (admission_take added it): the tat key goes when that
--- leaves no debt.
+-- One step of the pair's GCRA taken back (admission_take added it).
 local function give_back_rate_step(cx, ck, limits)
-  local tat_key = cx.c .. 'tat:' .. ck
-  local tat = tonumber(rcall('GET', tat_key))
-  if not tat then return end
-  tat = tat - limits.emission_ms
-  if tat <= cx.now then
-    rcall('DEL', tat_key)
-  else
-    local keep_ms = math.ceil(tat - cx.now + limits.burst * limits.emission_ms) + 1
-    rcall('SET', tat_key, string.format('%.3f', tat), 'PX', keep_ms)
-  end
+  local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck))
+  if tat then store_tat(cx, ck, tat - limits.emission_ms, limits) end
 end
 
 local function free_leases(cx, leases, out, channel)

@@ -8,14 +8,10 @@
 #include <map>
 #include <set>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include "src/util/time.hpp"
 #include "tests/redis/script_test_support.hpp"
 #include "tests/support/daemon.hpp"
+#include "tests/support/full_listener.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker.hpp"
 
@@ -405,22 +401,11 @@ TEST_CASE("an unreachable endpoint burns no attempts and is shown unhealthy", "[
 
 TEST_CASE("a worker host that drops connections is unreachable after dispatch.connect_timeout",
           "[http]") {
-  // A listener whose accept queue is full drops SYNs, as a host that drops packets does.
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
-  REQUIRE(::listen(listener, 0) == 0);
-  socklen_t size = sizeof at;
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&at), &size) == 0);
-  const int queued = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(::connect(queued, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
-
+  jq::test::FullListener host;
   RedisServer redis;
   Daemon daemon({redis.url(), 4, std::string(kFastRetry) + "dispatch:\n  connect_timeout: 0.3\n"});
   auto http = daemon.http();
-  const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(at.sin_port)) + "/";
+  const std::string url = "http://127.0.0.1:" + std::to_string(host.port()) + "/";
   const std::string wid = register_worker(http, url, {"n"}, 4);
   const std::string id = push(http, {{"name", "n"}, {"max_retry", 0}});
   // The default (10 s) would hold the job on its way until then.
@@ -429,8 +414,6 @@ TEST_CASE("a worker host that drops connections is unreachable after dispatch.co
   CHECK_THAT(http.get("/v1/workers/" + wid).value()["last_error"].get<std::string>(),
              Catch::Contains("cannot connect"));
   CHECK(job(http, id)["attempts"] == 0);
-  ::close(queued);
-  ::close(listener);
 }
 
 TEST_CASE("a long poll whose client left leaves the result for the next fetch", "[http]") {

@@ -17,6 +17,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "src/dispatch/worker_call.hpp"
+#include "tests/support/full_listener.hpp"
 #include "tests/support/worker.hpp"
 
 namespace jq::test {
@@ -88,7 +89,7 @@ std::string success_answer(const std::string& result) {
 // returns).
 class RawWorker {
  public:
-  explicit RawWorker(std::function<void(int listener)> serve, int backlog = 4) {
+  explicit RawWorker(std::function<void(int listener)> serve) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(listener_ >= 0);
     sockaddr_in at{};
@@ -96,7 +97,7 @@ class RawWorker {
     at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t size = sizeof(at);
     REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&at), size) == 0);
-    REQUIRE(::listen(listener_, backlog) == 0);
+    REQUIRE(::listen(listener_, 4) == 0);
     REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&at), &size) == 0);
     port_ = ntohs(at.sin_port);
     if (serve) {
@@ -282,20 +283,12 @@ TEST_CASE("a worker that sends more than its answer does not get the connection 
 }
 
 TEST_CASE("a connection that cannot be made within the connect timeout is unreachable", "[http]") {
-  // A listener whose accept queue is full drops SYNs, as a host that drops packets does.
-  RawWorker worker(nullptr, 0);
-  const int queued = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  at.sin_port = htons(worker.port());
-  REQUIRE(::connect(queued, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+  FullListener host;
   asio::io_context io;
-  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4,
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", host.port(), "/"}, nullptr, "", 4,
                       {.connect_timeout = 300ms});
   const auto began = Clock::now();
   const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 30s));
-  ::close(queued);
   CHECK(answer.kind == WorkerAnswer::Kind::unreachable);
   CHECK_THAT(answer.error, Catch::Contains("cannot connect"));
   CHECK(Clock::now() - began < 5s);
