@@ -69,8 +69,8 @@ Verdict judge(const WorkerAnswer& answer, const store::ReservedJob& job, std::in
     case WorkerAnswer::Kind::timed_out:
       return master_failure(api::FailureReason::timeout,
                             "no answer within the job's timeout of " +
-                                std::to_string(job.record.timeout_ms) + " ms (attempt " +
-                                std::to_string(job.record.attempts) + ")",
+                                std::to_string(job.record->timeout_ms) + " ms (attempt " +
+                                std::to_string(job.record->attempts) + ")",
                             now_ms);
     case WorkerAnswer::Kind::broken:
       return master_failure(api::FailureReason::other, answer.error, now_ms);
@@ -161,7 +161,7 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
                                            int attempt, std::string result) {
   // Claimed before the call, so that a poll cannot start waiting on the stored result in
   // between; from here on those polls wait for deliver() whatever the call's outcome.
-  ClaimedPolls polls(job.record.keep_result
+  ClaimedPolls polls(job.record->keep_result
                          ? waiters_.claim(id)
                          : std::vector<std::shared_ptr<events::ResultWaiters::Ticket>>{});
   std::optional<std::string> kept;
@@ -172,9 +172,9 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
   }
   // A result nobody keeps does not go to Redis: a large one would cost its bytes twice there
   // (the call's arguments, then a Lua string) for nothing.
-  if (!job.record.keep_result) result.clear();
+  if (!job.record->keep_result) result.clear();
   auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to,
-                                    job.record.constraints);
+                                    job.record->constraints);
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);
@@ -204,11 +204,11 @@ void Dispatcher::start(std::shared_ptr<const workers::Endpoint> endpoint,
 
 // Only jobs that keep their result: no poll waits for the others.
 void Dispatcher::will_run(const store::ReservedJob& job) {
-  if (job.record.keep_result) waiters_.running_here(job.id.str());
+  if (job.record->keep_result) waiters_.running_here(job.id.str());
 }
 
 void Dispatcher::wont_run(const store::ReservedJob& job) {
-  if (job.record.keep_result) waiters_.ended_here(job.id.str());
+  if (job.record->keep_result) waiters_.ended_here(job.id.str());
 }
 
 asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoint> endpoint,
@@ -217,10 +217,10 @@ asio::awaitable<void> Dispatcher::attempt(std::shared_ptr<const workers::Endpoin
   AttemptEnd end;
   const metrics::Metrics::Worker& on_worker = metrics_.worker(endpoint->url);
   on_worker.inflight.add(1);
-  metrics_.job(job.record.name).dispatched.inc();
+  metrics_.job(job.record->name).dispatched.inc();
   // After the outcome is recorded: a poll woken now finds the job queued again, failed or done.
   const std::optional<std::string> here =
-      job.record.keep_result ? std::optional<std::string>(job.id.str()) : std::nullopt;
+      job.record->keep_result ? std::optional<std::string>(job.id.str()) : std::nullopt;
   try {
     co_await run_attempt(*endpoint, *pool, std::move(job), done);
   } catch (const std::exception& e) {
@@ -239,16 +239,16 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
                                               ConnectionPool& pool, store::ReservedJob job,
                                               Done& done) {
   const std::string id = job.id.str();
-  const int attempt = job.record.attempts;
+  const int attempt = job.record->attempts;
   WorkerCall call;
   call.target = endpoint.address.target;
   call.headers = endpoint.headers;
   call.headers.emplace_back("X-Jq-Job-Id", id);
   call.headers.emplace_back("X-Jq-Attempt", std::to_string(attempt));
-  if (!job.record.traceparent.empty()) {
-    call.headers.emplace_back("traceparent", job.record.traceparent);
+  if (!job.record->traceparent.empty()) {
+    call.headers.emplace_back("traceparent", job.record->traceparent);
   }
-  call.body = encode_worker_request(id, job.record, job.deadline_ms);
+  call.body = encode_worker_request(id, *job.record, job.deadline_ms);
   call.max_answer_bytes = options_.max_result_bytes;
   call.deadline = std::chrono::steady_clock::now() +
                   milliseconds(std::max<std::int64_t>(0, job.deadline_ms - store_.now_ms()));
@@ -281,7 +281,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
     if (!spdlog::should_log(level)) return;  // the fields cost more than the check
     log::event(level, "job attempt",
                {{"job_id", id},
-                {"name", job.record.name},
+                {"name", job.record->name},
                 {"attempt", attempt},
                 {"endpoint", endpoint.url},
                 {"outcome", outcome},
@@ -290,17 +290,17 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
   };
   switch (v.kind) {
     case Verdict::Kind::success: {
-      if (co_await complete(job, id, attempt, std::move(v.encoded))) count_success(job.record);
+      if (co_await complete(job, id, attempt, std::move(v.encoded))) count_success(*job.record);
       log_attempt(spdlog::level::debug, "succeeded");
       workers_.record_outcome(endpoint.id, true, std::string());
       break;
     }
     case Verdict::Kind::failure: {
       auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry,
-                                    v.message, job.record.constraints);
+                                    v.message, job.record->constraints);
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
-      if (r && *r != store::FailOutcome::stale) count_failure(job.record, *r);
+      if (r && *r != store::FailOutcome::stale) count_failure(*job.record, *r);
       const bool dead = r && *r == store::FailOutcome::dead;
       log_attempt(
           spdlog::level::info,
@@ -310,7 +310,7 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::release: {
-      auto r = co_await store_.release(job.id, job.record.name, attempt, job.record.constraints);
+      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -25,9 +25,9 @@ constexpr milliseconds kNoAheadPause{10'000};
 // said, and at the latest once half its timeout is gone, rather than run with what is left (its
 // worker sees the deadline, and the reaper would take it back).
 std::int64_t give_back_at_ms(const store::ReservedJob& job, std::chrono::microseconds window) {
-  const std::int64_t reserved_at = job.deadline_ms - job.record.timeout_ms;
+  const std::int64_t reserved_at = job.deadline_ms - job.record->timeout_ms;
   const std::int64_t patience_ms = std::max<std::int64_t>(1, 4 * window.count() / 1000);
-  return reserved_at + std::min(patience_ms, job.record.timeout_ms / 2);
+  return reserved_at + std::min(patience_ms, job.record->timeout_ms / 2);
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ void Scheduler::start_ahead(EndpointState& state) {
   while (!state.ahead.empty() && state.held > 0 && state.open(now) && !stopping_) {
     store::ReservedJob job = std::move(state.ahead.front());
     state.ahead.pop_front();
-    if (late(job) || paused_.contains(job.record.name)) {
+    if (late(job) || paused_.contains(job.record->name)) {
       back.push_back(std::move(job));
       continue;
     }
@@ -76,8 +76,8 @@ void Scheduler::start_ahead(EndpointState& state) {
   }
   const bool stranded = state.inflight == 0 && state.held == 0;
   auto left = EndpointSlots::take_ahead(state, [&](const store::ReservedJob& job) {
-    return late(job) || pause_ahead_if(!job.record.constraints.empty()) || stranded ||
-           paused_.contains(job.record.name);
+    return late(job) || pause_ahead_if(!job.record->constraints.empty()) || stranded ||
+           paused_.contains(job.record->name);
   });
   for (auto& job : left) back.push_back(std::move(job));
   if (state.ahead.size() != before) count_ahead(state);
@@ -115,8 +115,8 @@ void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
 
 asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
   for (const store::ReservedJob& job : jobs) {
-    auto r = co_await store_.release(job.id, job.record.name, job.record.attempts,
-                                     job.record.constraints, /*unsent=*/true);
+    auto r = co_await store_.release(job.id, job.record->name, job.record->attempts,
+                                     job.record->constraints, /*unsent=*/true);
     if (!r) {
       spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
                    job.id.str(), r.error().message);

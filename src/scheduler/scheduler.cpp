@@ -168,7 +168,7 @@ asio::awaitable<void> Scheduler::reload() {
       // Jobs of a queue paused now go back to it, not to a worker.
       for (auto& [id, state] : slots_.all()) {
         give_back_ahead(state, [this](const store::ReservedJob& job) {
-          return paused_.contains(job.record.name);
+          return paused_.contains(job.record->name);
         });
       }
     }

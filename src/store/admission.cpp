@@ -20,10 +20,10 @@ asio::awaitable<std::vector<ReservedJob>> Admission::admit(int shard, std::int64
   AdmitJobs::Args args{now_ms, {}};
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const ReservedJob& job = jobs[i];
-    auto lease = attempt_lease(job.id, job.record.attempts, job.record.constraints);
+    auto lease = attempt_lease(job.id, job.record->attempts, job.record->constraints);
     if (!lease) continue;
     candidates.push_back(i);
-    args.jobs.push_back(AdmitJobs::Job{shard, std::move(lease->lease), job.record.ready_stamp,
+    args.jobs.push_back(AdmitJobs::Job{shard, std::move(lease->lease), job.record->ready_stamp,
                                        job.deadline_ms, std::move(lease->constraints)});
   }
   if (candidates.empty()) co_return jobs;
@@ -50,17 +50,17 @@ asio::awaitable<std::vector<ReservedJob>> Admission::admit(int shard, std::int64
     ReservedJob& job = jobs[candidates[c]];
     const std::int64_t refused = answers.empty() ? -1 : answers[c];
     const auto pair = 2 * static_cast<std::size_t>(std::max<std::int64_t>(refused - 1, 0));
-    if (refused > 0 && pair + 1 < job.record.constraints.size()) {
+    if (refused > 0 && pair + 1 < job.record->constraints.size()) {
       stays[candidates[c]] = false;
-      holds.jobs.push_back(HoldJobs::Job{job.id.field, job.record.attempts,
-                                         job.record.constraints[pair],
-                                         job.record.constraints[pair + 1]});
+      holds.jobs.push_back(HoldJobs::Job{job.id.field, job.record->attempts,
+                                         job.record->constraints[pair],
+                                         job.record->constraints[pair + 1]});
     } else if (refused == 0) {
       // Admitted: a unique claim kept until the job starts goes now (holdJobs looks: only
       // unique_until started). At any attempt: a candidate whose admission was lost is reaped
       // and comes back still holding it.
-      if (!job.record.unique_key.empty()) {
-        holds.jobs.push_back(HoldJobs::Job{job.id.field, job.record.attempts, {}, {}});
+      if (!job.record->unique_key.empty()) {
+        holds.jobs.push_back(HoldJobs::Job{job.id.field, job.record->attempts, {}, {}});
       }
     } else {
       stays[candidates[c]] = false;  // not admitted and not held: left to the reaper

@@ -131,15 +131,15 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   out.jobs.reserve(reserved->jobs.size());
   bool constrained = false;
   for (ReserveJobs::Taken& taken : reserved->jobs) {
-    auto record = decode_record(taken.record);
-    if (!record) {
+    auto record = std::make_unique<JobRecord>();
+    if (!decode_record(taken.record, *record)) {
       co_return unexpected(
           StoreError::internal("reserveJobs: unreadable record of " + taken.field));
     }
     constrained = constrained || !record->constraints.empty();
     const std::int64_t deadline = now + record->timeout_ms;
     out.jobs.push_back(
-        ReservedJob{JobId{queue.shard, std::move(taken.field)}, std::move(*record), deadline});
+        ReservedJob{JobId{queue.shard, std::move(taken.field)}, std::move(record), deadline});
   }
   if (constrained && !admit) {
     out.jobs = co_await admission_.admit(queue.shard, now, std::move(out.jobs));

@@ -206,8 +206,8 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
         co_return unexpected(std::move(pushed.error()));
       }
       for (PushJobs::Taken& taken : pushed->taken) {
-        auto record = decode_record(taken.record);
-        if (!record) {
+        auto record = std::make_unique<JobRecord>();
+        if (!decode_record(taken.record, *record)) {
           spdlog::error(
               "pushJobs: unreadable record of taken job {}; it runs once its attempt "
               "times out",
@@ -217,7 +217,7 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
         // The script's deadline: its now (the record's enqueued_at) plus the timeout.
         const std::int64_t deadline = record->enqueued_at_ms + record->timeout_ms;
         claims.hand(taken.position, ReservedJob{JobId{group.shard, pushed->fields[taken.position]},
-                                                std::move(*record), deadline});
+                                                std::move(record), deadline});
       }
       claims.settle_rest();
       add_pushed(out, group, std::move(*pushed));

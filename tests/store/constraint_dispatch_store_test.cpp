@@ -124,17 +124,17 @@ TEST_CASE(
   // other shard) is woken and starts next, the third after it.
   const std::string success = "\x81\xa4type\xa7success";
   REQUIRE(*f.h.run(f.store.complete(first, 1, success, std::nullopt,
-                                    started[0].record.constraints)) == jq::store::Completed::done);
+                                    started[0].record->constraints)) == jq::store::Completed::done);
   REQUIRE(f.run_until([&] { return f.record(second).blocked_by.empty(); }));
   auto next = f.reserve_all();
   REQUIRE(next.size() == 1);
   CHECK(next[0].id.field == second.field);
-  CHECK(next[0].record.attempts == 1);
+  CHECK(next[0].record->attempts == 1);
   CHECK(f.record(third).blocked_by == "one");
 
   // A failure gives its lease back too.
   REQUIRE(f.h.run(f.store.fail(second, 1, "\x81\xa4type\xa7\x66\x61ilure", false, "no",
-                               next[0].record.constraints)));
+                               next[0].record->constraints)));
   REQUIRE(f.run_until([&] { return f.record(third).blocked_by.empty(); }));
   auto last = f.reserve_all();
   REQUIRE(last.size() == 1);
@@ -154,13 +154,13 @@ TEST_CASE(
   const JobId id = f.push();
   auto started = f.reserve_all();
   REQUIRE(started.size() == 1);
-  auto released = f.h.run(f.store.release(id, "mail", 1, started[0].record.constraints));
+  auto released = f.h.run(f.store.release(id, "mail", 1, started[0].record->constraints));
   REQUIRE(released);
   CHECK(*released);
   auto again = f.reserve_all();
   REQUIRE(again.size() == 1);
   CHECK(again[0].id.field == id.field);
-  CHECK(again[0].record.attempts == 1);
+  CHECK(again[0].record->attempts == 1);
 }
 
 TEST_CASE("ConstraintStore: removing a constraint wakes every job it held before it answers",

@@ -101,7 +101,7 @@ TEST_CASE("DispatchStore: heads are the best job per queue, a reservation stops 
   REQUIRE(r);
   REQUIRE(r->jobs.size() == 2);
   CHECK(r->jobs[0].id.field == low.field);
-  CHECK(r->jobs[0].record.attempts == 1);
+  CHECK(r->jobs[0].record->attempts == 1);
   CHECK(r->jobs[0].deadline_ms == 1767225600000 + 30'000);
   REQUIRE(r->head);
   CHECK(r->head->priority == 9);  // what the queue's head is now
@@ -153,7 +153,7 @@ TEST_CASE("DispatchStore: a failure is retried after its backoff, promoted when 
   CHECK(f.state(id) == JobState::queued);
 
   const auto again = f.reserve_one("mail");
-  CHECK(again.record.attempts == 2);
+  CHECK(again.record->attempts == 2);
   auto last = f.fail(id, 2);
   REQUIRE(last);
   CHECK(*last == FailOutcome::dead);
@@ -169,7 +169,7 @@ TEST_CASE("DispatchStore: a released attempt does not count and runs next", "[re
   CHECK(*released);
   const auto again = f.reserve_one("mail");
   CHECK(again.id.field == first.field);  // back at the front
-  CHECK(again.record.attempts == 1);     // the released attempt was taken back
+  CHECK(again.record->attempts == 1);    // the released attempt was taken back
 }
 
 TEST_CASE("DispatchStore: reaping fails attempts past the cutoff as timeouts", "[redis]") {

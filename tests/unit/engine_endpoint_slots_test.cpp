@@ -332,7 +332,7 @@ namespace {
 
 ReservedJob reserved(const std::string& name) {
   ReservedJob job;
-  job.record.name = name;
+  job.record->name = name;
   return job;
 }
 
@@ -428,8 +428,8 @@ TEST_CASE("a held-off or removed endpoint reserves nothing ahead, and leaves its
   a.ahead.push_back(reserved("m"));
   const auto gone = slots.update({endpoint("b", 2)}, [](const Endpoint&) { return nullptr; });
   REQUIRE(gone.jobs.size() == 2);
-  CHECK(gone.jobs[0].record.name == "n");
-  CHECK(gone.jobs[1].record.name == "m");
+  CHECK(gone.jobs[0].record->name == "n");
+  CHECK(gone.jobs[1].record->name == "m");
   CHECK(slots.find("a")->ahead.empty());  // kept while its attempts run, with nothing ahead
 }
 
@@ -478,9 +478,9 @@ TEST_CASE("jobs ahead are taken away by what picks them, the others keep their o
   EndpointState& a = *slots.find("a");
   for (const char* name : {"x", "paused", "y", "paused"}) a.ahead.push_back(reserved(name));
   const auto taken = EndpointSlots::take_ahead(
-      a, [](const ReservedJob& job) { return job.record.name == "paused"; });
+      a, [](const ReservedJob& job) { return job.record->name == "paused"; });
   CHECK(taken.size() == 2);
   REQUIRE(a.ahead.size() == 2);
-  CHECK(a.ahead[0].record.name == "x");
-  CHECK(a.ahead[1].record.name == "y");
+  CHECK(a.ahead[0].record->name == "x");
+  CHECK(a.ahead[1].record->name == "y");
 }
