@@ -1,10 +1,16 @@
 #include "src/schedules/runner.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace jq::schedules {
 namespace {
@@ -59,13 +65,48 @@ asio::awaitable<Periodic::Duration> Runner::step() {
       co_return retry;
     }
   }
+  // A tick is missed when it was due more than kOnTimeMs before a master found it due, not when
+  // this master's own backlog of ticks due together delays it: each counts as found when this
+  // pass began, or when it fell due during the pass.
+  const std::int64_t pass_ms = store_.now_ms();
   for (;;) {
     if (due_.empty()) co_return kIdle;
-    const std::int64_t wait = due_.begin()->first - store_.now_ms();
+    const std::int64_t now = store_.now_ms();
+    const std::int64_t wait = due_.begin()->first - now;
     if (wait > 0) co_return milliseconds(wait);
-    const Key key = due_.begin()->second;
-    co_await act(key);
+    std::vector<std::pair<Key, std::int64_t>> batch;
+    for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
+      batch.emplace_back(it->second, std::max(pass_ms, it->first));
+      if (batch.size() == kActTogether) break;
+    }
+    co_await act_all(std::move(batch));
   }
+}
+
+asio::awaitable<void> Runner::act_all(std::vector<std::pair<Key, std::int64_t>> due) {
+  // Each act on the loop's strand; the last to finish ends the wait (the timer's expiry set to
+  // the past first, in case all finished before the wait began).
+  auto left = std::make_shared<std::size_t>(due.size());
+  auto all_done =
+      std::make_shared<asio::steady_timer>(loop_.strand(), asio::steady_timer::time_point::max());
+  for (auto& [key, noticed] : due) {
+    asio::co_spawn(loop_.strand(), act(std::move(key), noticed),
+                   [left, all_done](std::exception_ptr e) {
+                     if (e) {
+                       try {
+                         std::rethrow_exception(e);
+                       } catch (const std::exception& ex) {
+                         spdlog::error("schedules: acting on a due schedule failed: {}", ex.what());
+                       }
+                     }
+                     if (--*left == 0) {
+                       all_done->expires_at(asio::steady_timer::time_point::min());
+                       all_done->cancel();
+                     }
+                   });
+  }
+  boost::system::error_code ignored;
+  if (*left > 0) co_await all_done->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
 asio::awaitable<bool> Runner::reload_all() {
@@ -123,11 +164,11 @@ void Runner::drop(const Key& key) {
   entries_.erase(it);
 }
 
-asio::awaitable<void> Runner::act(Key key) {
+asio::awaitable<void> Runner::act(Key key, std::int64_t noticed_ms) {
   const auto it = entries_.find(key);
   if (it == entries_.end()) co_return;
   if (it->second.stored.record.status == RecordStatus::active) {
-    co_await tick(key, it->second);
+    co_await tick(key, it->second, noticed_ms);
     co_return;
   }
   // A move that the master which began it has not finished in time.
@@ -145,10 +186,11 @@ asio::awaitable<void> Runner::act(Key key) {
 }
 
 // `entry` is a copy: the map may change while the tick is in Redis.
-asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
+asio::awaitable<void> Runner::tick(const Key& key, Entry entry, std::int64_t noticed_ms) {
   const std::int64_t now = store_.now_ms();
   const ScheduleRecord& read = entry.stored.record;
-  const TickPlan plan = plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, now);
+  const TickPlan plan =
+      plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, std::min(noticed_ms, now));
   auto fired = co_await store_.fire(entry.stored, plan);
   const auto retry_later = [&] {
     if (const auto it = entries_.find(key); it != entries_.end()) {
