@@ -91,6 +91,9 @@ std::string Keys::schedules(int shard) const {
 std::string Keys::schedule_homes(int shard) const {
   return shard_key(shard, "schedule_homes");
 }
+std::string Keys::schedule_tombstones(int shard) const {
+  return shard_key(shard, "schedule_tombstones");
+}
 std::string Keys::held_prefix(int shard) const {
   return shard_key(shard, "c:");
 }

@@ -55,6 +55,8 @@ class Keys {
   // map), and the claims of the names whose home is the shard (name -> "<shard> <token> ...").
   std::string schedules(int shard) const;
   std::string schedule_homes(int shard) const;
+  // The tombstones in schedules (name -> when written, ms), swept a day later (removeSchedule).
+  std::string schedule_tombstones(int shard) const;
   // <p>:{s}:c: -- the shard's jobs held back by constraints: the scripts derive the held zset of
   // a pair and the counts below it (lua/lib/preamble_1_holds_of.lua); the two the engine reads
   // are held_waiting (== held_prefix + "waiting:" + name) and held_tallies (== held_prefix +

@@ -50,7 +50,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::claim_schedule_name, "claimScheduleName-1"},
     Binding{ScriptId::save_schedule, "saveSchedule-1"},
     Binding{ScriptId::leave_schedule, "leaveSchedule-1"},
-    Binding{ScriptId::remove_schedule, "removeSchedule-1"},
+    Binding{ScriptId::remove_schedule, "removeSchedule-2"},
     Binding{ScriptId::fire_schedule, "fireSchedule-8"},
     Binding{ScriptId::admit_jobs, "admitJobs-2"},
     Binding{ScriptId::hold_jobs, "holdJobs-6"},

@@ -105,7 +105,7 @@ asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleSto
     redis::ScriptCall fence =
         RemoveSchedule::call(RemoveSchedule::keys(keys_, claim->shard),
                              {name, claim->token, RemoveSchedule::Mode::fence,
-                              keys_.events_channel(claim->shard), claim->shard});
+                              keys_.events_channel(claim->shard), claim->shard, now_ms()});
     auto reply = co_await eval(std::move(fence));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto fenced = RemoveSchedule::decode(*reply);
@@ -146,8 +146,8 @@ asio::awaitable<Expected<void, StoreError>> ScheduleStore::finish_move(int shard
     }
   }
   redis::ScriptCall remove = RemoveSchedule::call(
-      RemoveSchedule::keys(keys_, shard),
-      {name, leaving.token, RemoveSchedule::Mode::remove, keys_.events_channel(shard), shard});
+      RemoveSchedule::keys(keys_, shard), {name, leaving.token, RemoveSchedule::Mode::remove,
+                                           keys_.events_channel(shard), shard, now_ms()});
   auto reply = co_await eval(std::move(remove));
   if (!reply) co_return unexpected(std::move(reply.error()));
   if (auto removed = RemoveSchedule::decode(*reply); !removed) {

@@ -290,7 +290,7 @@ asio::awaitable<Expected<void, StoreError>> ScheduleStore::remove(std::string na
     redis::ScriptCall call =
         RemoveSchedule::call(RemoveSchedule::keys(keys_, live.shard),
                              {name, live.record.token, RemoveSchedule::Mode::remove,
-                              keys_.events_channel(live.shard), live.shard});
+                              keys_.events_channel(live.shard), live.shard, now_ms()});
     auto reply = co_await eval(std::move(call));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto removed = RemoveSchedule::decode(*reply);

@@ -1,6 +1,6 @@
 // The schedule scripts, each documented outcome: claimScheduleName-1 (compare-and-set of a
 // name's claim), saveSchedule-1 (a record arriving or changing in place; tokens only grow),
-// leaveSchedule-1 (the first step of a move), removeSchedule-1 (remove and fence, leaving
+// leaveSchedule-1 (the first step of a move), removeSchedule-2 (remove and fence, leaving
 // tombstones) and fireSchedule-8 (a tick claimed and its job made in one step).
 #include <catch2/catch.hpp>
 
@@ -52,12 +52,16 @@ struct Fixture {
     REQUIRE(out);
     return *out;
   }
-  RemoveSchedule::Status remove(std::int64_t token, RemoveSchedule::Mode mode) {
-    auto out = RemoveSchedule::decode(
-        r.eval(RemoveSchedule::call(RemoveSchedule::keys(keys, kShard),
-                                    {"s", token, mode, keys.events_channel(kShard), kShard})));
+  RemoveSchedule::Status remove(std::int64_t token, RemoveSchedule::Mode mode,
+                                const std::string& name = "s", std::int64_t now = kNowMs) {
+    auto out = RemoveSchedule::decode(r.eval(
+        RemoveSchedule::call(RemoveSchedule::keys(keys, kShard),
+                             {name, token, mode, keys.events_channel(kShard), kShard, now})));
     REQUIRE(out);
     return *out;
+  }
+  bool in_schedules(const std::string& name) {
+    return r.call({"HEXISTS", keys.schedules(kShard), name}).integer == 1;
   }
   std::optional<ScheduleRecord> record() {
     jq::redis::Reply raw = r.call({"HGET", keys.schedules(kShard), "s"});
@@ -249,6 +253,32 @@ TEST_CASE("removeSchedule's fence keeps a token that was not written from ever a
   CHECK(f.remove(6, RemoveSchedule::Mode::fence) == RemoveSchedule::Status::fenced);
   CHECK(f.record()->status == RecordStatus::active);
   CHECK(f.record()->token == 5);
+}
+
+TEST_CASE("a tombstone goes a day after it was written, swept by a later one", "[redis]") {
+  Fixture f;
+  constexpr std::int64_t kDayMs = 86'400'000;
+  // "s": removed, then created again under a newer token (its tombstone replaced by a live
+  // record); "old": fenced; both at kNowMs.
+  f.arrive(2);
+  REQUIRE(f.remove(2, RemoveSchedule::Mode::remove) == RemoveSchedule::Status::done);
+  REQUIRE(f.arrive(3).status == SaveSchedule::Status::saved);
+  REQUIRE(f.remove(7, RemoveSchedule::Mode::fence, "old") == RemoveSchedule::Status::fenced);
+  // Within the day a tombstone written stays, and sweeps nothing.
+  REQUIRE(f.remove(8, RemoveSchedule::Mode::fence, "recent", kNowMs + kDayMs - 1) ==
+          RemoveSchedule::Status::fenced);
+  CHECK(f.in_schedules("old"));
+  CHECK(f.r.call({"ZCARD", f.keys.schedule_tombstones(kShard)}).integer == 3);
+  // A day and a millisecond later the next one sweeps the tombstone of "old", keeps the live
+  // record of "s" (only its entry in the zset goes) and the tombstone of "recent".
+  REQUIRE(f.remove(9, RemoveSchedule::Mode::fence, "new", kNowMs + kDayMs + 1) ==
+          RemoveSchedule::Status::fenced);
+  CHECK_FALSE(f.in_schedules("old"));
+  CHECK(f.record()->status == RecordStatus::active);
+  CHECK(f.record()->token == 3);
+  CHECK(f.in_schedules("recent"));
+  CHECK(f.in_schedules("new"));
+  CHECK(f.r.call({"ZRANGE", f.keys.schedule_tombstones(kShard), "0", "-1"}).elements.size() == 2);
 }
 
 TEST_CASE("fireSchedule claims a tick and makes its job in one step", "[redis]") {

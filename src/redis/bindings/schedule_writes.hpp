@@ -1,4 +1,4 @@
-// lua/claimScheduleName-1.lua, saveSchedule-1.lua, leaveSchedule-1.lua and removeSchedule-1.lua:
+// lua/claimScheduleName-1.lua, saveSchedule-1.lua, leaveSchedule-1.lua and removeSchedule-2.lua:
 // where a schedule lives and the writes of its record (src/schedules/schedule_store.hpp says in
 // which order they go).
 #pragma once
@@ -139,30 +139,36 @@ struct LeaveSchedule {
 
 struct RemoveSchedule {
   static constexpr ScriptId id = ScriptId::remove_schedule;
-  static constexpr std::array<std::string_view, 1> key_names = {"schedules"};
-  static constexpr std::array<std::string_view, 5> arg_names = {"name", "token", "mode", "channel",
-                                                                "shard"};
+  static constexpr std::array<std::string_view, 2> key_names = {"schedules", "tombstones"};
+  static constexpr std::array<std::string_view, 6> arg_names = {"name",    "token", "mode",
+                                                                "channel", "shard", "now"};
   static constexpr std::size_t args_per_item = 0;
 
   enum class Mode { remove, fence };
-  using Keys = ScheduleRecordKeys;
+  struct Keys {
+    std::string schedules;
+    std::string tombstones;
+  };
   struct Args {
     std::string name;
     std::int64_t token = 0;
     Mode mode = Mode::remove;
     std::string channel;
     std::int64_t shard = 0;
+    std::int64_t now_ms = 0;
   };
   // remove: removed (1) or not_found (-2); fence: live (1) or fenced (0).
   enum class Status : std::int64_t { done = 1, fenced = 0, not_found = -2 };
   static constexpr std::array statuses = {Status::done, Status::fenced, Status::not_found};
 
-  static Keys keys(const redis::Keys& k, int shard) { return {k.schedules(shard)}; }
+  static Keys keys(const redis::Keys& k, int shard) {
+    return {k.schedules(shard), k.schedule_tombstones(shard)};
+  }
   static ScriptCall call(Keys k, Args a) {
     return {id,
-            {std::move(k.schedules)},
+            {std::move(k.schedules), std::move(k.tombstones)},
             {std::move(a.name), arg(a.token), a.mode == Mode::fence ? "fence" : "remove",
-             std::move(a.channel), arg(a.shard)}};
+             std::move(a.channel), arg(a.shard), arg(a.now_ms)}};
   }
   static Decoded<Status> decode(const Reply& reply) { return integer_status(id, statuses, reply); }
 };
