@@ -65,38 +65,53 @@ asio::awaitable<Periodic::Duration> Runner::step() {
       co_return retry;
     }
   }
-  // A tick is missed when it was due more than kOnTimeMs before a master found it due, not when
-  // this master's own backlog of ticks due together delays it: each counts as found when this
-  // pass began, or when it fell due during the pass.
-  const std::int64_t pass_ms = store_.now_ms();
+  // Every entry due now is found due now, before any is acted on: a tick is missed when a master
+  // found it due too late, not when the ticks due with it (or Redis) take long.
+  const std::int64_t started = store_.now_ms();
+  for (auto it = due_.begin(); it != due_.end() && it->first <= started; ++it) {
+    Entry& entry = entries_.at(it->second);
+    if (entry.found_ms == 0) entry.found_ms = started;
+  }
   for (;;) {
     if (due_.empty()) co_return kIdle;
     const std::int64_t now = store_.now_ms();
     const std::int64_t wait = due_.begin()->first - now;
     if (wait > 0) co_return milliseconds(wait);
-    std::vector<std::pair<Key, std::int64_t>> batch;
+    if (now - started >= kStepMs) co_return milliseconds(0);  // reloads first, then on
+    std::vector<Key> batch;
     for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
-      batch.emplace_back(it->second, std::max(pass_ms, it->first));
+      Entry& entry = entries_.at(it->second);
+      if (entry.found_ms == 0) entry.found_ms = now;
+      batch.push_back(it->second);
       if (batch.size() == kActTogether) break;
     }
     co_await act_all(std::move(batch));
   }
 }
 
-asio::awaitable<void> Runner::act_all(std::vector<std::pair<Key, std::int64_t>> due) {
+asio::awaitable<void> Runner::act_all(std::vector<Key> due) {
   // Each act on the loop's strand; the last to finish ends the wait (the timer's expiry set to
   // the past first, in case all finished before the wait began).
   auto left = std::make_shared<std::size_t>(due.size());
   auto all_done =
       std::make_shared<asio::steady_timer>(loop_.strand(), asio::steady_timer::time_point::max());
-  for (auto& [key, noticed] : due) {
-    asio::co_spawn(loop_.strand(), act(std::move(key), noticed),
-                   [left, all_done](std::exception_ptr e) {
+  for (Key& key : due) {
+    Key failed = key;
+    asio::co_spawn(loop_.strand(), act(std::move(key)),
+                   [this, left, all_done, failed = std::move(failed)](std::exception_ptr e) {
                      if (e) {
+                       std::string why = "unknown error";
                        try {
                          std::rethrow_exception(e);
                        } catch (const std::exception& ex) {
-                         spdlog::error("schedules: acting on a due schedule failed: {}", ex.what());
+                         why = ex.what();
+                       } catch (...) {
+                       }
+                       // As for a Redis failure: again a second later, not at once and for ever.
+                       spdlog::error("schedule {}: acting on it failed ({}); retrying",
+                                     failed.first, why);
+                       if (const auto it = entries_.find(failed); it != entries_.end()) {
+                         set_due(failed, it->second, store_.now_ms() + kRetryMs);
                        }
                      }
                      if (--*left == 0) {
@@ -154,6 +169,7 @@ void Runner::put(Key key, std::optional<StoredSchedule> stored) {
 void Runner::set_due(const Key& key, Entry& entry, std::int64_t due_ms) {
   if (entry.due_ms > 0) due_.erase({entry.due_ms, key});
   entry.due_ms = due_ms;
+  entry.found_ms = 0;
   if (due_ms > 0) due_.insert({due_ms, key});
 }
 
@@ -164,11 +180,11 @@ void Runner::drop(const Key& key) {
   entries_.erase(it);
 }
 
-asio::awaitable<void> Runner::act(Key key, std::int64_t noticed_ms) {
+asio::awaitable<void> Runner::act(Key key) {
   const auto it = entries_.find(key);
   if (it == entries_.end()) co_return;
   if (it->second.stored.record.status == RecordStatus::active) {
-    co_await tick(key, it->second, noticed_ms);
+    co_await tick(key, it->second);
     co_return;
   }
   // A move that the master which began it has not finished in time.
@@ -186,11 +202,11 @@ asio::awaitable<void> Runner::act(Key key, std::int64_t noticed_ms) {
 }
 
 // `entry` is a copy: the map may change while the tick is in Redis.
-asio::awaitable<void> Runner::tick(const Key& key, Entry entry, std::int64_t noticed_ms) {
+asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
   const std::int64_t now = store_.now_ms();
   const ScheduleRecord& read = entry.stored.record;
-  const TickPlan plan =
-      plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, std::min(noticed_ms, now));
+  const std::int64_t found = entry.found_ms > 0 ? std::min(entry.found_ms, now) : now;
+  const TickPlan plan = plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, now, found);
   auto fired = co_await store_.fire(entry.stored, plan);
   const auto retry_later = [&] {
     if (const auto it = entries_.find(key); it != entries_.end()) {

@@ -6,9 +6,9 @@
 // Nothing polls. A change of any schedule on any master is announced as "t <shard> <name>" and
 // this runner reads that record again; after the subscriber reconnects (events may have been
 // missed) it reads them all again, and at start. A Redis failure retries that one schedule a
-// second later; a tick first found due more than a second after its time is missed (ticks.hpp).
-// Ticks due together (thousands of schedules on the same minute) are claimed kActTogether at a
-// time, each as of when the runner found it due: the runner's own backlog misses none.
+// second later; a tick found due more than a second after its time is missed (ticks.hpp). Ticks
+// due together (thousands of schedules on the same minute) are claimed kActTogether at a time,
+// each late by when a step found it due: the runner's own backlog misses none.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,9 @@ class Runner {
   static constexpr std::int64_t kRetryMs = 1000;  // after Redis failed on a schedule
   // Due entries acted on at once: their fireSchedule calls go to Redis together.
   static constexpr std::size_t kActTogether = 64;
+  // A step acts on due entries for this long at most, then reloads what changed meanwhile (and
+  // may stop) before it goes on.
+  static constexpr std::int64_t kStepMs = 500;
 
   Runner(asio::io_context& io, ScheduleStore& store);
   void start() { loop_.start(); }
@@ -43,16 +46,19 @@ class Runner {
     StoredSchedule stored;
     Timetable timetable;
     std::int64_t due_ms = 0;  // when to act: its next tick, the end of a move, or a retry
+    // When a step found it due (0: not yet since due_ms was set): its tick is late by how long
+    // after its time that was, however long the ticks due with it take (plan_tick).
+    std::int64_t found_ms = 0;
   };
 
   asio::awaitable<Periodic::Duration> step();
   asio::awaitable<bool> reload_all();
   asio::awaitable<bool> reload(Key key);
-  // Acts on due entries together, each noticed at the given time; returns when all are done.
-  asio::awaitable<void> act_all(std::vector<std::pair<Key, std::int64_t>> due);
+  // Acts on due entries together; returns when all are done.
+  asio::awaitable<void> act_all(std::vector<Key> due);
   // Acts on one due entry: its tick, or finishing its move.
-  asio::awaitable<void> act(Key key, std::int64_t noticed_ms);
-  asio::awaitable<void> tick(const Key& key, Entry entry, std::int64_t noticed_ms);
+  asio::awaitable<void> act(Key key);
+  asio::awaitable<void> tick(const Key& key, Entry entry);
   void put(Key key, std::optional<StoredSchedule> stored);
   void set_due(const Key& key, Entry& entry, std::int64_t due_ms);
   void drop(const Key& key);

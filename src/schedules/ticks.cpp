@@ -69,11 +69,19 @@ std::vector<std::int64_t> ticks_from(const api::Schedule& s, const Timetable& t,
 
 TickPlan plan_tick(const api::Schedule& s, const Timetable& t, std::int64_t next_ms,
                    std::int64_t now_ms) {
+  return plan_tick(s, t, next_ms, now_ms, now_ms);
+}
+
+TickPlan plan_tick(const api::Schedule& s, const Timetable& t, std::int64_t next_ms,
+                   std::int64_t now_ms, std::int64_t found_ms) {
   const std::int64_t until = s.end_at ? std::min(now_ms, s.end_at->ms) : now_ms;
   const DueTicks due = due_ticks(s, t, next_ms, std::max(until, next_ms));
   TickPlan plan;
   plan.tick_ms = due.last;
-  plan.run = now_ms - due.last <= kOnTimeMs || s.missed == api::MissedPolicy::run_once;
+  // Late by how long after its time a master found it due; a tick that fell due after that, by
+  // now.
+  const std::int64_t late = due.last <= found_ms ? found_ms - due.last : now_ms - due.last;
+  plan.run = late <= kOnTimeMs || s.missed == api::MissedPolicy::run_once;
   plan.missed = plan.run ? due.count - 1 : due.count;
   plan.after_ms = tick_after(s, t, std::max(due.last, now_ms)).value_or(0);
   return plan;

@@ -42,6 +42,11 @@ struct TickPlan {
 // with skip every late tick is missed.
 TickPlan plan_tick(const api::Schedule& schedule, const Timetable& timetable, std::int64_t next_ms,
                    std::int64_t now_ms);
+// The same for a schedule a master found due at `found_ms` (<= now_ms) and makes the tick of
+// only now: the latest tick due is late by how long after its time it was found (the master's
+// own backlog does not make it late), or, when it fell due after that, by how long ago.
+TickPlan plan_tick(const api::Schedule& schedule, const Timetable& timetable, std::int64_t next_ms,
+                   std::int64_t now_ms, std::int64_t found_ms);
 
 // POST /v1/schedules/preview: the ticks after `from` (default `now_ms`).
 std::vector<std::int64_t> preview_ticks(const api::SchedulePreview& preview, std::int64_t now_ms);

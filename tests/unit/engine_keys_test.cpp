@@ -37,6 +37,7 @@ std::vector<std::string> shard_keys(const Keys& keys, int shard) {
           keys.counts(shard),
           keys.schedules(shard),
           keys.schedule_homes(shard),
+          keys.schedule_tombstones(shard),
           keys.watch_prefix(shard),
           keys.watch(shard, "00000000A")};
 }

@@ -45,6 +45,31 @@ TEST_CASE("a tick on time runs, and the next one follows it", "[unit]") {
   CHECK(plan.after_ms == at("2026-05-01T10:00:10Z"));
 }
 
+TEST_CASE("a tick found due in time is on time however late it is made, one due since is not",
+          "[unit]") {
+  const auto skip = schedule({{"every", 2}, {"missed", "skip"}});
+  const auto t = timetable_of(skip, at("2026-05-01T10:00:00Z"));
+  // Found due at :02.100 (0.1 s late), made at :03.500 (the ticks due with it took that long).
+  auto plan = plan_tick(skip, t, at("2026-05-01T10:00:02Z"), at("2026-05-01T10:00:03.500Z"),
+                        at("2026-05-01T10:00:02.100Z"));
+  CHECK(plan.run);
+  CHECK(plan.tick_ms == at("2026-05-01T10:00:02Z"));
+  CHECK(plan.missed == 0);
+  CHECK(plan.after_ms == at("2026-05-01T10:00:04Z"));
+  // Made at :05.500: the :04 tick fell due after it was found, and is 1.5 s late by now; both
+  // are missed.
+  plan = plan_tick(skip, t, at("2026-05-01T10:00:02Z"), at("2026-05-01T10:00:05.500Z"),
+                   at("2026-05-01T10:00:02.100Z"));
+  CHECK_FALSE(plan.run);
+  CHECK(plan.missed == 2);
+  CHECK(plan.after_ms == at("2026-05-01T10:00:06Z"));
+  // Found at :03.500 (1.5 s late): missed, however soon it is made.
+  plan = plan_tick(skip, t, at("2026-05-01T10:00:02Z"), at("2026-05-01T10:00:03.500Z"),
+                   at("2026-05-01T10:00:03.500Z"));
+  CHECK_FALSE(plan.run);
+  CHECK(plan.missed == 1);
+}
+
 TEST_CASE("ticks missed while no master ran: run_once runs the latest, skip runs none", "[unit]") {
   const auto run_once = schedule({{"cron", "*/5 * * * * *"}});
   const auto t = timetable_of(run_once, 0);
