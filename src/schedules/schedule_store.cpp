@@ -263,10 +263,11 @@ asio::awaitable<Expected<bool, StoreError>> ScheduleStore::write_change(
   auto token = co_await next_token(name);
   if (!token) co_return unexpected(std::move(token.error()));
   MoveIntent to{to_shard, *token, api::encode_schedule(next), anchor, next_ms};
-  redis::ScriptCall leave = LeaveSchedule::call(
-      LeaveSchedule::keys(keys_, current.shard),
-      {name, r.token, r.version, to.shard, to.token, to.definition, to.anchor_ms, to.next_ms,
-       now_ms() + kSettleAfterMs, keys_.events_channel(current.shard), current.shard, r.next_ms});
+  redis::ScriptCall leave =
+      LeaveSchedule::call(LeaveSchedule::keys(keys_, current.shard),
+                          {name, r.token, r.version, to.shard, to.token, to.definition,
+                           to.anchor_ms, to.next_ms, now_ms() + kSettleAfterMs,
+                           keys_.events_channel(current.shard), current.shard, r.next_ms, r.runs});
   auto reply = co_await eval(std::move(leave));
   if (!reply) co_return unexpected(std::move(reply.error()));
   auto left = LeaveSchedule::decode(*reply);

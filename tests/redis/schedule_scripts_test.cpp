@@ -44,11 +44,12 @@ struct Fixture {
   auto arrive(std::int64_t token, std::string carried = "") {
     return save(SaveSchedule::Mode::arrive, token, 0, std::move(carried));
   }
-  auto leave(std::int64_t token, std::int64_t version, std::int64_t read_next = kTick) {
-    auto out = LeaveSchedule::decode(r.eval(
-        LeaveSchedule::call(LeaveSchedule::keys(keys, kShard),
-                            {"s", token, version, 5, token + 1, "def-2", kNowMs, kTick,
-                             kNowMs + 5000, keys.events_channel(kShard), kShard, read_next})));
+  auto leave(std::int64_t token, std::int64_t version, std::int64_t read_next = kTick,
+             std::int64_t read_runs = 0) {
+    auto out = LeaveSchedule::decode(r.eval(LeaveSchedule::call(
+        LeaveSchedule::keys(keys, kShard),
+        {"s", token, version, 5, token + 1, "def-2", kNowMs, kTick, kNowMs + 5000,
+         keys.events_channel(kShard), kShard, read_next, read_runs})));
     REQUIRE(out);
     return *out;
   }
@@ -200,6 +201,21 @@ TEST_CASE("a change read before a tick was made does not bring that tick back", 
     CHECK(f.save(SaveSchedule::Mode::update, 1, 1, "", "def-2", kTick + 60'000, kTick + 60'000)
               .status == SaveSchedule::Status::saved);
   }
+}
+
+TEST_CASE("a move read before a run now does not lose what it counted", "[redis]") {
+  // A move carries the record's counts there: read before a run now (which moves neither the
+  // version nor the next tick), it would carry one run less and the last job before it.
+  Fixture f;
+  f.arrive(1);
+  auto now = f.tick();
+  now.mode = FireSchedule::Mode::now;
+  REQUIRE(f.fire(now).status == FireSchedule::Status::made);
+  CHECK(f.leave(1, 1, kTick, 0).status == LeaveSchedule::Status::changed);
+  CHECK(f.record()->status == RecordStatus::active);
+  // Read again, the move goes through.
+  CHECK(f.leave(1, 1, kTick, 1).status == LeaveSchedule::Status::leaving);
+  CHECK(f.record()->runs == 1);
 }
 
 TEST_CASE("leaveSchedule stops a record ticking and keeps where it goes", "[redis]") {

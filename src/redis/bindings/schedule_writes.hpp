@@ -101,9 +101,10 @@ struct SaveSchedule {
 struct LeaveSchedule {
   static constexpr ScriptId id = ScriptId::leave_schedule;
   static constexpr std::array<std::string_view, 1> key_names = {"schedules"};
-  static constexpr std::array<std::string_view, 12> arg_names = {
-      "name",      "token",        "version",      "to_shard", "to_token", "to_definition",
-      "to_anchor", "to_next_tick", "settle_at_ms", "channel",  "shard",    "read_next_ms"};
+  static constexpr std::array<std::string_view, 13> arg_names = {
+      "name",          "token",        "version",      "to_shard",     "to_token",
+      "to_definition", "to_anchor",    "to_next_tick", "settle_at_ms", "channel",
+      "shard",         "read_next_ms", "read_runs"};
   static constexpr std::size_t args_per_item = 0;
 
   using Keys = ScheduleRecordKeys;
@@ -120,17 +121,19 @@ struct LeaveSchedule {
     std::string channel;
     std::int64_t shard = 0;
     std::int64_t read_next_ms = 0;  // the next tick the change was made from
+    std::int64_t read_runs = 0;     // and the runs it had counted then
   };
   enum class Status : std::int64_t { leaving = 1, not_found = -2, changed = -3 };
   static constexpr std::array statuses = {Status::leaving, Status::not_found, Status::changed};
 
   static Keys keys(const redis::Keys& k, int shard) { return {k.schedules(shard)}; }
   static ScriptCall call(Keys k, Args a) {
-    return {id,
-            {std::move(k.schedules)},
-            {std::move(a.name), arg(a.token), arg(a.version), arg(a.to_shard), arg(a.to_token),
-             std::move(a.to_definition), arg(a.to_anchor_ms), arg(a.to_next_ms),
-             arg(a.settle_at_ms), std::move(a.channel), arg(a.shard), arg(a.read_next_ms)}};
+    return {
+        id,
+        {std::move(k.schedules)},
+        {std::move(a.name), arg(a.token), arg(a.version), arg(a.to_shard), arg(a.to_token),
+         std::move(a.to_definition), arg(a.to_anchor_ms), arg(a.to_next_ms), arg(a.settle_at_ms),
+         std::move(a.channel), arg(a.shard), arg(a.read_next_ms), arg(a.read_runs)}};
   }
   static Decoded<Written<Status>> decode(const Reply& reply) {
     return written_reply(id, statuses, reply);
