@@ -288,6 +288,10 @@ class Daemon {
   }
 
   asio::awaitable<void> reclassify() {
+    // A pass that failed (Redis away or full) goes again after this, doubling up to kMax: no
+    // other master makes it, and the next change may be long in coming.
+    constexpr std::chrono::seconds kFirst{1}, kMax{30};
+    std::chrono::seconds after_failure = kFirst;
     do {
       reclassify_again_ = false;
       // The pass must match against the changed definitions: wait (briefly) for the snapshot.
@@ -303,10 +307,17 @@ class Daemon {
       if (!changed) {
         spdlog::warn(
             "jobs already stored were not matched again against the changed "
-            "constraints: {}; the next change tries again",
-            changed.error().message);
-      } else if (*changed > 0) {
-        spdlog::info("{} stored jobs matched again against the changed constraints", *changed);
+            "constraints: {}; trying again in {} s",
+            changed.error().message, after_failure.count());
+        timer.expires_after(after_failure);
+        co_await timer.async_wait(asio::use_awaitable);
+        after_failure = std::min(after_failure * 2, kMax);
+        reclassify_again_ = true;
+      } else {
+        after_failure = kFirst;
+        if (*changed > 0) {
+          spdlog::info("{} stored jobs matched again against the changed constraints", *changed);
+        }
       }
       reclassify_running_ = false;
     } while (reclassify_again_ && !reclassify_running_.exchange(true));

@@ -61,6 +61,12 @@ asio::awaitable<Expected<std::int64_t, StoreError>> Reclassifier::run_shard(
     if (!contents) co_return unexpected(StoreError::unavailable(contents.error()));
     ReclassifyJobs::Args args{shard, {}};
     for (std::size_t b = 0; b < buckets.size() && b < contents->elements.size(); ++b) {
+      // A bucket that could not be read (an ACL without its keys, a node that lost its slot) is
+      // not a bucket without jobs to match again: the pass fails, and goes again.
+      if (contents->elements[b].is_error()) {
+        co_return unexpected(StoreError::internal("reading " + buckets[b] +
+                                                  " answered: " + contents->elements[b].str));
+      }
       const std::string bucket_id = buckets[b].substr(prefix.size());
       const auto& flat = contents->elements[b].elements;
       for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {

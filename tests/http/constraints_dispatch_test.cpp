@@ -141,6 +141,38 @@ TEST_CASE("a new constraint also applies to the jobs already queued", "[http]") 
   CHECK(worker.stats()["max_in_flight"] == 1);
 }
 
+TEST_CASE("a pass over the jobs already queued that failed goes again until it is done", "[http]") {
+  // jqmaster's Redis user may touch only the constraints' and the control plane's keys while the
+  // constraint is created: the pass over the shards' jobs is refused (NOPERM). Once the user may
+  // again, the pass goes again by itself; it used to wait for the next change of a constraint.
+  RedisServer redis;
+  jq::test::SyncRedis admin(redis.port());
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all"}).str == "OK");
+  Daemon daemon(
+      {.redis_url = "redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0"});
+  auto http = daemon.http();
+  for (int i = 0; i < 4; ++i) push(http, {{"name", "late"}, {"argument", {{"sleep_ms", 150}}}});
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "resetkeys", "~*{c}*", "~*{w}*"}).str == "OK");
+  create(http, {{"name", "serial"}, {"match", {{"name", "late"}}}, {"concurrency", 1}});
+  REQUIRE(wait_until(
+      [&] {
+        return daemon.log().find("were not matched again against the changed constraints") !=
+               std::string::npos;
+      },
+      5s));
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "~*"}).str == "OK");
+  REQUIRE(wait_until(
+      [&] {
+        return daemon.log().find("4 stored jobs matched again against the changed constraints") !=
+               std::string::npos;
+      },
+      10s));
+  Worker worker;
+  register_worker(http, worker, {"late"}, 10);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 1);
+}
+
 TEST_CASE("a changed match lets go of the held jobs it no longer selects", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
