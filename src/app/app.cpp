@@ -309,9 +309,13 @@ class Daemon {
             "jobs already stored were not matched again against the changed "
             "constraints: {}; trying again in {} s",
             changed.error().message, after_failure.count());
-        timer.expires_after(after_failure);
-        co_await timer.async_wait(asio::use_awaitable);
-        after_failure = std::min(after_failure * 2, kMax);
+        // A change meanwhile ends the wait (and the doubling): it is due within seconds.
+        const auto until = std::chrono::steady_clock::now() + after_failure;
+        while (!reclassify_again_ && std::chrono::steady_clock::now() < until) {
+          timer.expires_after(std::chrono::milliseconds(100));
+          co_await timer.async_wait(asio::use_awaitable);
+        }
+        after_failure = reclassify_again_ ? kFirst : std::min(after_failure * 2, kMax);
         reclassify_again_ = true;
       } else {
         after_failure = kFirst;

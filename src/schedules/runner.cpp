@@ -68,16 +68,25 @@ asio::awaitable<Periodic::Duration> Runner::step() {
   // Every entry due now is found due now, before any is acted on: a tick is missed when a master
   // found it due too late, not when the ticks due with it (or Redis) take long.
   const std::int64_t started = store_.now_ms();
-  for (auto it = due_.begin(); it != due_.end() && it->first <= started; ++it) {
-    Entry& entry = entries_.at(it->second);
-    if (entry.found_ms == 0) entry.found_ms = started;
-  }
+  // Found up to here: the entries due since are found before the next batch is cut (due_ is in
+  // due order), those put meanwhile with an earlier due time when they are batched.
+  std::int64_t found_until = -1;
+  const auto find_due = [&](std::int64_t now) {
+    for (auto it = due_.lower_bound({found_until + 1, Key{}}); it != due_.end() && it->first <= now;
+         ++it) {
+      Entry& entry = entries_.at(it->second);
+      if (entry.found_ms == 0) entry.found_ms = now;
+    }
+    found_until = now;
+  };
+  find_due(started);
   for (;;) {
     if (due_.empty()) co_return kIdle;
     const std::int64_t now = store_.now_ms();
     const std::int64_t wait = due_.begin()->first - now;
     if (wait > 0) co_return milliseconds(wait);
     if (now - started >= kStepMs) co_return milliseconds(0);  // reloads first, then on
+    find_due(now);
     std::vector<Key> batch;
     for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
       Entry& entry = entries_.at(it->second);
@@ -99,24 +108,24 @@ asio::awaitable<void> Runner::act_all(std::vector<Key> due) {
     Key failed = key;
     asio::co_spawn(loop_.strand(), act(std::move(key)),
                    [this, left, all_done, failed = std::move(failed)](std::exception_ptr e) {
-                     if (e) {
-                       std::string why = "unknown error";
-                       try {
-                         std::rethrow_exception(e);
-                       } catch (const std::exception& ex) {
-                         why = ex.what();
-                       } catch (...) {
-                       }
-                       // As for a Redis failure: again a second later, not at once and for ever.
-                       spdlog::error("schedule {}: acting on it failed ({}); retrying",
-                                     failed.first, why);
-                       if (const auto it = entries_.find(failed); it != entries_.end()) {
-                         set_due(failed, it->second, store_.now_ms() + kRetryMs);
-                       }
-                     }
+                     // First, whatever follows: the wait ends (its handler runs after this one).
                      if (--*left == 0) {
                        all_done->expires_at(asio::steady_timer::time_point::min());
                        all_done->cancel();
+                     }
+                     if (!e) return;
+                     std::string why = "unknown error";
+                     try {
+                       std::rethrow_exception(e);
+                     } catch (const std::exception& ex) {
+                       why = ex.what();
+                     } catch (...) {
+                     }
+                     // As for a Redis failure: again a second later, not at once and for ever.
+                     spdlog::error("schedule {}: acting on it failed ({}); retrying", failed.first,
+                                   why);
+                     if (const auto it = entries_.find(failed); it != entries_.end()) {
+                       set_due(failed, it->second, store_.now_ms() + kRetryMs);
                      }
                    });
   }
@@ -136,11 +145,16 @@ asio::awaitable<bool> Runner::reload_all() {
     }
     for (StoredSchedule& s : *records) loaded.push_back(std::move(s));
   }
-  entries_.clear();
-  due_.clear();
+  // Put over what was known (put keeps when an entry unchanged was found due); what is gone goes.
+  std::set<Key> present;
   for (StoredSchedule& s : loaded) {
     Key key{s.schedule.name, s.shard};
+    present.insert(key);
     put(std::move(key), std::move(s));
+  }
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    const Key key = (it++)->first;
+    if (!present.contains(key)) drop(key);
   }
   spdlog::info("schedules: {} loaded", entries_.size());
   co_return true;
@@ -157,6 +171,11 @@ asio::awaitable<bool> Runner::reload(Key key) {
 }
 
 void Runner::put(Key key, std::optional<StoredSchedule> stored) {
+  // Read again with the same due time (a change that kept the next tick, a reload of them all),
+  // it keeps when a step found it due.
+  const auto before = entries_.find(key);
+  const std::int64_t due_before = before == entries_.end() ? 0 : before->second.due_ms;
+  const std::int64_t found_before = before == entries_.end() ? 0 : before->second.found_ms;
   drop(key);
   if (!stored) return;
   const std::int64_t anchor = stored->record.anchor_ms;
@@ -164,6 +183,7 @@ void Runner::put(Key key, std::optional<StoredSchedule> stored) {
   const std::int64_t due = stored->record.next_ms;  // leaving: when to finish the move
   const auto it = entries_.emplace(key, Entry{std::move(*stored), std::move(timetable), 0}).first;
   set_due(key, it->second, due);
+  if (due == due_before) it->second.found_ms = found_before;
 }
 
 void Runner::set_due(const Key& key, Entry& entry, std::int64_t due_ms) {

@@ -186,7 +186,7 @@ TEST_CASE("a change read before a tick was made does not bring that tick back", 
   REQUIRE(f.record()->next_ms == kTick + 60'000);
   const bool move = GENERATE(false, true);
   if (move) {
-    CHECK(f.leave(1, 1, kTick).status == LeaveSchedule::Status::changed);
+    CHECK(f.leave(1, 1, kTick, 1).status == LeaveSchedule::Status::changed);
   } else {
     CHECK(f.save(SaveSchedule::Mode::update, 1, 1, "", "def-2", kTick, kTick).status ==
           SaveSchedule::Status::changed);
@@ -196,7 +196,7 @@ TEST_CASE("a change read before a tick was made does not bring that tick back", 
   CHECK(record_count(f.r, f.keys, kShard) == 1);
   // Read again, the change goes through.
   if (move) {
-    CHECK(f.leave(1, 1, kTick + 60'000).status == LeaveSchedule::Status::leaving);
+    CHECK(f.leave(1, 1, kTick + 60'000, 1).status == LeaveSchedule::Status::leaving);
   } else {
     CHECK(f.save(SaveSchedule::Mode::update, 1, 1, "", "def-2", kTick + 60'000, kTick + 60'000)
               .status == SaveSchedule::Status::saved);

@@ -148,11 +148,12 @@ TEST_CASE("ScheduleStore: a move left after its first step is finished by the ne
   const int to_shard = Fixture::shard_of_key(to_key);
   using jq::redis::bindings::LeaveSchedule;
   // The master that began the move died right after leaveSchedule.
-  auto left = LeaveSchedule::decode(f.r.eval(LeaveSchedule::call(
-      LeaveSchedule::keys(f.keys, created.shard),
-      {"half", created.record.token, created.record.version, to_shard, created.record.token + 100,
-       jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
-       f.keys.events_channel(created.shard), created.shard, created.record.next_ms})));
+  auto left = LeaveSchedule::decode(
+      f.r.eval(LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
+                                   {"half", created.record.token, created.record.version, to_shard,
+                                    created.record.token + 100, jq::api::encode_schedule(next), 5,
+                                    created.record.next_ms, 1, f.keys.events_channel(created.shard),
+                                    created.shard, created.record.next_ms, created.record.runs})));
   REQUIRE(left);
   REQUIRE(left->status == LeaveSchedule::Status::leaving);
 
@@ -183,11 +184,12 @@ TEST_CASE(
   const std::int64_t to_token = created.record.token + 100;
   using jq::redis::bindings::ClaimScheduleName;
   using jq::redis::bindings::LeaveSchedule;
-  REQUIRE(LeaveSchedule::decode(f.r.eval(LeaveSchedule::call(
-      LeaveSchedule::keys(f.keys, created.shard),
-      {"claimed", created.record.token, created.record.version, to_shard, to_token,
-       jq::api::encode_schedule(next), 5, created.record.next_ms, 1,
-       f.keys.events_channel(created.shard), created.shard, created.record.next_ms}))));
+  REQUIRE(LeaveSchedule::decode(
+      f.r.eval(LeaveSchedule::call(LeaveSchedule::keys(f.keys, created.shard),
+                                   {"claimed", created.record.token, created.record.version,
+                                    to_shard, to_token, jq::api::encode_schedule(next), 5,
+                                    created.record.next_ms, 1, f.keys.events_channel(created.shard),
+                                    created.shard, created.record.next_ms, created.record.runs}))));
   const std::string old_claim = f.claim("claimed");
   const std::string new_claim = std::to_string(to_shard) + " " + std::to_string(to_token) + " " +
                                 std::to_string(created.shard) + " " +
