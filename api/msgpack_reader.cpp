@@ -43,38 +43,47 @@ MsgpackInt from_unsigned(std::uint64_t u) {
   return {above, static_cast<std::int64_t>(u)};  // modular: as_unsigned() gives u back
 }
 
-std::uint64_t read_be_at(std::string_view bytes, std::size_t at, int n) {
+// The n bytes at `at` as a big-endian number.
+std::uint64_t read_be_at(std::string_view bytes, std::size_t at, std::size_t n) {
   std::uint64_t v = 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(bytes[at + i]);
+  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(bytes[at + i]);
   return v;
 }
 
-// The whole size of the scalar that starts at `at` (its type byte, length fields and payload)
-// when it is one the fast paths below take and all of it is there; 0 otherwise (a container, a
-// reserved byte, a value cut short: the full path reads those and says what is wrong). The fast
-// paths answer exactly what the full path would: they only skip its Header.
-std::size_t whole_scalar_size(std::string_view bytes, std::size_t at) {
+// Where the scalar that starts at `at` ends: its whole size (type byte, length fields and
+// payload) and the size of its head (type byte and length fields), when it is one the fast paths
+// below take and all of it is there; a size of 0 otherwise (a container, a reserved byte, a value
+// cut short: the full path reads those and says what is wrong). The fast paths answer exactly
+// what the full path would: they only skip its Header.
+struct ScalarExtent {
+  std::size_t size = 0;
+  std::size_t head = 1;
+};
+
+ScalarExtent scalar_extent(std::string_view bytes, std::size_t at) {
   const std::size_t left = bytes.size() - at;
   const auto b = static_cast<std::uint8_t>(bytes[at]);
-  std::size_t size = 0;
+  ScalarExtent e;
   if (b <= 0x7f || b >= 0xe0) {
-    size = 1;  // fixint
+    e.size = 1;  // fixint
   } else if (b >= 0xa0 && b <= 0xbf) {
-    size = 1 + (b & 0x1f);  // fixstr
+    e.size = 1 + (b & 0x1f);  // fixstr
   } else if (b == 0xc0 || b == 0xc2 || b == 0xc3) {
-    size = 1;  // nil, false, true
+    e.size = 1;  // nil, false, true
   } else if (b >= 0xcc && b <= 0xd3) {
-    size = 1 + (std::size_t{1} << (b & 0x03));  // (u)int 8-64
+    e.size = 1 + (std::size_t{1} << (b & 0x03));  // (u)int 8-64
   } else if (b == 0xca || b == 0xcb) {
-    size = b == 0xca ? 5 : 9;  // float 32, 64
+    e.size = b == 0xca ? 5 : 9;  // float 32, 64
   } else if ((b == 0xd9 || b == 0xc4) && left >= 2) {
-    size = 2 + static_cast<std::uint8_t>(bytes[at + 1]);  // str 8, bin 8
+    e.head = 2;  // str 8, bin 8
   } else if ((b == 0xda || b == 0xc5) && left >= 3) {
-    size = 3 + read_be_at(bytes, at + 1, 2);  // str 16, bin 16
+    e.head = 3;  // str 16, bin 16
   } else if ((b == 0xdb || b == 0xc6) && left >= 5) {
-    size = 5 + read_be_at(bytes, at + 1, 4);  // str 32, bin 32
+    e.head = 5;  // str 32, bin 32
   }
-  return size <= left ? size : 0;
+  if (e.head > 1) e.size = e.head + read_be_at(bytes, at + 1, e.head - 1);
+  if (e.size > left) e.size = 0;
+  return e;
 }
 }  // namespace
 
@@ -141,9 +150,7 @@ template <class T>
 std::optional<T> MsgpackReader::read_be() {
   auto raw = take(sizeof(T));
   if (!raw) return std::nullopt;
-  T value = 0;
-  for (char c : *raw) value = static_cast<T>((value << 8) | static_cast<std::uint8_t>(c));
-  return value;
+  return static_cast<T>(read_be_at(*raw, 0, sizeof(T)));
 }
 
 std::optional<MsgpackReader::Header> MsgpackReader::read_header() {
@@ -333,17 +340,10 @@ std::optional<std::uint32_t> MsgpackReader::read_array_header() {
 }
 
 std::optional<std::string_view> MsgpackReader::read_str() {
-  if (!at_end()) {
-    const auto b = static_cast<std::uint8_t>(bytes_[pos_]);
-    const std::size_t header = b >= 0xa0 && b <= 0xbf ? 1
-                               : b == 0xd9            ? 2
-                               : b == 0xda            ? 3
-                               : b == 0xdb            ? 5
-                                                      : 0;
-    const std::size_t size = header > 0 ? whole_scalar_size(bytes_, pos_) : 0;
-    if (size > 0) {
-      const std::string_view out = bytes_.substr(pos_ + header, size - header);
-      pos_ += size;
+  if (!at_end() && kind_of(static_cast<std::uint8_t>(bytes_[pos_])) == MsgpackKind::str) {
+    if (const ScalarExtent e = scalar_extent(bytes_, pos_); e.size > 0) {
+      const std::string_view out = bytes_.substr(pos_ + e.head, e.size - e.head);
+      pos_ += e.size;
       return out;
     }
   }
@@ -395,7 +395,7 @@ bool MsgpackReader::read_nil() {
 // to read in the container open at depth d.
 std::optional<std::string_view> MsgpackReader::skip() {
   const std::size_t start = pos_;
-  if (const std::size_t size = at_end() ? 0 : whole_scalar_size(bytes_, pos_); size > 0) {
+  if (const std::size_t size = at_end() ? 0 : scalar_extent(bytes_, pos_).size; size > 0) {
     pos_ += size;
     return bytes_.substr(start, size);
   }
@@ -403,7 +403,7 @@ std::optional<std::string_view> MsgpackReader::skip() {
   int depth = 0;
   do {
     const std::size_t at = pos_;
-    if (const std::size_t size = depth > 0 && !at_end() ? whole_scalar_size(bytes_, pos_) : 0;
+    if (const std::size_t size = depth > 0 && !at_end() ? scalar_extent(bytes_, pos_).size : 0;
         size > 0) {
       pos_ += size;
       while (depth > 0 && --pending[depth - 1] == 0) --depth;

@@ -4,10 +4,10 @@
   there), or a change of its definition in place ('update', a compare-and-set on the token,
   version and next tick read, so two racing changes cannot lose one another, a tick computed
   from the old definition is refused afterwards, and a tick made since the change was read is
-  not brought back by writing the next tick read). Tokens of one name only grow: a 'new' write whose token is
-  not newer than the record or tombstone here is refused, so a writer that was overtaken (its
-  claim taken over and fenced, or the schedule deleted since) can never bring a second live
-  record back.
+  not brought back by writing the next tick read). Tokens of one name only grow: a 'new' write
+  whose token is not newer than the record or tombstone here is refused, so a writer that was
+  overtaken (its claim taken over and fenced, or the schedule deleted since) can never bring a
+  second live record back.
   Memory: refused while Redis is over maxmemory, before it writes anything: it stores a
           definition.
   KEYS[1] schedules hash of the shard (name -> record, lua/lib/preamble_1_load_schedule.lua)

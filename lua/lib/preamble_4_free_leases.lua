@@ -6,8 +6,8 @@
   that frees it. A lease is named by its attempt, so releasing an attempt that already ended (a
   late answer, a reaped job) changes nothing. A pair limited by a rate alone waits for its due
   time, not for a release (unless the release gave a rate step back); a pair whose freed slot
-  its rate does not let go yet is due when the rate lets it (its held jobs were refused for the full slots, so what was due for them is the
-  slots' deadlines, up to their timeouts away).
+  its rate does not let go yet is due when the rate lets it (its held jobs were refused for the
+  full slots, so what was due for them is the slots' deadlines, up to their timeouts away).
   Used by releaseLeases (under {c} alone, on a cluster) and by completeJobs (in the same step as
   the completion, when one Redis holds every key).
   cx      constraint_context(...)

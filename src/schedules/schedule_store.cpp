@@ -219,13 +219,11 @@ asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::patch(
 asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::change(
     std::string name, std::function<Expected<api::Schedule, StoreError>(api::Schedule)> to) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    auto settled = co_await settle(name);
-    if (!settled) co_return unexpected(std::move(settled.error()));
-    if (!settled->live) co_return unexpected(no_schedule(name));
-    if (!settled->live->readable) co_return unexpected(unreadable(name));
-    auto next = to(settled->live->schedule);
+    auto live = co_await get(name);
+    if (!live) co_return unexpected(std::move(live.error()));
+    auto next = to(live->schedule);
     if (!next) co_return unexpected(std::move(next.error()));
-    auto wrote = co_await write_change(*settled->live, *next);
+    auto wrote = co_await write_change(*live, *next);
     if (!wrote) co_return unexpected(std::move(wrote.error()));
     if (*wrote) co_return co_await get(name);
   }
@@ -307,13 +305,11 @@ asio::awaitable<Expected<void, StoreError>> ScheduleStore::remove(std::string na
 
 asio::awaitable<Expected<Fired, StoreError>> ScheduleStore::run_now(std::string name) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    auto settled = co_await settle(name);
-    if (!settled) co_return unexpected(std::move(settled.error()));
-    if (!settled->live) co_return unexpected(no_schedule(name));
-    if (!settled->live->readable) co_return unexpected(unreadable(name));
+    auto live = co_await get(name);
+    if (!live) co_return unexpected(std::move(live.error()));
     TickPlan plan;
     plan.tick_ms = now_ms();
-    auto fired = co_await fire_call(*settled->live, plan, true);
+    auto fired = co_await fire_call(*live, plan, true);
     if (!fired) co_return unexpected(std::move(fired.error()));
     if (*fired) co_return std::move(**fired);
   }

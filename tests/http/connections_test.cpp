@@ -215,8 +215,7 @@ TEST_CASE("out of file descriptors the master pauses accepting, says why once, a
   REQUIRE(::prlimit(daemon.pid(), RLIMIT_NOFILE, &small, nullptr) == 0);
   std::vector<std::unique_ptr<RawConnection>> clients;
   for (int i = 0; i < 80; ++i) clients.push_back(std::make_unique<RawConnection>(daemon.port()));
-  REQUIRE(jq::test::wait_until(
-      [&] { return daemon.log().find("accept failed") != std::string::npos; }, 5s));
+  REQUIRE(daemon.logged("accept failed", 5s));
   // Accepting again at once would fail again at once: the io thread would spin.
   const double before = cpu_seconds(daemon.pid());
   std::this_thread::sleep_for(1s);  // a window to measure, not a condition to wait for

@@ -129,12 +129,7 @@ TEST_CASE("a new constraint also applies to the jobs already queued", "[http]") 
   auto http = daemon.http();
   for (int i = 0; i < 4; ++i) push(http, {{"name", "late"}, {"argument", {{"sleep_ms", 150}}}});
   create(http, {{"name", "serial"}, {"match", {{"name", "late"}}}, {"concurrency", 1}});
-  REQUIRE(wait_until(
-      [&] {
-        return daemon.log().find("4 stored jobs matched again against the changed constraints") !=
-               std::string::npos;
-      },
-      5s));
+  REQUIRE(daemon.logged("4 stored jobs matched again against the changed constraints", 5s));
   Worker worker;
   register_worker(http, worker, {"late"}, 10);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 20s));
@@ -154,19 +149,9 @@ TEST_CASE("a pass over the jobs already queued that failed goes again until it i
   for (int i = 0; i < 4; ++i) push(http, {{"name", "late"}, {"argument", {{"sleep_ms", 150}}}});
   REQUIRE(admin.call({"ACL", "SETUSER", "jq", "resetkeys", "~*{c}*", "~*{w}*"}).str == "OK");
   create(http, {{"name", "serial"}, {"match", {{"name", "late"}}}, {"concurrency", 1}});
-  REQUIRE(wait_until(
-      [&] {
-        return daemon.log().find("were not matched again against the changed constraints") !=
-               std::string::npos;
-      },
-      5s));
+  REQUIRE(daemon.logged("were not matched again against the changed constraints", 5s));
   REQUIRE(admin.call({"ACL", "SETUSER", "jq", "~*"}).str == "OK");
-  REQUIRE(wait_until(
-      [&] {
-        return daemon.log().find("4 stored jobs matched again against the changed constraints") !=
-               std::string::npos;
-      },
-      10s));
+  REQUIRE(daemon.logged("4 stored jobs matched again against the changed constraints", 10s));
   Worker worker;
   register_worker(http, worker, {"late"}, 10);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 20s));

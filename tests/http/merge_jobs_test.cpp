@@ -183,8 +183,7 @@ TEST_CASE("a merged job is matched against the constraints again with its new ar
        {"paused", true}});
   REQUIRE(created.status == 201);
   // Pushes are matched against the master's snapshot of the constraints: wait for its reload.
-  REQUIRE(wait_until(
-      [&] { return daemon.log().find("constraints: 1 loaded") != std::string::npos; }, 5s));
+  REQUIRE(daemon.logged("constraints: 1 loaded", 5s));
   const json job = {{"name", "invoice"},
                     {"argument", {{"tenant", "a"}}},
                     {"unique_key", "invoice-1"},

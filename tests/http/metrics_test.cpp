@@ -105,7 +105,7 @@ json named(const std::string& name) {
 // after a change: wait until the snapshot holds `n`, so that no push races the reload.
 void wait_for_constraints(const Daemon& daemon, int n) {
   const std::string loaded = "constraints: " + std::to_string(n) + " loaded";
-  REQUIRE(wait_until([&] { return daemon.log().find(loaded) != std::string::npos; }, 10s));
+  REQUIRE(daemon.logged(loaded, 10s));
 }
 
 }  // namespace

@@ -158,8 +158,7 @@ TEST_CASE(
 
   // The dashboard's worker counters are plain writes that Redis refuses: every maintenance pass
   // since the first attempts failed to record them, and one line says so, not one per pass.
-  CHECK(wait_until(
-      [&] { return daemon.log().find("worker counters not recorded") != std::string::npos; }, 5s));
+  CHECK(daemon.logged("worker counters not recorded", 5s));
   CHECK(count_of(daemon.log(), "worker counters not recorded") == 1);
   CHECK(daemon.wait_exit(0ms) == std::nullopt);
 }
@@ -226,8 +225,7 @@ TEST_CASE("scripts sent by their source while Redis was full go by FCALL once it
         return !r.call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.empty();
       },
       10s));
-  CHECK(wait_until(
-      [&] { return daemon.log().find("scripts go by FCALL again") != std::string::npos; }, 5s));
+  CHECK(daemon.logged("scripts go by FCALL again", 5s));
   // Calls built by their source before that (the one that loaded it among them) may still be on
   // their way; from then on a push runs FCALL, no EVAL.
   CHECK(wait_until(
@@ -254,7 +252,7 @@ TEST_CASE(
   REQUIRE(r.call({"ACL", "SETUSER", "default", "-function|load"}).str == "OK");
   set_maxmemory(r, 0);
   const std::string refused = "Redis refused the script library";
-  REQUIRE(wait_until([&] { return daemon.log().find(refused) != std::string::npos; }, 10s));
+  REQUIRE(daemon.logged(refused, 10s));
   CHECK(daemon.log().find("FUNCTION LOAD") != std::string::npos);  // says what to grant
   REQUIRE(r.call({"CONFIG", "RESETSTAT"}).str == "OK");
   // Past the next retry's time, with calls going on: no more tries, and pushes are stored.

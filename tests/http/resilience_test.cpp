@@ -84,13 +84,7 @@ TEST_CASE("a Redis user that may not run FUNCTION is told what to grant", "[http
               .str == "OK");
   Daemon daemon({.redis_url = "redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0",
                  .wait_ready = false});
-  CHECK(wait_until(
-      [&] {
-        return daemon.log().find(
-                   "give jqmaster's Redis user FUNCTION LIST, FUNCTION LOAD and "
-                   "FCALL") != std::string::npos;
-      },
-      10s));
+  CHECK(daemon.logged("give jqmaster's Redis user FUNCTION LIST, FUNCTION LOAD and FCALL", 10s));
   CHECK(daemon.http().get("/readyz").status == 503);
 }
 

@@ -47,7 +47,7 @@ struct TlsMaster {
   // Sends SIGHUP and waits for the log line that says how the reload went.
   void hang_up(const std::string& expected_line) {
     REQUIRE(::kill(daemon->pid(), SIGHUP) == 0);
-    REQUIRE(wait_until([&] { return daemon->log().find(expected_line) != std::string::npos; }, 5s));
+    REQUIRE(daemon->logged(expected_line, 5s));
   }
 
   TestCa ca;

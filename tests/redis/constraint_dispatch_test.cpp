@@ -48,6 +48,16 @@ void cancel(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field)
   REQUIRE(*status == CancelJob::Status::cancelled);
 }
 
+// The pair (`ck`, "<name>#<key>") is due at `due` in wake_due, and the last event on the {c}
+// channel announced it ("s <due>").
+void due_and_announced(SyncRedis& r, const jq::redis::Keys& keys, EventListener& events,
+                       const std::string& ck, std::int64_t due) {
+  CHECK(zscore(r, wake_due_key(keys), ck) == due);
+  const auto messages = events.take(r);
+  REQUIRE_FALSE(messages.empty());
+  CHECK(messages.back() == "s " + std::to_string(due));
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -194,10 +204,7 @@ TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is a
   // 1 + burst start at once; the third is due one emission interval (10 s) after the first.
   CHECK(take(r, keys) == std::vector<std::string>{f[0], f[1]});
   const std::int64_t due = kNowMs + 10000;
-  CHECK(zscore(r, wake_due_key(keys), "slow#k") == due);
-  const auto messages = events.take(r);
-  REQUIRE_FALSE(messages.empty());
-  CHECK(messages.back() == "s " + std::to_string(due));
+  due_and_announced(r, keys, events, "slow#k", due);
 
   auto early = wake_due(r, keys, due - 1);
   CHECK(early.orders.empty());  // not yet
@@ -224,10 +231,7 @@ TEST_CASE(
   // f[0] ends at once; the rate lets the next start 10 s after f[0]'s.
   CHECK(complete(r, keys, f[0], packed(json::array({"both", "k"}))).empty());
   const std::int64_t due = kNowMs + 10000;
-  CHECK(zscore(r, wake_due_key(keys), "both#k") == due);
-  const auto messages = events.take(r);
-  REQUIRE_FALSE(messages.empty());
-  CHECK(messages.back() == "s " + std::to_string(due));
+  due_and_announced(r, keys, events, "both#k", due);
   auto woken = wake_due(r, keys, due);
   CHECK(hand_off(r, keys, woken.orders, due) == 1);
   CHECK(take(r, keys, 10, due) == std::vector<std::string>{f[1]});

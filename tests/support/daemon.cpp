@@ -71,6 +71,10 @@ std::string Daemon::log() const {
   return read_file(dir_.file("jqmaster.log"));
 }
 
+bool Daemon::logged(std::string_view text, std::chrono::milliseconds timeout) const {
+  return wait_until([&] { return log().find(text) != std::string::npos; }, timeout);
+}
+
 bool Daemon::ready() const {
   try {
     return http().get("/readyz").status == 200;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tests/support/http_client.hpp"
 #include "tests/support/process.hpp"
@@ -34,6 +35,8 @@ class Daemon {
   const std::string& data_dir() const { return data_dir_; }
   pid_t pid() const { return process_.pid(); }
   std::string log() const;
+  // Whether its log holds `text` within `timeout` (it is read again until it does).
+  bool logged(std::string_view text, std::chrono::milliseconds timeout) const;
 
   bool ready() const;  // /readyz says 200
   // Sends `signo` and waits for the exit code (nullopt: still running after the timeout).

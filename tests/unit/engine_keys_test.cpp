@@ -24,22 +24,14 @@ std::string hash_tag(const std::string& key) {
 }
 
 std::vector<std::string> shard_keys(const Keys& keys, int shard) {
-  return {keys.stats(shard),
-          keys.jobs_prefix(shard),
-          keys.names(shard),
-          keys.ready_prefix(shard),
-          keys.ready(shard, "email"),
-          keys.scheduled(shard),
-          keys.inflight(shard),
-          keys.dead(shard),
-          keys.done_prefix(shard),
-          keys.done(shard, "00000000A"),
-          keys.counts(shard),
-          keys.schedules(shard),
-          keys.schedule_homes(shard),
-          keys.schedule_tombstones(shard),
-          keys.watch_prefix(shard),
-          keys.watch(shard, "00000000A")};
+  return {keys.stats(shard),          keys.jobs_prefix(shard),
+          keys.names(shard),          keys.ready_prefix(shard),
+          keys.ready(shard, "email"), keys.scheduled(shard),
+          keys.inflight(shard),       keys.dead(shard),
+          keys.done_prefix(shard),    keys.done(shard, "00000000A"),
+          keys.counts(shard),         keys.schedules(shard),
+          keys.schedule_homes(shard), keys.schedule_tombstones(shard),
+          keys.watch_prefix(shard),   keys.watch(shard, "00000000A")};
 }
 
 std::vector<std::string> control_keys(const Keys& keys) {
