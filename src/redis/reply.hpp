@@ -1,4 +1,5 @@
-// An owned RESP2 reply tree, copied out of hiredis's reader so it can cross threads.
+// An owned RESP2 reply tree, built as hiredis's reader parses (src/redis/resp.cpp); it can cross
+// threads.
 #pragma once
 
 #include <cstdint>

@@ -1,42 +1,11 @@
 #include "src/redis/resp.hpp"
 
-#include <hiredis/hiredis.h>
 #include <hiredis/read.h>
 
 #include <charconv>
 
 namespace jq::redis {
 namespace {
-
-Reply convert(const redisReply* r) {
-  Reply out;
-  switch (r->type) {
-    case REDIS_REPLY_INTEGER:
-      out.type = Reply::Type::integer;
-      out.integer = r->integer;
-      break;
-    case REDIS_REPLY_STRING:
-      out.type = Reply::Type::string;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_STATUS:
-      out.type = Reply::Type::status;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_ERROR:
-      out.type = Reply::Type::error;
-      out.str.assign(r->str, r->len);
-      break;
-    case REDIS_REPLY_ARRAY:
-      out.type = Reply::Type::array;
-      out.elements.reserve(r->elements);
-      for (std::size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
-      break;
-    default:
-      out.type = Reply::Type::nil;
-  }
-  return out;
-}
 
 void append_header(std::string& out, char kind, std::size_t n) {
   char buf[24];
@@ -83,31 +52,65 @@ void append_command(std::string& out, std::span<const std::string> args) {
 
 namespace {
 
-// hiredis 0.14 allocates an array reply's element table as soon as it reads the header, so one
-// "*311111111" from a broken or hostile server asks for 2.4 GB (found by tests/fuzz/fuzz_resp).
-// Our largest replies hold a few thousand elements; anything above this is refused as malformed.
+// hiredis's reader parses; these functions build our Reply tree as it goes (hiredis's own
+// objects, copied into Replies and freed, cost a second allocation and copy of every string).
+// A root is allocated; every other value is the element of its parent's array that hiredis
+// names by index, sized when the array's header was read. hiredis frees only roots (a reply
+// abandoned half-read, or the reader freed with one pending).
+
+// hiredis 0.14 asks for an array's element table as soon as it reads the header, so one
+// "*311111111" from a broken or hostile server would ask for gigabytes (found by
+// tests/fuzz/fuzz_resp). Our largest replies hold a few thousand elements; anything above this
+// is refused as malformed.
 constexpr int kMaxArrayElements = 1 << 20;
 
-const redisReplyObjectFunctions* hiredis_functions() {
-  static const redisReplyObjectFunctions* const functions = [] {
-    redisReader* reader = redisReaderCreate();
-    const redisReplyObjectFunctions* f = reader->fn;
-    redisReaderFree(reader);
-    return f;
-  }();
-  return functions;
+Reply* slot_for(const redisReadTask* task) {
+  if (task->parent == nullptr) return new Reply;
+  auto* parent = static_cast<Reply*>(task->parent->obj);
+  return &parent->elements[static_cast<std::size_t>(task->idx)];
 }
 
-void* create_bounded_array(const redisReadTask* task, int elements) {
+void* create_string(const redisReadTask* task, char* str, std::size_t len) {
+  Reply* r = slot_for(task);
+  switch (task->type) {
+    case REDIS_REPLY_ERROR:
+      r->type = Reply::Type::error;
+      break;
+    case REDIS_REPLY_STATUS:
+      r->type = Reply::Type::status;
+      break;
+    default:
+      r->type = Reply::Type::string;
+  }
+  r->str.assign(str, len);
+  return r;
+}
+
+void* create_array(const redisReadTask* task, int elements) {
   if (elements > kMaxArrayElements) return nullptr;  // the reader reports an error
-  return hiredis_functions()->createArray(task, elements);
+  Reply* r = slot_for(task);
+  r->type = Reply::Type::array;
+  r->elements.resize(static_cast<std::size_t>(elements));
+  return r;
 }
 
-const redisReplyObjectFunctions kBoundedFunctions = [] {
-  redisReplyObjectFunctions f = *hiredis_functions();
-  f.createArray = create_bounded_array;
-  return f;
-}();
+void* create_integer(const redisReadTask* task, long long value) {
+  Reply* r = slot_for(task);
+  r->type = Reply::Type::integer;
+  r->integer = value;
+  return r;
+}
+
+void* create_nil(const redisReadTask* task) {
+  return slot_for(task);
+}
+
+void free_root(void* root) {
+  delete static_cast<Reply*>(root);
+}
+
+redisReplyObjectFunctions kReplyFunctions{create_string, create_array, create_integer, create_nil,
+                                          free_root};
 
 }  // namespace
 
@@ -115,9 +118,7 @@ void ReplyParser::ReaderDeleter::operator()(void* reader) const {
   redisReaderFree(static_cast<redisReader*>(reader));
 }
 
-ReplyParser::ReplyParser()
-    : reader_(redisReaderCreateWithFunctions(
-          const_cast<redisReplyObjectFunctions*>(&kBoundedFunctions))) {
+ReplyParser::ReplyParser() : reader_(redisReaderCreateWithFunctions(&kReplyFunctions)) {
   // Replies can be large (a batch of job records); never let hiredis cap the buffer.
   static_cast<redisReader*>(reader_.get())->maxbuf = 0;
 }
@@ -137,9 +138,8 @@ std::optional<Reply> ReplyParser::next() {
     return std::nullopt;
   }
   if (raw == nullptr) return std::nullopt;
-  Reply reply = convert(static_cast<redisReply*>(raw));
-  freeReplyObject(raw);
-  return reply;
+  std::unique_ptr<Reply> root(static_cast<Reply*>(raw));
+  return std::move(*root);
 }
 
 }  // namespace jq::redis

@@ -112,6 +112,18 @@ TEST_CASE("ReplyParser reads nested arrays with nils inside", "[unit]") {
   CHECK(reply.elements[2].str == "x");
 }
 
+TEST_CASE("ReplyParser keeps each element's type inside an array", "[unit]") {
+  // As EXEC answers: one command failed, the others did not.
+  auto reply = parse_one("*4\r\n-ERR wrong type\r\n:7\r\n+QUEUED\r\n$2\r\nab\r\n");
+  REQUIRE(reply.elements.size() == 4);
+  CHECK(reply.elements[0].is_error());
+  CHECK(reply.elements[0].str == "ERR wrong type");
+  CHECK(reply.elements[1].integer == 7);
+  CHECK(reply.elements[2].type == Reply::Type::status);
+  CHECK(reply.elements[3].type == Reply::Type::string);
+  CHECK(reply.elements[3].str == "ab");
+}
+
 TEST_CASE("ReplyParser completes a reply fed one byte at a time", "[unit]") {
   const std::string frame = "*2\r\n$5\r\nhello\r\n:7\r\n";
   ReplyParser parser;
