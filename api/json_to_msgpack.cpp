@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,11 +86,12 @@ class Transcoder {
  private:
   struct Frame {
     bool object = false;
-    std::size_t header = 0;                // where the 1-byte header was kept in out_
-    std::uint32_t count = 0;               // elements (arrays) or members (objects) so far
-    std::size_t key = 0, size = 0;         // objects: the current key's bytes in out_
-    std::size_t first_key = 0;             // objects: its first key in keys_
-    std::unordered_set<std::string> many;  // objects past kLinearKeys keys: all of them
+    std::size_t header = 0;         // where the 1-byte header was kept in out_
+    std::uint32_t count = 0;        // elements (arrays) or members (objects) so far
+    std::size_t key = 0, size = 0;  // objects: the current key's bytes in out_
+    std::size_t first_key = 0;      // objects: its first key in keys_
+    // Objects past kLinearKeys keys: all of them (made then: a set is not free to make).
+    std::unique_ptr<std::unordered_set<std::string>> many;
   };
 
   std::string_view text_;
@@ -160,15 +162,19 @@ class Transcoder {
   // longer header needs inserted there).
   void close() {
     Frame& f = open_.back();
-    std::string header;
-    StringSink sink{header};
-    msgpack::packer<StringSink> pk(sink);
-    if (f.object) {
-      pk.pack_map(f.count);
+    if (f.count <= 15) {  // fixmap or fixarray: the kept byte holds it
+      out_[f.header] = static_cast<char>((f.object ? 0x80 : 0x90) | f.count);
     } else {
-      pk.pack_array(f.count);
+      std::string header;
+      StringSink sink{header};
+      msgpack::packer<StringSink> pk(sink);
+      if (f.object) {
+        pk.pack_map(f.count);
+      } else {
+        pk.pack_array(f.count);
+      }
+      out_.replace(f.header, 1, header);
     }
-    out_.replace(f.header, 1, header);
     keys_.resize(f.first_key);
     open_.pop_back();
     ++pos_;
@@ -188,13 +194,13 @@ class Transcoder {
   bool elements(char end, Element element) {
     skip_space();
     if (!at(end)) {
-      const std::string after = std::string("',' or '") + end + "'";
       for (;;) {
         skip_space();
         if (!element()) return false;
         skip_space();
         if (at(end)) break;
-        if (!expect(',', after)) return false;
+        if (!at(',')) return unexpected_here(std::string("',' or '") + end + "'");
+        ++pos_;
       }
     }
     close();
@@ -214,15 +220,17 @@ class Transcoder {
 
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
 
-  bool expect(char c, const std::string& what) {
+  bool expect(char c, std::string_view what) {
     if (!at(c)) return unexpected_here(what);
     ++pos_;
     return true;
   }
 
-  bool unexpected_here(const std::string& what) {
-    if (pos_ >= text_.size()) return syntax("unexpected end of input; expected " + what);
-    return syntax("unexpected '" + shown(text_[pos_]) + "'; expected " + what);
+  bool unexpected_here(std::string_view what) {
+    if (pos_ >= text_.size()) {
+      return syntax("unexpected end of input; expected " + std::string(what));
+    }
+    return syntax("unexpected '" + shown(text_[pos_]) + "'; expected " + std::string(what));
   }
 
   // The key just written at key_at (a MessagePack str): the object's current key, refused when
@@ -241,12 +249,13 @@ class Transcoder {
       }
       keys_.emplace_back(f.key, f.size);
       if (f.count == kLinearKeys && !repeated) {
+        f.many = std::make_unique<std::unordered_set<std::string>>();
         for (std::size_t i = f.first_key; i < keys_.size(); ++i) {
-          f.many.emplace(out_.data() + keys_[i].first, keys_[i].second);
+          f.many->emplace(out_.data() + keys_[i].first, keys_[i].second);
         }
       }
     } else {
-      repeated = !f.many.emplace(key).second;
+      repeated = !f.many->emplace(key).second;
     }
     if (repeated) {
       return refuse(
