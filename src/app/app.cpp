@@ -287,6 +287,28 @@ class Daemon {
     if (!reclassify_running_.exchange(true)) asio::co_spawn(io_, reclassify(), asio::detached);
   }
 
+  // The snapshot a pass matches against: one holding the definitions as they are now in Redis.
+  // It is waited for (briefly: the cache reloads on the change's event); a pass against an older
+  // one would leave the stored jobs matched against what the change replaced, so none is made.
+  asio::awaitable<Expected<std::shared_ptr<const store::ConstraintSet>, store::StoreError>>
+  changed_snapshot(asio::steady_timer& timer) {
+    auto version = co_await constraints_.version();
+    if (!version) co_return unexpected(std::move(version.error()));
+    for (int i = 0; i < 250 && constraint_cache_.current()->version() < *version; ++i) {
+      timer.expires_after(std::chrono::milliseconds(20));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    if (constraint_cache_.current()->version() < *version) co_await constraint_cache_.reload();
+    auto snapshot = constraint_cache_.current();
+    if (snapshot->version() < *version) {
+      co_return unexpected(store::StoreError{
+          store::StoreErrc::unavailable,
+          fmt::format("the constraints could not be loaded (version {} in Redis, {} loaded)",
+                      *version, snapshot->version())});
+    }
+    co_return snapshot;
+  }
+
   asio::awaitable<void> reclassify() {
     // A pass that failed (Redis away or full) goes again after this, doubling up to kMax: no
     // other master makes it, and the next change may be long in coming.
@@ -294,16 +316,15 @@ class Daemon {
     std::chrono::seconds after_failure = kFirst;
     do {
       reclassify_again_ = false;
-      // The pass must match against the changed definitions: wait (briefly) for the snapshot.
-      auto version = co_await constraints_.version();
       asio::steady_timer timer(io_);
-      for (int i = 0; version && i < 250 && constraint_cache_.current()->version() < *version;
-           ++i) {
-        timer.expires_after(std::chrono::milliseconds(20));
-        co_await timer.async_wait(asio::use_awaitable);
+      auto snapshot = co_await changed_snapshot(timer);
+      // An if, not ?: around a co_await: g++ 12 miscompiles that.
+      Expected<std::int64_t, store::StoreError> changed = unexpected(store::StoreError{});
+      if (snapshot) {
+        changed = co_await reclassifier_.run(**snapshot);
+      } else {
+        changed = unexpected(std::move(snapshot.error()));
       }
-      const auto snapshot = constraint_cache_.current();
-      auto changed = co_await reclassifier_.run(*snapshot);
       if (!changed) {
         spdlog::warn(
             "jobs already stored were not matched again against the changed "

@@ -158,6 +158,31 @@ TEST_CASE("a pass over the jobs already queued that failed goes again until it i
   CHECK(worker.stats()["max_in_flight"] == 1);
 }
 
+TEST_CASE("a pass waits for the changed definitions and never matches against older ones",
+          "[http]") {
+  // jqmaster's Redis user may not read the constraints' definitions (HGETALL of the {c} hash)
+  // while the constraint is created, but may read the shards' jobs: the pass finds no snapshot
+  // of the change. It used to match the queued jobs against the older snapshot (no constraint)
+  // and count that as done, so they ran unconstrained.
+  RedisServer redis;
+  jq::test::SyncRedis admin(redis.port());
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "on", ">secret", "~*", "&*", "+@all"}).str == "OK");
+  Daemon daemon(
+      {.redis_url = "redis://jq:secret@127.0.0.1:" + std::to_string(redis.port()) + "/0"});
+  auto http = daemon.http();
+  for (int i = 0; i < 4; ++i) push(http, {{"name", "late"}, {"argument", {{"sleep_ms", 150}}}});
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "-hgetall", "(+hgetall ~*{[0-9]}* ~*{[0-9][0-9]}*)"})
+              .str == "OK");
+  create(http, {{"name", "serial"}, {"match", {{"name", "late"}}}, {"concurrency", 1}});
+  REQUIRE(daemon.logged("the constraints could not be loaded", 10s));
+  REQUIRE(admin.call({"ACL", "SETUSER", "jq", "clearselectors", "+hgetall"}).str == "OK");
+  REQUIRE(daemon.logged("4 stored jobs matched again against the changed constraints", 10s));
+  Worker worker;
+  register_worker(http, worker, {"late"}, 10);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 20s));
+  CHECK(worker.stats()["max_in_flight"] == 1);
+}
+
 TEST_CASE("a changed match lets go of the held jobs it no longer selects", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
