@@ -24,6 +24,7 @@
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
 #include "src/util/http_parse.hpp"
+#include "src/util/message_parser.hpp"
 
 namespace jq::dispatch {
 
@@ -152,7 +153,7 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   beast::flat_buffer buffer;
   // Interim answers are read whole (a header) and skipped: left unread, the answer to this job
   // would be taken for the next one sent on the connection. A parser reads one message.
-  std::optional<bhttp::response_parser<bhttp::string_body>> parsing;
+  std::optional<MessageParser<false>> parsing;
   do {
     parsing.emplace();
     parsing->body_limit(call.max_answer_bytes);
@@ -160,7 +161,7 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     // 1.74's response parser was seen to read a Content-Length body past its body_limit).
     co_await bhttp::async_read_header(stream, buffer, *parsing,
                                       asio::redirect_error(use_awaitable, ec));
-  } while (!ec && interim(parsing->get().result_int()));
+  } while (!ec && interim(parsing->status()));
   auto& parser = *parsing;
   if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
     ec = bhttp::error::body_limit;
@@ -168,7 +169,7 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   if (!ec && !parse_buffered(buffer, parser, ec) && !ec) {
     co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
   }
-  if (!ec && parser.get().body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
+  if (!ec && parser.body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
   if (ec) {
     // The job was sent (a pooled connection the worker had closed is not reused, see
     // Impl::take_idle): a close or a reset now means the worker went away holding it (it
@@ -192,15 +193,14 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     }
     co_return out;
   }
-  auto& res = parser.get();
   answer.kind = WorkerAnswer::Kind::answered;
-  answer.status = static_cast<int>(res.result_int());
-  answer.content_type = std::string(res[bhttp::field::content_type]);
+  answer.status = static_cast<int>(parser.status());
+  answer.content_type = std::move(parser.fields().content_type);
   answer.retry_after =
-      api::parse_retry_after(res[bhttp::field::retry_after], std::chrono::system_clock::now());
+      api::parse_retry_after(parser.fields().retry_after, std::chrono::system_clock::now());
   // Bytes after the answer were not asked for: the connection is not trusted with another job.
-  out.keep = res.keep_alive() && buffer.size() == 0;
-  answer.body = std::move(res.body());
+  out.keep = parser.keep_alive() && buffer.size() == 0;
+  answer.body = std::move(parser.body());
   co_return out;
 }
 

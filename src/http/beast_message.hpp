@@ -7,11 +7,13 @@
 #include <boost/beast/http/message.hpp>
 
 #include "src/http/message.hpp"
+#include "src/util/message_parser.hpp"
 
 namespace jq::http {
 
-// Fills everything but the body from a parsed header; false when the path is badly encoded.
-bool fill_request_header(const boost::beast::http::request_header<>& header, Request& out);
+// Fills everything but the body from a parsed header (taking the fields kept), also from a header
+// read in part; false when the path is badly encoded.
+bool fill_request_header(MessageParser<true>& parsed, Request& out);
 
 // The status line and headers of the answer (its body goes after them, except for HEAD), as
 // Beast would write them, but into one string: Server, Content-Type, the handler's headers (a

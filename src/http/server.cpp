@@ -33,6 +33,7 @@
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
+#include "src/util/message_parser.hpp"
 
 namespace jq::http {
 
@@ -42,7 +43,7 @@ namespace bhttp = boost::beast::http;
 namespace ssl = boost::asio::ssl;
 using asio::use_awaitable;
 using asio::ip::tcp;
-using Parser = bhttp::request_parser<bhttp::string_body>;
+using Parser = MessageParser<true>;
 using PlainStream = beast::tcp_stream;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 template <class Stream>
@@ -66,7 +67,7 @@ bool is_quiet_end(const boost::system::error_code& ec) {
 
 // "Expect: 100-continue" with a body we are willing to read: the client waits for our go-ahead.
 bool wants_continue(Parser& parser, std::size_t max_body_bytes) {
-  return beast::iequals(parser.get()[bhttp::field::expect], "100-continue") &&
+  return beast::iequals(parser.fields().expect, "100-continue") &&
          !(parser.content_length() && *parser.content_length() > max_body_bytes);
 }
 
@@ -165,7 +166,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                                                        std::chrono::steady_clock::time_point began);
   ReadOutcome outcome_of(const boost::system::error_code& ec) const;
   template <class Stream>
-  asio::awaitable<bool> answer(Connection<Stream>& c, Parser::value_type& msg, Request& req);
+  asio::awaitable<bool> answer(Connection<Stream>& c, Parser& parser, Request& req);
   asio::awaitable<Response> handle(Request& req);
   template <class Stream, class AsyncStream>
   asio::awaitable<void> refuse(std::shared_ptr<Connection<Stream>> c, AsyncStream& stream,
@@ -353,7 +354,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
       co_return;
     }
     if (read.kind == ReadOutcome::Kind::end) break;
-    answered_last = !co_await answer(*c, parser.get(), req);
+    answered_last = !co_await answer(*c, parser, req);
     if (answered_last) break;
   }
   boost::system::error_code ec;
@@ -418,7 +419,7 @@ asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection
   if (!ec) ec = co_await read_header(c, buffer, parser, began);
   // Also when the header announced a body over the limit: Beast fills the fields before it
   // checks Content-Length against the limit.
-  const bool header_ok = fill_request_header(parser.get(), req);
+  const bool header_ok = fill_request_header(parser, req);
   if (!ec && !header_ok) {
     co_return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::bad_request,
                           "the request path is badly encoded"};
@@ -480,9 +481,8 @@ Server::Impl::ReadOutcome Server::Impl::outcome_of(const boost::system::error_co
 
 // Handles a request that was read whole and writes the answer; false when the connection ends.
 template <class Stream>
-asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_type& msg,
-                                           Request& req) {
-  req.body = std::move(msg.body());
+asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser& parser, Request& req) {
+  req.body = std::move(parser.body());
   const bool head = req.method == Method::head;
   const auto started = std::chrono::steady_clock::now();
   c.deadline->expire_never();  // a long poll waits as long as it asked
@@ -493,9 +493,10 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser::value_
   req.client = nullptr;
   // After the handler: a shutdown that began while it ran (a long poll, a slow Redis) must say
   // Connection: close, or the client would send its next request into a closing socket.
-  const bool keep_alive = msg.keep_alive() && !closing;
+  const bool keep_alive = parser.keep_alive() && !closing;
   const int status = res.status;
-  const bool written = co_await write(c, c.stream, std::move(res), msg.version(), keep_alive, head);
+  const bool written =
+      co_await write(c, c.stream, std::move(res), parser.version(), keep_alive, head);
   if (options.access_log) log_access(req, status, started);
   const bool go_on = written && keep_alive;
   co_return go_on;
