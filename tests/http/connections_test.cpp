@@ -11,6 +11,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/support/daemon.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -18,6 +20,7 @@ using namespace std::chrono_literals;
 using jq::test::Daemon;
 using jq::test::RawConnection;
 using jq::test::RedisServer;
+using nlohmann::json;
 
 namespace {
 
@@ -59,6 +62,29 @@ TEST_CASE("pipelined requests with bodies are each answered: a body ends where i
   const std::string answer = c.read_until_closed(5s);
   CHECK(count(answer, "HTTP/1.1 201 Created\r\n") == 3);
   CHECK(count(answer, "HTTP/1.1 400") == 0);
+}
+
+TEST_CASE("a chunked request body is read whole, and only the first of a repeated field counts",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  RawConnection c(daemon.port());
+  // The body in three chunks; two Content-Types (the first says JSON) and two Accepts (the first
+  // asks for JSON back).
+  REQUIRE(c.send(
+      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Type: application/msgpack\r\nAccept: application/json\r\n"
+      "Accept: application/msgpack\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+      "a\r\n{\"name\":\"c\r\n"
+      "4\r\nhunk\r\n"
+      "13\r\ned\",\"argument\":[1]}\r\n"
+      "0\r\n\r\n"));
+  const std::string answer = c.read_until_closed(5s);
+  CHECK(count(answer, "HTTP/1.1 201 Created\r\n") == 1);
+  CHECK_THAT(answer, Catch::Contains("Content-Type: application/json"));
+  const auto id = json::parse(answer.substr(answer.find("\r\n\r\n") + 4)).at("id");
+  auto job = daemon.http().get("/v1/jobs/" + id.get<std::string>()).value();
+  CHECK(job["name"] == "chunked");
 }
 
 TEST_CASE("a body that arrives after its header, or after 100 Continue, is read whole", "[http]") {

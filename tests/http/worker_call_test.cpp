@@ -254,6 +254,32 @@ TEST_CASE("interim answers before a worker's answer are skipped, and each job ge
   CHECK_THAT(second.body, Catch::Contains("second"));
 }
 
+TEST_CASE("a worker's chunked answer is read whole, with its first Content-Type", "[http]") {
+  RawWorker worker([](int listener) {
+    const int fd = ::accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    if (read_request(fd)) {
+      write_all(fd,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n"
+                "f\r\n{\"type\":\"succes\r\n"
+                "32\r\ns\",\"finished_at\":\"2026-01-01T00:00:00Z\",\"result\":\"\r\n"
+                "8\r\nchunked\"\r\n"
+                "1\r\n}\r\n"
+                "0\r\n\r\n");
+    }
+    go_away(fd, false);
+  });
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", worker.port(), "/"}, nullptr, "", 4);
+  const WorkerAnswer answer = run_call(io, pool, job_call("first", Clock::now() + 10s));
+  CHECK(answer.kind == WorkerAnswer::Kind::answered);
+  CHECK(answer.status == 200);
+  CHECK(answer.content_type == "application/json");
+  CHECK(answer.body ==
+        R"({"type":"success","finished_at":"2026-01-01T00:00:00Z","result":"chunked"})");
+}
+
 TEST_CASE("a worker that sends more than its answer does not get the connection again", "[http]") {
   // After its first answer the worker sends a second one nobody asked for, while the connection
   // waits in the pool: a job sent on it would be answered by that one.
