@@ -157,7 +157,7 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
   const int spread = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /
                                       shard_run_ % static_cast<unsigned>(shards_));
   const std::int64_t now = now_ms();
-  std::vector<ShardGroup> groups = group_by_shard(jobs, spread);
+  ShardGroups groups = group_by_shard(jobs, spread);
   // One snapshot for the whole batch: every job is matched against the same constraints.
   const std::shared_ptr<const ConstraintSet> constraints =
       constraints_ ? constraints_->current() : nullptr;
@@ -323,7 +323,7 @@ std::vector<JobStore::PushResult> JobStore::split_pushed(redis::ReplyResult repl
 // MULTI/EXEC, so that a refusal (Redis over maxmemory, loading) or a lost connection stores none
 // of them. Beside the shards' group commits: such requests are rare (keyed jobs in a batch).
 asio::awaitable<std::vector<JobStore::PushResult>> JobStore::push_across_shards(
-    const std::vector<ShardGroup>& groups, std::vector<PushItem> items) {
+    const ShardGroups& groups, std::vector<PushItem> items) {
   std::vector<redis::ScriptCall> calls;
   calls.reserve(items.size());
   std::vector<std::size_t> sizes;
@@ -351,9 +351,9 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::push_across_shards(
 
 // The shards a batch goes to, each with the positions of its jobs in push order; jobs that may
 // go anywhere go to `spread`.
-std::vector<JobStore::ShardGroup> JobStore::group_by_shard(const std::vector<api::NewJob>& jobs,
-                                                           int spread) const {
-  std::vector<ShardGroup> groups;
+JobStore::ShardGroups JobStore::group_by_shard(const std::vector<api::NewJob>& jobs,
+                                               int spread) const {
+  ShardGroups groups;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const int shard = routed_shard(jobs[i], shards_).value_or(spread);
     auto group = std::find_if(groups.begin(), groups.end(),

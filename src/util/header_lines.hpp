@@ -6,11 +6,15 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 namespace jq {
 
-using HeaderLines = std::vector<std::pair<std::string_view, std::string_view>>;
+// Inline up to the usual number (an answer's and a job request's headers): one allocation less
+// per message.
+using HeaderLines =
+    boost::container::small_vector<std::pair<std::string_view, std::string_view>, 8>;
 
 // Appends "Name: value\r\n" for each header; of headers with the same name (ASCII,
 // case-insensitive) only the last is written, so a later one replaces an earlier default. Names
