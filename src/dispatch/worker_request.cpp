@@ -9,6 +9,8 @@ namespace jq::dispatch {
 
 std::string encode_worker_request(const std::string& id, const store::JobRecord& record,
                                   std::int64_t deadline_ms) {
+  // An sbuffer and a copy at the end: appending each of the packer's small writes to a string
+  // instead took twice the instructions (callgrind, row b).
   msgpack::sbuffer buffer(256 + record.argument.size());
   msgpack::packer<msgpack::sbuffer> pk(buffer);
   auto key = [&pk](std::string_view k) {
@@ -45,7 +47,8 @@ std::string encode_worker_request(const std::string& id, const store::JobRecord&
     buffer.write(raw, sizeof raw);
   }
   key("deadline");
-  str(iso8601_utc(deadline_ms));
+  Iso8601Text deadline;
+  str(iso8601_utc(deadline_ms, deadline));
   if (scheduled) {
     key("schedule");
     str(record.schedule);

@@ -16,7 +16,7 @@ char* put_digits(char* out, int value, int width) {
 
 // Formatted by hand (days to civil date after Howard Hinnant's algorithm): every dispatch
 // writes a deadline, and snprintf with gmtime_r was 4% of the master's instructions.
-std::string iso8601_utc(std::int64_t epoch_ms) {
+std::string_view iso8601_utc(std::int64_t epoch_ms, Iso8601Text& text) {
   std::int64_t secs = epoch_ms / 1000;
   int millis = static_cast<int>(epoch_ms % 1000);
   if (millis < 0) {
@@ -39,7 +39,7 @@ std::string iso8601_utc(std::int64_t epoch_ms) {
   const int month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
   const int year = static_cast<int>(yoe + era * 400 + (month <= 2 ? 1 : 0));
 
-  char buf[24];
+  char* const buf = text.data();
   char* p = put_digits(buf, year, 4);
   *p++ = '-';
   p = put_digits(p, month, 2);
@@ -54,7 +54,12 @@ std::string iso8601_utc(std::int64_t epoch_ms) {
   *p++ = '.';
   p = put_digits(p, millis, 3);
   *p++ = 'Z';
-  return std::string(buf, static_cast<std::size_t>(p - buf));
+  return std::string_view(buf, static_cast<std::size_t>(p - buf));
+}
+
+std::string iso8601_utc(std::int64_t epoch_ms) {
+  Iso8601Text text;
+  return std::string(iso8601_utc(epoch_ms, text));
 }
 
 }  // namespace jq
