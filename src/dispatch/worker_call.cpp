@@ -32,6 +32,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 namespace ssl = boost::asio::ssl;
+using namespace std::string_view_literals;
 using asio::use_awaitable;
 using asio::ip::tcp;
 
@@ -46,10 +47,10 @@ std::string encode_request(const std::string& host_port, const WorkerCall& call)
   for (const auto& [name, value] : call.headers) headers.emplace_back(name, value);
   std::string out;
   out.reserve(256 + call.target.size() + call.body.size());
-  out.append("POST ").append(call.target).append(" HTTP/1.1\r\nHost: ").append(host_port);
-  out.append("\r\nContent-Type: application/msgpack\r\n");
+  out.append("POST "sv).append(call.target).append(" HTTP/1.1\r\nHost: "sv).append(host_port);
+  out.append("\r\nContent-Type: application/msgpack\r\n"sv);
   append_header_lines(out, headers);
-  out.append("Content-Length: ").append(std::to_string(call.body.size())).append("\r\n\r\n");
+  out.append("Content-Length: "sv).append(std::to_string(call.body.size())).append("\r\n\r\n"sv);
   out.append(call.body);
   return out;
 }

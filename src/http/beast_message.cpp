@@ -9,6 +9,7 @@
 namespace jq::http {
 
 namespace bhttp = boost::beast::http;
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -66,9 +67,9 @@ std::string encode_response_head(const Response& r, unsigned version, bool keep_
   std::string out;
   out.reserve(160 + r.content_type.size());
   out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ").append(std::to_string(r.status));
-  out.append(" ").append(reason.data(), reason.size()).append("\r\n");
+  out.append(" "sv).append(reason.data(), reason.size()).append("\r\n"sv);
   append_header_lines(out, headers);
-  out.append("\r\n");
+  out.append("\r\n"sv);
   return out;
 }
 
