@@ -336,12 +336,28 @@ asio::awaitable<Expected<std::vector<StoredSchedule>, StoreError>> ScheduleStore
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array()) co_return unexpected(StoreError::bad_reply("loading schedules", *reply));
   std::vector<StoredSchedule> out;
+  // Tombstones written before they were noted in the tombstones zset (by an older jqmaster) are
+  // noted now, as of now: a day later removeSchedule sweeps them like any other.
+  std::vector<std::string> note{"ZADD", keys_.schedule_tombstones(shard), "NX"};
+  const std::string now = std::to_string(now_ms());
   const auto& flat = reply->elements;
   for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
     auto record = decode_schedule_record(flat[i + 1].str);
+    if (record && record->status == RecordStatus::gone) {
+      note.push_back(now);
+      note.push_back(flat[i].str);
+    }
     if (!record || record->status == RecordStatus::gone) continue;
     if (auto s = stored_schedule(flat[i].str, shard, std::move(*record))) {
       out.push_back(std::move(*s));
+    }
+  }
+  if (note.size() > 3) {
+    auto noted = co_await redis_.command(std::move(note));
+    if (!noted || noted->is_error()) {
+      // Not needed to load: the next full load notes them.
+      spdlog::warn("schedules of shard {}: noting the tombstones to sweep failed: {}", shard,
+                   noted ? noted->str : noted.error().message());
     }
   }
   co_return out;

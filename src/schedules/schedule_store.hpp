@@ -96,6 +96,8 @@ class ScheduleStore {
   asio::awaitable<Expected<void, StoreError>> apply(api::Schedule schedule);
 
   // The runner's side. Every active or leaving record of a shard, or of one name in a shard.
+  // load_shard also notes the shard's tombstones that the tombstones zset does not know yet
+  // (written by a jqmaster before it had one) for removeSchedule's sweep.
   asio::awaitable<Expected<std::vector<StoredSchedule>, StoreError>> load_shard(int shard);
   asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> load(int shard,
                                                                             std::string name);

@@ -301,3 +301,33 @@ TEST_CASE("ScheduleStore: remove and apply", "[redis]") {
   CHECK(f.claim("cfg").empty());
   CHECK(f.h.run(f.store.remove("cfg")).error().code == StoreErrc::not_found);
 }
+
+TEST_CASE("ScheduleStore: tombstones an older master left unnoted are swept a day after a load",
+          "[redis]") {
+  // A master before the tombstones zset wrote tombstones it did not note there: they stayed in
+  // the schedules hash for ever.
+  Fixture f;
+  const auto old = f.create(schedule("old"));
+  REQUIRE(f.h.run(f.store.remove("old")));
+  const std::string tombstones = f.keys.schedule_tombstones(old.shard);
+  REQUIRE(f.r.call({"ZREM", tombstones, "old"}).integer == 1);  // as the older master left it
+  REQUIRE(f.record(old.shard, "old")->status == RecordStatus::gone);
+
+  f.clock.advance(1h);
+  REQUIRE(f.h.run(f.store.load_shard(old.shard)));
+  const auto noted_at =
+      std::chrono::duration_cast<std::chrono::milliseconds>((kEpoch + 1h).time_since_epoch());
+  CHECK(f.r.call({"ZSCORE", tombstones, "old"}).as_integer() == noted_at.count());
+
+  // A day after it was noted, the next tombstone written in the shard sweeps it.
+  std::string other;
+  for (int i = 0; other.empty(); ++i) {
+    const std::string name = "other-" + std::to_string(i);
+    if (jq::store::hashed_shard(name, kShards) == old.shard) other = name;
+  }
+  f.create(schedule(other));
+  f.clock.advance(24h + 1ms);
+  REQUIRE(f.h.run(f.store.remove(other)));
+  CHECK_FALSE(f.record(old.shard, "old"));
+  CHECK(f.r.call({"ZSCORE", tombstones, "old"}).is_nil());
+}
