@@ -232,7 +232,7 @@ class Transcoder {
 
   bool unexpected_here(std::string_view what) {
     if (pos_ >= text_.size()) {
-      return syntax("unexpected end of input; expected " + std::string(what));
+      return syntax(std::string("unexpected end of input; expected ").append(what));
     }
     return syntax("unexpected '" + shown(text_[pos_]) + "'; expected " + std::string(what));
   }

@@ -66,7 +66,7 @@ std::string encode_response_head(const Response& r, unsigned version, bool keep_
   const auto reason = bhttp::obsolete_reason(bhttp::int_to_status(static_cast<unsigned>(r.status)));
   std::string out;
   out.reserve(160 + r.content_type.size());
-  out.append(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ").append(std::to_string(r.status));
+  out.append(version == 10 ? "HTTP/1.0 "sv : "HTTP/1.1 "sv).append(std::to_string(r.status));
   out.append(" "sv).append(reason.data(), reason.size()).append("\r\n"sv);
   append_header_lines(out, headers);
   out.append("\r\n"sv);

@@ -2,6 +2,7 @@
 
 #include <hiredis/read.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace jq::redis {
@@ -54,55 +55,72 @@ namespace {
 
 // hiredis's reader parses; these functions build our Reply tree as it goes (hiredis's own
 // objects, copied into Replies and freed, cost a second allocation and copy of every string).
-// A root is allocated; every other value is the element of its parent's array that hiredis
-// names by index, sized when the array's header was read. hiredis frees only roots (a reply
-// abandoned half-read, or the reader freed with one pending).
+// A root is allocated; every other value is appended to its parent's elements: hiredis makes an
+// array's elements in order, each after the one before is whole, and holds on only to the arrays
+// still open, whose element vectors do not grow meanwhile. hiredis frees only roots (a reply
+// abandoned half-read, or the reader freed with one pending). The functions are called from
+// hiredis's C code: nothing may throw through it, so a failure returns null, which hiredis
+// reports as out of memory (and frees the root).
 
-// hiredis 0.14 asks for an array's element table as soon as it reads the header, so one
-// "*311111111" from a broken or hostile server would ask for gigabytes (found by
-// tests/fuzz/fuzz_resp). Our largest replies hold a few thousand elements; anything above this
-// is refused as malformed.
+// An array's header says how many elements follow before any of them came, so it is trusted
+// only so far: one "*311111111" from a broken or hostile server would otherwise commit gigabytes
+// (found by tests/fuzz/fuzz_resp). Our largest replies hold a few thousand elements; a count
+// above kMaxArrayElements is refused as malformed, and room for at most kReserved is made ahead.
 constexpr int kMaxArrayElements = 1 << 20;
+constexpr int kReserved = 1024;
 
-Reply* slot_for(const redisReadTask* task) {
-  if (task->parent == nullptr) return new Reply;
-  auto* parent = static_cast<Reply*>(task->parent->obj);
-  return &parent->elements[static_cast<std::size_t>(task->idx)];
+// `fill` sets the new value; the root, if that is what it is, is handed to hiredis only then.
+template <class Fill>
+void* create(const redisReadTask* task, Fill fill) noexcept {
+  try {
+    if (task->parent == nullptr) {
+      auto root = std::make_unique<Reply>();
+      fill(*root);
+      return root.release();
+    }
+    auto& siblings = static_cast<Reply*>(task->parent->obj)->elements;
+    const auto idx = static_cast<std::size_t>(task->idx);
+    if (siblings.size() <= idx) siblings.resize(idx + 1);
+    fill(siblings[idx]);
+    return &siblings[idx];
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 void* create_string(const redisReadTask* task, char* str, std::size_t len) {
-  Reply* r = slot_for(task);
-  switch (task->type) {
-    case REDIS_REPLY_ERROR:
-      r->type = Reply::Type::error;
-      break;
-    case REDIS_REPLY_STATUS:
-      r->type = Reply::Type::status;
-      break;
-    default:
-      r->type = Reply::Type::string;
-  }
-  r->str.assign(str, len);
-  return r;
+  return create(task, [&](Reply& r) {
+    switch (task->type) {
+      case REDIS_REPLY_ERROR:
+        r.type = Reply::Type::error;
+        break;
+      case REDIS_REPLY_STATUS:
+        r.type = Reply::Type::status;
+        break;
+      default:
+        r.type = Reply::Type::string;
+    }
+    r.str.assign(str, len);
+  });
 }
 
 void* create_array(const redisReadTask* task, int elements) {
   if (elements > kMaxArrayElements) return nullptr;  // the reader reports an error
-  Reply* r = slot_for(task);
-  r->type = Reply::Type::array;
-  r->elements.resize(static_cast<std::size_t>(elements));
-  return r;
+  return create(task, [&](Reply& r) {
+    r.type = Reply::Type::array;
+    r.elements.reserve(static_cast<std::size_t>(std::min(elements, kReserved)));
+  });
 }
 
 void* create_integer(const redisReadTask* task, long long value) {
-  Reply* r = slot_for(task);
-  r->type = Reply::Type::integer;
-  r->integer = value;
-  return r;
+  return create(task, [&](Reply& r) {
+    r.type = Reply::Type::integer;
+    r.integer = value;
+  });
 }
 
 void* create_nil(const redisReadTask* task) {
-  return slot_for(task);
+  return create(task, [](Reply&) {});
 }
 
 void free_root(void* root) {

@@ -336,31 +336,45 @@ asio::awaitable<Expected<std::vector<StoredSchedule>, StoreError>> ScheduleStore
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   if (!reply->is_array()) co_return unexpected(StoreError::bad_reply("loading schedules", *reply));
   std::vector<StoredSchedule> out;
-  // Tombstones written before they were noted in the tombstones zset (by an older jqmaster) are
-  // noted now, as of now: a day later removeSchedule sweeps them like any other.
-  std::vector<std::string> note{"ZADD", keys_.schedule_tombstones(shard), "NX"};
-  const std::string now = std::to_string(now_ms());
+  std::vector<std::string> tombstones;
   const auto& flat = reply->elements;
   for (std::size_t i = 0; i + 1 < flat.size(); i += 2) {
     auto record = decode_schedule_record(flat[i + 1].str);
-    if (record && record->status == RecordStatus::gone) {
-      note.push_back(now);
-      note.push_back(flat[i].str);
-    }
+    if (record && record->status == RecordStatus::gone) tombstones.push_back(flat[i].str);
     if (!record || record->status == RecordStatus::gone) continue;
     if (auto s = stored_schedule(flat[i].str, shard, std::move(*record))) {
       out.push_back(std::move(*s));
     }
   }
-  if (note.size() > 3) {
-    auto noted = co_await redis_.command(std::move(note));
-    if (!noted || noted->is_error()) {
-      // Not needed to load: the next full load notes them.
-      spdlog::warn("schedules of shard {}: noting the tombstones to sweep failed: {}", shard,
-                   noted ? noted->str : noted.error().message());
+  co_await note_tombstones(shard, std::move(tombstones));
+  co_return out;
+}
+
+// Tombstones written without being noted in the tombstones zset (by an older jqmaster, also one
+// still running during a rolling upgrade) are noted, as of now, for removeSchedule's sweep. NX
+// keeps the time of those noted already (every tombstone this version writes). In pieces: a
+// backlog may hold many; once noted and swept, a shard holds about a day's deletions.
+asio::awaitable<void> ScheduleStore::note_tombstones(int shard, std::vector<std::string> names) {
+  constexpr std::size_t kPerCommand = 512;
+  const std::string now = std::to_string(now_ms());
+  std::vector<std::vector<std::string>> commands;
+  for (std::size_t at = 0; at < names.size(); at += kPerCommand) {
+    auto& zadd = commands.emplace_back(
+        std::vector<std::string>{"ZADD", keys_.schedule_tombstones(shard), "NX"});
+    for (std::size_t i = at; i < std::min(names.size(), at + kPerCommand); ++i) {
+      zadd.push_back(now);
+      zadd.push_back(std::move(names[i]));
     }
   }
-  co_return out;
+  if (commands.empty()) co_return;
+  auto noted = co_await redis_.pipeline(std::move(commands));
+  if (!noted) {
+    // Not needed to load: the next full load notes them.
+    spdlog::warn(
+        "schedules of shard {}: noting the tombstones to sweep failed ({}); trying again at the "
+        "next full load",
+        shard, noted.error().message());
+  }
 }
 
 asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleStore::load(

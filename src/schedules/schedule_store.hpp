@@ -142,6 +142,7 @@ class ScheduleStore {
 
   int home(const std::string& name) const;
   int shard_of(const api::Schedule& schedule) const;
+  asio::awaitable<void> note_tombstones(int shard, std::vector<std::string> names);
   // The anchor and next tick a changed definition starts from.
   std::pair<std::int64_t, std::int64_t> times_after_change(const StoredSchedule& current,
                                                            const api::Schedule& next) const;

@@ -28,8 +28,9 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   // Responses.
   unsigned status() const { return status_; }
 
-  unsigned version() const { return version_; }  // 10 or 11
-  // The first value of each field (as message[name] gives), empty when it was not sent.
+  unsigned version() const { return version_; }  // 10 for HTTP/1.0, 11 for HTTP/1.1 (and 1.x)
+  // The first value of each field (as message[name] gives), empty when it was not sent. Callers
+  // move the values out (fill_request_header, the worker call) once the header is read.
   struct Fields {
     std::string content_type, accept, authorization, expect, retry_after, traceparent;
   };

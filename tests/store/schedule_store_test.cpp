@@ -331,3 +331,29 @@ TEST_CASE("ScheduleStore: tombstones an older master left unnoted are swept a da
   CHECK_FALSE(f.record(old.shard, "old"));
   CHECK(f.r.call({"ZSCORE", tombstones, "old"}).is_nil());
 }
+
+TEST_CASE("ScheduleStore: a backlog of unnoted tombstones is noted whole, each once", "[redis]") {
+  Fixture f;
+  const auto first = f.create(schedule("first"));
+  REQUIRE(f.h.run(f.store.remove("first")));
+  const std::string tombstones = f.keys.schedule_tombstones(first.shard);
+  // More than one ZADD takes, as an older master left them (in the hash, not in the zset).
+  const std::string gone = f.r.call({"HGET", f.keys.schedules(first.shard), "first"}).str;
+  for (int i = 0; i < 1100; ++i) {
+    f.r.call({"HSET", f.keys.schedules(first.shard), "legacy-" + std::to_string(i), gone});
+  }
+  f.clock.advance(1h);
+  REQUIRE(f.h.run(f.store.load_shard(first.shard)));
+  CHECK(f.r.call({"ZCARD", tombstones}).integer == 1101);
+  const auto at = [&](const std::string& name) {
+    return f.r.call({"ZSCORE", tombstones, name}).as_integer();
+  };
+  const auto first_noted = at("first");  // when it was written, not when loaded
+  const auto legacy_noted = at("legacy-1099");
+  CHECK(*legacy_noted == *first_noted + 3'600'000);
+  // A later load keeps when each was noted.
+  f.clock.advance(1h);
+  REQUIRE(f.h.run(f.store.load_shard(first.shard)));
+  CHECK(at("first") == first_noted);
+  CHECK(at("legacy-1099") == legacy_noted);
+}

@@ -198,3 +198,45 @@ TEST_CASE("ReplyParser refuses an array header above a million elements", "[unit
   CHECK_FALSE(fine.next());  // waits for the elements
   CHECK_FALSE(fine.failed());
 }
+
+TEST_CASE("ReplyParser fails on malformed input or a refused count inside an array", "[unit]") {
+  // A reply abandoned half-built: hiredis frees it (the fuzzers run with leak checks).
+  for (const std::string bad : {"*3\r\n:1\r\n?x\r\n", "*2\r\n:1\r\n*2000000\r\n",
+                                "*2\r\n*2\r\n$1\r\na\r\n*311111111\r\n"}) {
+    ReplyParser parser;
+    parser.feed(bad.data(), bad.size());
+    CHECK_FALSE(parser.next());
+    CHECK(parser.failed());
+  }
+  ReplyParser pending;  // destroyed with a reply half-read
+  const std::string part = "*3\r\n:1\r\n*2\r\n+a\r\n";
+  pending.feed(part.data(), part.size());
+  CHECK_FALSE(pending.next());
+  CHECK_FALSE(pending.failed());
+}
+
+TEST_CASE("ReplyParser reads an array larger than the room it makes ahead", "[unit]") {
+  // 3,000 elements, arrays among them, fed in small pieces.
+  std::string frame = "*3000\r\n";
+  for (int i = 0; i < 3000; ++i) {
+    frame += i % 3 == 0 ? "*2\r\n:" + std::to_string(i) + "\r\n$1\r\nx\r\n"
+                        : ":" + std::to_string(i) + "\r\n";
+  }
+  ReplyParser parser;
+  for (std::size_t at = 0; at < frame.size(); at += 7) {
+    parser.feed(frame.data() + at, std::min<std::size_t>(7, frame.size() - at));
+  }
+  auto reply = parser.next();
+  REQUIRE(reply);
+  REQUIRE(reply->elements.size() == 3000);
+  for (int i = 0; i < 3000; ++i) {
+    const Reply& e = reply->elements[static_cast<std::size_t>(i)];
+    if (i % 3 == 0) {
+      REQUIRE(e.elements.size() == 2);
+      CHECK(e.elements[0].integer == i);
+      CHECK(e.elements[1].str == "x");
+    } else {
+      CHECK(e.integer == i);
+    }
+  }
+}
