@@ -62,7 +62,7 @@ void ConstraintCache::on_event(const events::Event& event) {
   std::int64_t version = 0;
   const char* end = event.arg.data() + event.arg.size();
   const auto [at, ec] = std::from_chars(event.arg.data(), end, version);
-  if (ec == std::errc() && at == end && version <= current()->version() && loaded()) return;
+  if (ec == std::errc() && at == end && version == current()->version() && loaded()) return;
   loop_.poke();
 }
 
@@ -74,30 +74,40 @@ asio::awaitable<Periodic::Duration> ConstraintCache::step() {
   auto version = co_await store_.version();
   if (!version) co_return kRetry;
   if (loaded() && *version == current()->version()) co_return kRecheck;
-  auto set = co_await store_.load();
-  if (!set) {
-    spdlog::warn("constraints: cannot load them ({}); retrying", set.error().message);
-    co_return kRetry;
-  }
-  install(std::move(*set));
-  co_return kRecheck;
+  const bool loaded_now = co_await load();  // not inside ?: (g++ 12 miscompiles that)
+  co_return loaded_now ? kRecheck : kRetry;
 }
 
 asio::awaitable<void> ConstraintCache::reload() {
-  auto set = co_await store_.load();
-  if (!set) {
-    loop_.poke();  // the loop retries
-    co_return;
-  }
-  install(std::move(*set));
+  const bool loaded_now = co_await load();
+  if (!loaded_now) loop_.poke();  // the loop retries
 }
 
-void ConstraintCache::install(ConstraintSet set) {
+asio::awaitable<bool> ConstraintCache::load() {
+  const std::uint64_t number = ++loads_started_;
+  auto set = co_await store_.load();
+  if (!set) {
+    spdlog::warn("constraints: cannot load them ({}); retrying", set.error().message);
+    co_return false;
+  }
+  install(std::move(*set), number);
+  co_return true;
+}
+
+void ConstraintCache::install(ConstraintSet set, std::uint64_t load) {
+  std::lock_guard lock(install_mutex_);
+  if (load < installed_load_) return;
+  installed_load_ = load;
+  const auto now = current_.load();
+  if (loaded_.load() && now->version() == set.version()) return;  // the same: keep the snapshot
+  if (loaded_.load() && set.version() < now->version()) {
+    spdlog::warn(
+        "constraints: Redis holds version {} where this master had {} (did Redis lose its data or "
+        "was it flushed?); using what Redis holds",
+        set.version(), now->version());
+  }
   auto next = std::make_shared<const ConstraintSet>(std::move(set));
-  std::shared_ptr<const ConstraintSet> now = current_.load();
-  do {
-    if (loaded_.load() && now->version() >= next->version()) return;
-  } while (!current_.compare_exchange_weak(now, next));
+  current_.store(next);
   loaded_.store(true);
   spdlog::info("constraints: {} loaded (version {})", next->constraints().size(), next->version());
 }

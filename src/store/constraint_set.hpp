@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,12 +77,19 @@ class ConstraintCache {
 
  private:
   asio::awaitable<Periodic::Duration> step();
-  // Makes `set` current unless a snapshot as new is there already (two loads may race).
-  void install(ConstraintSet set);
+  // Loads the definitions and installs them; false when Redis did not answer.
+  asio::awaitable<bool> load();
+  // Makes `set`, read by the load numbered `load`, current unless a load started after it was
+  // installed already (two loads may race): the newest load holds what Redis holds, also when
+  // that is an older version (Redis lost its data, or was flushed).
+  void install(ConstraintSet set, std::uint64_t load);
 
   ConstraintStore& store_;
   std::atomic<std::shared_ptr<const ConstraintSet>> current_;
   std::atomic<bool> loaded_{false};
+  std::atomic<std::uint64_t> loads_started_{0};
+  std::mutex install_mutex_;
+  std::uint64_t installed_load_ = 0;  // under install_mutex_
   Periodic loop_;
 };
 

@@ -296,3 +296,34 @@ TEST_CASE("the next start of a key comes from its tat less the rate's tolerance"
   CHECK_FALSE(next_start_at_ms(std::nullopt, 100'000, 0));
   CHECK(next_start_at_ms(jq::api::RateLimit{1, 1000ms, 0}, 5'000, 0) == 5'000);
 }
+
+TEST_CASE("ConstraintCache: takes what Redis holds after Redis lost its constraints", "[redis]") {
+  // Redis restarted without its data (or was flushed): the version goes back. The cache kept the
+  // higher version's definitions for ever, and refused the new ones until their version passed it.
+  Fixture f;
+  REQUIRE(f.h.run(f.store.create(mail())));
+  REQUIRE(f.h.run(f.store.remove("mail")));
+  REQUIRE(f.h.run(f.store.create(mail())));  // version 3
+  ConstraintCache cache(f.h.client().executor(), f.store);
+  cache.start();
+  run_until(f.h, [&] { return cache.current()->version() == 3; });
+  REQUIRE(cache.current()->constraints().size() == 1);
+
+  f.r.call({"DEL", f.keys.constraints(), f.keys.constraints_version()});
+  cache.on_event(
+      jq::events::Event{jq::events::EventKind::constraints, ""});  // as after a reconnect
+  run_until(f.h, [&] { return cache.current()->version() == 0; });
+  CHECK(cache.current()->version() == 0);
+  CHECK(cache.current()->constraints().empty());
+
+  jq::api::Constraint other = mail();
+  other.name = "other";
+  REQUIRE(f.h.run(f.store.create(other)));  // version 1
+  cache.on_event(jq::events::Event{jq::events::EventKind::constraints, "1"});
+  run_until(f.h, [&] { return cache.current()->version() == 1; });
+  REQUIRE(cache.current()->constraints().size() == 1);
+  CHECK(cache.current()->constraints()[0].name == "other");
+  cache.stop();
+  run_until(
+      f.h, [] { return false; }, 50ms);
+}
