@@ -287,17 +287,13 @@ class Daemon {
     if (!reclassify_running_.exchange(true)) asio::co_spawn(io_, reclassify(), asio::detached);
   }
 
-  // The snapshot a pass matches against: one holding the definitions as they are now in Redis.
-  // It is waited for (briefly: the cache reloads on the change's event); a pass against an older
-  // one would leave the stored jobs matched against what the change replaced, so none is made.
+  // The snapshot a pass matches against: one holding the definitions as they are now in Redis
+  // (loaded now if this master's is older: another master changed them since). A pass against an
+  // older one would leave the stored jobs matched against what the change replaced: none is made.
   asio::awaitable<Expected<std::shared_ptr<const store::ConstraintSet>, store::StoreError>>
-  changed_snapshot(asio::steady_timer& timer) {
+  changed_snapshot() {
     auto version = co_await constraints_.version();
     if (!version) co_return unexpected(std::move(version.error()));
-    for (int i = 0; i < 250 && constraint_cache_.current()->version() < *version; ++i) {
-      timer.expires_after(std::chrono::milliseconds(20));
-      co_await timer.async_wait(asio::use_awaitable);
-    }
     if (constraint_cache_.current()->version() < *version) co_await constraint_cache_.reload();
     auto snapshot = constraint_cache_.current();
     if (snapshot->version() < *version) {
@@ -317,7 +313,7 @@ class Daemon {
     do {
       reclassify_again_ = false;
       asio::steady_timer timer(io_);
-      auto snapshot = co_await changed_snapshot(timer);
+      auto snapshot = co_await changed_snapshot();
       // An if, not ?: around a co_await: g++ 12 miscompiles that.
       Expected<std::int64_t, store::StoreError> changed = unexpected(store::StoreError{});
       if (snapshot) {

@@ -102,11 +102,8 @@ asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleSto
     }
     // The claim's record is missing: its writer died, or is slow. Fence its token there first,
     // so that it cannot arrive after the name has been given to someone else.
-    redis::ScriptCall fence =
-        RemoveSchedule::call(RemoveSchedule::keys(keys_, claim->shard),
-                             {name, claim->token, RemoveSchedule::Mode::fence,
-                              keys_.events_channel(claim->shard), claim->shard, now_ms()});
-    auto reply = co_await eval(std::move(fence));
+    auto reply =
+        co_await eval(remove_call(claim->shard, name, claim->token, RemoveSchedule::Mode::fence));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto fenced = RemoveSchedule::decode(*reply);
     if (!fenced) co_return unexpected(StoreError::bad_reply(fenced.error()));
@@ -145,10 +142,7 @@ asio::awaitable<Expected<void, StoreError>> ScheduleStore::finish_move(int shard
                                                 " meets another live record there"));
     }
   }
-  redis::ScriptCall remove = RemoveSchedule::call(
-      RemoveSchedule::keys(keys_, shard), {name, leaving.token, RemoveSchedule::Mode::remove,
-                                           keys_.events_channel(shard), shard, now_ms()});
-  auto reply = co_await eval(std::move(remove));
+  auto reply = co_await eval(remove_call(shard, name, leaving.token, RemoveSchedule::Mode::remove));
   if (!reply) co_return unexpected(std::move(reply.error()));
   if (auto removed = RemoveSchedule::decode(*reply); !removed) {
     co_return unexpected(StoreError::bad_reply(removed.error()));

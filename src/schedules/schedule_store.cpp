@@ -286,11 +286,8 @@ asio::awaitable<Expected<void, StoreError>> ScheduleStore::remove(std::string na
     if (!settled) co_return unexpected(std::move(settled.error()));
     if (!settled->live) co_return unexpected(no_schedule(name));
     const StoredSchedule& live = *settled->live;
-    redis::ScriptCall call =
-        RemoveSchedule::call(RemoveSchedule::keys(keys_, live.shard),
-                             {name, live.record.token, RemoveSchedule::Mode::remove,
-                              keys_.events_channel(live.shard), live.shard, now_ms()});
-    auto reply = co_await eval(std::move(call));
+    auto reply = co_await eval(
+        remove_call(live.shard, name, live.record.token, RemoveSchedule::Mode::remove));
     if (!reply) co_return unexpected(std::move(reply.error()));
     auto removed = RemoveSchedule::decode(*reply);
     if (!removed) co_return unexpected(StoreError::bad_reply(removed.error()));
@@ -375,6 +372,13 @@ asio::awaitable<void> ScheduleStore::note_tombstones(int shard, std::vector<std:
         "next full load",
         shard, noted.error().message());
   }
+}
+
+redis::ScriptCall ScheduleStore::remove_call(int shard, std::string name, std::int64_t token,
+                                             RemoveSchedule::Mode mode) const {
+  return RemoveSchedule::call(
+      RemoveSchedule::keys(keys_, shard),
+      {std::move(name), token, mode, keys_.events_channel(shard), shard, now_ms()});
 }
 
 asio::awaitable<Expected<std::optional<StoredSchedule>, StoreError>> ScheduleStore::load(

@@ -35,6 +35,7 @@
 
 #include "api/schedule.hpp"
 #include "common/expected.hpp"
+#include "src/redis/bindings/schedule_writes.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/schedules/schedule_record.hpp"
@@ -143,6 +144,9 @@ class ScheduleStore {
   int home(const std::string& name) const;
   int shard_of(const api::Schedule& schedule) const;
   asio::awaitable<void> note_tombstones(int shard, std::vector<std::string> names);
+  // removeSchedule of the record of `token` for `name` in `shard` (lua/removeSchedule-2.lua).
+  redis::ScriptCall remove_call(int shard, std::string name, std::int64_t token,
+                                redis::bindings::RemoveSchedule::Mode mode) const;
   // The anchor and next tick a changed definition starts from.
   std::pair<std::int64_t, std::int64_t> times_after_change(const StoredSchedule& current,
                                                            const api::Schedule& next) const;

@@ -131,8 +131,8 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   out.jobs.reserve(reserved->jobs.size());
   bool constrained = false;
   for (ReserveJobs::Taken& taken : reserved->jobs) {
-    auto record = std::make_unique<JobRecord>();
-    if (!decode_record(taken.record, *record)) {
+    auto record = decode_boxed_record(taken.record);
+    if (!record) {
       co_return unexpected(
           StoreError::internal("reserveJobs: unreadable record of " + taken.field));
     }

@@ -85,12 +85,10 @@ std::optional<std::vector<std::string>> read_strings(api::MsgpackReader& in) {
   return out;
 }
 
-}  // namespace
-
 // Read in one pass over the bytes, each slot straight into its field: unpacking into a
 // msgpack-cxx object tree first (its zone allocated and freed per record) took about half of the
 // 2,900 instructions a record cost, and every reserved job is one.
-bool decode_record(std::string_view packed, JobRecord& r) {
+bool decode_into(std::string_view packed, JobRecord& r) {
   api::MsgpackReader in(packed);
   const auto slots = in.read_array_header();
   if (!slots || *slots < kSlots) return false;
@@ -161,9 +159,17 @@ bool decode_record(std::string_view packed, JobRecord& r) {
   return ok;
 }
 
+}  // namespace
+
 std::optional<JobRecord> decode_record(std::string_view packed) {
   JobRecord r;
-  if (!decode_record(packed, r)) return std::nullopt;
+  if (!decode_into(packed, r)) return std::nullopt;
+  return r;
+}
+
+std::unique_ptr<JobRecord> decode_boxed_record(std::string_view packed) {
+  auto r = std::make_unique<JobRecord>();
+  if (!decode_into(packed, *r)) return nullptr;
   return r;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,9 +38,9 @@ struct JobRecord {
 
 // nullopt when the bytes are not a record (a bug or a foreign key): callers answer 500.
 std::optional<JobRecord> decode_record(std::string_view packed);
-// The same into `out` (false: not a record, `out` partly written), for a record that lives on
-// the heap (store::ReservedJob) and would otherwise be moved there.
-bool decode_record(std::string_view packed, JobRecord& out);
+// The same on the heap, where a reserved job keeps it (store::ReservedJob): decoded there rather
+// than moved there. Null when the bytes are not a record.
+std::unique_ptr<JobRecord> decode_boxed_record(std::string_view packed);
 
 // The value constraints match the job by: its argument, or the last value appended to it
 // (contract: "Merging duplicates"). A view into `record`.

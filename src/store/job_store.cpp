@@ -206,8 +206,8 @@ asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::Ne
         co_return unexpected(std::move(pushed.error()));
       }
       for (PushJobs::Taken& taken : pushed->taken) {
-        auto record = std::make_unique<JobRecord>();
-        if (!decode_record(taken.record, *record)) {
+        auto record = decode_boxed_record(taken.record);
+        if (!record) {
           spdlog::error(
               "pushJobs: unreadable record of taken job {}; it runs once its attempt "
               "times out",

@@ -42,8 +42,6 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   using error_code = boost::system::error_code;
   using beast_view = boost::beast::string_view;
 
-  static std::string_view std_view(beast_view v) { return {v.data(), v.size()}; }
-
   void on_request_impl(verb method, beast_view, beast_view target, int version,
                        error_code&) override {
     method_ = method;
@@ -108,7 +106,7 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   static void keep_first(bool& seen, std::string& into, beast_view value) {
     if (seen) return;
     seen = true;
-    into = std_view(value);
+    into.assign(value.data(), value.size());
   }
 
   verb method_ = verb::unknown;
