@@ -13,6 +13,7 @@
 
 #include "common/ascii.hpp"
 #include "common/expected.hpp"
+#include "common/send_now.hpp"
 #include "common/socket_deadline.hpp"
 
 namespace jq::bench {
@@ -130,7 +131,12 @@ struct HttpConnection::Impl {
       connected = !ec;
     }
     const std::array<asio::const_buffer, 2> request{asio::buffer(head), asio::buffer(body)};
-    if (!ec) co_await asio::async_write(socket, request, on_error);
+    if (!ec) {
+      const auto unwritten = unsent(request, send_now(socket.native_handle(), request, ec));
+      if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+        co_await asio::async_write(socket, unwritten, on_error);
+      }
+    }
     std::optional<ResponseHead> parsed;
     std::string error;
     while (!ec) {

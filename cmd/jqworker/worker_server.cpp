@@ -28,6 +28,8 @@
 #include "cmd/jqworker/behaviour.hpp"
 #include "cmd/jqworker/journal.hpp"
 #include "cmd/jqworker/stats.hpp"
+#include "common/read_message.hpp"
+#include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
 #include "common/socket_deadline.hpp"
 
@@ -165,10 +167,8 @@ asio::awaitable<std::optional<Request>> read_request(tcp::socket& socket, Socket
   bhttp::request_parser<bhttp::string_body> parser;
   parser.header_limit(kHeaderLimit);
   parser.body_limit(kBodyLimit);
-  boost::system::error_code ec;
   deadline.expire_after(buffer.size() == 0 ? kIdleTimeout : kReadTimeout);
-  co_await bhttp::async_read_header(socket, buffer, parser,
-                                    asio::redirect_error(use_awaitable, ec));
+  boost::system::error_code ec = co_await read_message(socket, buffer, parser, ReadUntil::header);
   if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
     bhttp::response<bhttp::empty_body> go_on{bhttp::status::continue_, 11};  // curl waits for it
     deadline.expire_after(kWriteTimeout);
@@ -176,7 +176,7 @@ asio::awaitable<std::optional<Request>> read_request(tcp::socket& socket, Socket
   }
   if (!ec && !parser.is_done()) {
     deadline.expire_after(kReadTimeout);
-    co_await bhttp::async_read(socket, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    ec = co_await read_message(socket, buffer, parser, ReadUntil::whole);
   }
   deadline.expire_never();  // a job may sleep as long as it asked
   if (ec) {
@@ -214,8 +214,11 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     const std::array<asio::const_buffer, 2> answer{
         asio::buffer(head), body ? asio::buffer(reply.body) : asio::const_buffer()};
     boost::system::error_code ec;
-    deadline->expire_after(kWriteTimeout);
-    co_await asio::async_write(socket, answer, asio::redirect_error(use_awaitable, ec));
+    const auto unwritten = unsent(answer, send_now(socket.native_handle(), answer, ec));
+    if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+      deadline->expire_after(kWriteTimeout);
+      co_await asio::async_write(socket, unwritten, asio::redirect_error(use_awaitable, ec));
+    }
     if (shared->log_requests) log_request(*req, status, start);
     if (ec || !keep_alive) break;
   }

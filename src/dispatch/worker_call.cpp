@@ -1,12 +1,15 @@
 #include "src/dispatch/worker_call.hpp"
 
+#include <array>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <variant>
 
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -18,12 +21,13 @@
 #include <boost/beast/http.hpp>
 
 #include "api/retry_after.hpp"
+#include "common/read_message.hpp"
+#include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
 #include "common/socket_deadline.hpp"
 #include "common/socket_peek.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
-#include "src/util/http_parse.hpp"
 #include "src/util/message_parser.hpp"
 
 namespace jq::dispatch {
@@ -55,7 +59,7 @@ std::string encode_request(const std::string& host_port, const WorkerCall& call)
   return out;
 }
 
-using TlsStream = ssl::stream<beast::tcp_stream>;
+using TlsStream = ssl::stream<tcp::socket>;
 
 // A TLS connection closed politely (close_notify) gets this long for the worker's reply.
 constexpr std::chrono::seconds kTlsShutdownTimeout{1};
@@ -64,24 +68,24 @@ constexpr std::chrono::seconds kTlsShutdownTimeout{1};
 // timer operation per call (common/socket_deadline.hpp).
 constexpr std::chrono::seconds kDeadlineTick{1};
 
-// One connection to the worker: plain TCP, or TLS over it. A call's deadline is kept by
-// `deadline`; the stream's own timeouts are only set while connecting and closing.
+// One connection to the worker: plain TCP, or TLS over it. Its deadline (connecting, a call's
+// exchange, a polite close) is kept by `deadline`.
 struct Connection {
   explicit Connection(const asio::any_io_executor& executor)
-      : stream(std::in_place_type<beast::tcp_stream>, executor),
-        deadline(std::make_shared<SocketDeadline>(tcp().socket(), kDeadlineTick)) {}
+      : stream(std::in_place_type<tcp::socket>, executor),
+        deadline(std::make_shared<SocketDeadline>(socket(), kDeadlineTick)) {}
   Connection(const asio::any_io_executor& executor, std::shared_ptr<ssl::context> tls)
       : context(std::move(tls)),
         stream(std::in_place_type<TlsStream>, executor, *context),
-        deadline(std::make_shared<SocketDeadline>(tcp().socket(), kDeadlineTick)) {}
+        deadline(std::make_shared<SocketDeadline>(socket(), kDeadlineTick)) {}
 
-  beast::tcp_stream& tcp() {
+  tcp::socket& socket() {
     if (auto* tls = std::get_if<TlsStream>(&stream)) return tls->next_layer();
-    return std::get<beast::tcp_stream>(stream);
+    return std::get<tcp::socket>(stream);
   }
 
   std::shared_ptr<ssl::context> context;  // outlives the stream that uses it
-  std::variant<beast::tcp_stream, TlsStream> stream;
+  std::variant<tcp::socket, TlsStream> stream;
   std::shared_ptr<SocketDeadline> deadline;  // its timer holds it weakly
 };
 
@@ -140,8 +144,13 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   Exchange out;
   WorkerAnswer& answer = out.answer;
   boost::system::error_code ec;
-  co_await asio::async_write(stream, asio::buffer(request),
-                             asio::redirect_error(use_awaitable, ec));
+  std::array<asio::const_buffer, 1> unwritten{asio::buffer(request)};
+  if constexpr (std::is_same_v<Stream, tcp::socket>) {
+    unwritten = unsent(unwritten, send_now(stream.native_handle(), unwritten, ec));
+  }
+  if (!ec && unwritten[0].size() > 0) {
+    co_await asio::async_write(stream, unwritten, asio::redirect_error(use_awaitable, ec));
+  }
   if (ec) {
     // A pooled connection may have been closed by the worker while idle: if writing to it
     // fails, nothing was delivered.
@@ -160,16 +169,13 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
     parsing->body_limit(call.max_answer_bytes);
     // The header first, so a body declared larger than the limit is refused unread (Beast
     // 1.74's response parser was seen to read a Content-Length body past its body_limit).
-    co_await bhttp::async_read_header(stream, buffer, *parsing,
-                                      asio::redirect_error(use_awaitable, ec));
+    ec = co_await read_message(stream, buffer, *parsing, ReadUntil::header);
   } while (!ec && interim(parsing->status()));
   auto& parser = *parsing;
   if (!ec && parser.content_length() && *parser.content_length() > call.max_answer_bytes) {
     ec = bhttp::error::body_limit;
   }
-  if (!ec && !parse_buffered(buffer, parser, ec) && !ec) {
-    co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-  }
+  if (!ec) ec = co_await read_message(stream, buffer, parser, ReadUntil::whole);
   if (!ec && parser.body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
   if (ec) {
     // The job was sent (a pooled connection the worker had closed is not reused, see
@@ -227,7 +233,7 @@ asio::awaitable<void> shut_down(std::unique_ptr<Connection> conn) {
 void close_politely(std::unique_ptr<Connection> conn) {
   auto* tls = std::get_if<TlsStream>(&conn->stream);
   if (tls == nullptr) return;
-  tls->next_layer().expires_after(kTlsShutdownTimeout);
+  conn->deadline->expire_after(kTlsShutdownTimeout);
   auto executor = tls->get_executor();
   asio::co_spawn(executor, shut_down(std::move(conn)), asio::detached);
 }
@@ -259,7 +265,7 @@ struct ConnectionPool::Impl {
         c = std::move(idle.back());
         idle.pop_back();
       }
-      if (peek_peer(c->tcp().socket().native_handle()) == PeerState::quiet) return c;
+      if (peek_peer(c->socket().native_handle()) == PeerState::quiet) return c;
     }
   }
 
@@ -324,34 +330,39 @@ struct ConnectionPool::Impl {
     boost::system::error_code ec;
     // A host that drops packets would otherwise hold the job until its deadline (up to a day)
     // and count the attempt: past the connect timeout it is unreachable (not counted, the endpoint
-    // held off), like a refused connection.
-    conn.tcp().expires_at(
-        std::min(deadline, std::chrono::steady_clock::now() + options.connect_timeout));
-    co_await conn.tcp().async_connect(endpoints, asio::redirect_error(use_awaitable, ec));
+    // held off), like a refused connection. The deadline closes the socket; an address after
+    // the one it closed is not tried.
+    const auto limit =
+        std::min(deadline, std::chrono::steady_clock::now() + options.connect_timeout);
+    const auto in_time = [limit](const boost::system::error_code&, const tcp::endpoint&) {
+      return std::chrono::steady_clock::now() < limit;
+    };
+    conn.deadline->expire_at(limit);
+    co_await asio::async_connect(conn.socket(), endpoints, in_time,
+                                 asio::redirect_error(use_awaitable, ec));
+    if (ec && std::chrono::steady_clock::now() >= limit) ec = asio::error::timed_out;
     if (ec) co_return "cannot connect to " + host_port + ": " + ec.message();
-    conn.tcp().socket().set_option(tcp::no_delay(true), ec);
+    conn.socket().set_option(tcp::no_delay(true), ec);
     auto* stream = std::get_if<TlsStream>(&conn.stream);
-    if (stream == nullptr) {
-      conn.tcp().expires_never();  // from here on the calls' deadline keeps time
-      co_return std::string();
+    if (stream != nullptr) {
+      if (std::string bad = expect_peer(stream->native_handle(), host); !bad.empty()) {
+        co_return "TLS: " + bad + " for " + origin;
+      }
+      co_await stream->async_handshake(ssl::stream_base::client,
+                                       asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return handshake_error(stream->native_handle(), ec, origin);
     }
-    if (std::string bad = expect_peer(stream->native_handle(), host); !bad.empty()) {
-      co_return "TLS: " + bad + " for " + origin;
-    }
-    co_await stream->async_handshake(ssl::stream_base::client,
-                                     asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return handshake_error(stream->native_handle(), ec, origin);
-    conn.tcp().expires_never();
+    conn.deadline->expire_never();  // from here on the calls' deadline keeps time
     co_return std::string();
   }
 
-  // Runs `op`, which uses `conn`'s stream, where the stream's own handlers run. Beast runs the
-  // stream's timer on its executor: with several io threads that is the connection's strand, and
-  // an operation started from another thread could meet the timer closing the socket.
+  // Runs `op`, which uses `conn`'s stream, where the stream's own handlers run. The deadline's
+  // timer runs on the socket's executor: with several io threads that is the connection's
+  // strand, and an operation started from another thread could meet the timer closing the socket.
   template <class T>
   asio::awaitable<T> on_connection(Connection& conn, asio::awaitable<T> op) {
     if (options.one_io_thread) co_return co_await std::move(op);
-    co_return co_await asio::co_spawn(conn.tcp().get_executor(), std::move(op), use_awaitable);
+    co_return co_await asio::co_spawn(conn.socket().get_executor(), std::move(op), use_awaitable);
   }
 };
 

@@ -26,6 +26,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
+#include "common/read_message.hpp"
+#include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
 #include "common/socket_deadline.hpp"
 #include "src/http/beast_message.hpp"
@@ -44,8 +46,8 @@ namespace ssl = boost::asio::ssl;
 using asio::use_awaitable;
 using asio::ip::tcp;
 using Parser = MessageParser<true>;
-using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using PlainStream = tcp::socket;
+using TlsStream = beast::ssl_stream<tcp::socket>;
 template <class Stream>
 constexpr bool kIsTls = std::is_same_v<Stream, TlsStream>;
 
@@ -89,25 +91,25 @@ std::string too_many_connections(std::size_t limit) {
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  // What shutdown needs to reach a connection, whatever its stream: its lowest layer (executor,
-  // socket) and whether it is between requests; and the deadline of what it waits for (the
-  // tcp_stream's own timeouts stay unset). All are only touched through the connection's
-  // executor (a strand, or the io_context with one thread: serial_executor).
+  // What shutdown needs to reach a connection, whatever its stream: its socket (and executor)
+  // and whether it is between requests; and the deadline of what it waits for. All are only
+  // touched through the connection's executor (a strand, or the io_context with one thread:
+  // serial_executor).
   struct ConnectionBase {
     virtual ~ConnectionBase() = default;
-    virtual beast::tcp_stream& tcp() = 0;
+    virtual tcp::socket& socket() = 0;
     bool idle = true;
     std::shared_ptr<SocketDeadline> deadline;
   };
 
   template <class Stream>
   struct Connection final : ConnectionBase {
-    Connection(tcp::socket socket, std::shared_ptr<ssl::context> tls,
+    Connection(tcp::socket accepted, std::shared_ptr<ssl::context> tls,
                std::chrono::steady_clock::duration tick)
-        : context(std::move(tls)), stream(make_stream(std::move(socket), context.get())) {
-      deadline = std::make_shared<SocketDeadline>(beast::get_lowest_layer(stream).socket(), tick);
+        : context(std::move(tls)), stream(make_stream(std::move(accepted), context.get())) {
+      deadline = std::make_shared<SocketDeadline>(socket(), tick);
     }
-    beast::tcp_stream& tcp() override { return beast::get_lowest_layer(stream); }
+    tcp::socket& socket() override { return beast::get_lowest_layer(stream); }
 
     // TLS: the certificate this connection was accepted with, kept while it lives (a reload
     // swaps in a new context for later connections). Declared before `stream`, which uses it.
@@ -221,8 +223,8 @@ void Server::close_connections() {
   impl_->closing = true;
   std::lock_guard lock(impl_->mutex);
   for (const auto& c : impl_->connections) {
-    asio::post(c->tcp().get_executor(), [c] {
-      if (c->idle) c->tcp().socket().cancel();
+    asio::post(c->socket().get_executor(), [c] {
+      if (c->idle) c->socket().cancel();
     });
   }
 }
@@ -296,7 +298,13 @@ asio::awaitable<bool> Server::Impl::write(ConnectionBase& c, AsyncStream& stream
       asio::buffer(response_head), head ? asio::const_buffer() : asio::buffer(r.body)};
   c.deadline->expire_after(options.read_timeout);
   boost::system::error_code ec;
-  co_await asio::async_write(stream, buffers, asio::redirect_error(use_awaitable, ec));
+  auto unwritten = buffers;
+  if constexpr (std::is_same_v<AsyncStream, tcp::socket>) {
+    unwritten = unsent(buffers, send_now(stream.native_handle(), buffers, ec));
+  }
+  if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+    co_await asio::async_write(stream, unwritten, asio::redirect_error(use_awaitable, ec));
+  }
   co_return !ec;
 }
 
@@ -310,7 +318,7 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
   c->idle = false;
   if (co_await write(*c, stream, respond_error(req, code, std::move(message)), 11, false, false)) {
     boost::system::error_code ec;
-    c->tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+    c->socket().shutdown(tcp::socket::shutdown_send, ec);
     c->deadline->expire_after(kDrainTimeout);
     std::array<char, 16 * 1024> sink;
     std::size_t drained = 0;
@@ -326,7 +334,7 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
 void Server::Impl::forget(const std::shared_ptr<ConnectionBase>& c) {
   c->deadline->stop();
   boost::system::error_code ignored;
-  c->tcp().socket().close(ignored);
+  c->socket().close(ignored);
   std::lock_guard lock(mutex);
   connections.erase(c);
   --open;
@@ -366,7 +374,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
       co_await c->stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
     }
   }
-  c->tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+  c->socket().shutdown(tcp::socket::shutdown_send, ec);
   forget(c);
 }
 
@@ -374,7 +382,7 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
 // gets a 400 in plain HTTP that says to use https://, rather than a connection closed unexplained.
 asio::awaitable<bool> Server::Impl::handshake(std::shared_ptr<Connection<TlsStream>> c,
                                               beast::flat_buffer& buffer) {
-  beast::tcp_stream& tcp = c->tcp();
+  tcp::socket& tcp = c->socket();
   c->deadline->expire_after(options.header_timeout);
   boost::system::error_code ec;
   const bool is_tls =
@@ -437,11 +445,8 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_header(
   boost::system::error_code ec;
   buffer.consume(parser.put(buffer.data(), ec));
   if (ec != bhttp::error::need_more) co_return ec;
-  ec = {};
   c.deadline->expire_at(began + options.header_timeout);
-  co_await bhttp::async_read_header(c.stream, buffer, parser,
-                                    asio::redirect_error(use_awaitable, ec));
-  co_return ec;
+  co_return co_await read_message(c.stream, buffer, parser, ReadUntil::header);
 }
 
 // Says "100 Continue" first when the client waits for it. A body that came with the header (the
@@ -458,9 +463,7 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_body(
     co_return ec;
   }
   c.deadline->expire_at(began + options.read_timeout);
-  if (!ec) {
-    co_await bhttp::async_read(c.stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-  }
+  if (!ec) ec = co_await read_message(c.stream, buffer, parser, ReadUntil::whole);
   co_return ec;
 }
 
@@ -486,7 +489,7 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser& parser
   const bool head = req.method == Method::head;
   const auto started = std::chrono::steady_clock::now();
   c.deadline->expire_never();  // a long poll waits as long as it asked
-  ConnectionWatch client(c.tcp().socket());
+  ConnectionWatch client(c.socket());
   req.client = &client;
   Response res = co_await handle(req);
   client.end();
