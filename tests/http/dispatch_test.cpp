@@ -513,6 +513,28 @@ TEST_CASE("an answer above limits.max_result_bytes is a failure naming the limit
   CHECK(result_of(http, small)["type"] == "success");
 }
 
+// More than the sockets take at once, each way: the push read in many parts, the job sent to
+// the worker and the worker's answer in many writes (common/send_now.hpp sends what the kernel
+// takes, an asynchronous write the rest), and the result fetched the same way.
+TEST_CASE("a job and its result of 6 MiB cross every connection whole", "[http]") {
+  RedisServer redis;
+  DaemonOptions options{redis.url(), 4, kFastRetry};
+  options.extra_yaml += "limits:\n  max_body_bytes: 16777216\n  max_result_bytes: 16777216\n";
+  Daemon daemon(options);
+  auto http = daemon.http();
+  Worker echo;
+  register_worker(http, echo.url(), {"*"}, 2);
+  std::string big(6 * 1024 * 1024, ' ');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + (i * 7919) % 26);
+  const std::string id =
+      push(http, {{"name", "n"}, {"argument", big}, {"max_retry", 0}, {"keep_result", true}});
+  const json result = result_of(http, id);
+  REQUIRE(result.is_object());
+  CHECK(result["type"] == "success");
+  const bool whole = result["result"].is_string() && result["result"].get<std::string>() == big;
+  CHECK(whole);
+}
+
 TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
