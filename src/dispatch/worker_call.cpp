@@ -222,7 +222,9 @@ asio::awaitable<Exchange> exchange_within(Connection& conn, const std::string& r
   co_return done;
 }
 
+// On the connection's executor, where its deadline may be moved.
 asio::awaitable<void> shut_down(std::unique_ptr<Connection> conn) {
+  conn->deadline->expire_after(kTlsShutdownTimeout);
   boost::system::error_code ignored;
   co_await std::get<TlsStream>(conn->stream)
       .async_shutdown(asio::redirect_error(use_awaitable, ignored));
@@ -233,7 +235,6 @@ asio::awaitable<void> shut_down(std::unique_ptr<Connection> conn) {
 void close_politely(std::unique_ptr<Connection> conn) {
   auto* tls = std::get_if<TlsStream>(&conn->stream);
   if (tls == nullptr) return;
-  conn->deadline->expire_after(kTlsShutdownTimeout);
   auto executor = tls->get_executor();
   asio::co_spawn(executor, shut_down(std::move(conn)), asio::detached);
 }
@@ -324,9 +325,17 @@ struct ConnectionPool::Impl {
   }
 
   // Connects `conn` and, for https, shakes hands within `deadline`: empty when done, else why
-  // not.
+  // not (and the connection's deadline stopped, here where its timer runs: the connection is
+  // dropped wherever the caller runs).
   asio::awaitable<std::string> establish(Connection& conn, tcp::resolver::results_type endpoints,
                                          std::chrono::steady_clock::time_point deadline) {
+    struct StopUnlessMade {
+      SocketDeadline& deadline;
+      bool made = false;
+      ~StopUnlessMade() {
+        if (!made) deadline.stop();
+      }
+    } guard{*conn.deadline};
     boost::system::error_code ec;
     // A host that drops packets would otherwise hold the job until its deadline (up to a day)
     // and count the attempt: past the connect timeout it is unreachable (not counted, the endpoint
@@ -350,9 +359,11 @@ struct ConnectionPool::Impl {
       }
       co_await stream->async_handshake(ssl::stream_base::client,
                                        asio::redirect_error(use_awaitable, ec));
+      if (ec && std::chrono::steady_clock::now() >= limit) ec = asio::error::timed_out;
       if (ec) co_return handshake_error(stream->native_handle(), ec, origin);
     }
     conn.deadline->expire_never();  // from here on the calls' deadline keeps time
+    guard.made = true;
     co_return std::string();
   }
 
@@ -415,8 +426,8 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
     }
     // Not sent once its deadline has passed (the reservation's answer came late, e.g. from a
     // Redis that hung): the master gives the attempt up at once and retries it, and a worker
-    // that got it anyway would run it beside the retry. Beast does not stop this by itself:
-    // with an expired timer the write still goes out before the timer closes the socket.
+    // that got it anyway would run it beside the retry. The connection's deadline does not stop
+    // this by itself: the write goes out before its timer looks and closes the socket.
     if (std::chrono::steady_clock::now() >= call.deadline) {
       impl->give_back(std::move(conn));
       WorkerAnswer answer;

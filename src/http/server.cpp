@@ -1,5 +1,5 @@
-// One coroutine per connection, a template over its stream: beast::tcp_stream for plain HTTP,
-// beast::ssl_stream over it for HTTPS. Both compile from the same session code, so the plain
+// One coroutine per connection, a template over its stream: a plain TCP socket for HTTP,
+// beast::ssl_stream over one for HTTPS. Both compile from the same session code, so the plain
 // path is what it was before TLS existed (no virtual call or branch per read); only shutdown
 // reaches connections through a small base class.
 #include "src/http/server.hpp"
@@ -62,8 +62,8 @@ constexpr std::chrono::seconds kDrainTimeout{2};
 
 bool is_quiet_end(const boost::system::error_code& ec) {
   return ec == bhttp::error::end_of_stream || ec == asio::error::operation_aborted ||
-         ec == beast::error::timeout || ec == asio::error::connection_reset ||
-         ec == asio::error::eof || ec == asio::error::bad_descriptor ||
+         ec == asio::error::connection_reset || ec == asio::error::eof ||
+         ec == asio::error::bad_descriptor ||
          ec == ssl::error::stream_truncated;  // a TLS client that left without close_notify
 }
 

@@ -8,7 +8,7 @@ namespace jq {
 
 // After the header: parses the body bytes that came with it (usually all of them) straight from
 // the buffer. True when the message is complete; `ec` is set when it is malformed. Only when it
-// returns false with no error does the rest have to be read (Beast's async_read then goes on).
+// returns false with no error does the rest have to be read (common/read_message.hpp).
 template <class Parser>
 bool parse_buffered(boost::beast::flat_buffer& buffer, Parser& parser,
                     boost::system::error_code& ec) {

@@ -16,6 +16,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "src/dispatch/tls_contexts.hpp"
 #include "src/dispatch/worker_call.hpp"
 #include "tests/support/full_listener.hpp"
 #include "tests/support/worker.hpp"
@@ -317,6 +318,20 @@ TEST_CASE("a connection that cannot be made within the connect timeout is unreac
   const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 30s));
   CHECK(answer.kind == WorkerAnswer::Kind::unreachable);
   CHECK_THAT(answer.error, Catch::Contains("cannot connect"));
+  CHECK(Clock::now() - began < 5s);
+}
+
+TEST_CASE("a TLS handshake that does not end within the connect timeout is unreachable, timed out",
+          "[http]") {
+  RawWorker silent({});  // the backlog takes the connection; nothing ever answers on it
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {true, "127.0.0.1", silent.port(), "/"},
+                      std::make_shared<dispatch::TlsContexts>(""), "", 4,
+                      {.connect_timeout = 300ms});
+  const auto began = Clock::now();
+  const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 30s));
+  CHECK(answer.kind == WorkerAnswer::Kind::unreachable);
+  CHECK_THAT(answer.error, Catch::Contains("handshake") && Catch::Contains("timed out"));
   CHECK(Clock::now() - began < 5s);
 }
 
