@@ -144,11 +144,27 @@ std::string iso8601_utc(std::chrono::system_clock::time_point t) {
   const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   gmtime_r(&seconds, &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
-  return out;
+  const int year = tm.tm_year + 1900;
+  if (ms < 0 || year > 9999) {
+    char out[64];
+    std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+    return out;
+  }
+  // By hand: snprintf took 5 % of jqworker's instructions per job.
+  char out[] = "0000-00-00T00:00:00.000Z";
+  const auto digits = [&out](std::size_t at, int value, int count) {
+    for (int i = count - 1; i >= 0; --i, value /= 10)
+      out[at + i] = static_cast<char>('0' + value % 10);
+  };
+  digits(0, year, 4);
+  digits(5, tm.tm_mon + 1, 2);
+  digits(8, tm.tm_mday, 2);
+  digits(11, tm.tm_hour, 2);
+  digits(14, tm.tm_min, 2);
+  digits(17, tm.tm_sec, 2);
+  digits(20, static_cast<int>(ms % 1000), 3);
+  return std::string(out, sizeof out - 1);
 }
 
 }  // namespace jq::worker

@@ -28,6 +28,7 @@
 #include "cmd/jqworker/behaviour.hpp"
 #include "cmd/jqworker/journal.hpp"
 #include "cmd/jqworker/stats.hpp"
+#include "common/message_parser.hpp"
 #include "common/read_message.hpp"
 #include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
@@ -50,7 +51,24 @@ constexpr std::chrono::seconds kReadTimeout{30};   // to read one request once i
 constexpr std::chrono::seconds kWriteTimeout{30};
 constexpr std::chrono::seconds kDeadlineTick{30};  // how often the deadline looks, at most
 
-using Request = bhttp::request<bhttp::string_body>;
+// What jqworker reads of a request (common/message_parser.hpp: Beast's own parser stored every
+// field in a node of its own, which only /stats and the request log look at).
+struct Request {
+  bhttp::verb method = bhttp::verb::unknown;
+  std::string target;
+  unsigned version = 11;
+  bool keep_alive = true;
+  std::string body;
+  MessageParser<true>::FieldList fields;  // every field, when stats or the log want them
+
+  // The first value of a field (case-insensitive), empty when absent or not kept.
+  std::string_view field(std::string_view name) const {
+    for (const auto& [n, v] : fields) {
+      if (beast::iequals(n, name)) return v;
+    }
+    return {};
+  }
+};
 
 struct Shared {
   Stats stats;
@@ -69,10 +87,10 @@ std::map<std::string, std::string> headers_to_record(const Request& req) {
       "user-agent", "accept-encoding", "transfer-encoding", "expect", "keep-alive",
       "te"};
   std::map<std::string, std::string> out;
-  for (const auto& field : req) {
-    std::string name(field.name_string());
+  for (const auto& [field_name, value] : req.fields) {
+    std::string name = field_name;
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!kTransport.contains(name)) out[name] = std::string(field.value());
+    if (!kTransport.contains(name)) out[name] = value;
   }
   return out;
 }
@@ -85,7 +103,7 @@ Reply json_reply(const nlohmann::json& value) {
 }
 
 asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
-  auto job = parse_job(req.body());
+  auto job = parse_job(req.body);
   if (!job) co_return text_reply(400, job.error() + "\n");
   if (shared.record_stats) shared.stats.record_attempt(job->id, job->attempt);
   if (shared.journal) shared.journal->start(job->id, job->attempt);
@@ -102,10 +120,10 @@ asio::awaitable<Reply> run_job(const Request& req, Shared& shared) {
 // until the answer is ready.
 asio::awaitable<Reply> route(const Request& req, Shared& shared,
                              std::optional<Stats::InFlight>& in_flight) {
-  const std::string_view target = req.target();
+  const std::string_view target = req.target;
   const std::string_view path = target.substr(0, target.find('?'));
-  const bool get = req.method() == bhttp::verb::get;
-  const bool post = req.method() == bhttp::verb::post;
+  const bool get = req.method == bhttp::verb::get;
+  const bool post = req.method == bhttp::verb::post;
   if (get && path == "/stats") co_return json_reply(shared.stats.to_json());
   if (post && path == "/stats/reset") {
     shared.stats.reset();
@@ -152,24 +170,26 @@ bool is_quiet_end(const boost::system::error_code& ec) {
 void log_request(const Request& req, int status, std::chrono::steady_clock::time_point start) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
-  const std::string_view job = req["X-Jq-Job-Id"];
-  const std::string about =
-      job.empty() ? std::string()
-                  : " job=" + std::string(job) + " attempt=" + std::string(req["X-Jq-Attempt"]);
-  spdlog::info("{} {}{} -> {} ({} ms)", std::string(req.method_string()), std::string(req.target()),
+  const std::string_view job = req.field("X-Jq-Job-Id");
+  const std::string about = job.empty() ? std::string()
+                                        : " job=" + std::string(job) +
+                                              " attempt=" + std::string(req.field("X-Jq-Attempt"));
+  spdlog::info("{} {}{} -> {} ({} ms)", std::string(bhttp::to_string(req.method)), req.target,
                about, status, ms.count());
 }
 
 // Reads one request within the idle timeout for its first bytes and the read timeout for the
-// rest; an error or a closed connection is an empty result.
+// rest; an error or a closed connection is an empty result. Every field is kept when
+// `every_field`.
 asio::awaitable<std::optional<Request>> read_request(tcp::socket& socket, SocketDeadline& deadline,
-                                                     beast::flat_buffer& buffer) {
-  bhttp::request_parser<bhttp::string_body> parser;
+                                                     beast::flat_buffer& buffer, bool every_field) {
+  MessageParser<true> parser;
   parser.header_limit(kHeaderLimit);
   parser.body_limit(kBodyLimit);
+  if (every_field) parser.keep_every_field();
   deadline.expire_after(buffer.size() == 0 ? kIdleTimeout : kReadTimeout);
   boost::system::error_code ec = co_await read_message(socket, buffer, parser, ReadUntil::header);
-  if (!ec && beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
+  if (!ec && beast::iequals(parser.fields().expect, "100-continue")) {
     bhttp::response<bhttp::empty_body> go_on{bhttp::status::continue_, 11};  // curl waits for it
     deadline.expire_after(kWriteTimeout);
     co_await bhttp::async_write(socket, go_on, asio::redirect_error(use_awaitable, ec));
@@ -183,7 +203,9 @@ asio::awaitable<std::optional<Request>> read_request(tcp::socket& socket, Socket
     if (!is_quiet_end(ec)) spdlog::warn("reading a request failed: {}", ec.message());
     co_return std::nullopt;
   }
-  co_return parser.release();
+  co_return Request{parser.method(),          std::move(parser.target()),
+                    parser.version(),         parser.keep_alive(),
+                    std::move(parser.body()), std::move(parser.every_field())};
 }
 
 // One deadline per connection (common/socket_deadline.hpp): moving it is a store, where Beast's
@@ -193,7 +215,8 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
   beast::flat_buffer buffer;
   bool carried_jobs = false;  // counted in the stats' connections once it carried a job
   for (;;) {
-    auto req = co_await read_request(socket, *deadline, buffer);
+    auto req = co_await read_request(socket, *deadline, buffer,
+                                     shared->record_stats || shared->log_requests);
     if (!req) break;
     const auto start = shared->log_requests ? std::chrono::steady_clock::now()
                                             : std::chrono::steady_clock::time_point();
@@ -208,8 +231,8 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     in_flight.reset();
     if (reply.close_connection) break;
     const int status = reply.status;
-    const bool keep_alive = req->keep_alive();
-    const std::string head = response_head(reply, req->version(), keep_alive);
+    const bool keep_alive = req->keep_alive;
+    const std::string head = response_head(reply, req->version, keep_alive);
     const bool body = has_body(reply.status);
     const std::array<asio::const_buffer, 2> answer{
         asio::buffer(head), body ? asio::buffer(reply.body) : asio::const_buffer()};

@@ -28,7 +28,7 @@
 #include "common/socket_peek.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
-#include "src/util/message_parser.hpp"
+#include "common/message_parser.hpp"
 
 namespace jq::dispatch {
 

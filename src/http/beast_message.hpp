@@ -7,7 +7,7 @@
 #include <boost/beast/http/message.hpp>
 
 #include "src/http/message.hpp"
-#include "src/util/message_parser.hpp"
+#include "common/message_parser.hpp"
 
 namespace jq::http {
 

@@ -35,7 +35,7 @@
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
 #include "src/util/http_parse.hpp"
-#include "src/util/message_parser.hpp"
+#include "common/message_parser.hpp"
 
 namespace jq::http {
 

@@ -1,5 +1,6 @@
 // A Beast parser that keeps only what jqmaster reads of an HTTP message: the start line, the
-// first value of each of a few fields, and the body. Beast's own parser stores every field in a
+// first value of each of a few fields, and the body (and, when asked, every field: jqworker's
+// /stats and request log). Beast's own parser stores every field in a
 // node of its own (an allocation and a tree insertion each, seven per job in row b, callgrind)
 // that nobody reads. Beast's basic_parser still does all the parsing and checking (header and
 // body limits, Content-Length, chunked bodies, Connection); this keeps less of it.
@@ -8,6 +9,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/basic_parser.hpp>
@@ -25,6 +28,7 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   // Requests.
   verb method() const { return method_; }
   const std::string& target() const { return target_; }
+  std::string& target() { return target_; }
   // Responses.
   unsigned status() const { return status_; }
 
@@ -37,6 +41,11 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   const Fields& fields() const { return fields_; }
   Fields& fields() { return fields_; }
   std::string& body() { return body_; }
+
+  // Every field as sent (name, value), in order; only after keep_every_field() before parsing.
+  using FieldList = std::vector<std::pair<std::string, std::string>>;
+  void keep_every_field() { keep_every_field_ = true; }
+  FieldList& every_field() { return every_field_; }
 
  private:
   using error_code = boost::system::error_code;
@@ -55,6 +64,7 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
   }
 
   void on_field_impl(field name, beast_view name_string, beast_view value, error_code&) override {
+    if (keep_every_field_) every_field_.emplace_back(name_string, value);
     switch (name) {
       case field::content_type:
         keep_first(seen_.content_type, fields_.content_type, value);
@@ -119,6 +129,8 @@ class MessageParser : public boost::beast::http::basic_parser<isRequest> {
          retry_after = false, traceparent = false;
   } seen_;
   std::string body_;
+  bool keep_every_field_ = false;
+  FieldList every_field_;
 };
 
 }  // namespace jq
