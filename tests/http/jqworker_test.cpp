@@ -179,6 +179,16 @@ TEST_CASE("jqworker answers 400 to a body that is not a job", "[http]") {
   CHECK(worker.http().post_msgpack("/", job_body("j", 1, "\xc1")).status == 400);
   // An array that claims 4 billion entries: refused, not allocated.
   CHECK(worker.http().post_msgpack("/", job_body("j", 1, "\xdd\xff\xff\xff\xff")).status == 400);
+  // Bytes after the job's map; a key that is no string (ignored, as are unknown keys); an
+  // attempt sent as a float.
+  CHECK(
+      worker.http().post_msgpack("/", msgpack_of({{"id", "j"}, {"attempt", 1}}) + "\x01").status ==
+      400);
+  CHECK(worker.http()
+            .post_msgpack("/", "\x83" + msgpack_of(7) + msgpack_of("x") + msgpack_of("id") +
+                                   msgpack_of("j") + msgpack_of("attempt") + msgpack_of(1))
+            .status == 200);
+  CHECK(worker.http().post_msgpack("/", msgpack_of({{"id", "j"}, {"attempt", 2.0}})).status == 200);
 }
 
 TEST_CASE("jqworker /stats counts requests, attempts per job and the last headers", "[http]") {
