@@ -1,5 +1,7 @@
 // The scheduler's side of pushes that skip the queue (store::DirectDispatch): a free slot it
-// holds, granted to a job no queue it knows of should run before, then the job started on it.
+// holds, granted to a job no queue it knows of should run before, then the job started on it;
+// or, while every endpoint is busy, room ahead of one (dispatch.reserve_ahead), where the job
+// waits as a job reserved ahead would have once it was queued, announced and reserved.
 #include "src/scheduler/scheduler.hpp"
 
 #include <algorithm>
@@ -42,9 +44,27 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 // slot, and every queue it serves is known to be empty (the job would be the next one reserved
 // for it). Asked after every claim, settle and pass: one lookup, whatever the number of names.
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
-  // Jobs reserved ahead run before one pushed now.
-  return state.held > 0 && state.open(now) && state.ahead.empty() &&
+  // Jobs reserved ahead, or claimed to wait ahead and not settled yet, run before one pushed now.
+  return state.held > 0 && state.open(now) && state.ahead.empty() && state.ahead_coming == 0 &&
          work_.count(*state.endpoint) == 0;
+}
+
+// Whether a job pushed now could wait ahead of `state`'s busy endpoint: no endpoint at all could
+// start a job now (`none_open`: one that could would take it, or a reservation for it, first),
+// every queue it serves is known to be empty (the job would be the next one reserved ahead of
+// it), and it has room ahead within dispatch.reserve_ahead. The job then waits behind the jobs
+// already ahead, as one reserved would.
+bool Scheduler::takes_claims_ahead(const EndpointState& state, SteadyTime now, bool none_open) {
+  return none_open && !state.removed && now >= state.hold_until && now >= state.no_ahead_until &&
+         work_.count(*state.endpoint) == 0 &&
+         EndpointSlots::ahead_room_now(state, reserve_ahead_) > 0;
+}
+
+bool Scheduler::none_open(SteadyTime now) {
+  for (const auto& [id, state] : slots_.all()) {
+    if (state.open(now)) return false;
+  }
+  return true;
 }
 
 // The open endpoint serving the name with a free slot held and the fewest attempts, among those
@@ -57,10 +77,25 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
     if (best && best->inflight <= state.inflight) continue;
     if (takes_claims(state, now) && state.serves(wanted.name)) best = &state;
   }
+  if (best) {
+    slots_.started(*best, 1);
+    slots_.found_work(*best);
+    claims_.emplace(++last_claim_, Claim{best->endpoint->id, false, {}});
+    return store::SlotClaim{last_claim_};
+  }
+  // No free slot: room ahead of a busy endpoint, the one with the fewest jobs ahead.
+  if (!none_open(now)) return std::nullopt;
+  const auto waiting = [](const EndpointState& s) {
+    return static_cast<int>(s.ahead.size()) + s.ahead_coming;
+  };
+  for (auto& [id, state] : slots_.all()) {
+    if (best && waiting(*best) <= waiting(state)) continue;
+    if (takes_claims_ahead(state, now, true) && state.serves(wanted.name)) best = &state;
+  }
   if (!best) return std::nullopt;
-  slots_.started(*best, 1);
+  ++best->ahead_coming;
   slots_.found_work(*best);
-  claims_.emplace(++last_claim_, best->endpoint->id);
+  claims_.emplace(++last_claim_, Claim{best->endpoint->id, true, best->endpoint->url});
   return store::SlotClaim{last_claim_};
 }
 
@@ -73,8 +108,13 @@ void Scheduler::settle(store::SlotClaim claim, std::optional<store::ReservedJob>
 
 void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job) {
   const auto it = claims_.find(claim.id);
-  const std::string endpoint_id = it == claims_.end() ? std::string() : std::move(it->second);
+  Claim granted = it == claims_.end() ? Claim{} : std::move(it->second);
   if (it != claims_.end()) claims_.erase(it);
+  if (granted.ahead) {
+    settle_ahead(granted, std::move(job));
+    return;
+  }
+  const std::string& endpoint_id = granted.endpoint_id;
   if (job) {
     // The claim counted the attempt: the endpoint stays known until it ends.
     if (EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id)) {
@@ -94,16 +134,45 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
   loop_.poke();
 }
 
+// A job taken to wait ahead of a busy endpoint joins the jobs reserved ahead of it: it starts on
+// the next slot that frees, or goes back to its queue as they do (the endpoint went away, was
+// held off or registered again elsewhere or for other names meanwhile, the master stops).
+void Scheduler::settle_ahead(const Claim& claim, std::optional<store::ReservedJob> job) {
+  EndpointState* state = claim.endpoint_id.empty() ? nullptr : slots_.find(claim.endpoint_id);
+  if (state) --state->ahead_coming;
+  if (job) {
+    // settle() counted its attempt as running here for polls of its result; start_ahead counts
+    // it again when it starts, and one waiting or given back does not run here yet.
+    dispatcher_.wont_run(*job);
+    const bool stays = state && !stopping_ && !state->removed && clock_() >= state->hold_until &&
+                       state->endpoint->url == claim.url && state->serves(job->record->name);
+    if (stays) {
+      state->ahead.push_back(std::move(*job));
+      start_ahead(*state);
+      count_ahead(*state);
+    } else {
+      std::vector<store::ReservedJob> back;
+      back.push_back(std::move(*job));
+      give_back_jobs(std::move(back));
+    }
+  }
+  if (state) slots_.forget_if_gone(claim.endpoint_id);
+  update_claimable();
+  loop_.poke();
+}
+
 // What pushers read, off the strand, before asking for a slot (may_claim): some endpoint
 // takes_claims, as claim_one asks. Kept up to date wherever slots or heads change on the strand
 // (the end of each pass and step, a claim, a settle, an attempt's end): a stale yes costs the
 // push a wasted hop to the strand, a stale no queues its job the usual way. Under a backlog it
-// is no, and pushes skip the hop.
+// is no, and pushes skip the hop. It does not know the pushed name: while a busy endpoint with
+// an empty queue has room ahead, a push of a name it does not serve makes the hop for nothing.
 void Scheduler::update_claimable() {
   const SteadyTime now = clock_();
+  const bool all_busy = none_open(now);
   bool any = false;
   for (const auto& [id, state] : slots_.all()) {
-    if (takes_claims(state, now)) {
+    if (takes_claims(state, now) || takes_claims_ahead(state, now, all_busy)) {
       any = true;
       break;
     }

@@ -46,7 +46,7 @@ bool may_linger_out(const EndpointState& state) {
 
 // Deregistered, and nothing of it left to settle.
 bool gone(const EndpointState& state) {
-  return state.removed && state.inflight == 0 && state.reserving == 0;
+  return state.removed && state.inflight == 0 && state.reserving == 0 && state.ahead_coming == 0;
 }
 
 }  // namespace
@@ -152,6 +152,10 @@ int EndpointSlots::ahead(const EndpointState& state, int slots,
     if (other->open(now)) return 0;
   }
   return std::min(ahead_room(state, state.inflight + slots, window), kMaxBatch - slots);
+}
+
+int EndpointSlots::ahead_room_now(const EndpointState& state, std::chrono::microseconds window) {
+  return ahead_room(state, state.inflight, window);
 }
 
 void EndpointSlots::found_none(EndpointState& state, SteadyTime now) {

@@ -69,7 +69,7 @@ struct EndpointState {
   // How long its answers took lately (a moving average; zero before the first one).
   std::chrono::microseconds answer_time{0};
   std::deque<store::ReservedJob> ahead;  // reserved ahead of a free slot, in order
-  int ahead_coming = 0;                  // asked for by the reservation on its way
+  int ahead_coming = 0;  // asked for by the reservation on its way, and claimed by pushes
   // Reserves nothing ahead before then: a job ahead had constraints, or waited too long.
   SteadyTime no_ahead_until{};
 
@@ -127,6 +127,9 @@ class EndpointSlots {
   // there now) or while its jobs had constraints.
   static int ahead(const EndpointState& state, int slots, const std::vector<EndpointState*>& open,
                    std::chrono::microseconds window, SteadyTime now);
+  // Room for one more job ahead of `state` as it runs now, within `window` (the jobs ahead and
+  // those on their way counted): what a push may take to wait ahead of a busy endpoint.
+  static int ahead_room_now(const EndpointState& state, std::chrono::microseconds window);
 
   void found_work(EndpointState& state) { state.idle_since.reset(); }
   void found_none(EndpointState& state, SteadyTime now);

@@ -107,8 +107,12 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<std::vector<std::optional<store::SlotClaim>>> claim_here(
       std::vector<store::ClaimWanted> wanted);
   bool takes_claims(const EndpointState& state, SteadyTime now);
+  bool takes_claims_ahead(const EndpointState& state, SteadyTime now, bool none_open);
+  bool none_open(SteadyTime now);
   std::optional<store::SlotClaim> claim_one(const store::ClaimWanted& wanted, SteadyTime now);
   void settle_here(store::SlotClaim claim, std::optional<store::ReservedJob> job);
+  struct Claim;
+  void settle_ahead(const Claim& claim, std::optional<store::ReservedJob> job);
   void update_claimable();
   // Whether `name` may have work: known, not paused, and (known_empty) not known to be empty.
   bool may_have_work(const std::string& name, bool known_empty) const;
@@ -136,10 +140,17 @@ class Scheduler : public store::DirectDispatch {
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
   SteadyTime next_refresh_{};
-  bool reading_again_ = false;                   // read_heads_again's read is on its way
-  int next_shard_ = 0;                           // the shard read_heads_again reads next
-  std::vector<std::string> read_again_names_;    // the names it reads, this round of the shards
-  std::map<std::uint64_t, std::string> claims_;  // granted, not settled: the endpoint's id
+  bool reading_again_ = false;                 // read_heads_again's read is on its way
+  int next_shard_ = 0;                         // the shard read_heads_again reads next
+  std::vector<std::string> read_again_names_;  // the names it reads, this round of the shards
+  // A claim granted and not settled: its endpoint, and whether the job is to wait ahead of it
+  // (no slot was free) rather than start on a slot held.
+  struct Claim {
+    std::string endpoint_id;
+    bool ahead = false;
+    std::string url;  // ahead: the endpoint's, as it was when the claim was granted
+  };
+  std::map<std::uint64_t, Claim> claims_;
   std::uint64_t last_claim_ = 0;
   std::atomic<bool> claimable_{false};  // a push may find a slot (update_claimable)
   // Reservations on their way, jobs being given back, and the net's read (read_heads_again).

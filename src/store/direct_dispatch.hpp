@@ -1,8 +1,9 @@
-// A push that may skip the queue. When this master holds a free worker slot for a job's name and
-// knows every queue that worker serves to be empty, the job would be reserved for that slot the
-// moment it is stored; pushJobs then takes it at once instead (stored running, its attempt
-// counted), in the push's own call: one script call and no announcement instead of a push, an
-// announcement and a reservation. The scheduler holds the slots, so it grants the claims and
+// A push that may skip the queue. When this master holds a free worker slot for a job's name (or,
+// no endpoint of it able to start a job, room to reserve a job ahead of a busy one) and knows
+// every queue that worker serves to be empty, the job would be reserved for it the moment it is
+// stored; pushJobs then takes it at once instead (stored running, its attempt counted), in the
+// push's own call: one script call and no announcement instead of a push, an announcement and a
+// reservation. The scheduler holds the slots, so it grants the claims and
 // sends the jobs taken.
 #pragma once
 
@@ -30,7 +31,8 @@ struct ClaimWanted {
 class DirectDispatch {
  public:
   virtual ~DirectDispatch() = default;
-  // Any thread, and cheap: false when no claim could be granted now (no free slot held).
+  // Any thread, and cheap: false when no claim could be granted now (no free slot held, no room
+  // ahead of a busy worker).
   virtual bool may_claim() const = 0;
   // A claim or none per job wanted, the best priorities served first.
   virtual boost::asio::awaitable<std::vector<std::optional<SlotClaim>>> claim(

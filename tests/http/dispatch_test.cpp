@@ -564,6 +564,30 @@ TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, u
   CHECK(announced < 10);
 }
 
+// A busy endpoint has room ahead of it (dispatch.reserve_ahead: about what its running
+// attempts answer in 50 ms, here one job): a job pushed then is taken at once to wait there, as
+// a job queued, announced and reserved ahead would have waited, and starts when the slot frees.
+TEST_CASE("a job pushed while every slot is busy waits ahead of the worker, taken unannounced",
+          "[http]") {
+  WarmWorker w("n", 1);
+  const HttpClient& http = w.http;
+  jq::test::SyncRedis r(w.redis.port());
+  jq::test::EventListener events(w.redis.port(), jq::redis::Keys{});
+  const std::string first =
+      push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 600}}}, {"keep_result", true}});
+  REQUIRE(wait_until([&] { return job(http, first)["state"] == "running"; }, 5s));
+  events.take(r);
+  const std::string next = push(http, {{"name", "n"}, {"keep_result", true}});
+  const json taken = job(http, next);
+  CHECK(taken["state"] == "running");  // its attempt counted at the push
+  CHECK(taken["attempts"] == 1);
+  CHECK(job(http, first)["state"] == "running");  // the only slot is still busy
+  CHECK(events_starting(events, r, "p n ") == 0);
+  CHECK(result_of(http, first)["type"] == "success");
+  CHECK(result_of(http, next)["type"] == "success");
+  CHECK(w.worker.stats()["max_in_flight"] == 1);
+}
+
 // The net for announcements that never came: every second the master reads again the heads it
 // knows. A job stored with its announcement sent where no master listens (as one missed while
 // the subscriber reconnected) still runs, though the master knew its queue empty.
