@@ -44,8 +44,11 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_h
 // slot, and every queue it serves is known to be empty (the job would be the next one reserved
 // for it). Asked after every claim, settle and pass: one lookup, whatever the number of names.
 bool Scheduler::takes_claims(const EndpointState& state, SteadyTime now) {
-  // Jobs reserved ahead, or claimed to wait ahead and not settled yet, run before one pushed now.
-  return state.held > 0 && state.open(now) && state.ahead.empty() && state.ahead_coming == 0 &&
+  // Jobs reserved ahead run before one pushed now. Not those a claim of a concurrent push is taking
+  // ahead (ahead_coming): refused, this push would queue its job and the announcement would stop
+  // every claim until a reservation drained the queue. A client's next push is claimed after its
+  // previous one settled (both go through the strand, in order), so it never overtakes its own.
+  return state.held > 0 && state.open(now) && state.ahead.empty() &&
          work_.count(*state.endpoint) == 0;
 }
 
