@@ -20,6 +20,27 @@ namespace jq {
 
 enum class ReadUntil { header, whole };
 
+// Parses what `buffer` holds, as far as `until`: true once the parser has it (no read needed);
+// `ec` is set when the message is malformed. Only when it returns false with no error does more
+// have to be read (read_message below).
+template <class Parser>
+bool parse_buffered(boost::beast::flat_buffer& buffer, Parser& parser, ReadUntil until,
+                    boost::system::error_code& ec) {
+  const auto got = [&] {
+    return until == ReadUntil::header ? parser.is_header_done() : parser.is_done();
+  };
+  while (!got() && buffer.size() > 0) {
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == boost::beast::http::error::need_more) {
+      ec = {};
+      break;
+    }
+    if (ec || used == 0) break;
+  }
+  return got();
+}
+
 // An empty error code once the parser has what `until` asks for; else why not (the parser's
 // error, the stream's, or http::error::end_of_stream for a stream that ended before a message
 // began, as Beast says it).
@@ -29,22 +50,9 @@ boost::asio::awaitable<boost::system::error_code> read_message(Stream& stream,
                                                                Parser& parser, ReadUntil until) {
   namespace http = boost::beast::http;
   constexpr std::size_t kReadSize = 64 * 1024;  // the most one read takes, as Beast's reads
-  const auto got = [&] {
-    return until == ReadUntil::header ? parser.is_header_done() : parser.is_done();
-  };
   boost::system::error_code ec;
   for (;;) {
-    while (!got() && buffer.size() > 0) {
-      const std::size_t used = parser.put(buffer.data(), ec);
-      buffer.consume(used);
-      if (ec == http::error::need_more) {
-        ec = {};
-        break;
-      }
-      if (ec) co_return ec;
-      if (used == 0) break;
-    }
-    if (got()) co_return ec;
+    if (parse_buffered(buffer, parser, until, ec) || ec) co_return ec;
     const std::size_t size = boost::beast::read_size(buffer, kReadSize);
     if (size == 0) co_return boost::beast::error_code(http::error::buffer_overflow);
     const std::size_t n = co_await stream.async_read_some(

@@ -3,7 +3,7 @@
 // without suspending: Asio's asynchronous write made the same send, then queued its completion
 // to the io_context and resumed the coroutine from there (an operation, a queue round and a
 // resumption per message, docs/BENCHMARKS.md). What the kernel did not take is written
-// asynchronously by the caller (`unsent`).
+// asynchronously by the caller.
 // Used from the socket's executor, and only when no other write is pending on the socket.
 #pragma once
 
@@ -19,11 +19,13 @@
 
 namespace jq {
 
-// How many bytes of `buffers` went; `ec` set when the socket failed (a peer that left). None
-// going because the socket's send buffer is full is no error.
+// What of `buffers` the kernel did not take (nothing, usually; all of it with `ec` set when the
+// socket failed: a peer that left). None going because the socket's send buffer is full is no
+// error.
 template <std::size_t N>
-std::size_t send_now(int fd, const std::array<boost::asio::const_buffer, N>& buffers,
-                     boost::system::error_code& ec) {
+std::array<boost::asio::const_buffer, N> send_now(int fd,
+                                                  std::array<boost::asio::const_buffer, N> buffers,
+                                                  boost::system::error_code& ec) {
   std::array<iovec, N> parts{};
   for (std::size_t i = 0; i < N; ++i) {
     parts[i] = iovec{const_cast<void*>(buffers[i].data()), buffers[i].size()};
@@ -31,21 +33,17 @@ std::size_t send_now(int fd, const std::array<boost::asio::const_buffer, N>& buf
   msghdr message{};
   message.msg_iov = parts.data();
   message.msg_iovlen = N;
-  for (;;) {
-    const ssize_t n = ::sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno == EINTR) continue;
+  ssize_t n = 0;
+  do {
+    n = ::sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       ec.assign(errno, boost::system::system_category());
     }
-    return 0;
+    return buffers;
   }
-}
-
-// What of `buffers` is left after the first `sent` bytes.
-template <std::size_t N>
-std::array<boost::asio::const_buffer, N> unsent(std::array<boost::asio::const_buffer, N> buffers,
-                                                std::size_t sent) {
+  auto sent = static_cast<std::size_t>(n);
   for (auto& b : buffers) {
     const std::size_t taken = sent < b.size() ? sent : b.size();
     b += taken;

@@ -132,8 +132,8 @@ struct HttpConnection::Impl {
     }
     const std::array<asio::const_buffer, 2> request{asio::buffer(head), asio::buffer(body)};
     if (!ec) {
-      const auto unwritten = unsent(request, send_now(socket.native_handle(), request, ec));
-      if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+      const auto unwritten = send_now(socket.native_handle(), request, ec);
+      if (!ec && asio::buffer_size(unwritten) > 0) {
         co_await asio::async_write(socket, unwritten, on_error);
       }
     }

@@ -237,8 +237,8 @@ asio::awaitable<void> session(tcp::socket socket, std::shared_ptr<Shared> shared
     const std::array<asio::const_buffer, 2> answer{
         asio::buffer(head), body ? asio::buffer(reply.body) : asio::const_buffer()};
     boost::system::error_code ec;
-    const auto unwritten = unsent(answer, send_now(socket.native_handle(), answer, ec));
-    if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+    const auto unwritten = send_now(socket.native_handle(), answer, ec);
+    if (!ec && asio::buffer_size(unwritten) > 0) {
       deadline->expire_after(kWriteTimeout);
       co_await asio::async_write(socket, unwritten, asio::redirect_error(use_awaitable, ec));
     }

@@ -21,6 +21,7 @@
 #include <boost/beast/http.hpp>
 
 #include "api/retry_after.hpp"
+#include "common/message_parser.hpp"
 #include "common/read_message.hpp"
 #include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
@@ -28,7 +29,6 @@
 #include "common/socket_peek.hpp"
 #include "src/dispatch/tls_contexts.hpp"
 #include "src/util/header_lines.hpp"
-#include "common/message_parser.hpp"
 
 namespace jq::dispatch {
 
@@ -146,9 +146,9 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   boost::system::error_code ec;
   std::array<asio::const_buffer, 1> unwritten{asio::buffer(request)};
   if constexpr (std::is_same_v<Stream, tcp::socket>) {
-    unwritten = unsent(unwritten, send_now(stream.native_handle(), unwritten, ec));
+    unwritten = send_now(stream.native_handle(), unwritten, ec);
   }
-  if (!ec && unwritten[0].size() > 0) {
+  if (!ec && asio::buffer_size(unwritten) > 0) {
     co_await asio::async_write(stream, unwritten, asio::redirect_error(use_awaitable, ec));
   }
   if (ec) {

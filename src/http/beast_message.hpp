@@ -6,8 +6,8 @@
 
 #include <boost/beast/http/message.hpp>
 
-#include "src/http/message.hpp"
 #include "common/message_parser.hpp"
+#include "src/http/message.hpp"
 
 namespace jq::http {
 

@@ -26,6 +26,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
+#include "common/message_parser.hpp"
 #include "common/read_message.hpp"
 #include "common/send_now.hpp"
 #include "common/serial_executor.hpp"
@@ -34,8 +35,6 @@
 #include "src/http/connection_watch.hpp"
 #include "src/http/respond.hpp"
 #include "src/log/event.hpp"
-#include "src/util/http_parse.hpp"
-#include "common/message_parser.hpp"
 
 namespace jq::http {
 
@@ -300,9 +299,9 @@ asio::awaitable<bool> Server::Impl::write(ConnectionBase& c, AsyncStream& stream
   boost::system::error_code ec;
   auto unwritten = buffers;
   if constexpr (std::is_same_v<AsyncStream, tcp::socket>) {
-    unwritten = unsent(buffers, send_now(stream.native_handle(), buffers, ec));
+    unwritten = send_now(stream.native_handle(), buffers, ec);
   }
-  if (!ec && unwritten[0].size() + unwritten[1].size() > 0) {
+  if (!ec && asio::buffer_size(unwritten) > 0) {
     co_await asio::async_write(stream, unwritten, asio::redirect_error(use_awaitable, ec));
   }
   co_return !ec;
@@ -443,8 +442,7 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_header(
     Connection<Stream>& c, beast::flat_buffer& buffer, Parser& parser,
     std::chrono::steady_clock::time_point began) {
   boost::system::error_code ec;
-  buffer.consume(parser.put(buffer.data(), ec));
-  if (ec != bhttp::error::need_more) co_return ec;
+  if (parse_buffered(buffer, parser, ReadUntil::header, ec) || ec) co_return ec;
   c.deadline->expire_at(began + options.header_timeout);
   co_return co_await read_message(c.stream, buffer, parser, ReadUntil::header);
 }
@@ -459,7 +457,7 @@ asio::awaitable<boost::system::error_code> Server::Impl::read_body(
   if (wants_continue(parser, options.max_body_bytes)) {
     bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, 11};
     co_await bhttp::async_write(c.stream, cont, asio::redirect_error(use_awaitable, ec));
-  } else if (parse_buffered(buffer, parser, ec) || ec) {
+  } else if (parse_buffered(buffer, parser, ReadUntil::whole, ec) || ec) {
     co_return ec;
   }
   c.deadline->expire_at(began + options.read_timeout);

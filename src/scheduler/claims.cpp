@@ -88,11 +88,8 @@ std::optional<store::SlotClaim> Scheduler::claim_one(const store::ClaimWanted& w
   }
   // No free slot: room ahead of a busy endpoint, the one with the fewest jobs ahead.
   if (!none_open(now)) return std::nullopt;
-  const auto waiting = [](const EndpointState& s) {
-    return static_cast<int>(s.ahead.size()) + s.ahead_coming;
-  };
   for (auto& [id, state] : slots_.all()) {
-    if (best && waiting(*best) <= waiting(state)) continue;
+    if (best && best->waiting_ahead() <= state.waiting_ahead()) continue;
     if (takes_claims_ahead(state, now, true) && state.serves(wanted.name)) best = &state;
   }
   if (!best) return std::nullopt;
@@ -147,8 +144,8 @@ void Scheduler::settle_ahead(const Claim& claim, std::optional<store::ReservedJo
     // settle() counted its attempt as running here for polls of its result; start_ahead counts
     // it again when it starts, and one waiting or given back does not run here yet.
     dispatcher_.wont_run(*job);
-    const bool stays = state && !stopping_ && !state->removed && clock_() >= state->hold_until &&
-                       state->endpoint->url == claim.url && state->serves(job->record->name);
+    const bool stays =
+        keeps_ahead(state) && state->endpoint->url == claim.url && state->serves(job->record->name);
     if (stays) {
       state->ahead.push_back(std::move(*job));
       start_ahead(*state);

@@ -34,8 +34,7 @@ int ahead_size(const EndpointState& state, int running, std::chrono::microsecond
 }
 
 int ahead_room(const EndpointState& state, int running, std::chrono::microseconds window) {
-  const int held = static_cast<int>(state.ahead.size()) + state.ahead_coming;
-  return std::max(0, ahead_size(state, running, window) - held);
+  return std::max(0, ahead_size(state, running, window) - state.waiting_ahead());
 }
 
 // Held slots that go back once the endpoint has been idle for kSlotLinger; not those held for

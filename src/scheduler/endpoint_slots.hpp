@@ -74,6 +74,8 @@ struct EndpointState {
   SteadyTime no_ahead_until{};
 
   bool serves(std::string_view name) const;
+  // The jobs ahead of it, there and on their way.
+  int waiting_ahead() const { return static_cast<int>(ahead.size()) + ahead_coming; }
   bool open(SteadyTime now) const;  // may take a job now
   // May reserve now: open, or (busy) with room for jobs ahead.
   bool may_reserve(SteadyTime now, std::chrono::microseconds window) const;

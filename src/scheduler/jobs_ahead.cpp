@@ -32,6 +32,10 @@ std::int64_t give_back_at_ms(const store::ReservedJob& job, std::chrono::microse
 
 }  // namespace
 
+bool Scheduler::keeps_ahead(const EndpointState* state) {
+  return state && !stopping_ && !state->removed && clock_() >= state->hold_until;
+}
+
 // Until the first job ahead is due to go back (the next step gives it back), at most `at_most`.
 Periodic::Duration Scheduler::ahead_wait(Periodic::Duration at_most) {
   const std::int64_t now_ms = store_.now_ms();

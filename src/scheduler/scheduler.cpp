@@ -416,9 +416,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   // attempt not counted, rather than start while the master shuts down or wait for a worker
   // that left or refused (another endpoint or master, or this one later, runs them).
   std::vector<store::ReservedJob> back;
-  if (stopping_ || !state || state->removed || clock_() < state->hold_until) {
-    std::swap(back, jobs);
-  }
+  if (!keeps_ahead(state)) std::swap(back, jobs);
   if (state) {
     --state->reserving;
     state->ahead_coming -= ahead;

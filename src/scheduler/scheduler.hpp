@@ -93,6 +93,9 @@ class Scheduler : public store::DirectDispatch {
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
                                  int slots, int ahead);
   void start_ahead(EndpointState& state);
+  // Whether jobs reserved or claimed for `state` may wait ahead of it: it is still known and not
+  // removed or held off (busy, unreachable), and the master is not stopping.
+  bool keeps_ahead(const EndpointState* state);
   void count_ahead(const EndpointState& state);
   void give_back_ahead(EndpointState& state,
                        const std::function<bool(const store::ReservedJob&)>& which = {});
