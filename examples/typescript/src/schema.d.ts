@@ -903,9 +903,9 @@ export interface components {
         /**
          * @description `queued` (ready to run, or held by an ordering key or a constraint: see `blocked_by`),
          *     `scheduled` (waiting for its `delay`, its `run_at` or a retry's backoff), `running`
-         *     (sent to a worker, or reserved ahead for a worker whose slots are all taken: such a job
-         *     goes back to `queued` if it does not start within four times `dispatch.reserve_ahead` or
-         *     half its timeout), `succeeded` (result kept, not yet fetched), `dead` (failed for good).
+         *     (sent to a worker, or reserved ahead for a worker whose slots are all taken, by the
+         *     master or already by its push: such a job goes back to `queued` if it does not start
+         *     within four times `dispatch.reserve_ahead` or half its timeout), `succeeded` (result kept, not yet fetched), `dead` (failed for good).
          * @enum {string}
          */
         JobState: "queued" | "scheduled" | "running" | "succeeded" | "dead";
