@@ -408,32 +408,38 @@ asio::awaitable<WorkerAnswer> ConnectionPool::call(WorkerCall call) {
   auto impl = impl_;
   const std::string request = encode_request(impl->host_port, call);
 
+  // Not sent once its deadline has passed (the reservation's answer came late, e.g. from a
+  // Redis that hung): the master gives the attempt up at once and retries it, and a worker
+  // that got it anyway would run it beside the retry. The connection's deadline does not stop
+  // this by itself: the write goes out before its timer looks and closes the socket.
+  const auto too_late = [&call] { return std::chrono::steady_clock::now() >= call.deadline; };
+  const auto late_answer = [] {
+    WorkerAnswer answer;
+    answer.kind = WorkerAnswer::Kind::timed_out;
+    answer.error = "the deadline passed before the job was sent";
+    return answer;
+  };
   // A pooled connection the worker closed while it was idle is retried once on a fresh one.
   for (int round = 0; round < 2; ++round) {
+    if (too_late()) co_return late_answer();
     auto conn = round == 0 ? impl->take_idle() : nullptr;
     const bool reused = conn != nullptr;
     if (!conn) {
       std::string error;
       conn = co_await impl->connect(call.deadline, error);
       if (!conn) {
+        // Never sent, whether the connect timeout or the job's own deadline cut it short: no
+        // attempt is counted and the endpoint is held off (a host that drops packets must not
+        // use up a short job's retries while it looks healthy).
         WorkerAnswer answer;
-        answer.kind = std::chrono::steady_clock::now() >= call.deadline
-                          ? WorkerAnswer::Kind::timed_out
-                          : WorkerAnswer::Kind::unreachable;
+        answer.kind = WorkerAnswer::Kind::unreachable;
         answer.error = error;
         co_return answer;
       }
     }
-    // Not sent once its deadline has passed (the reservation's answer came late, e.g. from a
-    // Redis that hung): the master gives the attempt up at once and retries it, and a worker
-    // that got it anyway would run it beside the retry. The connection's deadline does not stop
-    // this by itself: the write goes out before its timer looks and closes the socket.
-    if (std::chrono::steady_clock::now() >= call.deadline) {
+    if (too_late()) {
       impl->give_back(std::move(conn));
-      WorkerAnswer answer;
-      answer.kind = WorkerAnswer::Kind::timed_out;
-      answer.error = "the deadline passed before the job was sent";
-      co_return answer;
+      co_return late_answer();
     }
     Exchange done =
         co_await impl->on_connection(*conn, exchange_within(*conn, request, call, reused));

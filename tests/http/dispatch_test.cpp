@@ -416,6 +416,23 @@ TEST_CASE("a worker host that drops connections is unreachable after dispatch.co
   CHECK(job(http, id)["attempts"] == 0);
 }
 
+TEST_CASE("a job whose timeout ends before a dropping host's connect timeout keeps its attempts",
+          "[http]") {
+  jq::test::FullListener host;
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});  // the default connect timeout: 10 s
+  auto http = daemon.http();
+  const std::string url = "http://127.0.0.1:" + std::to_string(host.port()) + "/";
+  const std::string wid = register_worker(http, url, {"n"}, 4);
+  const std::string id = push(http, {{"name", "n"}, {"timeout", 0.5}, {"max_retry", 0}});
+  // Cut short by the job's deadline, the connect still made nothing reach the worker.
+  REQUIRE(
+      wait_until([&] { return http.get("/v1/workers/" + wid).value()["healthy"] == false; }, 5s));
+  const json j = job(http, id);
+  CHECK(j["attempts"] == 0);
+  CHECK(j["state"] != "dead");
+}
+
 TEST_CASE("a long poll whose client left leaves the result for the next fetch", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});

@@ -321,6 +321,21 @@ TEST_CASE("a connection that cannot be made within the connect timeout is unreac
   CHECK(Clock::now() - began < 5s);
 }
 
+// A job whose timeout is shorter than the connect timeout: its deadline cuts the connect short.
+// It was never sent, so it must not count as an attempt the worker took too long on.
+TEST_CASE("a connection that cannot be made before the job's deadline is unreachable, not late",
+          "[http]") {
+  FullListener host;
+  asio::io_context io;
+  ConnectionPool pool(io.get_executor(), {false, "127.0.0.1", host.port(), "/"}, nullptr, "", 4,
+                      {.connect_timeout = 10s});
+  const auto began = Clock::now();
+  const WorkerAnswer answer = run_call(io, pool, job_call("job", Clock::now() + 300ms));
+  CHECK(answer.kind == WorkerAnswer::Kind::unreachable);
+  CHECK_THAT(answer.error, Catch::Contains("cannot connect"));
+  CHECK(Clock::now() - began < 5s);
+}
+
 TEST_CASE("a TLS handshake that does not end within the connect timeout is unreachable, timed out",
           "[http]") {
   RawWorker silent({});  // the backlog takes the connection; nothing ever answers on it
