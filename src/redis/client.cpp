@@ -40,6 +40,7 @@ Client::Client(asio::any_io_executor executor, ConnectionOptions options, OnConn
   if (on_connect_) hook = [this](Node&) { return on_connect_(*this); };
   single_ = std::make_unique<Node>(std::move(executor), std::move(options), std::move(hook),
                                    load_scripts);
+  single_->leave_replicas();
 }
 
 Client::Client(asio::any_io_executor executor, const Target& target, ConnectionOptions options,
@@ -51,6 +52,7 @@ Client::Client(asio::any_io_executor executor, const Target& target, ConnectionO
     options.address = target.servers.front();
     single_ = std::make_unique<Node>(std::move(executor), std::move(options), std::move(hook),
                                      load_scripts);
+    single_->leave_replicas();
     return;
   }
   options.address = target.servers.front();  // the credentials every node shares

@@ -153,6 +153,17 @@ void Connection::drop(std::error_code reason) {
   fail_all(reason);
 }
 
+void Connection::reconnect_later(std::error_code reason) {
+  asio::post(serial_, [self = shared_from_this(), reason] {
+    if (self->state_ != State::ready) return;  // already on its way to another connection
+    spdlog::warn("Redis at {} refused a write ({}); connecting again in {} ms",
+                 self->options_.address.describe(), reason.message(),
+                 self->options_.reconnect_max.count());
+    self->hold_off_ = true;
+    self->drop(reason);
+  });
+}
+
 void Connection::fail_all(std::error_code reason) {
   auto pending = std::move(pending_);
   pending_.clear();
@@ -239,6 +250,9 @@ asio::awaitable<void> Connection::run() {
     }
     boost::system::error_code ignored;
     socket_.close(ignored);
+    // A replica answers every connect at once: do not ask it twenty times a second.
+    if (hold_off_) backoff = std::max(backoff, options_.reconnect_max);
+    hold_off_ = false;
     backoff_timer_.expires_after(backoff);
     co_await backoff_timer_.async_wait(asio::redirect_error(use_awaitable, ignored));
     backoff = std::min(backoff * 2, options_.reconnect_max);

@@ -89,6 +89,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void start();
   void stop();
   bool ready() const { return ready_.load(std::memory_order_acquire); }
+  // Drops a ready connection (what it has in flight fails with `reason`) and connects again after
+  // the longest backoff, resolving the address again: the server it reached became a replica, and
+  // the name may now lead to the new primary. Callable from any thread.
+  void reconnect_later(std::error_code reason);
 
   // Sends `frame` (one or more RESP-encoded commands) and completes with the reply, or with an
   // array of `replies` replies when the frame holds several commands. Signature: void(ReplyResult).
@@ -148,6 +152,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   State state_ = State::disconnected;
   std::uint64_t generation_ = 0;
   bool reader_done_ = true;
+  bool hold_off_ = false;  // reconnect_later: wait reconnect_max before the next connect
   bool writing_ = false;
   std::string out_;          // frames waiting to be written
   std::string writing_buf_;  // frames being written

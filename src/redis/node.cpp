@@ -95,7 +95,12 @@ asio::awaitable<ReplyResult> Node::send(std::string frame, std::size_t replies, 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   }
   if (reply) {
-    if (auto errc = refused(*reply, replies)) reply = unexpected(make_error_code(*errc));
+    if (auto errc = refused(*reply, replies)) {
+      reply = unexpected(make_error_code(*errc));
+      if (leave_replicas_ && (*errc == Errc::read_only || *errc == Errc::master_down)) {
+        connection_->reconnect_later(reply.error());
+      }
+    }
   }
   if (!reply && on_error_) on_error_(reply.error());
   co_return reply;

@@ -56,6 +56,10 @@ class Node {
   void start();
   void stop();
   bool ready() const;
+  // A single Redis (not a cluster node, whose client follows the slot map instead): when it
+  // answers READONLY or MASTERDOWN it became a replica, and the connection is made again, to
+  // whatever the address names by then (a failover that moved a DNS name or a socket path).
+  void leave_replicas() { leave_replicas_ = true; }
   const Address& address() const { return options_.address; }
   // Whether the server ran a script whose keys span hash tags (asked at each handshake; false
   // before the first): not a cluster node, nor a proxy in front of a sharded store.
@@ -125,6 +129,7 @@ class Node {
   OnConnect on_connect_;
   bool load_scripts_;
   std::atomic<bool> scripts_span_tags_ = false;
+  bool leave_replicas_ = false;
   std::atomic<bool> scripts_by_source_ = false;
   std::atomic<std::int64_t> next_library_retry_ms_ = 0;  // steady clock
   std::shared_ptr<Connection> connection_;

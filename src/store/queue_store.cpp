@@ -303,11 +303,12 @@ asio::awaitable<Expected<StoreStats, StoreError>> QueueStore::stats() {
   co_return out;
 }
 
-// PING is refused while Redis loads its data set (INFO is not), and INFO memory says whether
-// Redis is over its limit: both in one round trip, on every master of a cluster (each holds
-// some shards: any one down or full stops some queues).
+// PING is refused while Redis loads its data set (INFO is not), INFO memory says whether Redis
+// is over its limit and INFO replication whether it became a replica (a PING still answers
+// there, every write is refused): all in one round trip, on every master of a cluster (each
+// holds some shards: any one down, full or demoted stops some queues).
 asio::awaitable<Expected<void, StoreError>> QueueStore::ping() {
-  std::vector<Command> commands{{"PING"}, {"INFO", "memory"}};
+  std::vector<Command> commands{{"PING"}, {"INFO", "memory", "replication"}};
   const auto nodes = co_await redis_.on_every_master(std::move(commands));
   for (const auto& node : nodes) {
     const auto& replies = node.replies;
@@ -327,6 +328,13 @@ asio::awaitable<Expected<void, StoreError>> QueueStore::ping() {
                       "refuses new jobs until memory is freed: raise maxmemory, or fetch kept "
                       "results, delete dead jobs and let workers finish the queued jobs",
                       node.node, memory->used, memory->max)});
+    }
+    if (info.is_string() && info.str.find("\nrole:slave") != std::string::npos) {
+      co_return unexpected(StoreError{
+          StoreErrc::unavailable,
+          "Redis at " + node.node +
+              " is a replica now (after a failover?) and refuses writes; the master connects "
+              "again to what redis.url names every couple of seconds: point it at the primary"});
     }
   }
   co_return Expected<void, StoreError>{};

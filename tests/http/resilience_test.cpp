@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <filesystem>
 
 #include "src/redis/keys.hpp"
 #include "src/redis/script_sources.hpp"
@@ -15,6 +16,7 @@ using jq::test::Daemon;
 using jq::test::DaemonOptions;
 using jq::test::RedisServer;
 using jq::test::SyncRedis;
+using jq::test::TempDir;
 using jq::test::wait_until;
 using jq::test::Worker;
 using nlohmann::json;
@@ -40,6 +42,49 @@ TEST_CASE("while Redis is down requests get 503 and the daemon recovers when it 
   CHECK(http.get("/v1/jobs/" + before).value()["state"] == "queued");  // nothing lost
   CHECK(http.post("/v1/jobs", {{"name", "after"}}).status == 201);
   CHECK(daemon.wait_exit(0ms) == std::nullopt);  // never crashed
+}
+
+// A failover that moves the primary's name (a DNS name, a VIP; here a socket path's link) and
+// demotes the old primary, which keeps its clients: the master must not stay on it for ever.
+TEST_CASE("a Redis that became a replica is left for the primary its address names by then",
+          "[http]") {
+  if (jq::test::redis_cluster_mode()) return;  // REPLICAOF is refused in cluster mode
+  TempDir sockets;
+  RedisServer a({"--unixsocket", sockets.file("a.sock")});
+  RedisServer b({"--unixsocket", sockets.file("b.sock")});
+  const std::string link = sockets.file("redis.sock");
+  std::filesystem::create_symlink(sockets.file("a.sock"), link);
+  Daemon daemon({"unix://" + link});
+  auto http = daemon.http();
+  REQUIRE(http.post("/v1/jobs", {{"name", "n"}}).status == 201);
+
+  // B takes over: the name leads to it, and A follows it as a replica.
+  std::filesystem::create_symlink(sockets.file("b.sock"), link + ".new");
+  std::filesystem::rename(link + ".new", link);
+  REQUIRE(SyncRedis(a.port()).call({"REPLICAOF", "127.0.0.1", std::to_string(b.port())}).str ==
+          "OK");
+  // Refused by the replica, or while the master waits to connect again.
+  CHECK(http.post("/v1/jobs", {{"name", "n"}}).status == 503);
+  // The master connects again (to B, where the name leads now) and pushes succeed there.
+  REQUIRE(wait_until([&] { return http.post("/v1/jobs", {{"name", "n"}}).status == 201; }, 10s));
+  CHECK(http.get("/readyz").status == 200);
+  CHECK(SyncRedis(b.port()).call({"DBSIZE"}).integer > 0);
+}
+
+// A replica answers PING: readiness must still say that no write can succeed.
+TEST_CASE("/readyz answers 503 while Redis is a replica", "[http]") {
+  if (jq::test::redis_cluster_mode()) return;  // REPLICAOF is refused in cluster mode
+  RedisServer primary;
+  RedisServer replica;
+  Daemon daemon({replica.url()});
+  auto http = daemon.http();
+  REQUIRE(http.get("/readyz").status == 200);
+  REQUIRE(SyncRedis(replica.port())
+              .call({"REPLICAOF", "127.0.0.1", std::to_string(primary.port())})
+              .str == "OK");
+  const auto ready = http.get("/readyz");
+  CHECK(ready.status == 503);
+  CHECK_THAT(ready.value()["message"].get<std::string>(), Catch::Contains("replica"));
 }
 
 TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)", "[http]") {
