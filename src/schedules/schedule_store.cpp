@@ -176,9 +176,10 @@ asio::awaitable<Expected<StoredSchedule, StoreError>> ScheduleStore::create(
          record.next_ms, std::string(), keys_.events_channel(shard), shard});
     auto reply = co_await eval(std::move(save));
     if (!reply) {
-      // Give the name back; if that fails too, the claim without a record is free anyway.
-      auto given_back = co_await cas_claim(name, claim, "");
-      if (!given_back) spdlog::warn("schedule {}: its claim stays until the name is used", name);
+      // The claim stays: the save may have run with its answer lost (a connection cut, a
+      // timeout), and a record whose claim was given back would fire unseen, beyond GET and
+      // DELETE. The next request on the name settles it: the record there is the schedule,
+      // none is fenced and the name freed (settle).
       co_return unexpected(std::move(reply.error()));
     }
     auto saved = SaveSchedule::decode(*reply);

@@ -10,6 +10,7 @@
 #include "src/schedules/schedule_store.hpp"
 #include "src/store/job_routing.hpp"
 #include "tests/store/store_test_support.hpp"
+#include "tests/support/tcp_forwarder.hpp"
 
 using jq::schedules::FireOutcome;
 using jq::schedules::RecordStatus;
@@ -233,6 +234,34 @@ TEST_CASE(
   REQUIRE(late);
   CHECK(late->status != SaveSchedule::Status::saved);
   CHECK(f.get("orphan")->record.token == created.record.token);
+}
+
+TEST_CASE(
+    "ScheduleStore: a create whose record was written but whose answer was lost (a proxy's "
+    "error) leaves a schedule GET and DELETE find, not one that fires unseen",
+    "[redis]") {
+  TcpForwarder forwarder(shared_redis().port());
+  StoreHarness h(forwarder.port());
+  TestClock clock{kEpoch};
+  const jq::redis::Keys keys = fresh_keys();
+  ScheduleStore store{h.client(), keys, kShards, clock.fn(), jq::api::JobDefaults{}};
+  SyncRedis r{shared_redis().port()};
+  const int home = jq::store::hashed_shard("lost", kShards);
+
+  forwarder.replace_answer("saveSchedule", "-ERR upstream timed out\r\n");
+  const auto created = h.run(store.create(schedule("lost")));
+  CHECK_FALSE(created);
+  REQUIRE(forwarder.replaced() == 1);
+  REQUIRE_FALSE(r.call({"HGET", keys.schedules(home), "lost"}).is_nil());  // the save ran
+
+  // The schedule is the one the API shows.
+  const auto read = h.run(store.get("lost"));
+  REQUIRE(read);
+  CHECK(read->shard == home);
+  REQUIRE(h.run(store.remove("lost")));
+  const auto raw = r.call({"HGET", keys.schedules(home), "lost"});
+  REQUIRE_FALSE(raw.is_nil());
+  CHECK(jq::schedules::decode_schedule_record(raw.str)->status == RecordStatus::gone);
 }
 
 TEST_CASE("ScheduleStore: a delete that died before removing the claim leaves the name free",

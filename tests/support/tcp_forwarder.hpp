@@ -1,0 +1,43 @@
+// A TCP forwarder on loopback between a client under test and a server, which can lose an
+// answer as a proxy in front of Redis does: the request that carries a given byte string
+// reaches the server and runs, and the client gets an error in place of its answer (a proxy's
+// "upstream timed out" while the command ran behind it). The connection stays up.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace jq::test {
+
+class TcpForwarder {
+ public:
+  explicit TcpForwarder(std::uint16_t upstream_port);
+  ~TcpForwarder();
+  TcpForwarder(const TcpForwarder&) = delete;
+  TcpForwarder& operator=(const TcpForwarder&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  // The next client bytes that contain `marker` are passed on, and the server's next bytes on
+  // that connection (its answer: one request at a time, small answers) become `replacement`.
+  void replace_answer(std::string marker, std::string replacement);
+  // How many answers were replaced so far.
+  int replaced() const { return replaced_.load(); }
+
+ private:
+  void run();
+
+  std::uint16_t upstream_port_;
+  std::uint16_t port_ = 0;
+  int listener_ = -1;
+  int wake_[2] = {-1, -1};
+  std::mutex mutex_;
+  std::string marker_;
+  std::string replacement_;
+  std::atomic<int> replaced_{0};
+  std::thread thread_;
+};
+
+}  // namespace jq::test
