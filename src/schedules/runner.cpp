@@ -50,8 +50,9 @@ void Runner::on_event(const events::Event& event) {
 
 asio::awaitable<Periodic::Duration> Runner::step() {
   const milliseconds retry(kRetryMs);
-  // Redis away: wait for it quietly (the subscriber's reconnect asks for a reload anyway).
-  if (!store_.redis_ready()) co_return retry;
+  // Redis away: wait for it quietly (the subscriber's reconnect asks for a reload anyway), and
+  // look again soon: a reconnect takes a moment, and a tick due meanwhile may be late by a second.
+  if (!store_.redis_ready()) co_return milliseconds(kFirstRetryMs);
   if (reload_all_) {
     const bool loaded = co_await reload_all();
     if (!loaded) co_return retry;
@@ -84,7 +85,7 @@ asio::awaitable<Periodic::Duration> Runner::step() {
     if (due_.empty()) co_return kIdle;
     const std::int64_t now = store_.now_ms();
     const std::int64_t wait = due_.begin()->first - now;
-    if (wait > 0) co_return milliseconds(wait);
+    if (wait > 0) co_return milliseconds(std::min(wait, kLookAgainMs));
     if (now - started >= kStepMs) co_return milliseconds(0);  // reloads first, then on
     find_due(now);
     std::vector<Key> batch;
@@ -124,9 +125,7 @@ asio::awaitable<void> Runner::act_all(std::vector<Key> due) {
                      // As for a Redis failure: again a second later, not at once and for ever.
                      spdlog::error("schedule {}: acting on it failed ({}); retrying", failed.first,
                                    why);
-                     if (const auto it = entries_.find(failed); it != entries_.end()) {
-                       set_due(failed, it->second, store_.now_ms() + kRetryMs);
-                     }
+                     retry_soon(failed);
                    });
   }
   boost::system::error_code ignored;
@@ -193,6 +192,16 @@ void Runner::set_due(const Key& key, Entry& entry, std::int64_t due_ms) {
   if (due_ms > 0) due_.insert({due_ms, key});
 }
 
+void Runner::retry_soon(const Key& key) {
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  Entry& entry = it->second;
+  const std::int64_t wait =
+      entry.retry_ms == 0 ? kFirstRetryMs : std::min(entry.retry_ms * 2, kRetryMs);
+  set_due(key, entry, store_.now_ms() + wait);
+  entry.retry_ms = wait;
+}
+
 void Runner::drop(const Key& key) {
   const auto it = entries_.find(key);
   if (it == entries_.end()) return;
@@ -214,11 +223,7 @@ asio::awaitable<void> Runner::act(Key key) {
                  finished.error().message);
   }
   const bool read = finished && co_await reload(key);
-  if (!read) {
-    if (const auto again = entries_.find(key); again != entries_.end()) {
-      set_due(key, again->second, store_.now_ms() + kRetryMs);
-    }
-  }
+  if (!read) retry_soon(key);
 }
 
 // `entry` is a copy: the map may change while the tick is in Redis.
@@ -228,28 +233,23 @@ asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
   const std::int64_t found = entry.found_ms > 0 ? std::min(entry.found_ms, now) : now;
   const TickPlan plan = plan_tick(entry.stored.schedule, entry.timetable, read.next_ms, now, found);
   auto fired = co_await store_.fire(entry.stored, plan);
-  const auto retry_later = [&] {
-    if (const auto it = entries_.find(key); it != entries_.end()) {
-      set_due(key, it->second, store_.now_ms() + kRetryMs);
-    }
-  };
   if (!fired) {
     spdlog::warn("schedule {}: its tick could not be made ({}); retrying", key.first,
                  fired.error().message);
-    retry_later();
+    retry_soon(key);
     co_return;
   }
   if (!*fired) {  // another master made it, or the schedule changed: read it again
     const bool reread = co_await reload(key);
     if (!reread) {
-      retry_later();
+      retry_soon(key);
       co_return;
     }
     const auto it = entries_.find(key);
     if (it != entries_.end() && it->second.stored.record.version == read.version &&
         it->second.stored.record.next_ms == read.next_ms && it->second.due_ms <= now) {
       spdlog::error("schedule {}: its tick was refused, yet the record did not change", key.first);
-      retry_later();
+      retry_soon(key);
     }
     co_return;
   }
@@ -260,6 +260,7 @@ asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
   const auto it = entries_.find(key);
   if (it == entries_.end()) co_return;
   it->second.stored.record.next_ms = plan.after_ms;
+  it->second.retry_ms = 0;
   set_due(key, it->second, plan.after_ms);
 }
 

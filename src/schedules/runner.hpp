@@ -3,12 +3,14 @@
 // half done is to be finished), then claims the tick in Redis (fireSchedule). Every master
 // tries, exactly one wins the compare-and-set; the others read the record again.
 //
-// Nothing polls. A change of any schedule on any master is announced as "t <shard> <name>" and
+// Nothing polls Redis (the sleep towards a tick only wakes every kLookAgainMs to follow the
+// wall clock). A change of any schedule on any master is announced as "t <shard> <name>" and
 // this runner reads that record again; after the subscriber reconnects (events may have been
-// missed) it reads them all again, and at start. A Redis failure retries that one schedule a
-// second later; a tick found due more than a second after its time is missed (ticks.hpp). Ticks
-// due together (thousands of schedules on the same minute) are claimed kActTogether at a time,
-// each late by when a step found it due: the runner's own backlog misses none.
+// missed) it reads them all again, and at start. A Redis failure retries that one schedule soon
+// (100 ms, doubling up to a second); a tick found due more than a second after its time is
+// missed (ticks.hpp). Ticks due together (thousands of schedules on the same minute) are claimed
+// kActTogether at a time, each late by when a step found it due: the runner's own backlog misses
+// none.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +30,20 @@ namespace jq::schedules {
 
 class Runner {
  public:
-  static constexpr std::int64_t kRetryMs = 1000;  // after Redis failed on a schedule
+  // After Redis failed on a schedule: again at once (100 ms), then twice as long each time up
+  // to a second, so that a blip (a reconnect, a moment over maxmemory) does not make a tick
+  // later than the second it may be late.
+  static constexpr std::int64_t kFirstRetryMs = 100;
+  static constexpr std::int64_t kRetryMs = 1000;
   // Due entries acted on at once: their fireSchedule calls go to Redis together.
   static constexpr std::size_t kActTogether = 64;
   // A step acts on due entries for this long at most, then reloads what changed meanwhile (and
   // may stop) before it goes on.
   static constexpr std::int64_t kStepMs = 500;
+  // The longest sleep towards a tick: the wait is reckoned on the wall clock but slept on the
+  // steady one, which a clock step (NTP, a VM resumed) or a suspend leaves behind; looking
+  // again this often finds the tick in time (a look compares times, nothing more).
+  static constexpr std::int64_t kLookAgainMs = 500;
 
   Runner(asio::io_context& io, ScheduleStore& store);
   void start() { loop_.start(); }
@@ -49,6 +59,7 @@ class Runner {
     // When a step found it due (0: not yet since due_ms was set): its tick is late by how long
     // after its time that was, however long the ticks due with it take (plan_tick).
     std::int64_t found_ms = 0;
+    std::int64_t retry_ms = 0;  // the wait before the last retry; 0 after an act that worked
   };
 
   asio::awaitable<Periodic::Duration> step();
@@ -61,6 +72,7 @@ class Runner {
   asio::awaitable<void> tick(const Key& key, Entry entry);
   void put(Key key, std::optional<StoredSchedule> stored);
   void set_due(const Key& key, Entry& entry, std::int64_t due_ms);
+  void retry_soon(const Key& key);  // Redis failed on it
   void drop(const Key& key);
 
   ScheduleStore& store_;

@@ -3,10 +3,14 @@
 // name (each crash is made by running the steps before it by hand).
 #include <catch2/catch.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <nlohmann/json.hpp>
 
 #include "src/redis/bindings/fire_schedule.hpp"
 #include "src/redis/bindings/schedule_writes.hpp"
+#include "src/redis/client.hpp"
+#include "src/schedules/runner.hpp"
 #include "src/schedules/schedule_store.hpp"
 #include "src/store/job_routing.hpp"
 #include "tests/store/store_test_support.hpp"
@@ -385,4 +389,110 @@ TEST_CASE("ScheduleStore: a backlog of unnoted tombstones is noted whole, each o
   REQUIRE(f.h.run(f.store.load_shard(first.shard)));
   CHECK(at("first") == first_noted);
   CHECK(at("legacy-1099") == legacy_noted);
+}
+
+// The runner sleeps on the steady clock towards a time on the wall clock: a wall clock that
+// moves on by itself (a step, a VM resumed, here the test's clock) must not leave the tick late.
+TEST_CASE("Runner: a tick is made in time when the wall clock reaches it before the sleep ends",
+          "[redis]") {
+  boost::asio::io_context io;
+  jq::redis::Client client(
+      io.get_executor(),
+      *jq::redis::parse_target("redis://127.0.0.1:" + std::to_string(shared_redis().port())),
+      jq::redis::ConnectionOptions{});
+  client.start();
+  const auto drive_until = [&io](const std::function<bool()>& done,
+                                 std::chrono::milliseconds most) {
+    const auto end = std::chrono::steady_clock::now() + most;
+    while (!done() && std::chrono::steady_clock::now() < end) io.run_one_for(10ms);
+    return done();
+  };
+  REQUIRE(drive_until([&] { return client.ready(); }, 5s));
+  TestClock clock{kEpoch};
+  const jq::redis::Keys keys = fresh_keys();
+  ScheduleStore store{client, keys, kShards, clock.fn(), jq::api::JobDefaults{}};
+  std::optional<bool> created;
+  jq::api::Schedule soon = schedule("soon");
+  boost::asio::co_spawn(
+      io,
+      [&]() -> boost::asio::awaitable<void> {
+        created = bool(co_await store.create(std::move(soon)));
+      },
+      boost::asio::detached);
+  REQUIRE(drive_until([&] { return created.has_value(); }, 5s));
+  REQUIRE(*created);
+  SyncRedis r{shared_redis().port()};
+  const int home = jq::store::hashed_shard("soon", kShards);
+  const auto runs = [&] {
+    const auto raw = r.call({"HGET", keys.schedules(home), "soon"});
+    return raw.is_nil() ? -1 : jq::schedules::decode_schedule_record(raw.str)->runs;
+  };
+
+  jq::schedules::Runner runner(io, store);
+  runner.start();
+  drive_until([] { return false; }, 300ms);  // loaded, asleep until the tick a minute ahead
+  CHECK(runs() == 0);
+  clock.advance(60s);  // the wall clock is there; the steady clock is 59.7 s short of it
+  CHECK(drive_until([&] { return runs() == 1; }, 3s));
+  const auto record = r.call({"HGET", keys.schedules(home), "soon"});
+  CHECK(jq::schedules::decode_schedule_record(record.str)->missed == 0);
+  runner.stop();
+  client.stop();
+  drive_until([] { return false; }, 100ms);
+}
+
+// A tick whose fire Redis refused for a moment (over its maxmemory, a reconnect) is tried again
+// soon enough to be made within the second it may be late, not a second later as missed.
+TEST_CASE("Runner: a tick refused by Redis for a moment is made, not missed", "[redis]") {
+  TcpForwarder forwarder(shared_redis().port());
+  boost::asio::io_context io;
+  jq::redis::Client client(
+      io.get_executor(),
+      *jq::redis::parse_target("redis://127.0.0.1:" + std::to_string(forwarder.port())),
+      jq::redis::ConnectionOptions{});
+  client.start();
+  TestClock clock{kEpoch};
+  // The test's wall clock moves with the steady one, as a real one does.
+  auto last = std::chrono::steady_clock::now();
+  const auto drive_until = [&](const std::function<bool()>& done, std::chrono::milliseconds most) {
+    const auto end = std::chrono::steady_clock::now() + most;
+    while (!done() && std::chrono::steady_clock::now() < end) {
+      io.run_one_for(5ms);
+      const auto now = std::chrono::steady_clock::now();
+      clock.advance(std::chrono::duration_cast<std::chrono::milliseconds>(now - last));
+      last += std::chrono::duration_cast<std::chrono::milliseconds>(now - last);
+    }
+    return done();
+  };
+  REQUIRE(drive_until([&] { return client.ready(); }, 5s));
+  const jq::redis::Keys keys = fresh_keys();
+  ScheduleStore store{client, keys, kShards, clock.fn(), jq::api::JobDefaults{}};
+  std::optional<bool> created;
+  jq::api::Schedule skipping = schedule("blip", {{"name", "report"}}, {{"missed", "skip"}});
+  boost::asio::co_spawn(
+      io,
+      [&]() -> boost::asio::awaitable<void> {
+        created = bool(co_await store.create(std::move(skipping)));
+      },
+      boost::asio::detached);
+  REQUIRE(drive_until([&] { return created.has_value(); }, 5s));
+  REQUIRE(*created);
+  SyncRedis r{shared_redis().port()};
+  const int home = jq::store::hashed_shard("blip", kShards);
+  const auto record = [&] {
+    return *jq::schedules::decode_schedule_record(
+        r.call({"HGET", keys.schedules(home), "blip"}).str);
+  };
+
+  jq::schedules::Runner runner(io, store);
+  runner.start();
+  drive_until([] { return false; }, 300ms);  // loaded, asleep until the tick
+  forwarder.refuse("fireSchedule", "-OOM command not allowed when used memory > 'maxmemory'.\r\n",
+                   2);
+  clock.advance(60s);  // the tick's time
+  CHECK(drive_until([&] { return record().runs == 1; }, 4s));
+  CHECK(record().missed == 0);
+  runner.stop();
+  client.stop();
+  drive_until([] { return false; }, 100ms);
 }

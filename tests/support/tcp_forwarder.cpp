@@ -71,6 +71,13 @@ void TcpForwarder::replace_answer(std::string marker, std::string replacement) {
   replacement_ = std::move(replacement);
 }
 
+void TcpForwarder::refuse(std::string marker, std::string answer, int times) {
+  std::lock_guard lock(mutex_);
+  refused_marker_ = std::move(marker);
+  refusal_ = std::move(answer);
+  refusals_left_ = times;
+}
+
 void TcpForwarder::run() {
   std::vector<Pair> pairs;
   std::vector<char> buffer(64 * 1024);
@@ -104,14 +111,18 @@ void TcpForwarder::run() {
       const short from_server = fds[3 + 2 * i].revents;
       if (from_client & (POLLIN | POLLHUP | POLLERR)) {
         const ssize_t n = ::recv(p.client, buffer.data(), buffer.size(), 0);
-        if (n <= 0 || !write_all(p.server, buffer.data(), static_cast<std::size_t>(n))) {
+        const std::string_view read(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+        std::lock_guard lock(mutex_);
+        if (n > 0 && refusals_left_ > 0 && read.find(refused_marker_) != std::string_view::npos) {
+          --refusals_left_;
+          if (!write_all(p.client, refusal_.data(), refusal_.size())) close_pair(p);
+          continue;
+        }
+        if (n <= 0 || !write_all(p.server, read.data(), read.size())) {
           close_pair(p);
           continue;
         }
-        std::lock_guard lock(mutex_);
-        if (!marker_.empty() &&
-            std::string_view(buffer.data(), static_cast<std::size_t>(n)).find(marker_) !=
-                std::string_view::npos) {
+        if (!marker_.empty() && read.find(marker_) != std::string_view::npos) {
           marker_.clear();
           p.replacement = std::move(replacement_);
         }

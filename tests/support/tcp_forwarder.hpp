@@ -1,7 +1,7 @@
-// A TCP forwarder on loopback between a client under test and a server, which can lose an
-// answer as a proxy in front of Redis does: the request that carries a given byte string
-// reaches the server and runs, and the client gets an error in place of its answer (a proxy's
-// "upstream timed out" while the command ran behind it). The connection stays up.
+// A TCP forwarder on loopback between a client under test and a server, which can stand in for
+// the server's answer to a request that carries a given byte string: after the server ran it
+// (a proxy's "upstream timed out" while the command ran behind it), or instead of passing it on
+// (a refusal, as Redis over its maxmemory answers). The connection stays up.
 #pragma once
 
 #include <atomic>
@@ -23,6 +23,9 @@ class TcpForwarder {
   // The next client bytes that contain `marker` are passed on, and the server's next bytes on
   // that connection (its answer: one request at a time, small answers) become `replacement`.
   void replace_answer(std::string marker, std::string replacement);
+  // The next `times` client reads that contain `marker` are not passed on: the client gets
+  // `answer` instead (one request per read: the client sends one at a time).
+  void refuse(std::string marker, std::string answer, int times);
   // How many answers were replaced so far.
   int replaced() const { return replaced_.load(); }
 
@@ -36,6 +39,9 @@ class TcpForwarder {
   std::mutex mutex_;
   std::string marker_;
   std::string replacement_;
+  std::string refused_marker_;
+  std::string refusal_;
+  int refusals_left_ = 0;
   std::atomic<int> replaced_{0};
   std::thread thread_;
 };
