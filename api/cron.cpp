@@ -217,6 +217,24 @@ Expected<CronSpec, std::string> parse_cron(std::string_view text) {
   spec.any_day_of_month = fields[base + 2].starts_with('*');
   spec.any_day_of_week = fields[base + 4].starts_with('*');
   spec.follows_clock = fields[base].starts_with('*') || fields[base + 1].starts_with('*');
+  // A day must be one of the days of the month given (Vixie's rule above, unless both day fields
+  // are restricted): one that no month given has ("0 0 30 2 *") would never run.
+  if (spec.any_day_of_month || spec.any_day_of_week) {
+    static constexpr std::array<int, 13> kLongest = {0,  31, 29, 31, 30, 31, 30,
+                                                     31, 31, 30, 31, 30, 31};
+    bool some_day = false;
+    for (int month = 1; month <= 12 && !some_day; ++month) {
+      if (!spec.months.test(static_cast<std::size_t>(month))) continue;
+      for (int day = 1; day <= kLongest[static_cast<std::size_t>(month)] && !some_day; ++day) {
+        some_day = spec.days.test(static_cast<std::size_t>(day));
+      }
+    }
+    if (!some_day) {
+      return fail(base + 2, kDay,
+                  "no month the month field allows has such a day (February has 29 days at "
+                  "most; April, June, September and November 30), so it would never run");
+    }
+  }
   return spec;
 }
 

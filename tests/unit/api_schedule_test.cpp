@@ -112,6 +112,11 @@ TEST_CASE("a schedule's job template keeps its bytes and gets the defaults when 
 TEST_CASE("every bad schedule field is refused naming it", "[unit]") {
   check_error(create_json(with("cron", "30 25 * * *")), "cron", "hour field");
   check_error(create_json(with("cron", "61 * * * *")), "cron", "61");
+  // A day no month given has never comes; Vixie's "either day" rule still runs this one.
+  check_error(create_json(with("cron", "0 0 30 2 *")), "cron", "day-of-month field (3rd of 5)");
+  check_error(create_json(with("cron", "0 0 0 31 4,6 *")), "cron", "would never run");
+  CHECK(create_json(with("cron", "0 0 30 2 1")));
+  CHECK(create_json(with("cron", "0 0 29 2 *")));
   check_error(create_json(with("cron", 5)), "cron", "must be a string");
   check_error(create_json(with("every", 60)), "cron", "cannot be given together");
   json neither = minimal();

@@ -1245,7 +1245,8 @@ export interface components {
          *     first; each a comma list of `*`, `n`, `a-b`, `*\/n` or `a-b/n`; month and weekday names
          *     (`JAN`, `mon`); weekday 0-7 (0 and 7 are Sunday); when both day fields are restricted a
          *     day matching either runs; or one of `@yearly @annually @monthly @weekly @daily
-         *     @midnight @hourly`. Read as wall-clock times in `timezone`.
+         *     @midnight @hourly`. Read as wall-clock times in `timezone`. An expression that can never
+         *     run (`0 0 30 2 *`: no February has a 30th) is refused with 400.
          * @example 30 2 * * *
          * @example *\/15 * * * *
          * @example 0 0 9 * * mon-fri
