@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 namespace jq::redis {
 namespace {
@@ -40,19 +41,48 @@ Expected<Address, std::string> parse_unix(std::string_view url, std::string_view
   return a;
 }
 
+// %XY sequences decoded (a password may hold any byte: `/` as %2F, `@` as %40, `:` as %3A).
+std::optional<std::string> percent_decoded(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    unsigned value = 0;
+    if (i + 2 >= text.size()) return std::nullopt;
+    const auto [end, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
+    if (ec != std::errc{} || end != text.data() + i + 3) return std::nullopt;
+    out += static_cast<char>(value);
+    i += 2;
+  }
+  return out;
+}
+
+// The credentials go before the last `@` (the host and the database have none), so a password
+// with a raw `/` still parses; `user:password`, `:password` for the default user.
 Expected<Address, std::string> parse_tcp(std::string_view url, std::string_view rest) {
   Address a;
+  if (auto at = rest.rfind('@'); at != std::string_view::npos) {
+    std::string_view user_info = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    auto colon = user_info.find(':');
+    if (colon == std::string_view::npos) {
+      return fail(url,
+                  "credentials are written user:password@ (or :password@ for the default "
+                  "user)");
+    }
+    auto username = percent_decoded(user_info.substr(0, colon));
+    auto password = percent_decoded(user_info.substr(colon + 1));
+    if (!username || !password) {
+      return fail(url, "a % in the credentials must be followed by two hex digits (%2F for /)");
+    }
+    a.username = std::move(*username);
+    a.password = std::move(*password);
+  }
   std::string_view authority = rest.substr(0, rest.find('/'));
   std::string_view path = rest.substr(authority.size());
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
-    std::string_view user_info = authority.substr(0, at);
-    authority = authority.substr(at + 1);
-    auto colon = user_info.find(':');
-    if (colon != std::string_view::npos) {
-      a.username = std::string(user_info.substr(0, colon));
-      a.password = std::string(user_info.substr(colon + 1));
-    }
-  }
   std::string_view host = authority;
   std::string_view port;
   if (authority.starts_with('[')) {
@@ -81,15 +111,15 @@ Expected<Address, std::string> parse_tcp(std::string_view url, std::string_view 
 
 // "[user:password@]host:port[,host:port...][/0]": each seed parsed as a redis:// authority.
 Expected<Target, std::string> parse_cluster(std::string_view url, std::string_view rest) {
+  std::string user_info;
+  if (auto at = rest.rfind('@'); at != std::string_view::npos) {
+    user_info = std::string(rest.substr(0, at + 1));
+    rest = rest.substr(at + 1);
+  }
   std::string_view authority = rest.substr(0, rest.find('/'));
   const std::string_view path = rest.substr(authority.size());
   if (path.size() > 1 && path != "/0") {
     return unexpected(problem_with(url, "a Redis Cluster has only database 0"));
-  }
-  std::string user_info;
-  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
-    user_info = std::string(authority.substr(0, at + 1));
-    authority = authority.substr(at + 1);
   }
   Target target{{}, true};
   while (!authority.empty()) {

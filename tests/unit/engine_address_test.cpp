@@ -41,9 +41,35 @@ TEST_CASE("a redis URL carries a password, which describe() never shows", "[unit
   CHECK(with_user->password == "pa:ss");
   CHECK(with_user->host == "host");
 
+  // Without a colon it is unclear whether a user or a password is meant: said, not dropped.
   auto user_only = parse_address("redis://alice@host");
-  REQUIRE(user_only);
-  CHECK(user_only->password.empty());
+  REQUIRE_FALSE(user_only);
+  CHECK_THAT(user_only.error(), Catch::Contains("user:password@"));
+}
+
+TEST_CASE("a redis URL's credentials may hold any byte, percent-encoded or a raw / or @",
+          "[unit]") {
+  auto encoded = parse_address("redis://jq:a%2Fb%40c%3A%25@127.0.0.1:6379/2");
+  REQUIRE(encoded);
+  CHECK(encoded->username == "jq");
+  CHECK(encoded->password == "a/b@c:%");
+  CHECK(encoded->host == "127.0.0.1");
+  CHECK(encoded->port == 6379);
+  CHECK(encoded->db == 2);
+  // A base64 password as generated, unencoded.
+  auto raw = parse_address("redis://:Zm9v/YmFy+@db.internal:6380/0");
+  REQUIRE(raw);
+  CHECK(raw->password == "Zm9v/YmFy+");
+  CHECK(raw->host == "db.internal");
+  CHECK(raw->port == 6380);
+  auto cluster = jq::redis::parse_target("redis+cluster://jq:se/cret@10.0.0.1:7000,10.0.0.2:7001");
+  REQUIRE(cluster);
+  REQUIRE(cluster->servers.size() == 2);
+  CHECK(cluster->servers[1].password == "se/cret");
+  CHECK(cluster->servers[1].port == 7001);
+  const auto bad = parse_address("redis://jq:50%@host");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error(), Catch::Contains("two hex digits"));
 }
 
 TEST_CASE("a redis URL takes an IPv6 host in brackets", "[unit]") {
