@@ -174,7 +174,7 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"redis: {replicas_ack: -1}", "redis.replicas_ack"},
       {"redis: {replicas_ack: 17}", "redis.replicas_ack"},
       {"redis: {replicas_ack_timeout: 0}", "redis.replicas_ack_timeout"},
-      {"redis: {replicas_ack_timeout: 61}", "redis.replicas_ack_timeout"},
+      {"redis: {replicas_ack_timeout: 5.5}", "redis.replicas_ack_timeout"},
       {"shards: 0", "shards"},
       {"shards: 1025", "shards"},
       {"shard_run: 0", "shard_run"},
