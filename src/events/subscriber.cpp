@@ -16,6 +16,9 @@ namespace {
 
 namespace asio = boost::asio;
 
+// With the command timeout (10 s), a link that stopped answering is made again within 15 s.
+constexpr std::chrono::seconds kPingEvery{5};
+
 std::vector<std::vector<std::string>> subscriptions(const std::vector<std::string>& channels) {
   std::vector<std::vector<std::string>> commands;
   commands.reserve(channels.size());
@@ -43,7 +46,11 @@ Subscriber::Subscriber(asio::any_io_executor executor, redis::Address address,
       strand_(asio::make_strand(executor)),
       address_(std::move(address)),
       channels_(std::move(channels)),
-      cluster_(cluster) {
+      cluster_(cluster),
+      keep_alive_(executor, "events keep-alive", [this]() -> asio::awaitable<Periodic::Duration> {
+        asio::post(strand_, [this] { ping_links(); });
+        co_return kPingEvery;
+      }) {
   if (cluster_) {
     cluster_->on_table_change([this] { asio::post(strand_, [this] { follow_map(); }); });
   }
@@ -57,9 +64,11 @@ void Subscriber::add_listener(Listener listener) {
 
 void Subscriber::start() {
   asio::post(strand_, [this] { follow_map(); });
+  keep_alive_.start();
 }
 
 void Subscriber::stop() {
+  keep_alive_.stop();
   asio::post(strand_, [this] {
     stopped_ = true;
     for (auto& [name, link] : links_) link->node->stop();
@@ -97,7 +106,8 @@ std::shared_ptr<Subscriber::Link> Subscriber::link_to(const redis::Address& addr
   redis::ConnectionOptions options{address};
   options.on_push = [this](redis::Reply message) { on_push(message); };
   std::weak_ptr<Link> weak = link;
-  // A subscribed connection has no commands in flight, so the watchdog never fires on it.
+  // A subscribed connection has no commands in flight but ping_links' PINGs, which let the
+  // watchdog see it stop answering.
   link->node = std::make_shared<redis::Node>(
       executor_, std::move(options),
       [this, weak](redis::Node& node) -> asio::awaitable<std::error_code> {
@@ -113,6 +123,21 @@ std::shared_ptr<Subscriber::Link> Subscriber::link_to(const redis::Address& addr
       /*load_scripts=*/false);
   if (!stopped_) link->node->start();
   return link;
+}
+
+void Subscriber::ping_links() {
+  if (stopped_) return;
+  for (auto& [name, link] : links_) {
+    if (!link->node->ready()) continue;
+    // Its answer matters only to the watchdog, which resets a connection whose PING waits.
+    std::vector<std::string> ping{std::string("PING")};
+    asio::co_spawn(
+        strand_,
+        [node = link->node, ping = std::move(ping)]() mutable -> asio::awaitable<void> {
+          co_await node->command(std::move(ping));
+        },
+        asio::detached);
+  }
 }
 
 void Subscriber::follow_map() {

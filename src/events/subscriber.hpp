@@ -22,6 +22,7 @@
 
 #include "src/events/event.hpp"
 #include "src/redis/address.hpp"
+#include "src/util/periodic.hpp"
 
 namespace jq::redis {
 class Cluster;
@@ -56,6 +57,11 @@ class Subscriber {
   // hears them all.
   void follow_map();
   std::shared_ptr<Link> link_to(const redis::Address& address);
+  // On the strand: a PING on every ready link. A subscribed connection has nothing else in
+  // flight, so without it the connection's watchdog would never see a Redis gone without a word
+  // (a host lost, a NAT or load balancer that dropped the idle connection) and the master would
+  // stay deaf to events until restarted.
+  void ping_links();
 
   boost::asio::any_io_executor executor_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
@@ -65,6 +71,7 @@ class Subscriber {
   std::vector<Listener> listeners_;
   std::map<std::string, std::shared_ptr<Link>> links_;  // by node address; on the strand
   bool stopped_ = false;
+  Periodic keep_alive_;
 };
 
 }  // namespace jq::events

@@ -9,6 +9,7 @@
 #include "tests/support/daemon.hpp"
 #include "tests/support/job_calls.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/tcp_forwarder.hpp"
 #include "tests/support/worker.hpp"
 
 using namespace std::chrono_literals;
@@ -85,6 +86,21 @@ TEST_CASE("/readyz answers 503 while Redis is a replica", "[http]") {
   const auto ready = http.get("/readyz");
   CHECK(ready.status == 503);
   CHECK_THAT(ready.value()["message"].get<std::string>(), Catch::Contains("replica"));
+}
+
+// The events connection only listens: with nothing in flight, a Redis gone without a word (a
+// host lost, a NAT that dropped the idle connection) went unnoticed, and the master never heard
+// another event (results by other masters, registrations, pauses, schedule changes).
+TEST_CASE("an events connection that stops answering is made again", "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  forwarder.watch("SSUBSCRIBE");
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  REQUIRE(wait_until([&] { return forwarder.watched() == 1; }, 5s));
+  forwarder.silence_watched();
+  // A PING every 5 s, and the watchdog's 10 s: a new subscription within 15 s and a reconnect.
+  CHECK(wait_until([&] { return forwarder.watched() == 2; }, 25s));
+  CHECK(daemon.http().post("/v1/jobs", {{"name", "n"}}).status == 201);
 }
 
 TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)", "[http]") {

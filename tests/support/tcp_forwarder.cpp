@@ -28,6 +28,8 @@ struct Pair {
   int client = -1;
   int server = -1;
   std::optional<std::string> replacement;  // for the server's next bytes
+  bool watched = false;
+  bool silent = false;
 };
 
 bool write_all(int fd, const char* data, std::size_t size) {
@@ -78,6 +80,16 @@ void TcpForwarder::refuse(std::string marker, std::string answer, int times) {
   refusals_left_ = times;
 }
 
+void TcpForwarder::watch(std::string marker) {
+  std::lock_guard lock(mutex_);
+  watched_marker_ = std::move(marker);
+}
+
+void TcpForwarder::silence_watched() {
+  std::lock_guard lock(mutex_);
+  silence_ = true;
+}
+
 void TcpForwarder::run() {
   std::vector<Pair> pairs;
   std::vector<char> buffer(64 * 1024);
@@ -99,11 +111,15 @@ void TcpForwarder::run() {
       const int server = ::socket(AF_INET, SOCK_STREAM, 0);
       const sockaddr_in to = loopback(upstream_port_);
       if (::connect(server, reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0) {
-        pairs.push_back(Pair{client, server, std::nullopt});
+        pairs.push_back(Pair{client, server, std::nullopt, false, false});
       } else {
         ::close(client);
         ::close(server);
       }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      for (Pair& p : pairs) p.silent = p.silent || (silence_ && p.watched);
     }
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Pair& p = pairs[i];
@@ -113,6 +129,15 @@ void TcpForwarder::run() {
         const ssize_t n = ::recv(p.client, buffer.data(), buffer.size(), 0);
         const std::string_view read(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
         std::lock_guard lock(mutex_);
+        if (p.silent) {  // what it sends is dropped; once it gives up, both sides go
+          if (n <= 0) close_pair(p);
+          continue;
+        }
+        if (!p.watched && !watched_marker_.empty() &&
+            read.find(watched_marker_) != std::string_view::npos) {
+          p.watched = true;
+          watched_.fetch_add(1);
+        }
         if (n > 0 && refusals_left_ > 0 && read.find(refused_marker_) != std::string_view::npos) {
           --refusals_left_;
           if (!write_all(p.client, refusal_.data(), refusal_.size())) close_pair(p);
@@ -129,6 +154,10 @@ void TcpForwarder::run() {
       }
       if (from_server & (POLLIN | POLLHUP | POLLERR)) {
         const ssize_t n = ::recv(p.server, buffer.data(), buffer.size(), 0);
+        if (p.silent) {
+          if (n <= 0) close_pair(p);
+          continue;
+        }
         bool sent = n > 0;
         if (sent && p.replacement) {
           sent = write_all(p.client, p.replacement->data(), p.replacement->size());

@@ -28,6 +28,12 @@ class TcpForwarder {
   void refuse(std::string marker, std::string answer, int times);
   // How many answers were replaced so far.
   int replaced() const { return replaced_.load(); }
+  // Connections whose client bytes contain `marker` are counted (from now on).
+  void watch(std::string marker);
+  int watched() const { return watched_.load(); }
+  // The connections counted so far go silent: nothing is passed on either way any more, and
+  // neither side is closed (a peer gone without a word, a NAT that forgot the connection).
+  void silence_watched();
 
  private:
   void run();
@@ -43,6 +49,9 @@ class TcpForwarder {
   std::string refusal_;
   int refusals_left_ = 0;
   std::atomic<int> replaced_{0};
+  std::string watched_marker_;
+  bool silence_ = false;
+  std::atomic<int> watched_{0};
   std::thread thread_;
 };
 
