@@ -181,6 +181,15 @@ for i = 0, count - 1 do
       holder = stored_holder(record) or false
       holders[claim] = holder
     end
+    -- A holder on its way to a run cannot take a merge; nor may the push be lost. A holder whose
+    -- claim ends at its start still has it then only while its constraints' admission is
+    -- pending (a reservation keeps it until admitJobs has spoken, in a separate step on a
+    -- cluster): as once it starts, a new job takes the claim over. (A claim that lasts until
+    -- the holder finishes makes the push a plain duplicate.)
+    if holder and push.mode ~= D_KEEP and not holder.waiting and
+       holder.record[R_UNIQUE_UNTIL] == 1 then
+      holder = false
+    end
     if holder then
       if push.mode ~= D_KEEP and holder.waiting then
         holder.merge = holder.merge or merge_target(holder.record, max_list_bytes)

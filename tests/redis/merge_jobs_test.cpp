@@ -220,6 +220,36 @@ TEST_CASE("a merging push makes a new job once the holder has started", "[redis]
   CHECK(argument_of(r, keys, next.fields[0]) == json::array({2}));
 }
 
+TEST_CASE(
+    "a merging push while its holder waits for its constraints' admission makes a new job, "
+    "nothing lost",
+    "[redis]") {
+  if (joined_steps()) return;  // joined, the admission is part of the reservation: no wait
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "one", {{"concurrency", 1}});
+  PushArgs first = unique(Mode::append, 1);
+  first.constraints = packed(json::array({"one", "A"}));
+  const auto f = fields_of(push_jobs(r, keys, 0, {first}));
+  const auto candidates = reserve(r, keys, 0, 1, kNowMs);
+  REQUIRE(candidates.size() == 1);
+  REQUIRE(candidates[0].field == f[0]);
+  REQUIRE(exists(r, claim_of(keys)));  // kept until the admission says
+  PushArgs second = first;
+  second.argument = packed(2);
+  const auto next = pushed(push_jobs(r, keys, 0, {second}, kNowMs, kStampUs + 1), 1);
+  CHECK(next.duplicates.empty());
+  REQUIRE(next.fields[0] != f[0]);
+  CHECK(argument_of(r, keys, next.fields[0]) == json::array({2}));
+  CHECK(argument_of(r, keys, f[0]) == json::array({1}));
+  // The new job holds the claim: a third push merges into it.
+  PushArgs third = first;
+  third.argument = packed(3);
+  const auto last = pushed(push_jobs(r, keys, 0, {third}, kNowMs, kStampUs + 2), 1);
+  CHECK(last.fields[0] == next.fields[0]);
+  CHECK(argument_of(r, keys, next.fields[0]) == json::array({2, 3}));
+}
+
 TEST_CASE("a running holder of a finished-claim is a plain duplicate to a merging push",
           "[redis]") {
   SyncRedis r(shared_redis().port());
