@@ -7,9 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace jq::schedules {
@@ -33,7 +32,9 @@ std::optional<std::pair<std::string, int>> parse_key(std::string_view arg) {
 }  // namespace
 
 Runner::Runner(asio::io_context& io, ScheduleStore& store)
-    : store_(store), loop_(io.get_executor(), "schedules", [this] { return step(); }) {}
+    : store_(store), loop_(io.get_executor(), "schedules", [this] { return step(); }) {
+  for (int shard = 0; shard < store_.shards(); ++shard) to_load_.insert(shard);
+}
 
 void Runner::on_event(const events::Event& event) {
   if (event.kind != events::EventKind::schedules) return;
@@ -42,121 +43,130 @@ void Runner::on_event(const events::Event& event) {
     if (key) {
       to_reload_.insert(*key);
     } else {
-      reload_all_ = true;
+      for (int shard = 0; shard < store_.shards(); ++shard) to_load_.insert(shard);
     }
     loop_.poke();
   });
 }
 
 asio::awaitable<Periodic::Duration> Runner::step() {
-  const milliseconds retry(kRetryMs);
   // Redis away: wait for it quietly (the subscriber's reconnect asks for a reload anyway), and
   // look again soon: a reconnect takes a moment, and a tick due meanwhile may be late by a second.
   if (!store_.redis_ready()) co_return milliseconds(kFirstRetryMs);
-  if (reload_all_) {
-    const bool loaded = co_await reload_all();
-    if (!loaded) co_return retry;
-  }
-  while (!to_reload_.empty()) {
-    Key key = *to_reload_.begin();
-    to_reload_.erase(to_reload_.begin());
-    const bool read = co_await reload(key);
-    if (!read) {
-      to_reload_.insert(std::move(key));
-      co_return retry;
-    }
-  }
+  const std::int64_t now = store_.now_ms();
+  start_reads(now);
   // Every entry due now is found due now, before any is acted on: a tick is missed when a master
-  // found it due too late, not when the ticks due with it (or Redis) take long.
-  const std::int64_t started = store_.now_ms();
-  // Found up to here: the entries due since are found before the next batch is cut (due_ is in
-  // due order), those put meanwhile with an earlier due time when they are batched.
-  std::int64_t found_until = -1;
-  const auto find_due = [&](std::int64_t now) {
-    for (auto it = due_.lower_bound({found_until + 1, Key{}}); it != due_.end() && it->first <= now;
-         ++it) {
-      Entry& entry = entries_.at(it->second);
-      if (entry.found_ms == 0) entry.found_ms = now;
+  // found it due too late, not when the ticks due with it (or Redis) take long. Those put since
+  // with an earlier due time were found when put (set_due).
+  for (auto it = due_.lower_bound({found_until_ + 1, Key{}}); it != due_.end() && it->first <= now;
+       ++it) {
+    Entry& entry = entries_.at(it->second);
+    if (entry.found_ms == 0) entry.found_ms = now;
+  }
+  found_until_ = std::max(found_until_, now);
+  // In due order, past those being acted on; the rest wait for one of them to end (a poke).
+  Periodic::Duration wait = kIdle;
+  std::vector<Key> batch;
+  for (auto it = due_.begin(); it != due_.end(); ++it) {
+    if (in_flight_.contains(it->second)) continue;
+    if (it->first > now) {
+      wait = milliseconds(std::min(it->first - now, kLookAgainMs));
+      break;
     }
-    found_until = now;
-  };
-  find_due(started);
-  for (;;) {
-    if (due_.empty()) co_return kIdle;
-    const std::int64_t now = store_.now_ms();
-    const std::int64_t wait = due_.begin()->first - now;
-    if (wait > 0) co_return milliseconds(std::min(wait, kLookAgainMs));
-    if (now - started >= kStepMs) co_return milliseconds(0);  // reloads first, then on
-    find_due(now);
-    std::vector<Key> batch;
-    for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
-      Entry& entry = entries_.at(it->second);
-      if (entry.found_ms == 0) entry.found_ms = now;
-      batch.push_back(it->second);
-      if (batch.size() == kActTogether) break;
+    if (in_flight_.size() + batch.size() == kActTogether) break;
+    batch.push_back(it->second);
+  }
+  for (Key& key : batch) start_act(std::move(key));
+  if (!failed_loads_.empty() || !failed_reloads_.empty()) {
+    wait = std::min<Periodic::Duration>(
+        wait, milliseconds(std::max<std::int64_t>(retry_reads_at_ - now, 0)));
+  }
+  co_return wait;
+}
+
+void Runner::start_reads(std::int64_t now) {
+  if (now >= retry_reads_at_) {
+    to_load_.merge(failed_loads_);
+    to_reload_.merge(failed_reloads_);
+  }
+  // One read of a shard or schedule at a time: asked again meanwhile, it is read again after.
+  for (auto it = to_load_.begin(); it != to_load_.end();) {
+    if (loading_.contains(*it)) {
+      ++it;
+      continue;
     }
-    co_await act_all(std::move(batch));
+    loading_.insert(*it);
+    asio::co_spawn(loop_.strand(), load(*it), asio::detached);
+    it = to_load_.erase(it);
+  }
+  for (auto it = to_reload_.begin(); it != to_reload_.end();) {
+    if (reloading_.contains(*it)) {
+      ++it;
+      continue;
+    }
+    reloading_.insert(*it);
+    asio::co_spawn(loop_.strand(), read_again(*it), asio::detached);
+    it = to_reload_.erase(it);
   }
 }
 
-asio::awaitable<void> Runner::act_all(std::vector<Key> due) {
-  // Each act on the loop's strand; the last to finish ends the wait (the timer's expiry set to
-  // the past first, in case all finished before the wait began).
-  auto left = std::make_shared<std::size_t>(due.size());
-  auto all_done =
-      std::make_shared<asio::steady_timer>(loop_.strand(), asio::steady_timer::time_point::max());
-  for (Key& key : due) {
-    Key failed = key;
-    asio::co_spawn(loop_.strand(), act(std::move(key)),
-                   [this, left, all_done, failed = std::move(failed)](std::exception_ptr e) {
-                     // First, whatever follows: the wait ends (its handler runs after this one).
-                     if (--*left == 0) {
-                       all_done->expires_at(asio::steady_timer::time_point::min());
-                       all_done->cancel();
-                     }
-                     if (!e) return;
-                     std::string why = "unknown error";
-                     try {
-                       std::rethrow_exception(e);
-                     } catch (const std::exception& ex) {
-                       why = ex.what();
-                     } catch (...) {
-                     }
-                     // As for a Redis failure: again a second later, not at once and for ever.
-                     spdlog::error("schedule {}: acting on it failed ({}); retrying", failed.first,
-                                   why);
-                     retry_soon(failed);
-                   });
+asio::awaitable<void> Runner::load(int shard) {
+  auto records = co_await store_.load_shard(shard);
+  loading_.erase(shard);
+  if (!records) {
+    spdlog::warn("schedules: cannot load those of shard {} ({}); retrying", shard,
+                 records.error().message);
+    failed_loads_.insert(shard);
+    retry_reads_at_ = store_.now_ms() + kRetryMs;
+  } else {
+    // Put over what was known (put keeps when an entry unchanged was found due); what is gone
+    // from the shard goes.
+    std::set<Key> present;
+    for (StoredSchedule& s : *records) {
+      Key key{s.schedule.name, s.shard};
+      present.insert(key);
+      put(std::move(key), std::move(s));
+    }
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      const Key key = (it++)->first;
+      if (key.second == shard && !present.contains(key)) drop(key);
+    }
+    if (to_load_.empty() && loading_.empty() && failed_loads_.empty()) {
+      spdlog::info("schedules: {} loaded", entries_.size());
+    }
   }
-  boost::system::error_code ignored;
-  if (*left > 0) co_await all_done->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  loop_.poke();
 }
 
-asio::awaitable<bool> Runner::reload_all() {
-  reload_all_ = false;
-  std::vector<StoredSchedule> loaded;
-  for (int shard = 0; shard < store_.shards(); ++shard) {
-    auto records = co_await store_.load_shard(shard);
-    if (!records) {
-      spdlog::warn("schedules: cannot load them ({}); retrying", records.error().message);
-      reload_all_ = true;
-      co_return false;
-    }
-    for (StoredSchedule& s : *records) loaded.push_back(std::move(s));
+asio::awaitable<void> Runner::read_again(Key key) {
+  const bool read = co_await reload(key);
+  reloading_.erase(key);
+  if (!read) {
+    failed_reloads_.insert(std::move(key));
+    retry_reads_at_ = store_.now_ms() + kRetryMs;
   }
-  // Put over what was known (put keeps when an entry unchanged was found due); what is gone goes.
-  std::set<Key> present;
-  for (StoredSchedule& s : loaded) {
-    Key key{s.schedule.name, s.shard};
-    present.insert(key);
-    put(std::move(key), std::move(s));
-  }
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    const Key key = (it++)->first;
-    if (!present.contains(key)) drop(key);
-  }
-  spdlog::info("schedules: {} loaded", entries_.size());
-  co_return true;
+  loop_.poke();
+}
+
+void Runner::start_act(Key key) {
+  in_flight_.insert(key);
+  Key acted = key;
+  asio::co_spawn(
+      loop_.strand(), act(std::move(key)), [this, acted = std::move(acted)](std::exception_ptr e) {
+        in_flight_.erase(acted);
+        loop_.poke();
+        if (!e) return;
+        std::string why = "unknown error";
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          why = ex.what();
+        } catch (...) {
+        }
+        // As for a Redis failure: again soon, not at once and for ever.
+        spdlog::error("schedule {}: acting on it failed ({}); retrying", acted.first, why);
+        retry_soon(acted);
+      });
 }
 
 asio::awaitable<bool> Runner::reload(Key key) {
@@ -188,7 +198,8 @@ void Runner::put(Key key, std::optional<StoredSchedule> stored) {
 void Runner::set_due(const Key& key, Entry& entry, std::int64_t due_ms) {
   if (entry.due_ms > 0) due_.erase({entry.due_ms, key});
   entry.due_ms = due_ms;
-  entry.found_ms = 0;
+  // Due by the time the steps have looked at: found now (steps look on from there).
+  entry.found_ms = due_ms > 0 && due_ms <= found_until_ ? store_.now_ms() : 0;
   if (due_ms > 0) due_.insert({due_ms, key});
 }
 
@@ -258,7 +269,8 @@ asio::awaitable<void> Runner::tick(const Key& key, Entry entry) {
                  api::to_string(entry.stored.schedule.missed));
   }
   const auto it = entries_.find(key);
-  if (it == entries_.end()) co_return;
+  // Gone, or read again meanwhile as changed (an edit): that record says what comes next.
+  if (it == entries_.end() || it->second.stored.record.version != read.version) co_return;
   it->second.stored.record.next_ms = plan.after_ms;
   it->second.retry_ms = 0;
   set_due(key, it->second, plan.after_ms);

@@ -10,7 +10,8 @@
 // (100 ms, doubling up to a second); a tick found due more than a second after its time is
 // missed (ticks.hpp). Ticks due together (thousands of schedules on the same minute) are claimed
 // kActTogether at a time, each late by when a step found it due: the runner's own backlog misses
-// none.
+// none. Reads and ticks run on their own, so a shard whose Redis node fails holds up only its
+// own schedules.
 #pragma once
 
 #include <cstdint>
@@ -35,11 +36,10 @@ class Runner {
   // later than the second it may be late.
   static constexpr std::int64_t kFirstRetryMs = 100;
   static constexpr std::int64_t kRetryMs = 1000;
-  // Due entries acted on at once: their fireSchedule calls go to Redis together.
+  // Due entries acted on at once at most: the fireSchedule calls a step starts go to Redis
+  // together, and an entry whose call waits (a cluster node failing over) holds one of these
+  // while the others go on.
   static constexpr std::size_t kActTogether = 64;
-  // A step acts on due entries for this long at most, then reloads what changed meanwhile (and
-  // may stop) before it goes on.
-  static constexpr std::int64_t kStepMs = 500;
   // The longest sleep towards a tick: the wait is reckoned on the wall clock but slept on the
   // steady one, which a clock step (NTP, a VM resumed) or a suspend leaves behind; looking
   // again this often finds the tick in time (a look compares times, nothing more).
@@ -63,11 +63,16 @@ class Runner {
   };
 
   asio::awaitable<Periodic::Duration> step();
-  asio::awaitable<bool> reload_all();
+  // Starts the reads asked for (to_load_, to_reload_), and those that failed once their retry
+  // is due; each runs on its own and pokes the loop when done, so a shard that cannot be read
+  // (its cluster node failing over) holds up neither the others nor the ticks.
+  void start_reads(std::int64_t now);
+  asio::awaitable<void> load(int shard);
+  asio::awaitable<void> read_again(Key key);
   asio::awaitable<bool> reload(Key key);
-  // Acts on due entries together; returns when all are done.
-  asio::awaitable<void> act_all(std::vector<Key> due);
-  // Acts on one due entry: its tick, or finishing its move.
+  // Acts on one due entry, on its own (in_flight_ until it ends, then the loop is poked): its
+  // tick, or finishing its move.
+  void start_act(Key key);
   asio::awaitable<void> act(Key key);
   asio::awaitable<void> tick(const Key& key, Entry entry);
   void put(Key key, std::optional<StoredSchedule> stored);
@@ -79,8 +84,11 @@ class Runner {
   // On the loop's strand.
   std::map<Key, Entry> entries_;
   std::set<std::pair<std::int64_t, Key>> due_;  // (due_ms, key) of entries with something to do
-  bool reload_all_ = true;
-  std::set<Key> to_reload_;
+  std::int64_t found_until_ = -1;  // every entry due by then was found due (found_ms set)
+  std::set<Key> in_flight_;        // entries being acted on
+  std::set<int> to_load_, loading_, failed_loads_;  // shards to read whole
+  std::set<Key> to_reload_, reloading_, failed_reloads_;
+  std::int64_t retry_reads_at_ = 0;  // when the failed reads are tried again
   Periodic loop_;
 };
 
