@@ -245,8 +245,8 @@ function outcome(answer) {
   return `${answer.type} (${answer.reason}): ${answer.message}`;
 }
 
-// The constraints API: create, read, patch, replace, list, delete. Holding jobs at dispatch is
-// not built yet: a constraint is stored and shown, its live state reads zero.
+// The constraints API: create, read, patch, replace, list, delete. The demo's jobs have run by
+// then, so the constraint's live state reads zero.
 async function showConstraints(jq) {
   const name = `demo-node-${process.pid}`;
   const created = await jq.createConstraint({

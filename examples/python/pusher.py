@@ -265,8 +265,8 @@ def outcome(answer):
 
 
 def show_constraints(jq):
-    """The constraints API: create, read, patch, replace, list, delete. Holding jobs at dispatch
-    is not built yet: a constraint is stored and shown, its live state reads zero."""
+    """The constraints API: create, read, patch, replace, list, delete. The demo's jobs have
+    run by then, so the constraint's live state reads zero."""
     name = "demo-python-%d" % os.getpid()
     created = jq.create_constraint({
         "name": name,

@@ -189,6 +189,18 @@ TEST_CASE("docker-compose's config loads: all interfaces, the Redis service, aut
   CHECK(config.auth.tokens.size() == 3);
 }
 
+// The image's default: reachable through the container's published port, so a listen on all
+// interfaces must load (a non-loopback listen without tokens is refused unless allowed).
+TEST_CASE("the image's config loads: all interfaces, the embedded Redis in the volume, open",
+          "[unit]") {
+  const std::string path = std::string(JQ_SOURCE_DIR) + "/docker/jqmaster.image.yaml";
+  const Config config = load(Flags{.config_file = path}, kNoEnv);
+  CHECK(config.listen.host == "0.0.0.0");
+  CHECK(config.redis.url.empty());
+  CHECK(config.data_dir == "/var/lib/jqmaster/data");
+  CHECK(config.auth.allow_open);
+}
+
 TEST_CASE("the cluster compose file's config loads: the cluster's seeds, replicas_ack 1",
           "[unit]") {
   const std::string path = std::string(JQ_SOURCE_DIR) + "/docker/jqmaster.cluster.yaml";
