@@ -45,7 +45,7 @@ const state = {
   constraints: new Map(), // name -> the constraint as last read, for the limits form
   // The job browser: what it shows, the cursor of the page shown (null: the first) and of the
   // next one.
-  browse: { state: 'queued', name: '', cursor: null, next: null },
+  browse: { state: 'queued', name: '', cursor: null, next: null, problem: '' },
 };
 
 // --- the API -----------------------------------------------------------------------------------
@@ -344,12 +344,21 @@ function renderDead(dead, total) {
 
 const JOBS_PAGE = 20;
 
+// The API's rule for a job name: asked before a request that would be refused.
+const JOB_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
+
+// A page of jobs, or {error} when it cannot be read: the other panels refresh all the same.
 async function loadJobs() {
   const b = state.browse;
   const query = new URLSearchParams({ state: b.state, limit: String(JOBS_PAGE) });
   if (b.name) query.set('name', b.name);
   if (b.cursor) query.set('cursor', b.cursor);
-  return api('GET', `/v1/jobs?${query}`);
+  try {
+    return await api('GET', `/v1/jobs?${query}`);
+  } catch (e) {
+    if (e instanceof AuthNeeded) throw e;
+    return { error: e.message };
+  }
 }
 
 // What the job waits for or when it happened, by state.
@@ -402,9 +411,11 @@ function updateJobRow(row, job) {
 
 function renderJobs(page) {
   const b = state.browse;
+  $('jobs-error').textContent = b.problem || (page.error ? `Cannot list the jobs: ${page.error}` : '');
+  const jobs = page.jobs || [];
   b.next = page.next_cursor;
-  syncRows($('jobs'), page.jobs, (j) => j.id, createJobRow, updateJobRow);
-  showEmpty('jobs-empty', page.jobs.length === 0);
+  syncRows($('jobs'), jobs, (j) => j.id, createJobRow, updateJobRow);
+  showEmpty('jobs-empty', jobs.length === 0 && !page.error);
   $('jobs-next').disabled = !b.next;
   $('jobs-first').disabled = !b.cursor;
   $('jobs-where').textContent = `${b.state}${b.name ? ` · ${b.name}` : ''}${b.cursor ? ' · a later page' : ''}`;
@@ -417,8 +428,15 @@ function browseFrom(cursor) {
 
 function showJobs(event) {
   event.preventDefault();
+  const name = $('jobs-name').value.trim();
+  if (name && !JOB_NAME.test(name)) {
+    state.browse.problem = `"${name}" is not a job name: 1-128 of A-Z a-z 0-9 _ . : -, not starting with . : or -`;
+    $('jobs-error').textContent = state.browse.problem;
+    return;
+  }
+  state.browse.problem = '';
   state.browse.state = $('jobs-state').value;
-  state.browse.name = $('jobs-name').value.trim();
+  state.browse.name = name;
   browseFrom(null);
 }
 
@@ -664,8 +682,9 @@ function renderSchedules(schedules) {
 
 // --- throughput ----------------------------------------------------------------------------------
 
+// A job is done once it succeeded or went dead; `failed` counts attempts, retried ones too.
 function record(stats, now) {
-  state.samples.push({ t: now, done: (stats.succeeded || 0) + (stats.failed || 0), failed: stats.failed || 0 });
+  state.samples.push({ t: now, done: (stats.succeeded || 0) + (stats.dead || 0), failed: stats.dead || 0 });
   while (state.samples.length > 2 && state.samples[1].t < now - HISTORY_MS) state.samples.shift();
 }
 
@@ -704,7 +723,7 @@ function renderChart(now) {
   const y = (v) => top + (1 - v / peak) * (H - top - bottom);
   const latest = points[points.length - 1];
   const summary = latest
-    ? `now ${rate(latest.done)} jobs/s completed, ${rate(latest.failed)}/s failed; peak ${rate(Math.max(...points.map((p) => p.done)))}/s`
+    ? `now ${rate(latest.done)} jobs/s completed, ${rate(latest.failed)}/s failed for good (dead); peak ${rate(Math.max(...points.map((p) => p.done)))}/s`
     : 'collecting: the first rate appears after two refreshes';
 
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Throughput chart: ${summary}` });

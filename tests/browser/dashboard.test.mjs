@@ -441,6 +441,19 @@ async function run() {
         await page.getByRole('button', { name: 'Show', exact: true }).click();
         await until('the kept dead job to be listed', async () =>
           (await rows.count()) === 1 && (await rows.nth(0).textContent()).includes(keptId));
+        // A name the API would refuse is said in the panel; the page goes on refreshing.
+        await page.locator('#jobs-name').fill('mail *');
+        await page.getByRole('button', { name: 'Show', exact: true }).click();
+        await until('the panel to say the name is not one', async () =>
+          /not a job name/.test(await page.locator('#jobs-error').textContent()));
+        const stamp = await page.locator('#status').textContent();
+        await until('the next refresh', async () => (await page.locator('#status').textContent()) !== stamp);
+        assert.match(await page.locator('#status').textContent(), /^Updated/);
+        assert.match(await page.locator('#jobs-error').textContent(), /not a job name/, 'still said after a refresh');
+        await page.locator('#jobs-name').fill(DOOMED);
+        await page.getByRole('button', { name: 'Show', exact: true }).click();
+        await until('the error to go with a valid name', async () =>
+          (await page.locator('#jobs-error').textContent()) === '');
       });
       // The row's cells after its name: timetable, job, next run, last run, runs, skipped,
       // missed, state.
