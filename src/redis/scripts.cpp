@@ -35,6 +35,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::expire_workers, "expireWorkers-4"},
     Binding{ScriptId::acquire_slots, "acquireSlots-2"},
     Binding{ScriptId::release_slots, "releaseSlots-1"},
+    Binding{ScriptId::set_slots, "setSlots-2"},
     Binding{ScriptId::queue_stats, "queueStats-3"},
     Binding{ScriptId::list_dead, "listDead-2"},
     Binding{ScriptId::browse_jobs, "browseJobs-6"},

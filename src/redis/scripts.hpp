@@ -29,6 +29,7 @@ enum class ScriptId {
   expire_workers,
   acquire_slots,
   release_slots,
+  set_slots,
   queue_stats,
   list_dead,
   browse_jobs,

@@ -113,7 +113,11 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
   if (std::exchange(redis_lost_, false)) {
     heads_.forget_all();  // what Redis holds now is read afresh
     co_await give_back_all();
+    // Away long enough, this master's heartbeat lapsed and another may have dropped its
+    // holdings while its attempts still ran: say them again.
+    for (auto& [id, state] : slots_.all()) lease_unsure_.insert(id);
   }
+  if (!lease_unsure_.empty()) co_await restate_leases();
   if (clock_() >= next_refresh_ && !reading_again_) read_heads_again();
   // Jobs ahead first: a slot held takes one before any other, and those due go back.
   for (auto& [id, state] : slots_.all()) start_ahead(state);
@@ -152,7 +156,28 @@ asio::awaitable<void> Scheduler::give_back_all() {
 
 asio::awaitable<void> Scheduler::give_back(EndpointState& state) {
   const int held = EndpointSlots::take_held(state);
-  if (held > 0) co_await workers_.release(state.endpoint->id, held);
+  if (held > 0) co_await release_slots(state.endpoint->id, held);
+}
+
+asio::awaitable<void> Scheduler::release_slots(std::string endpoint_id, int n) {
+  // The result in a variable: g++ 12 compiled `if (!co_await ...)` here into a loop that never
+  // ended (the master spun at 100 % CPU).
+  const auto released = co_await workers_.release(endpoint_id, n);
+  if (!released) lease_unsure_.insert(endpoint_id);
+}
+
+asio::awaitable<void> Scheduler::restate_leases() {
+  const std::set<std::string> unsure = std::exchange(lease_unsure_, {});
+  for (const std::string& id : unsure) {
+    int holding = 0;
+    if (EndpointState* state = slots_.find(id); state && !state->removed) {
+      // Unused slots are leased again when needed, against every master's holdings.
+      EndpointSlots::take_held(*state);
+      holding = state->inflight;
+    }
+    const auto stated = co_await workers_.set_slots(id, holding);
+    if (!stated) lease_unsure_.insert(id);
+  }
 }
 
 // Registrations, job names and paused queues, when an event said they changed.
@@ -199,7 +224,7 @@ asio::awaitable<void> Scheduler::reload_workers() {
     const EndpointState* state = slots_.find(id);
     metrics_.worker(url).reserved_ahead.set(state ? static_cast<double>(state->ahead.size()) : 0);
   }
-  for (auto& [id, held] : gone.slots) co_await workers_.release(id, held);
+  for (auto& [id, held] : gone.slots) co_await release_slots(id, held);
 }
 
 // One pass over the endpoints with free slots, fewest outstanding first. True when what it knew
@@ -334,7 +359,11 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
   if (state.held < want) {
     auto granted = co_await workers_.acquire(state.endpoint->id, want - state.held,
                                              state.endpoint->concurrency);
-    if (granted) state.held += *granted;
+    if (granted) {
+      state.held += *granted;
+    } else {
+      lease_unsure_.insert(state.endpoint->id);  // granted or not: stated at the next step
+    }
   }
   if (want > 0 && state.held == 0) {
     slots_.full(state, clock_());
@@ -433,7 +462,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   }
   slots_.forget_if_gone(endpoint_id);
   give_back_jobs(std::move(back));
-  if (give_back > 0) co_await workers_.release(endpoint_id, give_back);
+  if (give_back > 0) co_await release_slots(endpoint_id, give_back);
   update_claimable();
 }
 
@@ -449,7 +478,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
   const auto follow = slots_.finished(endpoint_id, end, clock_(), stopping_);
   if (!follow) return;
   if (follow->release_slot) {
-    asio::co_spawn(loop_.strand(), workers_.release(endpoint_id, 1), asio::detached);
+    asio::co_spawn(loop_.strand(), release_slots(endpoint_id, 1), asio::detached);
   }
   if (follow->mark_up) {
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);

@@ -104,6 +104,12 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> give_back(EndpointState& state);
   asio::awaitable<void> give_back_all();
+  // Gives `n` slots of an endpoint back to Redis; a failed call (the script may or may not have
+  // run) leaves the endpoint's lease to be stated again (lease_unsure_).
+  asio::awaitable<void> release_slots(std::string endpoint_id, int n);
+  // States this master's holding of each endpoint in lease_unsure_ as its attempts in flight
+  // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
+  asio::awaitable<void> restate_leases();
   void on_pushed(const events::Event& event);
   void finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end);
   void dispatch(EndpointState& state, store::ReservedJob job);
@@ -140,6 +146,7 @@ class Scheduler : public store::DirectDispatch {
   EndpointSlots slots_;
   bool stopping_ = false;
   bool redis_lost_ = false;
+  std::set<std::string> lease_unsure_;  // endpoints whose lease in Redis may not be ours
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
   SteadyTime next_refresh_{};

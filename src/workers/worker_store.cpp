@@ -8,6 +8,7 @@
 #include "src/redis/bindings/register_worker.hpp"
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
+#include "src/redis/bindings/set_slots.hpp"
 #include "src/redis/script_sources.hpp"
 #include "src/util/hex.hpp"
 #include "src/util/time.hpp"
@@ -22,6 +23,7 @@ using redis::bindings::ExpireWorkers;
 using redis::bindings::RegisterWorker;
 using redis::bindings::ReleaseSlots;
 using redis::bindings::RemoveWorker;
+using redis::bindings::SetSlots;
 
 std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string& text) {
   try {
@@ -204,6 +206,14 @@ asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, 
 
 asio::awaitable<Expected<void, StoreError>> WorkerStore::release(std::string id, int n) {
   redis::ScriptCall call = ReleaseSlots::call(ReleaseSlots::keys(keys_, id), {master_id_, n});
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  co_return Expected<void, StoreError>{};
+}
+
+asio::awaitable<Expected<void, StoreError>> WorkerStore::set_slots(std::string id, int n) {
+  redis::ScriptCall call =
+      SetSlots::call(SetSlots::keys(keys_, id), {master_id_, n, now_ms(), kHeartbeatTtl.count()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   co_return Expected<void, StoreError>{};

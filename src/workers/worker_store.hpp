@@ -44,6 +44,9 @@ class WorkerStore {
   // Slots of an endpoint's concurrency held by this master; grants at most `want`.
   asio::awaitable<Expected<int, StoreError>> acquire(std::string id, int want, int concurrency);
   asio::awaitable<Expected<void, StoreError>> release(std::string id, int n);
+  // This master holds `n` slots of the endpoint, said as a number (setSlots): what puts the
+  // holding right when an acquire's or a release's answer was lost.
+  asio::awaitable<Expected<void, StoreError>> set_slots(std::string id, int n);
   // Counters after an attempt; `error` non-empty becomes last_error. Added up in memory (any
   // thread) and written by flush_outcomes, so a finished attempt costs no Redis round trip.
   void record_outcome(const std::string& id, bool succeeded, std::string error);

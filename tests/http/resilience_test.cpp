@@ -103,6 +103,25 @@ TEST_CASE("an events connection that stops answering is made again", "[http]") {
   CHECK(daemon.http().post("/v1/jobs", {{"name", "n"}}).status == 201);
 }
 
+// A lease of a worker's slots is a counter in Redis that each master adds to and takes from: an
+// acquire that ran but whose answer was lost kept the slot leased for ever, and a worker of
+// concurrency 1 got no job again, from any master.
+TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets its jobs",
+          "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  forwarder.replace_answer("acquireSlots", "-ERR upstream timed out\r\n");
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  jq::test::push(http, {{"name", "n"}});
+  REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 5s));
+  CHECK(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  jq::test::push(http, {{"name", "n"}});
+  CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 5s));
+}
+
 TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
