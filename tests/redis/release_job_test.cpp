@@ -47,6 +47,25 @@ TEST_CASE("a released job is ready again in its old place and the attempt does n
   CHECK(events.take(r) == std::vector<std::string>{"p email 0 2 " + member});
 }
 
+// Jobs reserved together (ahead of a busy worker) and given back one by one, in whatever order:
+// each takes its own turn again, so they run in push order, not the last given back first.
+TEST_CASE("jobs released one by one line up in their push order, whatever the order of release",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = fields_of(push_jobs(r, keys, 0, {{}, {}, {}, {}, {}}));
+  REQUIRE(reserve_jobs(r, keys, 0, "email", 4).elements.size() == 8);  // f[0] .. f[3]
+  CHECK(release_job(r, keys, 0, f[0], 1) == ReleaseJob::Status::released);
+  CHECK(release_job(r, keys, 0, f[2], 1) == ReleaseJob::Status::released);
+  CHECK(release_job(r, keys, 0, f[1], 1) == ReleaseJob::Status::released);
+  CHECK(release_job(r, keys, 0, f[3], 1) == ReleaseJob::Status::released);
+  std::vector<std::string> order;
+  for (const auto& [member, priority] : ready_queue(r, keys, 0, "email")) order.push_back(member);
+  std::vector<std::string> pushed;
+  for (const std::string& field : f) pushed.push_back(member_of(r, keys, 0, field));
+  CHECK(order == pushed);
+}
+
 TEST_CASE("a released retry goes back to attempts it had before the reservation", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
