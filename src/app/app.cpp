@@ -405,6 +405,7 @@ class Daemon {
   asio::awaitable<void> shutdown() {
     server_.stop_accepting();
     server_.close_connections();
+    waiters_.notify_all();  // long polls look once more and answer (jobs.cpp)
     signals_.cancel();
     hangups_.cancel();
     const auto deadline = std::chrono::steady_clock::now() +

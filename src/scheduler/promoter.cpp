@@ -1,5 +1,6 @@
 #include "src/scheduler/promoter.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -18,6 +19,8 @@ constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
 // A net for events missed while the subscriber reconnects; the due times are what drive it.
 constexpr milliseconds kMaxSleep{5000};
 constexpr milliseconds kRedisAway{200};
+// After a shard's promotion (or the constraints' wake) failed: look again this soon.
+constexpr milliseconds kAfterFailure{200};
 
 // The next time to look: the earliest of what Redis said is due (0: nothing) and what was
 // announced meanwhile (kNone: nothing), or kMaxSleep from now when neither says anything.
@@ -61,10 +64,10 @@ asio::awaitable<Periodic::Duration> Promoter::step() {
       kMaxSleep, milliseconds(std::max<std::int64_t>(0, next - store_.now_ms())));
 }
 
-// Promotes what is due in every shard and learns the next due time (0 when unknown: a shard
-// failed, so the next step looks again; with nothing scheduled, kMaxSleep from now, a net for
-// announcements missed while the subscriber reconnects). A shard that fails does not hold up the
-// others.
+// Promotes what is due in every shard and learns the next due time (kAfterFailure from now at
+// the latest when a shard failed, so the next step looks again soon; with nothing scheduled,
+// kMaxSleep from now, a net for announcements missed while the subscriber reconnects). A shard
+// that fails does not hold up the others, nor their due times.
 asio::awaitable<void> Promoter::promote_all() {
   // Due times announced while the pass runs may concern shards it has already read.
   next_due_ms_ = kNone;
@@ -86,11 +89,9 @@ asio::awaitable<void> Promoter::promote_all() {
     }
   }
   const std::int64_t announced = next_due_ms_;  // the earliest "s <due>" heard meanwhile
-  if (!all_read) {
-    next_due_ms_ = 0;
-  } else {
-    next_due_ms_ = earliest(next, announced, store_.now_ms());
-  }
+  const std::int64_t now = store_.now_ms();
+  next_due_ms_ = earliest(next, announced, now);
+  if (!all_read) next_due_ms_ = std::min(next_due_ms_, now + kAfterFailure.count());
 }
 
 // The pairs due in wake_due, woken (Handoff); the next due time, as for the retries.
@@ -100,7 +101,8 @@ asio::awaitable<void> Promoter::wake_constraints() {
   const std::int64_t announced = next_wake_ms_;
   if (!r) {
     spdlog::warn("waking jobs held by constraints failed: {}", r.error().message);
-    next_wake_ms_ = 0;
+    next_wake_ms_ = earliest(0, announced, store_.now_ms());
+    next_wake_ms_ = std::min(next_wake_ms_, store_.now_ms() + kAfterFailure.count());
   } else {
     next_wake_ms_ = earliest(r->value_or(0), announced, store_.now_ms());
   }

@@ -184,11 +184,13 @@ asio::awaitable<void> Scheduler::restate_leases() {
 asio::awaitable<void> Scheduler::reload() {
   if (reload_workers_) co_await reload_workers();
   if (reload_names_) {
+    // Cleared before the read: an event that comes while it is on its way asks for another.
+    reload_names_ = false;
     auto loaded = co_await queues_.load_names();
+    if (!loaded) reload_names_ = true;
     if (loaded) {
       names_.insert(loaded->all.begin(), loaded->all.end());
       paused_ = std::move(loaded->paused);
-      reload_names_ = false;
       for (const std::string& name : names_) recheck_work(name);
       // Jobs of a queue paused now go back to it, not to a worker.
       for (auto& [id, state] : slots_.all()) {
@@ -201,9 +203,13 @@ asio::awaitable<void> Scheduler::reload() {
 }
 
 asio::awaitable<void> Scheduler::reload_workers() {
-  auto loaded = co_await workers_.load_all();
-  if (!loaded) co_return;
+  // Cleared before the read: an event that comes while it is on its way asks for another.
   reload_workers_ = false;
+  auto loaded = co_await workers_.load_all();
+  if (!loaded) {
+    reload_workers_ = true;
+    co_return;
+  }
   // The endpoints with jobs ahead now: the update may leave them with none, or forget them.
   std::vector<std::pair<std::string, std::string>> had_ahead;  // id, url
   for (const auto& [id, state] : slots_.all()) {

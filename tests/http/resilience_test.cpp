@@ -122,6 +122,27 @@ TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets 
   CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 5s));
 }
 
+// A retry waits in the scheduled set until the promoter makes it ready. A promotion that failed
+// (a moment's error) was looked at again only by the 5 s net, so the retry ran seconds late.
+TEST_CASE("a promotion that failed is tried again soon, not after the 5 s net", "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0", 1,
+                 "retry:\n  base: 1\n  max: 1\n  jitter: 0\n"});
+  auto http = daemon.http();
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  const std::string id =
+      jq::test::push(http, {{"name", "n"}, {"argument", {{"fail_until", 2}}}, {"max_retry", 1}});
+  const auto state = [&] { return http.get("/v1/jobs/" + id).value()["state"]; };
+  REQUIRE(wait_until([&] { return state() == "scheduled"; }, 5s));  // its retry, 1 s ahead
+  forwarder.refuse("promoteJobs", "-ERR upstream timed out\r\n", 1);
+  const auto failed_at = std::chrono::steady_clock::now();
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));  // the retry
+  CHECK(forwarder.refused() == 1);
+  CHECK(std::chrono::steady_clock::now() - failed_at < 3s);
+}
+
 TEST_CASE("a script library flushed from Redis is loaded again (FUNCTION FLUSH)", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
@@ -251,6 +272,29 @@ TEST_CASE("a long poll answered during shutdown says Connection: close", "[http]
   CHECK(answer.starts_with("HTTP/1.1 "));
   CHECK(answer.find("Connection: close") != std::string::npos);
   CHECK(daemon.wait_exit(15s) == 0);
+}
+
+// A rolling restart while a client long-polls for a job that is still queued: the poll answers
+// at once ("still pending", and the connection closes), rather than holding the shutdown for its
+// whole grace and then closing without a word.
+TEST_CASE("SIGTERM answers a long poll at once, and does not wait out its wait", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  const std::string id =
+      daemon.http().post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
+  jq::test::RawConnection poll(daemon.port());
+  REQUIRE(poll.send("GET /v1/jobs/" + id + "/result?wait=60 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  SyncRedis r(redis.port());
+  REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
+  const auto began = std::chrono::steady_clock::now();
+  REQUIRE(::kill(daemon.pid(), SIGTERM) == 0);
+  bool closed = false;
+  const std::string answer = poll.read_until_closed(20s, &closed);
+  CHECK(answer.starts_with("HTTP/1.1 202 "));
+  CHECK(answer.find("Connection: close") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - began < 5s);  // shutdown_grace is 10 s
+  CHECK(daemon.wait_exit(15s) == 0);
+  CHECK(std::chrono::steady_clock::now() - began < 5s);
 }
 
 TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {

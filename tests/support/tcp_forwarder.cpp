@@ -140,6 +140,7 @@ void TcpForwarder::run() {
         }
         if (n > 0 && refusals_left_ > 0 && read.find(refused_marker_) != std::string_view::npos) {
           --refusals_left_;
+          refused_.fetch_add(1);
           if (!write_all(p.client, refusal_.data(), refusal_.size())) close_pair(p);
           continue;
         }

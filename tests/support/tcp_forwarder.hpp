@@ -26,6 +26,7 @@ class TcpForwarder {
   // The next `times` client reads that contain `marker` are not passed on: the client gets
   // `answer` instead (one request per read: the client sends one at a time).
   void refuse(std::string marker, std::string answer, int times);
+  int refused() const { return refused_.load(); }  // requests refused so far
   // How many answers were replaced so far.
   int replaced() const { return replaced_.load(); }
   // Connections whose client bytes contain `marker` are counted (from now on).
@@ -49,6 +50,7 @@ class TcpForwarder {
   std::string refusal_;
   int refusals_left_ = 0;
   std::atomic<int> replaced_{0};
+  std::atomic<int> refused_{0};
   std::string watched_marker_;
   bool silence_ = false;
   std::atomic<int> watched_{0};

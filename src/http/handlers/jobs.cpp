@@ -112,7 +112,8 @@ Expected<std::chrono::milliseconds, api::ApiError> parse_wait(const Request& req
   return std::chrono::milliseconds(static_cast<std::int64_t>(*wait * 1000));
 }
 
-awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiters, Request& req) {
+awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiters,
+                           const std::atomic<bool>& stopping, Request& req) {
   auto wait = parse_wait(req);
   if (!wait) co_return respond_error(req, wait.error());
   const std::string_view id_text = req.param("id");
@@ -163,13 +164,18 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0 || client_left()) break;
+      if (left.count() <= 0 || client_left() || stopping) break;
       const bool woken = co_await waiters.wait(ticket, left);
       if (!woken || handed(ticket)) {
         ticket.reset();  // out of the waiters already
         break;
       }
       if (client_left()) break;
+      if (stopping) {  // woken by the shutdown: one look at the store below, then the answer
+        ticket.reset();
+        looked = false;
+        break;
+      }
       // Read even when the job runs here again: an "r" event may be what woke us.
       ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
       if (waiting) *waiting = ticket;
@@ -218,7 +224,8 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
 }  // namespace
 
 void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults,
-                    events::ResultWaiters& waiters, PushedHook on_pushed) {
+                    events::ResultWaiters& waiters, PushedHook on_pushed,
+                    const std::atomic<bool>& stopping) {
   const Roles pushers = {Role::push};
   router.add(Method::post, "/v1/jobs", pushers, [&store, defaults, on_pushed](Request& req) {
     return push(store, defaults, on_pushed, req);
@@ -230,7 +237,8 @@ void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults def
   // Fetching a kept result takes it: a HEAD would lose it without anyone reading it.
   router.add(
       Method::get, "/v1/jobs/{id}/result", pushers,
-      [&store, &waiters](Request& req) { return result(store, waiters, req); }, Head::refused);
+      [&store, &waiters, &stopping](Request& req) { return result(store, waiters, stopping, req); },
+      Head::refused);
 }
 
 }  // namespace jq::http

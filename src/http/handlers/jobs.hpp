@@ -1,6 +1,7 @@
 // /v1/jobs: push (one or a batch), read, cancel, and fetch a kept result.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -23,7 +24,10 @@ struct Pushed {
 };
 using PushedHook = std::function<void(const Pushed& pushed)>;
 
+// `stopping`: the daemon shuts down; a long poll then looks once more and answers (its waiters
+// are woken, ResultWaiters::notify_all) instead of holding the shutdown for its whole wait.
 void add_job_routes(Router& router, store::JobStore& store, api::JobDefaults defaults,
-                    events::ResultWaiters& waiters, PushedHook on_pushed);
+                    events::ResultWaiters& waiters, PushedHook on_pushed,
+                    const std::atomic<bool>& stopping);
 
 }  // namespace jq::http
