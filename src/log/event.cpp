@@ -43,7 +43,11 @@ void event(spdlog::level::level_enum level, std::string_view message,
       payload += ' ';
       payload += f.key;
       payload += '=';
-      payload += f.text;
+      if (f.quoted) {
+        append_log_text(payload, f.text);
+      } else {
+        payload += f.text;
+      }
     }
   }
   spdlog::log(level, "{}", payload);

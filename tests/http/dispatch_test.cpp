@@ -7,6 +7,7 @@
 #include <future>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "src/util/time.hpp"
 #include "tests/redis/script_test_support.hpp"
@@ -446,6 +447,29 @@ TEST_CASE("a long poll whose client left leaves the result for the next fetch", 
     REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
   }  // the client gives up and closes
   // The job runs 300 ms on this master, which hands a result to the polls waiting here.
+  Worker worker;
+  register_worker(http, worker.url(), {"n"}, 1);
+  const json result = result_of(http, id);
+  REQUIRE(result.is_object());
+  CHECK(result["type"] == "success");
+}
+
+// Bytes the master has not read yet (a request pipelined behind the poll, a TLS client's
+// close_notify) must not hide the client's close that follows them.
+TEST_CASE("a long poll whose client sent more and then left leaves the result for the next fetch",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, kFastRetry});
+  auto http = daemon.http();
+  const std::string id = push_kept_300ms(http);
+  {
+    jq::test::RawConnection poll(daemon.port());
+    REQUIRE(poll.send("GET /v1/jobs/" + id + "/result?wait=20 HTTP/1.1\r\nHost: x\r\n\r\n"));
+    jq::test::SyncRedis r(redis.port());
+    REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
+    REQUIRE(poll.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    std::this_thread::sleep_for(100ms);  // the pipelined request is seen first, on its own
+  }  // then the client closes
   Worker worker;
   register_worker(http, worker.url(), {"n"}, 1);
   const json result = result_of(http, id);
