@@ -46,6 +46,17 @@ Expected<json, std::string> parse_json(const std::string& text, const std::strin
   }
 }
 
+std::string with_raw_member(const json& object, std::string_view key, std::string_view raw) {
+  std::string out = object.dump(-1, ' ', false, json::error_handler_t::replace);
+  out.pop_back();  // the closing brace
+  if (out.size() > 1) out += ',';
+  out += json(std::string(key)).dump();
+  out += ':';
+  out += raw;
+  out += '}';
+  return out;
+}
+
 Expected<std::string, std::string> read_source(const std::string& path, std::istream& stdin_stream,
                                                const std::string& what) {
   if (path == "-") return read_all(stdin_stream, what);
@@ -57,11 +68,6 @@ Expected<std::string, std::string> read_source(const std::string& path, std::ist
 Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
   if (flags.name.empty()) return unexpected(std::string("push needs --name NAME or --file PATH"));
   json job = {{"name", flags.name}};
-  if (flags.argument_json) {
-    auto argument = parse_json(*flags.argument_json, "--argument");
-    if (!argument) return unexpected(std::move(argument.error()));
-    job["argument"] = std::move(*argument);
-  }
   if (flags.priority) job["priority"] = *flags.priority;
   if (flags.max_retry) job["max_retry"] = *flags.max_retry;
   if (flags.keep_result) job["keep_result"] = true;
@@ -73,6 +79,13 @@ Expected<std::string, std::string> job_body_from_flags(const JobFlags& flags) {
   if (flags.unique_for_s) job["unique_for"] = *flags.unique_for_s;
   if (flags.ordering_key) job["ordering_key"] = *flags.ordering_key;
   if (flags.on_duplicate) job["on_duplicate"] = *flags.on_duplicate;
+  if (flags.argument_json) {
+    auto argument = parse_json(*flags.argument_json, "--argument");
+    if (!argument) return unexpected(std::move(argument.error()));
+    // As written, like --file: parsed and dumped again, an integer past 64 bits became a float
+    // the master took, where it answers 400 for the number the user wrote.
+    return with_raw_member(job, "argument", *flags.argument_json);
+  }
   return job.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

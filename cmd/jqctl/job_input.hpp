@@ -6,6 +6,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,11 @@ struct JobFlags {
 
 // `text` as JSON, or "<what> is not valid JSON: <where and why>".
 Expected<nlohmann::json, std::string> parse_json(const std::string& text, const std::string& what);
+
+// `object` (a JSON object) as text with one more member, `key`: `raw`, a JSON text the user
+// wrote (checked by parse_json), kept as written: the master sees exactly the user's numbers.
+std::string with_raw_member(const nlohmann::json& object, std::string_view key,
+                            std::string_view raw);
 
 // The whole text of the file at `path` ("-": `stdin_stream`), at most 64 MiB; `what` names it
 // in errors ("--file x.json", "stdin").

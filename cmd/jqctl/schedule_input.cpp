@@ -24,20 +24,23 @@ json timetable(const ScheduleFlags& f) {
   return body;
 }
 
-Expected<json, std::string> job_template(const ScheduleFlags& f) {
-  if (f.job_json) return parse_json(*f.job_json, "--job");
+// The job template's JSON text: what the user wrote is kept as written (see with_raw_member).
+Expected<std::string, std::string> job_template(const ScheduleFlags& f) {
+  if (f.job_json) {
+    auto checked = parse_json(*f.job_json, "--job");
+    if (!checked) return unexpected(std::move(checked.error()));
+    return *f.job_json;
+  }
   if (!f.job_name) {
     return unexpected(
         std::string("give the job each tick makes: --job-name NAME (with "
                     "--argument JSON), or --job JSON"));
   }
   json job = {{"name", *f.job_name}};
-  if (f.argument_json) {
-    auto argument = parse_json(*f.argument_json, "--argument");
-    if (!argument) return unexpected(std::move(argument.error()));
-    job["argument"] = std::move(*argument);
-  }
-  return job;
+  if (!f.argument_json) return job.dump();
+  auto argument = parse_json(*f.argument_json, "--argument");
+  if (!argument) return unexpected(std::move(argument.error()));
+  return with_raw_member(job, "argument", *f.argument_json);
 }
 
 }  // namespace
@@ -51,12 +54,11 @@ Expected<std::string, std::string> schedule_body_from_flags(const ScheduleFlags&
   if (!job) return unexpected(std::move(job.error()));
   json body = timetable(f);
   body["name"] = f.name;
-  body["job"] = std::move(*job);
   put(body, "overlap", f.overlap);
   put(body, "missed", f.missed);
   put(body, "end_at", f.end_at);
   if (f.paused) body["paused"] = true;
-  return body.dump();
+  return with_raw_member(body, "job", *job);
 }
 
 Expected<std::string, std::string> preview_body_from_flags(const ScheduleFlags& f) {

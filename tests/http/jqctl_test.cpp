@@ -497,6 +497,16 @@ TEST_CASE("jqctl exits 4 for bad input: its own checks, CLI flags and the master
   const ProgramResult bad_batch = f.ctl({"push", "--file", "-"}, R"([{"name": "a"}, {"nme": 1}])");
   CHECK(bad_batch.exit_code == kExitBadInput);
   check_error_line(bad_batch, "nme");
+  // An argument is sent as written: an integer past 64 bits is the master's 400, not a float.
+  const ProgramResult too_big =
+      f.ctl({"push", "--name", "a", "--argument", "18446744073709551616"});
+  CHECK(too_big.exit_code == kExitBadInput);
+  check_error_line(too_big, "64-bit");
+  const ProgramResult schedule_too_big =
+      f.ctl({"schedules", "create", "--name", "big", "--every", "60", "--job-name", "a",
+             "--argument", R"({"n": 18446744073709551616})"});
+  CHECK(schedule_too_big.exit_code == kExitBadInput);
+  check_error_line(schedule_too_big, "64-bit");
   CHECK(f.ok({"stats"})["pushed"] == 0);
 }
 
