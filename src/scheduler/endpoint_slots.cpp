@@ -79,6 +79,10 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
       if (was.url != e.url || was.names != e.names || was.all_names != e.all_names) {
         take_ahead(state, gone.jobs);
       }
+      if (e.concurrency < was.concurrency) {
+        if (state.held > 0) gone.slots.emplace_back(e.id, take_held(state));
+        state.shrink = state.inflight;
+      }
     }
     if (!state.pool || state.endpoint->url != e.url || state.endpoint->ca_file != e.ca_file) {
       state.pool = make_pool(e);
@@ -215,7 +219,8 @@ int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
   if (it == endpoints_.end() || slots <= 0) return 0;
   EndpointState& state = it->second;
   state.inflight -= slots;
-  const bool give_back = state.removed || stopping;
+  const bool give_back = state.removed || stopping || state.shrink > 0;
+  state.shrink = std::max(0, state.shrink - slots);
   if (!give_back) state.held += slots;
   if (gone(state)) endpoints_.erase(it);
   return give_back ? slots : 0;
@@ -230,7 +235,8 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
   AttemptFollowUp follow;
   --state.inflight;
   // The slot stays leased for the next job; the scheduler gives it back when there is none.
-  if (state.removed || stopping) {
+  if (state.removed || stopping || state.shrink > 0) {
+    state.shrink = std::max(0, state.shrink - 1);
     follow.release_slot = true;
   } else {
     ++state.held;

@@ -62,6 +62,10 @@ struct EndpointState {
   int inflight = 0;   // attempts of this master, and slots a reservation on its way may fill
   int held = 0;       // slots leased by this master and not in use
   int reserving = 0;  // reservations on their way
+  // Slots in use when its concurrency was lowered: each goes back to Redis when it frees, so
+  // that new starts lease against every master's holdings and the new limit holds across
+  // masters (a slot kept held would skip that check while a backlog lasts).
+  int shrink = 0;
   std::optional<SteadyTime> idle_since;  // when a round last found no job for it
   SteadyTime hold_until{};               // takes no jobs before then
   bool removed = false;  // deregistered while attempts ran: gone when the last one ends

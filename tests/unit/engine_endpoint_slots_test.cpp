@@ -271,6 +271,25 @@ TEST_CASE("an endpoint registered again while its attempts ran opens again", "[u
   CHECK(slots.find("a")->inflight == 1);
 }
 
+// Other masters hold slots too: only a lease asked of Redis sees them all. Slots kept held after
+// the concurrency went down would let every master go on at its old share.
+TEST_CASE("a lowered concurrency gives held slots back and each running one as it frees",
+          "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  EndpointState& a = *slots.find("a");
+  start(slots, a, 3);
+  a.held = 1;
+  const auto gone = slots.update({endpoint("a", 2)}, [](const Endpoint&) { return nullptr; });
+  CHECK(gone.slots == std::vector<std::pair<std::string, int>>{{"a", 1}});
+  REQUIRE(slots.find("a"));
+  CHECK(slots.find("a")->held == 0);
+  for (int i = 0; i < 3; ++i) CHECK(slots.finished("a", answered(), t0, false)->release_slot);
+  // Leased again under the new limit: kept between jobs as before.
+  start(slots, *slots.find("a"), 1);
+  CHECK_FALSE(slots.finished("a", answered(), t0, false)->release_slot);
+  CHECK(slots.find("a")->held == 1);
+}
+
 TEST_CASE("while stopping, a finished attempt's slot goes back at once", "[unit]") {
   auto slots = with({endpoint("a", 4)});
   start(slots, *slots.find("a"), 1);
