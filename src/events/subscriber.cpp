@@ -1,6 +1,6 @@
 #include "src/events/subscriber.hpp"
 
-#include <algorithm>
+#include <set>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -33,10 +33,28 @@ struct Subscriber::Link {
   std::shared_ptr<redis::Node> node;
   std::mutex mutex;
   std::vector<std::string> channels;  // what it should hear; the handshake subscribes to these
+  std::set<std::string> subscribed;   // what Redis confirmed on this link's connection
 
   std::vector<std::string> snapshot() {
     std::lock_guard lock(mutex);
     return channels;
+  }
+  // Wanted and not confirmed: a channel added while the link was connecting, or one whose
+  // SSUBSCRIBE was refused.
+  std::vector<std::string> missing() {
+    std::lock_guard lock(mutex);
+    std::vector<std::string> out;
+    for (const std::string& c : channels) {
+      if (!subscribed.contains(c)) out.push_back(c);
+    }
+    return out;
+  }
+  // Notes the channels of `sent` whose replies confirm them (an error reply leaves one missing).
+  void confirmed(const std::vector<std::string>& sent, const redis::Reply& replies) {
+    std::lock_guard lock(mutex);
+    for (std::size_t i = 0; i < sent.size() && i < replies.elements.size(); ++i) {
+      if (!replies.elements[i].is_error()) subscribed.insert(sent[i]);
+    }
   }
 };
 
@@ -113,9 +131,14 @@ std::shared_ptr<Subscriber::Link> Subscriber::link_to(const redis::Address& addr
       [this, weak](redis::Node& node) -> asio::awaitable<std::error_code> {
         auto held = weak.lock();
         if (!held) co_return std::error_code{};
-        auto reply =
-            co_await node.pipeline(subscriptions(held->snapshot()), redis::Phase::handshake);
+        {
+          std::lock_guard lock(held->mutex);
+          held->subscribed.clear();  // a new connection hears nothing yet
+        }
+        const std::vector<std::string> sent = held->snapshot();
+        auto reply = co_await node.pipeline(subscriptions(sent), redis::Phase::handshake);
         if (!reply) co_return reply.error();
+        held->confirmed(sent, *reply);
         // Events may have been missed while disconnected: tell listeners to look again.
         look_again();
         co_return std::error_code{};
@@ -129,6 +152,8 @@ void Subscriber::ping_links() {
   if (stopped_) return;
   for (auto& [name, link] : links_) {
     if (!link->node->ready()) continue;
+    if (std::vector<std::string> missing = link->missing(); !missing.empty())
+      subscribe(link, std::move(missing));
     // Its answer matters only to the watchdog, which resets a connection whose PING waits.
     std::vector<std::string> ping{std::string("PING")};
     asio::co_spawn(
@@ -168,30 +193,33 @@ void Subscriber::follow_map() {
   }
   for (auto& [name, want] : wanted) {
     auto link = link_to(want.first);
-    std::vector<std::string> added;
     {
       std::lock_guard lock(link->mutex);
-      for (const std::string& c : want.second) {
-        if (std::find(link->channels.begin(), link->channels.end(), c) == link->channels.end()) {
-          added.push_back(c);
-        }
-      }
       link->channels = want.second;
     }
-    if (added.empty() || !link->node->ready()) continue;  // a (re)connect subscribes them all
-    asio::co_spawn(
-        strand_,
-        [this, link, added]() -> asio::awaitable<void> {
-          auto reply = co_await link->node->pipeline(subscriptions(added));
-          if (!reply) {
-            spdlog::warn("could not subscribe to {} events channels at {}: {}", added.size(),
-                         link->node->address().describe(), reply.error().message());
-            co_return;
-          }
-          look_again();
-        },
-        asio::detached);
+    // A (re)connect subscribes them all; a channel added while the link connects is found
+    // missing by ping_links within its period.
+    if (!link->node->ready()) continue;
+    if (std::vector<std::string> missing = link->missing(); !missing.empty()) {
+      subscribe(link, std::move(missing));
+    }
   }
+}
+
+void Subscriber::subscribe(std::shared_ptr<Link> link, std::vector<std::string> channels) {
+  asio::co_spawn(
+      strand_,
+      [this, link = std::move(link), channels = std::move(channels)]() -> asio::awaitable<void> {
+        auto reply = co_await link->node->pipeline(subscriptions(channels));
+        if (!reply) {
+          spdlog::warn("could not subscribe to {} events channels at {}: {}", channels.size(),
+                       link->node->address().describe(), reply.error().message());
+          co_return;
+        }
+        link->confirmed(channels, *reply);
+        look_again();
+      },
+      asio::detached);
 }
 
 }  // namespace jq::events

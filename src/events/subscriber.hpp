@@ -57,11 +57,13 @@ class Subscriber {
   // hears them all.
   void follow_map();
   std::shared_ptr<Link> link_to(const redis::Address& address);
-  // On the strand: a PING on every ready link. A subscribed connection has nothing else in
-  // flight, so without it the connection's watchdog would never see a Redis gone without a word
-  // (a host lost, a NAT or load balancer that dropped the idle connection) and the master would
-  // stay deaf to events until restarted.
+  // On the strand: a PING on every ready link, and the channels it is missing subscribed. A
+  // subscribed connection has nothing else in flight, so without it the connection's watchdog would
+  // never see a Redis gone without a word (a host lost, a NAT or load balancer that dropped the
+  // idle connection) and the master would stay deaf to events until restarted.
   void ping_links();
+  // On the strand: SSUBSCRIBE `channels` on a ready link, noting those Redis confirms.
+  void subscribe(std::shared_ptr<Link> link, std::vector<std::string> channels);
 
   boost::asio::any_io_executor executor_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
