@@ -391,108 +391,88 @@ TEST_CASE("ScheduleStore: a backlog of unnoted tombstones is noted whole, each o
   CHECK(at("legacy-1099") == legacy_noted);
 }
 
+// A Runner on its own io_context, driven by the test's thread, over a store on `port` (Redis,
+// or a forwarder in front of it) with the test's clock; `schedule` created before it starts.
+// With `clock_follows` the test's wall clock moves with the steady one, as a real one does.
+struct RunnerHarness {
+  RunnerHarness(std::uint16_t port, jq::api::Schedule schedule, bool clock_follows)
+      : client(io.get_executor(),
+               *jq::redis::parse_target("redis://127.0.0.1:" + std::to_string(port)),
+               jq::redis::ConnectionOptions{}),
+        follows(clock_follows),
+        name(schedule.name),
+        home(jq::store::hashed_shard(name, kShards)) {
+    client.start();
+    REQUIRE(drive_until([&] { return client.ready(); }, 5s));
+    std::optional<bool> created;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          created = bool(co_await store.create(std::move(schedule)));
+        },
+        boost::asio::detached);
+    REQUIRE(drive_until([&] { return created.has_value(); }, 5s));
+    REQUIRE(*created);
+    runner.start();
+    drive_until([] { return false; }, 300ms);  // loaded, asleep until the first tick
+  }
+  ~RunnerHarness() {
+    runner.stop();
+    client.stop();
+    drive_until([] { return false; }, 100ms);
+  }
+
+  bool drive_until(const std::function<bool()>& done, std::chrono::milliseconds most) {
+    const auto end = std::chrono::steady_clock::now() + most;
+    while (!done() && std::chrono::steady_clock::now() < end) {
+      io.run_one_for(5ms);
+      const auto now = std::chrono::steady_clock::now();
+      const auto moved = std::chrono::duration_cast<std::chrono::milliseconds>(now - last);
+      if (follows) clock.advance(moved);
+      last += moved;
+    }
+    return done();
+  }
+  ScheduleRecord record() {
+    auto raw = r.call({"HGET", keys.schedules(home), name});
+    REQUIRE_FALSE(raw.is_nil());
+    return *jq::schedules::decode_schedule_record(raw.str);
+  }
+
+  boost::asio::io_context io;
+  jq::redis::Client client;
+  TestClock clock{kEpoch};
+  bool follows;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  const jq::redis::Keys keys = fresh_keys();
+  ScheduleStore store{client, keys, kShards, clock.fn(), jq::api::JobDefaults{}};
+  jq::schedules::Runner runner{io, store};
+  SyncRedis r{shared_redis().port()};
+  std::string name;
+  int home;
+};
+
 // The runner sleeps on the steady clock towards a time on the wall clock: a wall clock that
 // moves on by itself (a step, a VM resumed, here the test's clock) must not leave the tick late.
 TEST_CASE("Runner: a tick is made in time when the wall clock reaches it before the sleep ends",
           "[redis]") {
-  boost::asio::io_context io;
-  jq::redis::Client client(
-      io.get_executor(),
-      *jq::redis::parse_target("redis://127.0.0.1:" + std::to_string(shared_redis().port())),
-      jq::redis::ConnectionOptions{});
-  client.start();
-  const auto drive_until = [&io](const std::function<bool()>& done,
-                                 std::chrono::milliseconds most) {
-    const auto end = std::chrono::steady_clock::now() + most;
-    while (!done() && std::chrono::steady_clock::now() < end) io.run_one_for(10ms);
-    return done();
-  };
-  REQUIRE(drive_until([&] { return client.ready(); }, 5s));
-  TestClock clock{kEpoch};
-  const jq::redis::Keys keys = fresh_keys();
-  ScheduleStore store{client, keys, kShards, clock.fn(), jq::api::JobDefaults{}};
-  std::optional<bool> created;
-  jq::api::Schedule soon = schedule("soon");
-  boost::asio::co_spawn(
-      io,
-      [&]() -> boost::asio::awaitable<void> {
-        created = bool(co_await store.create(std::move(soon)));
-      },
-      boost::asio::detached);
-  REQUIRE(drive_until([&] { return created.has_value(); }, 5s));
-  REQUIRE(*created);
-  SyncRedis r{shared_redis().port()};
-  const int home = jq::store::hashed_shard("soon", kShards);
-  const auto runs = [&] {
-    const auto raw = r.call({"HGET", keys.schedules(home), "soon"});
-    return raw.is_nil() ? -1 : jq::schedules::decode_schedule_record(raw.str)->runs;
-  };
-
-  jq::schedules::Runner runner(io, store);
-  runner.start();
-  drive_until([] { return false; }, 300ms);  // loaded, asleep until the tick a minute ahead
-  CHECK(runs() == 0);
-  clock.advance(60s);  // the wall clock is there; the steady clock is 59.7 s short of it
-  CHECK(drive_until([&] { return runs() == 1; }, 3s));
-  const auto record = r.call({"HGET", keys.schedules(home), "soon"});
-  CHECK(jq::schedules::decode_schedule_record(record.str)->missed == 0);
-  runner.stop();
-  client.stop();
-  drive_until([] { return false; }, 100ms);
+  RunnerHarness h(shared_redis().port(), schedule("soon"), false);
+  CHECK(h.record().runs == 0);
+  h.clock.advance(60s);  // the wall clock is there; the steady clock is 59.7 s short of it
+  CHECK(h.drive_until([&] { return h.record().runs == 1; }, 3s));
+  CHECK(h.record().missed == 0);
 }
 
 // A tick whose fire Redis refused for a moment (over its maxmemory, a reconnect) is tried again
 // soon enough to be made within the second it may be late, not a second later as missed.
 TEST_CASE("Runner: a tick refused by Redis for a moment is made, not missed", "[redis]") {
   TcpForwarder forwarder(shared_redis().port());
-  boost::asio::io_context io;
-  jq::redis::Client client(
-      io.get_executor(),
-      *jq::redis::parse_target("redis://127.0.0.1:" + std::to_string(forwarder.port())),
-      jq::redis::ConnectionOptions{});
-  client.start();
-  TestClock clock{kEpoch};
-  // The test's wall clock moves with the steady one, as a real one does.
-  auto last = std::chrono::steady_clock::now();
-  const auto drive_until = [&](const std::function<bool()>& done, std::chrono::milliseconds most) {
-    const auto end = std::chrono::steady_clock::now() + most;
-    while (!done() && std::chrono::steady_clock::now() < end) {
-      io.run_one_for(5ms);
-      const auto now = std::chrono::steady_clock::now();
-      clock.advance(std::chrono::duration_cast<std::chrono::milliseconds>(now - last));
-      last += std::chrono::duration_cast<std::chrono::milliseconds>(now - last);
-    }
-    return done();
-  };
-  REQUIRE(drive_until([&] { return client.ready(); }, 5s));
-  const jq::redis::Keys keys = fresh_keys();
-  ScheduleStore store{client, keys, kShards, clock.fn(), jq::api::JobDefaults{}};
-  std::optional<bool> created;
-  jq::api::Schedule skipping = schedule("blip", {{"name", "report"}}, {{"missed", "skip"}});
-  boost::asio::co_spawn(
-      io,
-      [&]() -> boost::asio::awaitable<void> {
-        created = bool(co_await store.create(std::move(skipping)));
-      },
-      boost::asio::detached);
-  REQUIRE(drive_until([&] { return created.has_value(); }, 5s));
-  REQUIRE(*created);
-  SyncRedis r{shared_redis().port()};
-  const int home = jq::store::hashed_shard("blip", kShards);
-  const auto record = [&] {
-    return *jq::schedules::decode_schedule_record(
-        r.call({"HGET", keys.schedules(home), "blip"}).str);
-  };
-
-  jq::schedules::Runner runner(io, store);
-  runner.start();
-  drive_until([] { return false; }, 300ms);  // loaded, asleep until the tick
+  RunnerHarness h(forwarder.port(), schedule("blip", {{"name", "report"}}, {{"missed", "skip"}}),
+                  true);
   forwarder.refuse("fireSchedule", "-OOM command not allowed when used memory > 'maxmemory'.\r\n",
                    2);
-  clock.advance(60s);  // the tick's time
-  CHECK(drive_until([&] { return record().runs == 1; }, 4s));
-  CHECK(record().missed == 0);
-  runner.stop();
-  client.stop();
-  drive_until([] { return false; }, 100ms);
+  h.clock.advance(60s);  // the tick's time
+  CHECK(h.drive_until([&] { return h.record().runs == 1; }, 4s));
+  CHECK(forwarder.refused() == 2);
+  CHECK(h.record().missed == 0);
 }
