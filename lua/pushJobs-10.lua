@@ -186,7 +186,7 @@ for i = 0, count - 1 do
     -- pending (a reservation keeps it until admitJobs has spoken, in a separate step on a
     -- cluster): as once it starts, a new job takes the claim over. (A claim that lasts until
     -- the holder finishes makes the push a plain duplicate.)
-    if holder and push.mode ~= D_KEEP and not holder.waiting and
+    if holder and push.mode ~= D_KEEP and holder.record[R_STATE] == S_RUNNING and
        holder.record[R_UNIQUE_UNTIL] == 1 then
       holder = false
     end

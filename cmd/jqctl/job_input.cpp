@@ -46,7 +46,14 @@ Expected<json, std::string> parse_json(const std::string& text, const std::strin
   }
 }
 
+std::string_view without_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";  // parse_json skips it; a body may not start so
+  if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
+  return text;
+}
+
 std::string with_raw_member(const json& object, std::string_view key, std::string_view raw) {
+  raw = without_bom(raw);
   std::string out = object.dump(-1, ' ', false, json::error_handler_t::replace);
   out.pop_back();  // the closing brace
   if (out.size() > 1) out += ',';
@@ -99,7 +106,9 @@ Expected<std::string, std::string> job_body_from_file(const std::string& path,
   if (!value->is_object() && !value->is_array()) {
     return unexpected(what + " must hold one job (a JSON object) or an array of jobs");
   }
-  return text;  // sent as written: the master sees exactly the user's numbers and strings
+  // Sent as written (but a byte order mark): the master sees exactly the user's numbers and
+  // strings.
+  return std::string(without_bom(*text));
 }
 
 }  // namespace jq::ctl

@@ -38,6 +38,8 @@ Expected<nlohmann::json, std::string> parse_json(const std::string& text, const 
 // wrote (checked by parse_json), kept as written: the master sees exactly the user's numbers.
 std::string with_raw_member(const nlohmann::json& object, std::string_view key,
                             std::string_view raw);
+// `text` without a leading UTF-8 byte order mark (what a Windows editor may have written).
+std::string_view without_bom(std::string_view text);
 
 // The whole text of the file at `path` ("-": `stdin_stream`), at most 64 MiB; `what` names it
 // in errors ("--file x.json", "stdin").

@@ -29,7 +29,7 @@ Expected<std::string, std::string> job_template(const ScheduleFlags& f) {
   if (f.job_json) {
     auto checked = parse_json(*f.job_json, "--job");
     if (!checked) return unexpected(std::move(checked.error()));
-    return *f.job_json;
+    return std::string(without_bom(*f.job_json));
   }
   if (!f.job_name) {
     return unexpected(

@@ -1,5 +1,6 @@
 #include "src/events/subscriber.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -49,12 +50,29 @@ struct Subscriber::Link {
     }
     return out;
   }
-  // Notes the channels of `sent` whose replies confirm them (an error reply leaves one missing).
-  void confirmed(const std::vector<std::string>& sent, const redis::Reply& replies) {
+  // Notes the channels of `sent` whose replies confirm them (an error reply leaves one missing,
+  // and is logged); how many were confirmed.
+  std::size_t confirmed(const std::vector<std::string>& sent, const redis::Reply& replies) {
     std::lock_guard lock(mutex);
+    std::size_t added = 0;
     for (std::size_t i = 0; i < sent.size() && i < replies.elements.size(); ++i) {
-      if (!replies.elements[i].is_error()) subscribed.insert(sent[i]);
+      if (replies.elements[i].is_error()) {
+        spdlog::warn("events channel {} at {} not subscribed: {}", sent[i],
+                     node->address().describe(), replies.elements[i].str);
+      } else if (subscribed.insert(sent[i]).second) {
+        ++added;
+      }
     }
+    return added;
+  }
+  // The channels it should hear are `wanted` now: one no longer wanted is no longer taken for
+  // heard (its slot may come back to this node, and must be subscribed again then).
+  void want(std::vector<std::string> wanted) {
+    std::lock_guard lock(mutex);
+    channels = std::move(wanted);
+    std::erase_if(subscribed, [this](const std::string& c) {
+      return std::find(channels.begin(), channels.end(), c) == channels.end();
+    });
   }
 };
 
@@ -110,7 +128,14 @@ void Subscriber::look_again() const {
 void Subscriber::on_push(const redis::Reply& message) {
   if (message.elements.size() != 3) return;
   if (message.elements[0].str == "sunsubscribe") {
-    // The channel's slot left this node: the map changed.
+    // The channel's slot left this node: the map changed, and the channel is no longer heard
+    // here (a slot that comes back is subscribed again).
+    asio::post(strand_, [this, channel = message.elements[1].str] {
+      for (auto& [name, link] : links_) {
+        std::lock_guard lock(link->mutex);
+        link->subscribed.erase(channel);
+      }
+    });
     if (cluster_) cluster_->refresh_soon();
     return;
   }
@@ -187,16 +212,11 @@ void Subscriber::follow_map() {
   // Links no longer wanted hear nothing new; they stay (a node that comes back as a replica,
   // or a dead one reconnecting with backoff), so their connections can never be cut mid-use.
   for (auto& [name, link] : links_) {
-    if (wanted.contains(name)) continue;
-    std::lock_guard lock(link->mutex);
-    link->channels.clear();
+    if (!wanted.contains(name)) link->want({});
   }
   for (auto& [name, want] : wanted) {
     auto link = link_to(want.first);
-    {
-      std::lock_guard lock(link->mutex);
-      link->channels = want.second;
-    }
+    link->want(want.second);
     // A (re)connect subscribes them all; a channel added while the link connects is found
     // missing by ping_links within its period.
     if (!link->node->ready()) continue;
@@ -216,8 +236,8 @@ void Subscriber::subscribe(std::shared_ptr<Link> link, std::vector<std::string> 
                        link->node->address().describe(), reply.error().message());
           co_return;
         }
-        link->confirmed(channels, *reply);
-        look_again();
+        // Events may have been missed on the channels heard from now: listeners look again.
+        if (link->confirmed(channels, *reply) > 0) look_again();
       },
       asio::detached);
 }

@@ -128,7 +128,7 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
   }
   if (endpoint_id.empty()) return;
   if (slots_.unused(endpoint_id, 1, stopping_) > 0) {
-    asio::co_spawn(loop_.strand(), release_slots(endpoint_id, 1), asio::detached);
+    spawn_release(endpoint_id, 1);
   }
   update_claimable();
   loop_.poke();

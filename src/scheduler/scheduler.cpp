@@ -166,6 +166,19 @@ asio::awaitable<void> Scheduler::release_slots(std::string endpoint_id, int n) {
   if (!released) lease_unsure_.insert(endpoint_id);
 }
 
+void Scheduler::spawn_release(std::string endpoint_id, int n) {
+  releasing_[endpoint_id] += n;
+  asio::co_spawn(loop_.strand(), send_release(std::move(endpoint_id), n), asio::detached);
+}
+
+asio::awaitable<void> Scheduler::send_release(std::string endpoint_id, int n) {
+  if (const auto it = releasing_.find(endpoint_id); it != releasing_.end()) {
+    it->second -= n;
+    if (it->second <= 0) releasing_.erase(it);
+  }
+  co_await release_slots(std::move(endpoint_id), n);
+}
+
 asio::awaitable<void> Scheduler::restate_leases() {
   const std::set<std::string> unsure = std::exchange(lease_unsure_, {});
   for (const std::string& id : unsure) {
@@ -175,6 +188,8 @@ asio::awaitable<void> Scheduler::restate_leases() {
       EndpointSlots::take_held(*state);
       holding = state->inflight;
     }
+    // Slots whose release is on its way go back after this statement: it must count them.
+    if (const auto it = releasing_.find(id); it != releasing_.end()) holding += it->second;
     const auto stated = co_await workers_.set_slots(id, holding);
     if (!stated) lease_unsure_.insert(id);
   }
@@ -484,7 +499,7 @@ void Scheduler::finished(const std::string& endpoint_id, const dispatch::Attempt
   const auto follow = slots_.finished(endpoint_id, end, clock_(), stopping_);
   if (!follow) return;
   if (follow->release_slot) {
-    asio::co_spawn(loop_.strand(), release_slots(endpoint_id, 1), asio::detached);
+    spawn_release(endpoint_id, 1);
   }
   if (follow->mark_up) {
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, 0, {}), asio::detached);

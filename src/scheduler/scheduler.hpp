@@ -107,6 +107,10 @@ class Scheduler : public store::DirectDispatch {
   // Gives `n` slots of an endpoint back to Redis; a failed call (the script may or may not have
   // run) leaves the endpoint's lease to be stated again (lease_unsure_).
   asio::awaitable<void> release_slots(std::string endpoint_id, int n);
+  // release_slots from a handler that cannot wait for it: counted in releasing_ until the call
+  // is sent, so a lease stated meanwhile still counts those slots (the release follows it).
+  void spawn_release(std::string endpoint_id, int n);
+  asio::awaitable<void> send_release(std::string endpoint_id, int n);
   // States this master's holding of each endpoint in lease_unsure_ as its attempts in flight
   // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
   asio::awaitable<void> restate_leases();
@@ -146,7 +150,8 @@ class Scheduler : public store::DirectDispatch {
   EndpointSlots slots_;
   bool stopping_ = false;
   bool redis_lost_ = false;
-  std::set<std::string> lease_unsure_;  // endpoints whose lease in Redis may not be ours
+  std::set<std::string> lease_unsure_;    // endpoints whose lease in Redis may not be ours
+  std::map<std::string, int> releasing_;  // slots spawn_release will give back, not yet sent
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
   SteadyTime next_refresh_{};

@@ -86,12 +86,21 @@ asio::awaitable<Periodic::Duration> Runner::step() {
 
 void Runner::start_reads(std::int64_t now) {
   if (now >= retry_reads_at_) {
-    to_load_.merge(failed_loads_);
-    to_reload_.merge(failed_reloads_);
+    to_load_.insert(failed_loads_.begin(), failed_loads_.end());
+    failed_loads_.clear();
+    to_reload_.insert(failed_reloads_.begin(), failed_reloads_.end());
+    failed_reloads_.clear();
   }
-  // One read of a shard or schedule at a time: asked again meanwhile, it is read again after.
+  // One read of a shard or schedule at a time: asked again meanwhile, it is read again after
+  // (each read that ends pokes the loop).
+  // One read of a shard at a time, and none beside a read of one of its schedules: what
+  // the one begun earlier read would be put over what the later one did.
+  const auto reading_one_of = [this](int shard) {
+    return std::any_of(reloading_.begin(), reloading_.end(),
+                       [shard](const Key& key) { return key.second == shard; });
+  };
   for (auto it = to_load_.begin(); it != to_load_.end();) {
-    if (loading_.contains(*it)) {
+    if (loading_.contains(*it) || reading_one_of(*it)) {
       ++it;
       continue;
     }
@@ -100,7 +109,10 @@ void Runner::start_reads(std::int64_t now) {
     it = to_load_.erase(it);
   }
   for (auto it = to_reload_.begin(); it != to_reload_.end();) {
-    if (reloading_.contains(*it)) {
+    // Nor while its shard is read whole: that read, begun earlier, would drop what this one
+    // put. It runs after (the load pokes the loop).
+    if (reloading_.contains(*it) || loading_.contains(it->second) ||
+        to_load_.contains(it->second)) {
       ++it;
       continue;
     }
