@@ -117,8 +117,19 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
   const std::string& endpoint_id = granted.endpoint_id;
   if (job) {
     // The claim counted the attempt: the endpoint stays known until it ends.
-    if (EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id)) {
+    EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id);
+    if (state && keeps_ahead(state) && state->serves(job->record->name)) {
       dispatch(*state, std::move(*job));
+    } else if (state) {
+      // Deregistered, held off or registered again for other names while the push was in
+      // Redis: the job goes back to its queue, its attempt not counted, for whoever serves it.
+      dispatcher_.wont_run(*job);
+      std::vector<store::ReservedJob> back;
+      back.push_back(std::move(*job));
+      give_back_jobs(std::move(back));
+      if (slots_.unused(endpoint_id, 1, stopping_) > 0) spawn_release(endpoint_id, 1);
+      update_claimable();
+      loop_.poke();
     } else {
       spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
                    job->id.str());

@@ -466,7 +466,16 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   // attempt not counted, rather than start while the master shuts down or wait for a worker
   // that left or refused (another endpoint or master, or this one later, runs them).
   std::vector<store::ReservedJob> back;
-  if (!keeps_ahead(state)) std::swap(back, jobs);
+  if (!keeps_ahead(state)) {
+    std::swap(back, jobs);
+  } else {
+    // Registered again meanwhile for other names: what it no longer serves goes back too.
+    std::vector<store::ReservedJob> served;
+    for (store::ReservedJob& job : jobs) {
+      (state->serves(job.record->name) ? served : back).push_back(std::move(job));
+    }
+    jobs = std::move(served);
+  }
   if (state) {
     --state->reserving;
     state->ahead_coming -= ahead;
