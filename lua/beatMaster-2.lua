@@ -13,9 +13,12 @@
   ARGV[1] the master's id
   ARGV[2] its heartbeat expiry (ms since the epoch)
   ARGV[3] the name of its script library (jq_<hex>)
-  Returns: 1.
+  Returns: the master's heartbeat expiry before this one (ms), 0 when it had none: the master
+           tells from it that its heartbeat lapsed (a stall), when other masters may have
+           dropped its slot holdings.
 ]]
 local expiry = tonumber(ARGV[2])
+local before = tonumber(rcall('ZSCORE', KEYS[1], ARGV[1])) or 0
 rcall('ZADD', KEYS[1], expiry, ARGV[1])
 rcall('ZADD', KEYS[2], 'GT', expiry, ARGV[3])
-return 1
+return before

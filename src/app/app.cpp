@@ -143,7 +143,8 @@ class Daemon {
                    std::chrono::microseconds(
                        static_cast<std::int64_t>(config.dispatch.reserve_ahead_s * 1e6))),
         promoter_(io_, redis_, dispatch_store_),
-        maintenance_(io_, redis_, keys_, dispatch_store_, workers_),
+        maintenance_(io_, redis_, keys_, dispatch_store_, workers_,
+                     [this] { scheduler_.leases_unsure(); }),
         server_(io_, server_options(config, std::move(tls)),
                 [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM),

@@ -26,7 +26,8 @@ asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim(
 asio::awaitable<std::vector<std::optional<store::SlotClaim>>> Scheduler::claim_here(
     std::vector<store::ClaimWanted> wanted) {
   std::vector<std::optional<store::SlotClaim>> out(wanted.size());
-  if (stopping_ || redis_lost_ || !redis_.ready() || reload_workers_ || reload_names_) {
+  if (stopping_ || redis_lost_ || !redis_.ready() || reload_workers_ || reload_names_ ||
+      reloads_on_way_ > 0) {
     co_return out;
   }
   std::vector<std::size_t> order(wanted.size());

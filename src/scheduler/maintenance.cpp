@@ -21,16 +21,24 @@ constexpr std::int64_t kLibrarySweepEveryMs = 5 * 60 * 1000;
 }  // namespace
 
 Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
-                         store::DispatchStore& store, workers::WorkerStore& workers)
+                         store::DispatchStore& store, workers::WorkerStore& workers,
+                         std::function<void()> on_lapsed)
     : redis_(redis),
       store_(store),
       workers_(workers),
+      on_lapsed_(std::move(on_lapsed)),
       libraries_(redis, keys),
       loop_(io.get_executor(), "maintenance", [this] { return step(); }) {}
 
 asio::awaitable<Periodic::Duration> Maintenance::step() {
   if (!redis_.ready()) co_return kPeriod;
-  co_await workers_.heartbeat();
+  if (co_await workers_.heartbeat()) {
+    spdlog::warn(
+        "this master's heartbeat had lapsed (it stalled for more than {} s): its worker "
+        "slot leases are stated again",
+        std::chrono::duration_cast<std::chrono::seconds>(workers::kHeartbeatTtl).count());
+    if (on_lapsed_) on_lapsed_();
+  }
   co_await workers_.flush_outcomes();
   co_await workers_.expire();
   const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <boost/asio/io_context.hpp>
 
 #include "src/redis/client.hpp"
@@ -16,8 +18,11 @@ namespace jq::scheduler {
 // a build no master has run for a while.
 class Maintenance {
  public:
+  // `on_lapsed`: this master's heartbeat had lapsed (it stalled): its slot leases are to be
+  // stated again (Scheduler::leases_unsure).
   Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
-              store::DispatchStore& store, workers::WorkerStore& workers);
+              store::DispatchStore& store, workers::WorkerStore& workers,
+              std::function<void()> on_lapsed);
   void start() { loop_.start(); }
   void stop() { loop_.stop(); }
 
@@ -27,6 +32,7 @@ class Maintenance {
   redis::Client& redis_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
+  std::function<void()> on_lapsed_;
   store::ScriptLibraries libraries_;
   std::int64_t next_library_sweep_ms_ = 0;  // the first step sweeps
   Periodic loop_;

@@ -166,6 +166,13 @@ asio::awaitable<void> Scheduler::release_slots(std::string endpoint_id, int n) {
   if (!released) lease_unsure_.insert(endpoint_id);
 }
 
+void Scheduler::leases_unsure() {
+  asio::post(loop_.strand(), [this] {
+    for (const auto& [id, state] : slots_.all()) lease_unsure_.insert(id);
+    loop_.poke();
+  });
+}
+
 void Scheduler::spawn_release(std::string endpoint_id, int n) {
   releasing_[endpoint_id] += n;
   asio::co_spawn(loop_.strand(), send_release(std::move(endpoint_id), n), asio::detached);
@@ -200,8 +207,11 @@ asio::awaitable<void> Scheduler::reload() {
   if (reload_workers_) co_await reload_workers();
   if (reload_names_) {
     // Cleared before the read: an event that comes while it is on its way asks for another.
+    // Pushes claim nothing until it is in (claim_here): a pause just answered must hold.
     reload_names_ = false;
+    ++reloads_on_way_;
     auto loaded = co_await queues_.load_names();
+    --reloads_on_way_;
     if (!loaded) reload_names_ = true;
     if (loaded) {
       names_.insert(loaded->all.begin(), loaded->all.end());
@@ -219,8 +229,11 @@ asio::awaitable<void> Scheduler::reload() {
 
 asio::awaitable<void> Scheduler::reload_workers() {
   // Cleared before the read: an event that comes while it is on its way asks for another.
+  // Pushes claim nothing until it is in (claim_here).
   reload_workers_ = false;
+  ++reloads_on_way_;
   auto loaded = co_await workers_.load_all();
+  --reloads_on_way_;
   if (!loaded) {
     reload_workers_ = true;
     co_return;

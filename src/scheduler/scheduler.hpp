@@ -72,6 +72,10 @@ class Scheduler : public store::DirectDispatch {
       std::vector<store::ClaimWanted> wanted) override;
   void settle(store::SlotClaim claim, std::optional<store::ReservedJob> job) override;
 
+  // Any thread: every endpoint's lease is to be stated again at the next step (this master's
+  // heartbeat lapsed: other masters may have dropped its holdings).
+  void leases_unsure();
+
  private:
   // dispatched: jobs started; idle: no ready job for it; full: no slot free across masters;
   // retry: what it knew changed, look again; unavailable: Redis did not answer; reserving: a
@@ -154,6 +158,7 @@ class Scheduler : public store::DirectDispatch {
   std::map<std::string, int> releasing_;  // slots spawn_release will give back, not yet sent
   bool reload_workers_ = true;
   bool reload_names_ = true;  // job names and paused queues
+  int reloads_on_way_ = 0;    // of workers or names: pushes claim nothing meanwhile
   SteadyTime next_refresh_{};
   bool reading_again_ = false;                 // read_heads_again's read is on its way
   int next_shard_ = 0;                         // the shard read_heads_again reads next

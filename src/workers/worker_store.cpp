@@ -276,11 +276,22 @@ asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_
   co_await redis_.command(std::move(cmd));
 }
 
-asio::awaitable<void> WorkerStore::heartbeat() {
+asio::awaitable<bool> WorkerStore::heartbeat() {
+  const std::int64_t now = now_ms();
   redis::ScriptCall call = BeatMaster::call(
       BeatMaster::keys(keys_),
-      {master_id_, now_ms() + kHeartbeatTtl.count(), std::string(redis::library_name())});
-  co_await redis_.eval(std::move(call));
+      {master_id_, now + kHeartbeatTtl.count(), std::string(redis::library_name())});
+  auto reply = co_await redis_.eval(std::move(call));
+  if (!reply) co_return false;
+  const auto before = BeatMaster::decode(*reply);
+  if (!before) co_return false;
+  // The first beat has nothing before it; after that, none (the masters set was cleared), one
+  // already past, or a gap since this master's own last beat longer than the ttl (a beat of
+  // acquireSlots may have hidden the lapse from Redis's record) is a lapse.
+  const bool lapsed = last_beat_ms_ > 0 && (*before == 0 || *before < now ||
+                                            now - last_beat_ms_ > kHeartbeatTtl.count());
+  last_beat_ms_ = now;
+  co_return lapsed;
 }
 
 asio::awaitable<void> WorkerStore::expire() {

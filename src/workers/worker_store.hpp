@@ -59,7 +59,9 @@ class WorkerStore {
   asio::awaitable<void> mark_busy(std::string id, std::int64_t until_ms);
   // This master is alive until now + kHeartbeatTtl; slots of masters that stopped beating are
   // freed by the others.
-  asio::awaitable<void> heartbeat();
+  // True when this master's previous heartbeat had lapsed before this one (a stall longer than
+  // kHeartbeatTtl): other masters may have dropped its slot holdings meanwhile.
+  asio::awaitable<bool> heartbeat();
   asio::awaitable<void> expire();
 
  private:
@@ -78,6 +80,7 @@ class WorkerStore {
   redis::Keys keys_;
   SystemClock clock_;
   std::string master_id_;
+  std::int64_t last_beat_ms_ = 0;  // when the maintenance loop's last heartbeat went through
   std::mutex outcomes_mutex_;
   std::unordered_map<std::string, Outcomes> outcomes_;  // by endpoint id, since the last flush
   LogEvery flush_failures_{std::chrono::minutes(1)};

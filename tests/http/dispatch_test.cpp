@@ -469,7 +469,7 @@ TEST_CASE("a long poll whose client sent more and then left leaves the result fo
     REQUIRE(wait_until([&] { return !r.call({"KEYS", "*:watch:*"}).elements.empty(); }, 5s));
     REQUIRE(poll.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
     std::this_thread::sleep_for(100ms);  // the pipelined request is seen first, on its own
-  }  // then the client closes
+  }                                      // then the client closes
   Worker worker;
   register_worker(http, worker.url(), {"n"}, 1);
   const json result = result_of(http, id);
@@ -954,6 +954,41 @@ TEST_CASE("two masters on one Redis share an endpoint's concurrency", "[http]") 
   REQUIRE(two.http().post("/v1/jobs", batch).status == 201);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 20; }, 20s));
   CHECK(worker.stats()["max_in_flight"] == 2);
+}
+
+// A master that stalls past its heartbeat's ttl (a frozen VM, a stopped process) has its slot
+// holdings dropped by the others (acquireSlots) while its attempts still run. Woken, it must say
+// them again, or the other masters lease those slots a second time while it runs them.
+TEST_CASE("a master whose heartbeat lapsed states its slot holdings again", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  Worker worker({"--threads", "2"});
+  register_worker(daemon.http(), worker.url(), {"*"}, 1);
+  push(daemon.http(), {{"name", "n"}, {"argument", {{"sleep_ms", 20000}}}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  jq::test::SyncRedis r(redis.port());
+  const auto slots_key = r.call({"KEYS", "*:slots:*"});
+  REQUIRE(slots_key.elements.size() == 1);
+  const std::string key = slots_key.elements[0].str;
+  REQUIRE(r.call({"HLEN", key}).integer == 1);
+  // A heartbeat of the maintenance loop after the lease (its score moves), then the stall.
+  const auto score = [&] {
+    const auto masters = r.call({"ZRANGE", jq::redis::Keys{}.masters(), "0", "0", "WITHSCORES"});
+    return masters.elements.size() == 2 ? std::stoll(masters.elements[1].str) : 0LL;
+  };
+  const long long leased_at = score();
+  REQUIRE(wait_until([&] { return score() != leased_at; }, 5s));
+  REQUIRE(::kill(daemon.pid(), SIGSTOP) == 0);
+  const auto lapsed = [&] {
+    const auto masters = r.call({"ZRANGE", jq::redis::Keys{}.masters(), "0", "0", "WITHSCORES"});
+    return masters.elements.size() == 2 &&
+           std::stoll(masters.elements[1].str) < jq::epoch_ms(std::chrono::system_clock::now());
+  };
+  REQUIRE(wait_until(lapsed, 10s));
+  r.call({"DEL", key});  // what another master's acquireSlots does to a lapsed master's holding
+  REQUIRE(::kill(daemon.pid(), SIGCONT) == 0);
+  // Woken, the master says it holds the slot its attempt still uses.
+  CHECK(wait_until([&] { return r.call({"HLEN", key}).integer == 1; }, 5s));
 }
 
 TEST_CASE("jobs a name's endpoints share go to the one with the fewest outstanding", "[http]") {

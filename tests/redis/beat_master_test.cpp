@@ -54,3 +54,18 @@ TEST_CASE("a library's record keeps the latest heartbeat of the masters that use
   CHECK(zscore(r, keys.libraries(), "jq_shared") == kNowMs + 8000);
   CHECK(zscore(r, keys.masters(), "m1") == kNowMs + 5000);
 }
+
+// The master tells a stall from the expiry its beat replaces: one already past means its
+// heartbeat lapsed and other masters may have dropped its slot holdings.
+TEST_CASE("a beat answers the expiry it replaces, 0 for a master's first", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  const jq::redis::Keys keys = fresh_keys();
+  const auto beat_answer = [&](std::int64_t expiry_ms) {
+    const auto before = BeatMaster::decode(
+        r.eval(BeatMaster::call(BeatMaster::keys(keys), {"m", expiry_ms, "jq_m"})));
+    REQUIRE(before);
+    return *before;
+  };
+  CHECK(beat_answer(kNowMs + 5000) == 0);
+  CHECK(beat_answer(kNowMs + 5500) == kNowMs + 5000);
+}

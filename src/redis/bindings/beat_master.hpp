@@ -29,6 +29,7 @@ struct BeatMaster {
             {std::move(k.masters), std::move(k.libraries)},
             {std::move(a.master), arg(a.expiry_ms), std::move(a.library)}};
   }
+  // The heartbeat expiry before this one (ms), 0 when there was none.
   static Decoded<std::int64_t> decode(const Reply& reply) { return integer_reply(id, reply); }
 };
 
