@@ -161,9 +161,9 @@ void TcpForwarder::run() {
         }
         bool sent = n > 0;
         if (sent && p.replacement) {
+          replaced_.fetch_add(1);  // before the client can read it: a test checks it then
           sent = write_all(p.client, p.replacement->data(), p.replacement->size());
           p.replacement.reset();
-          replaced_.fetch_add(1);
         } else if (sent) {
           sent = write_all(p.client, buffer.data(), static_cast<std::size_t>(n));
         }
