@@ -121,22 +121,18 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
     EndpointState* state = endpoint_id.empty() ? nullptr : slots_.find(endpoint_id);
     if (state && keeps_ahead(state) && state->serves(job->record->name)) {
       dispatch(*state, std::move(*job));
-    } else if (state) {
-      // Deregistered, held off or registered again for other names while the push was in
-      // Redis: the job goes back to its queue, its attempt not counted, for whoever serves it.
-      dispatcher_.wont_run(*job);
-      std::vector<store::ReservedJob> back;
-      back.push_back(std::move(*job));
-      give_back_jobs(std::move(back));
-      if (slots_.unused(endpoint_id, 1, stopping_) > 0) spawn_release(endpoint_id, 1);
-      update_claimable();
-      loop_.poke();
-    } else {
+      return;
+    }
+    dispatcher_.wont_run(*job);
+    if (!state) {
       spdlog::warn("job {}: its endpoint is gone; it runs again once its attempt times out",
                    job->id.str());
-      dispatcher_.wont_run(*job);
+      return;
     }
-    return;
+    // Deregistered, held off or registered again for other names while the push was in Redis:
+    // the job goes back to its queue, its attempt not counted, for whoever serves it, and its
+    // slot goes unused.
+    give_back_job(std::move(*job));
   }
   if (endpoint_id.empty()) return;
   if (slots_.unused(endpoint_id, 1, stopping_) > 0) {
@@ -163,9 +159,7 @@ void Scheduler::settle_ahead(const Claim& claim, std::optional<store::ReservedJo
       start_ahead(*state);
       count_ahead(*state);
     } else {
-      std::vector<store::ReservedJob> back;
-      back.push_back(std::move(*job));
-      give_back_jobs(std::move(back));
+      give_back_job(std::move(*job));
     }
   }
   if (state) slots_.forget_if_gone(claim.endpoint_id);

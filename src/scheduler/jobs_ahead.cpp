@@ -117,6 +117,12 @@ void Scheduler::give_back_jobs(std::vector<store::ReservedJob> jobs) {
   });
 }
 
+void Scheduler::give_back_job(store::ReservedJob job) {
+  std::vector<store::ReservedJob> one;
+  one.push_back(std::move(job));
+  give_back_jobs(std::move(one));
+}
+
 asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
   for (const store::ReservedJob& job : jobs) {
     auto r = co_await store_.release(job.id, job.record->name, job.record->attempts,

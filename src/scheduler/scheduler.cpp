@@ -115,7 +115,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     co_await give_back_all();
     // Away long enough, this master's heartbeat lapsed and another may have dropped its
     // holdings while its attempts still ran: say them again.
-    for (auto& [id, state] : slots_.all()) lease_unsure_.insert(id);
+    all_leases_unsure();
   }
   if (!lease_unsure_.empty()) co_await restate_leases();
   if (clock_() >= next_refresh_ && !reading_again_) read_heads_again();
@@ -168,9 +168,13 @@ asio::awaitable<void> Scheduler::release_slots(std::string endpoint_id, int n) {
 
 void Scheduler::leases_unsure() {
   asio::post(loop_.strand(), [this] {
-    for (const auto& [id, state] : slots_.all()) lease_unsure_.insert(id);
+    all_leases_unsure();
     loop_.poke();
   });
+}
+
+void Scheduler::all_leases_unsure() {
+  for (const auto& [id, state] : slots_.all()) lease_unsure_.insert(id);
 }
 
 void Scheduler::spawn_release(std::string endpoint_id, int n) {

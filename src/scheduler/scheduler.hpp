@@ -105,6 +105,7 @@ class Scheduler : public store::DirectDispatch {
                        const std::function<bool(const store::ReservedJob&)>& which = {});
   Periodic::Duration ahead_wait(Periodic::Duration at_most);
   void give_back_jobs(std::vector<store::ReservedJob> jobs);
+  void give_back_job(store::ReservedJob job);
   asio::awaitable<void> release_jobs(std::vector<store::ReservedJob> jobs);
   asio::awaitable<void> give_back(EndpointState& state);
   asio::awaitable<void> give_back_all();
@@ -118,6 +119,7 @@ class Scheduler : public store::DirectDispatch {
   // States this master's holding of each endpoint in lease_unsure_ as its attempts in flight
   // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
   asio::awaitable<void> restate_leases();
+  void all_leases_unsure();  // on the strand: every endpoint's lease to be stated again
   void on_pushed(const events::Event& event);
   void finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end);
   void dispatch(EndpointState& state, store::ReservedJob job);

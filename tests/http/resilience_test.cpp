@@ -116,10 +116,10 @@ TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets 
   Worker worker;
   jq::test::register_worker(http, worker, {"n"}, 1);
   jq::test::push(http, {{"name", "n"}});
-  REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 5s));
-  CHECK(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 10s));
+  CHECK(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
   jq::test::push(http, {{"name", "n"}});
-  CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 5s));
+  CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
 }
 
 // A retry waits in the scheduled set until the promoter makes it ready. A promotion that failed

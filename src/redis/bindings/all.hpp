@@ -33,9 +33,9 @@
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
-#include "src/redis/bindings/set_slots.hpp"
 #include "src/redis/bindings/retry_dead_job.hpp"
 #include "src/redis/bindings/schedule_writes.hpp"
+#include "src/redis/bindings/set_slots.hpp"
 #include "src/redis/bindings/unhold_jobs.hpp"
 #include "src/redis/bindings/wake_constraints.hpp"
 
@@ -47,10 +47,10 @@ struct List {};
 using All =
     List<InitStore, PushJobs, GetJob, CancelJob, FetchResult, ReserveJobs, CompleteJobs, FailJob,
          ReleaseJob, PromoteJobs, ReapJobs, RetryDeadJob, DeleteDeadJob, RegisterWorker,
-         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, SetSlots, QueueStats, ListDead, BrowseJobs,
-         PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint, ConstraintState,
-         WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster, ClaimScheduleName,
-         SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs, HoldJobs, UnholdJobs,
-         ReleaseLeases, AckWake, ReadHeads>;
+         RemoveWorker, ExpireWorkers, AcquireSlots, ReleaseSlots, SetSlots, QueueStats, ListDead,
+         BrowseJobs, PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint,
+         ConstraintState, WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster,
+         ClaimScheduleName, SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs,
+         HoldJobs, UnholdJobs, ReleaseLeases, AckWake, ReadHeads>;
 
 }  // namespace jq::redis::bindings
