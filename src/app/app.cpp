@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -164,9 +165,15 @@ class Daemon {
     store_.use_constraints(&constraint_cache_);
     store_.use_direct_dispatch(&scheduler_);
     store_.limit_appended_lists(config.limits.max_body_bytes);
-    store_.confirm_pushes(
-        config.redis.replicas_ack,
-        milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)));
+    if (config.redis.replicas_ack > 0) {
+      confirmed_redis_ = std::make_unique<redis::Client>(
+          io_.get_executor(), target,
+          redis::ConnectionOptions{.one_io_thread = io_threads_of(config) == 1});
+      store_.confirm_pushes(
+          config.redis.replicas_ack,
+          milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)),
+          *confirmed_redis_);
+    }
     schedules_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));
     router_.set_observer([this](const http::Route* route, http::Method method, int status) {
@@ -174,14 +181,17 @@ class Daemon {
           route != nullptr ? std::string_view(route->pattern) : std::string_view("unmatched");
       metrics_.http_request(pattern, http::to_string(method), status).inc();
     });
-    redis_.time_commands(&metrics_.redis_command_duration());
     // Every kind from the start, at 0, so alerts on a rate need no series to appear first.
     for (std::string_view kind : redis::error_kinds()) metrics_.redis_error(kind);
-    redis_.on_error([this](const std::error_code& ec) {
-      if (const std::string_view kind = redis::error_kind(ec); !kind.empty()) {
-        metrics_.redis_error(kind).inc();
-      }
-    });
+    for (redis::Client* client : {&redis_, confirmed_redis_.get()}) {
+      if (client == nullptr) continue;
+      client->time_commands(&metrics_.redis_command_duration());
+      client->on_error([this](const std::error_code& ec) {
+        if (const std::string_view kind = redis::error_kind(ec); !kind.empty()) {
+          metrics_.redis_error(kind).inc();
+        }
+      });
+    }
     subscriber_.add_listener([this](const events::Event& e) {
       if (e.kind == events::EventKind::result) {
         if (e.arg.empty()) {
@@ -204,6 +214,7 @@ class Daemon {
                  server_.port(), tls_ ? "https" : "http", io_threads_of(config_));
     if (tls_) spdlog::info("tls: serving the certificate {}", tls_->describe());
     redis_.start();
+    if (confirmed_redis_) confirmed_redis_->start();
     subscriber_.start();
     scheduler_.start();
     promoter_.start();
@@ -432,6 +443,7 @@ class Daemon {
     }
     co_await workers_.flush_outcomes();  // the last attempts' counters
     subscriber_.stop();
+    if (confirmed_redis_) confirmed_redis_->stop();
     redis_.stop();
     io_.stop();
   }
@@ -444,6 +456,9 @@ class Daemon {
   metrics::Metrics metrics_;
   redis::Keys keys_;
   redis::Client redis_;
+  // redis.replicas_ack > 0: the pushes and their WAITs, on connections of their own
+  // (JobStore::confirm_pushes); null otherwise.
+  std::unique_ptr<redis::Client> confirmed_redis_;
   events::Subscriber subscriber_;
   events::ResultWaiters waiters_;
   store::JobStore store_;

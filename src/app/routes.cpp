@@ -19,7 +19,7 @@ namespace jq::app {
 namespace asio = boost::asio;
 
 void add_routes(http::Router& router, const RouteDeps& d) {
-  http::add_health_routes(router, d.queues, d.stopping);
+  http::add_health_routes(router, d.queues, d.jobs, d.stopping);
   http::add_job_routes(router, d.jobs, d.defaults, d.waiters, d.on_pushed, d.stopping);
   http::add_worker_routes(router, d.workers, d.on_workers_changed);
   http::add_queue_routes(router, d.queues, d.on_paused_changed);

@@ -57,7 +57,7 @@ Redis parse_redis(const At& at) {
   if (auto v = field(at, "replicas_ack_timeout")) {
     redis.replicas_ack_timeout_s = number(
         *v, [](double s) { return s > 0 && s <= 5; },
-        "must be a number of seconds greater than 0 and at most 5 (the WAIT holds the master's "
+        "must be a number of seconds greater than 0 and at most 5 (the WAIT holds the pushes' "
         "connection to that Redis node, which is reset when a command waits 10 s)");
   }
   return redis;

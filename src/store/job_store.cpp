@@ -13,6 +13,7 @@
 #include "src/redis/bindings/get_job.hpp"
 #include "src/redis/bindings/init_store.hpp"
 #include "src/redis/bindings/push_jobs.hpp"
+#include "src/redis/errc.hpp"
 #include "src/store/job_routing.hpp"
 #include "src/util/time.hpp"
 
@@ -250,9 +251,11 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     int shard, std::vector<PushItem> items) {
   PushCall push = push_call(shard, std::move(items));
   redis::ReplyResult reply;
-  if (replicas_ack_ > 0) {
-    reply =
-        co_await redis_.eval_replicated(std::move(push.call), replicas_ack_, replicas_ack_timeout_);
+  if (!pushes_may_go()) {
+    reply = unexpected(make_error_code(redis::Errc::not_connected));
+  } else if (replicas_ack_ > 0) {
+    reply = co_await confirmed_->eval_replicated(std::move(push.call), replicas_ack_,
+                                                 replicas_ack_timeout_);
   } else {
     reply = co_await redis_.eval(std::move(push.call));
   }
@@ -334,8 +337,11 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::push_across_shards(
     sizes.push_back(push.sizes.front());
     calls.push_back(std::move(push.call));
   }
-  redis::ReplyResult replies =
-      co_await redis_.eval_atomic(std::move(calls), replicas_ack_, replicas_ack_timeout_);
+  redis::Client& via = replicas_ack_ > 0 ? *confirmed_ : redis_;
+  redis::ReplyResult replies = unexpected(make_error_code(redis::Errc::not_connected));
+  if (pushes_may_go()) {
+    replies = co_await via.eval_atomic(std::move(calls), replicas_ack_, replicas_ack_timeout_);
+  }
   std::vector<PushResult> out;
   out.reserve(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {

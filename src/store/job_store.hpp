@@ -75,10 +75,17 @@ class JobStore {
   // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
   // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
   // Redis's answer is enough (the default). Set before the first push.
-  void confirm_pushes(int replicas, std::chrono::milliseconds timeout) {
+  // The pushes and their WAITs go through `via`, a client of their own: WAIT holds the
+  // connection it is sent on (for the whole timeout when a node has too few replicas, as right
+  // after a failover), and must not hold up the dispatch, the results and the heartbeats behind
+  // it. It counts the writes of its own connection, which are the pushes it confirms.
+  void confirm_pushes(int replicas, std::chrono::milliseconds timeout, redis::Client& via) {
     replicas_ack_ = replicas;
     replicas_ack_timeout_ = timeout;
+    confirmed_ = &via;
   }
+  // Whether pushes have a connection to go on (with replicas_ack, their own).
+  bool connected() const { return redis_.ready() && confirmed_->ready(); }
 
   // Stores the jobs with one script per shard they go to: all in one shard (all or nothing)
   // unless ordering or unique keys route some elsewhere (routed_shard); then, on one Redis,
@@ -133,6 +140,9 @@ class JobStore {
                          redis::bindings::PushJobs::Pushed pushed);
   // One request's own call, not waiting for the shard's group commit.
   asio::awaitable<PushResult> push_alone(int shard, PushItem item);
+  // The pushes' own client (replicas_ack) may be up before the main one has checked the store's
+  // layout and shard count (verify_shards, at its every connect): pushes wait for that check.
+  bool pushes_may_go() const { return confirmed_ == &redis_ || redis_.ready(); }
   // Whether a push may claim worker slots at all (claim_slots asks only then).
   bool may_claim() const;
   // Claims free worker slots for the jobs of `item` that may skip the queue, and marks them to
@@ -144,6 +154,7 @@ class JobStore {
 
   redis::Client& redis_;
   redis::Keys keys_;
+  redis::Client* confirmed_ = &redis_;  // where pushes go while replicas_ack_ > 0
   int replicas_ack_ = 0;
   std::chrono::milliseconds replicas_ack_timeout_{1000};
   int shards_;

@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <future>
 
 #include "src/redis/keys.hpp"
 #include "src/redis/script_sources.hpp"
@@ -222,6 +223,31 @@ TEST_CASE("a push that no replica confirms in time answers 503, and its job is k
   Worker worker;
   jq::test::register_worker(http, worker, {"kept"}, 1);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 4; }, 10s));
+}
+
+TEST_CASE("a push waiting for its replicas holds up neither the dispatch nor other requests",
+          "[http]") {
+  // WAIT holds the connection it goes on for its whole timeout while Redis has fewer replicas
+  // than asked (right after a failover promoted the only one). The job it waits for is stored:
+  // a worker gets it, and other requests are answered, meanwhile.
+  RedisServer redis;
+  Daemon daemon(
+      {.redis_url = redis.url(), .redis_yaml = "  replicas_ack: 1\n  replicas_ack_timeout: 4\n"});
+  Worker worker;
+  jq::test::register_worker(daemon.http(), worker, {"flow"}, 1);
+  const auto sent = std::chrono::steady_clock::now();
+  auto push = std::async(std::launch::async, [&] {
+    return daemon.http().post("/v1/jobs", {{"name", "flow"}});
+  });
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
+  const auto received = std::chrono::steady_clock::now() - sent;
+  CHECK(daemon.http().get("/v1/stats").status == 200);
+  const auto stats_answered = std::chrono::steady_clock::now() - sent;
+  const auto pushed = push.get();
+  CHECK(pushed.status == 503);
+  CHECK(std::chrono::steady_clock::now() - sent >= 4s);  // it did wait for the replicas
+  CHECK(received < 2s);
+  CHECK(stats_answered < 2s);
 }
 
 // A stop in the middle of a backlog: what was on its way at a worker ends and is recorded, what
