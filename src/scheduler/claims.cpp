@@ -135,8 +135,9 @@ void Scheduler::settle_here(store::SlotClaim claim, std::optional<store::Reserve
     give_back_job(std::move(*job));
   }
   if (endpoint_id.empty()) return;
-  if (slots_.unused(endpoint_id, 1, stopping_) > 0) {
-    spawn_release(endpoint_id, 1);
+  if (std::string holder = slots_.lease_holder(endpoint_id);
+      slots_.unused(endpoint_id, 1, stopping_) > 0) {
+    spawn_release(std::move(holder), 1);
   }
   update_claimable();
   loop_.poke();

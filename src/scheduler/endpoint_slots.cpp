@@ -65,7 +65,8 @@ bool EndpointState::may_reserve(SteadyTime now, std::chrono::microseconds window
 }
 
 EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
-                                          const PoolFactory& make_pool) {
+                                          const PoolFactory& make_pool,
+                                          std::vector<std::string>* restate) {
   std::map<std::string, EndpointState> next;
   Gone gone;
   for (auto& e : loaded) {
@@ -104,7 +105,62 @@ EndpointSlots::Gone EndpointSlots::update(std::vector<workers::Endpoint> loaded,
     }
   }
   endpoints_ = std::move(next);
+  adopt_removed(restate);
   return gone;
+}
+
+// Without this a worker whose registration lapsed while it ran jobs (its heartbeats missed for
+// a while) and that registered again would get its whole concurrency on top of them.
+void EndpointSlots::adopt_removed(std::vector<std::string>* restate) {
+  // Loaded again under its own id (ids are never reused: a store that failed over to a replica
+  // that had not seen it go), an endpoint's attempts are its own again.
+  for (auto& [id, state] : endpoints_) {
+    if (state.removed || state.heir.empty()) continue;
+    for (auto heir = endpoints_.find(state.heir); heir != endpoints_.end();
+         heir = endpoints_.find(heir->second.heir)) {
+      heir->second.inflight -= state.inflight;
+    }
+    state.heir.clear();
+  }
+  std::erase_if(endpoints_, [](const auto& entry) { return gone(entry.second); });
+  std::map<std::string_view, std::string_view> by_url;  // of the endpoints that serve
+  for (const auto& [id, state] : endpoints_) {
+    if (!state.removed) by_url.emplace(state.endpoint->url, id);
+  }
+  for (auto& [id, state] : endpoints_) {
+    if (!state.removed || !state.heir.empty() || state.inflight == 0) continue;
+    const auto found = by_url.find(state.endpoint->url);
+    if (found == by_url.end()) continue;
+    state.heir = found->second;
+    EndpointState& heir = endpoints_.at(state.heir);
+    heir.inflight += state.inflight;
+    // Registered again with a lower concurrency: the slots beyond it go back as they free.
+    heir.shrink = std::max(heir.shrink, heir.inflight - heir.endpoint->concurrency);
+    if (restate) restate->push_back(state.heir);
+  }
+}
+
+std::map<std::string, EndpointState>::iterator EndpointSlots::heir_of_attempts(
+    std::map<std::string, EndpointState>::iterator it, int attempts) {
+  while (!it->second.heir.empty()) {
+    const auto heir = endpoints_.find(it->second.heir);
+    if (heir == endpoints_.end()) break;
+    it->second.inflight -= attempts;
+    if (gone(it->second)) endpoints_.erase(it);
+    it = heir;
+  }
+  return it;
+}
+
+std::string EndpointSlots::lease_holder(const std::string& id) const {
+  auto it = endpoints_.find(id);
+  if (it == endpoints_.end()) return id;
+  while (!it->second.heir.empty()) {
+    const auto heir = endpoints_.find(it->second.heir);
+    if (heir == endpoints_.end()) break;
+    it = heir;
+  }
+  return it->first;
 }
 
 std::vector<EndpointState*> EndpointSlots::open(SteadyTime now, std::chrono::microseconds window) {
@@ -217,6 +273,7 @@ void EndpointSlots::forget_if_gone(const std::string& id) {
 int EndpointSlots::unused(const std::string& id, int slots, bool stopping) {
   auto it = endpoints_.find(id);
   if (it == endpoints_.end() || slots <= 0) return 0;
+  it = heir_of_attempts(it, slots);
   EndpointState& state = it->second;
   state.inflight -= slots;
   const bool give_back = state.removed || stopping || state.shrink > 0;
@@ -231,6 +288,7 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
                                                        SteadyTime now, bool stopping) {
   auto it = endpoints_.find(id);
   if (it == endpoints_.end()) return std::nullopt;
+  it = heir_of_attempts(it, 1);
   EndpointState& state = it->second;
   AttemptFollowUp follow;
   --state.inflight;

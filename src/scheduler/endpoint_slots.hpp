@@ -69,6 +69,9 @@ struct EndpointState {
   std::optional<SteadyTime> idle_since;  // when a round last found no job for it
   SteadyTime hold_until{};               // takes no jobs before then
   bool removed = false;  // deregistered while attempts ran: gone when the last one ends
+  // Removed while attempts ran, and its url registered again under a new id (a ttl that lapsed,
+  // a delete): the id whose count of attempts took this one's in (see EndpointSlots::update).
+  std::string heir;
   std::chrono::milliseconds unreachable_backoff{0};
   // How long its answers took lately (a moving average; zero before the first one).
   std::chrono::microseconds answer_time{0};
@@ -111,8 +114,15 @@ class EndpointSlots {
   };
   // The registrations as loaded. An endpoint removed with attempts or a reservation on their
   // way keeps counting (closed) until they end; registered again, it opens again. Registered
-  // again with another url or other names, it leaves its jobs ahead.
-  Gone update(std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool);
+  // again with another url or other names, it leaves its jobs ahead. Its url registered again
+  // under a new id, that endpoint is the same server, still running them: they count in its
+  // concurrency too (its heir), whose lease is then stated again (`restate`), and what they
+  // leave (a slot, a health) is the heir's.
+  Gone update(std::vector<workers::Endpoint> loaded, const PoolFactory& make_pool,
+              std::vector<std::string>* restate = nullptr);
+  // The id whose lease the slots of endpoint `id` belong to: its heir's (and that one's heir's),
+  // or its own.
+  std::string lease_holder(const std::string& id) const;
 
   // Endpoints that may reserve now (a free slot, or room ahead within `window`), fewest
   // outstanding first.
@@ -175,6 +185,15 @@ class EndpointSlots {
   EndpointState* find(const std::string& id);
 
  private:
+  // Removed endpoints running attempts whose url serves again under another id: the attempts
+  // count there too (update's heirs).
+  void adopt_removed(std::vector<std::string>* restate);
+  // Where `attempts` of endpoint `it` that ended, or slots it did not use, count: they leave
+  // every removed one on the way to its last heir (which may forget them), and that heir is
+  // returned (`it` itself without one).
+  std::map<std::string, EndpointState>::iterator heir_of_attempts(
+      std::map<std::string, EndpointState>::iterator it, int attempts);
+
   std::map<std::string, EndpointState> endpoints_;
 };
 

@@ -247,10 +247,14 @@ asio::awaitable<void> Scheduler::reload_workers() {
   for (const auto& [id, state] : slots_.all()) {
     if (!state.ahead.empty()) had_ahead.emplace_back(id, state.endpoint->url);
   }
-  auto gone = slots_.update(std::move(*loaded), [this](const workers::Endpoint& e) {
-    return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
-                                                      e.ca_file, e.concurrency, pools_);
-  });
+  std::vector<std::string> heirs;
+  auto gone = slots_.update(
+      std::move(*loaded),
+      [this](const workers::Endpoint& e) {
+        return std::make_shared<dispatch::ConnectionPool>(io_.get_executor(), e.address, tls_,
+                                                          e.ca_file, e.concurrency, pools_);
+      },
+      &heirs);
   // Removed endpoints take no jobs: none of their names counts.
   std::vector<std::shared_ptr<const workers::Endpoint>> endpoints;
   for (const auto& [id, state] : slots_.all()) {
@@ -261,6 +265,12 @@ asio::awaitable<void> Scheduler::reload_workers() {
   for (const auto& [id, url] : had_ahead) {
     const EndpointState* state = slots_.find(id);
     metrics_.worker(url).reserved_ahead.set(state ? static_cast<double>(state->ahead.size()) : 0);
+  }
+  // The attempts they took in from a registration of their url that lapsed are leased nowhere
+  // (its slots went with it): said first, as other masters may lease those slots from now on.
+  if (!heirs.empty()) {
+    lease_unsure_.insert(heirs.begin(), heirs.end());
+    co_await restate_leases();
   }
   for (auto& [id, held] : gone.slots) co_await release_slots(id, held);
 }
@@ -502,6 +512,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
     // counted are held again and take them from the front.
     for (auto& job : jobs) state->ahead.push_back(std::move(job));
   }
+  const std::string holder = slots_.lease_holder(endpoint_id);
   const int give_back = slots_.unused(endpoint_id, slots, stopping_);
   if (EndpointState* still = slots_.find(endpoint_id); still && !still->removed) {
     start_ahead(*still);
@@ -509,7 +520,7 @@ asio::awaitable<void> Scheduler::reserved(std::string endpoint_id, store::QueueR
   }
   slots_.forget_if_gone(endpoint_id);
   give_back_jobs(std::move(back));
-  if (give_back > 0) co_await release_slots(endpoint_id, give_back);
+  if (give_back > 0) co_await release_slots(holder, give_back);
   update_claimable();
 }
 
@@ -521,8 +532,10 @@ void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
                     });
 }
 
-void Scheduler::finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end) {
-  const auto follow = slots_.finished(endpoint_id, end, clock_(), stopping_);
+void Scheduler::finished(const std::string& attempt_endpoint_id, const dispatch::AttemptEnd& end) {
+  // Registered again under a new id while the attempt ran: what it leaves is the new one's.
+  const std::string endpoint_id = slots_.lease_holder(attempt_endpoint_id);
+  const auto follow = slots_.finished(attempt_endpoint_id, end, clock_(), stopping_);
   if (!follow) return;
   if (follow->release_slot) {
     spawn_release(endpoint_id, 1);

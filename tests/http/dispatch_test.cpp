@@ -762,6 +762,35 @@ TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
   CHECK(http.get("/v1/workers").value().empty());
 }
 
+// A worker that missed its heartbeats for a while (a network split, a long pause) and registers
+// again gets a new id while it still runs the jobs it had: they count in its concurrency.
+TEST_CASE("a worker registered again after a lapse keeps its concurrency while old jobs run",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker({"--threads", "2"});
+  const std::string first = register_worker(http, worker.url(), {"n"}, 1, 1.0);
+  push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 8000}}}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  // Lapsed and removed (the maintenance loop's expireWorkers): registered again, it is new.
+  jq::test::SyncRedis r(redis.port());
+  const jq::redis::Keys keys;
+  REQUIRE(wait_until(
+      [&] {
+        return r.call({"HEXISTS", keys.worker_urls(), worker.url()}).integer == 0;
+      },
+      5s));
+  const std::string second = register_worker(http, worker.url(), {"n"}, 1);
+  CHECK(second != first);
+  // The running job holds the new registration's one slot, in Redis too (other masters see it).
+  const std::string slots_key = keys.worker_slots(second);
+  CHECK(wait_until([&] { return r.call({"HLEN", slots_key}).integer == 1; }, 3s));
+  push(http, {{"name", "n"}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 2; }, 15s));
+  CHECK(worker.stats()["max_in_flight"] == 1);
+}
+
 TEST_CASE("registering a known url updates it and keeps its id, and a delete stops dispatch",
           "[http]") {
   RedisServer redis;

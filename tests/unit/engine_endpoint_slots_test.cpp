@@ -271,6 +271,97 @@ TEST_CASE("an endpoint registered again while its attempts ran opens again", "[u
   CHECK(slots.find("a")->inflight == 1);
 }
 
+// A worker whose registration lapsed (or was deleted) while it ran jobs, and that registered again
+// under a new id: the same server, still running them.
+TEST_CASE("a url registered again under a new id counts the removed one's attempts", "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  start(slots, *slots.find("a"), 2);
+  std::vector<std::string> restate;
+  slots.update(
+      {}, [](const Endpoint&) { return nullptr; }, &restate);
+  Endpoint again = endpoint("b", 2);
+  again.url = slots.find("a")->endpoint->url;
+  slots.update(
+      {again}, [](const Endpoint&) { return nullptr; }, &restate);
+  CHECK(restate == std::vector<std::string>{"b"});  // its lease holds them now
+  CHECK(slots.find("b")->inflight == 2);
+  CHECK(slots.open(t0).empty());  // full: both slots run the old attempts
+  CHECK(slots.lease_holder("a") == "b");
+  // An old attempt that ends frees a slot of the new registration, held there for its next job.
+  const auto follow = slots.finished("a", answered(), t0, false);
+  REQUIRE(follow);
+  CHECK_FALSE(follow->release_slot);
+  CHECK(slots.find("b")->inflight == 1);
+  CHECK(slots.find("b")->held == 1);
+  CHECK(ids(slots.open(t0)) == std::vector<std::string>{"b"});
+  // Its health is the new registration's: the same server.
+  CHECK(slots.finished("a", unreachable(), t0, false)->mark_down);
+  CHECK_FALSE(slots.find("a"));  // forgotten with its last attempt
+  CHECK(slots.find("b")->inflight == 0);
+  CHECK(slots.find("b")->hold_until > t0);
+}
+
+TEST_CASE("attempts taken in beyond the new registration's concurrency give their slots back",
+          "[unit]") {
+  auto slots = with({endpoint("a", 3)});
+  start(slots, *slots.find("a"), 3);
+  Endpoint again = endpoint("b", 1);
+  again.url = slots.find("a")->endpoint->url;
+  slots.update({again}, [](const Endpoint&) { return nullptr; });
+  CHECK(slots.finished("a", answered(), t0, false)->release_slot);
+  CHECK(slots.finished("a", answered(), t0, false)->release_slot);
+  CHECK_FALSE(slots.finished("a", answered(), t0, false)->release_slot);  // within its one
+  CHECK(slots.find("b")->held == 1);
+}
+
+TEST_CASE("an endpoint loaded again under its own id takes its attempts back from its heir",
+          "[unit]") {
+  auto slots = with({endpoint("a", 2)});
+  start(slots, *slots.find("a"), 1);
+  Endpoint again = endpoint("b", 2);
+  again.url = slots.find("a")->endpoint->url;
+  slots.update({again}, [](const Endpoint&) { return nullptr; });
+  REQUIRE(slots.find("b")->inflight == 1);
+  Endpoint back = endpoint("a", 2);
+  back.url = "http://127.0.0.1:1/elsewhere";
+  slots.update({back, again}, [](const Endpoint&) { return nullptr; });
+  CHECK(slots.find("b")->inflight == 0);
+  CHECK(slots.lease_holder("a") == "a");
+  CHECK_FALSE(slots.finished("a", answered(), t0, false)->release_slot);
+  CHECK(slots.find("a")->held == 1);
+  CHECK(slots.find("b")->inflight == 0);
+}
+
+TEST_CASE("attempts taken in by a registration that lapsed too go on to the next one", "[unit]") {
+  auto slots = with({endpoint("a", 4)});
+  start(slots, *slots.find("a"), 1);
+  const std::string url = slots.find("a")->endpoint->url;
+  const auto at_url = [&](const std::string& id) {
+    Endpoint e = endpoint(id, 4);
+    e.url = url;
+    return e;
+  };
+  slots.update({at_url("b")}, [](const Endpoint&) { return nullptr; });
+  start(slots, *slots.find("b"), 1);
+  CHECK(slots.find("b")->inflight == 2);
+  std::vector<std::string> restate;
+  slots.update(
+      {at_url("c")}, [](const Endpoint&) { return nullptr; }, &restate);
+  CHECK(restate == std::vector<std::string>{"c"});
+  CHECK(slots.find("c")->inflight == 2);
+  CHECK(slots.lease_holder("a") == "c");
+  // A reservation's slots that got no job leave the removed ones for the heir too.
+  CHECK(slots.unused("a", 1, false) == 0);
+  CHECK_FALSE(slots.find("a"));
+  CHECK(slots.find("b")->inflight == 1);
+  CHECK(slots.find("c")->inflight == 1);
+  CHECK(slots.find("c")->held == 1);
+  CHECK_FALSE(slots.finished("b", answered(), t0, false)->release_slot);
+  CHECK_FALSE(slots.find("b"));
+  CHECK(slots.find("c")->inflight == 0);
+  CHECK(slots.find("c")->held == 2);
+}
+
 // Other masters hold slots too: only a lease asked of Redis sees them all. Slots kept held after
 // the concurrency went down would let every master go on at its old share.
 TEST_CASE("a lowered concurrency gives held slots back and each running one as it frees",
