@@ -22,10 +22,18 @@ constexpr std::array<std::string_view, 7> kReservedHeaders{
     "Host",         "Content-Type",   "Content-Length", "X-Jq-Job-Id",
     "X-Jq-Attempt", "X-Jq-Timestamp", "X-Jq-Signature"};
 
-bool is_reserved_header(std::string_view name) {
+// Headers that say how the message is framed, encoded or how the connection goes on: the master
+// sends a plain body of Content-Length bytes on a keep-alive connection, and one of these would
+// make the worker read it otherwise (Transfer-Encoding: chunked) or fail every dispatch.
+constexpr std::array<std::string_view, 8> kFramingHeaders{
+    "Transfer-Encoding", "Content-Encoding", "Connection", "Keep-Alive", "TE",
+    "Trailer",           "Upgrade",          "Expect"};
+
+template <std::size_t N>
+bool is_one_of(std::string_view name, const std::array<std::string_view, N>& headers) {
   const std::string key = worker_header_key(name);
-  for (std::string_view reserved : kReservedHeaders) {
-    if (key == worker_header_key(reserved)) return true;
+  for (std::string_view header : headers) {
+    if (key == worker_header_key(header)) return true;
   }
   return false;
 }
@@ -255,8 +263,14 @@ Expected<void, std::string> check_worker_header_name(std::string_view name) {
     return unexpected(
         std::string("is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)"));
   }
-  if (is_reserved_header(name)) {
+  if (is_one_of(name, kReservedHeaders)) {
     return unexpected(std::string("is set by the master and cannot be registered"));
+  }
+  if (is_one_of(name, kFramingHeaders)) {
+    return unexpected(std::string(
+        "says how the message is framed or the connection kept, which the master does itself "
+        "(a plain body of Content-Length bytes on a keep-alive connection): it cannot be "
+        "registered"));
   }
   return {};
 }

@@ -57,7 +57,8 @@ std::string worker_header_key(std::string_view name);
 // Errors: bad_request (not a map), invalid_job with `field` (unknown key, bad url, bad name...).
 // Duplicate names are dropped (first occurrence kept). Header names may not be ones the master
 // sets itself (Host, Content-Type, Content-Length, X-Jq-Job-Id, X-Jq-Attempt, X-Jq-Timestamp,
-// X-Jq-Signature), nor repeat.
+// X-Jq-Signature), nor ones about the message's framing or the connection (Transfer-Encoding,
+// Content-Encoding, Connection, Keep-Alive, TE, Trailer, Upgrade, Expect), nor repeat.
 Expected<WorkerRegistration, ApiError> decode_worker_registration(std::string_view body,
                                                                   MediaType type);
 

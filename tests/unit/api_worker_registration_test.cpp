@@ -200,6 +200,18 @@ TEST_CASE("headers the master sets itself cannot be registered", "[unit]") {
   }
 }
 
+// "Transfer-Encoding: chunked" beside the master's Content-Length made every dispatch to the
+// worker fail (the body read as chunks).
+TEST_CASE("headers about the message's framing or the connection cannot be registered", "[unit]") {
+  for (const char* name : {"Transfer-Encoding", "content-encoding", "Connection", "Keep-Alive",
+                           "te", "Trailer", "UPGRADE", "Expect"}) {
+    INFO(name);
+    check_error(register_with("headers", "{\"" + std::string(name) + "\":\"v\"}"), "headers",
+                "says how the message is framed or the connection kept");
+  }
+  CHECK(register_with("headers", R"({"X-Te":"v","Authorization":"Bearer t"})"));
+}
+
 TEST_CASE("ttl is a number of seconds up to a year, kept in milliseconds", "[unit]") {
   CHECK(register_with("ttl", "30")->ttl == 30'000ms);
   CHECK(register_with("ttl", "0.0001")->ttl == 1ms);

@@ -150,7 +150,10 @@ export interface paths {
          * @description Registers the endpoint at `url` for the job names in `names`. Registering a `url` that is
          *     already registered updates it and keeps its `id` (`200`); a new one is created (`201`).
          *     With `ttl`, the registration lapses unless it is POSTed again within `ttl` seconds (a
-         *     heartbeat). A registration is the whole description of the endpoint: fields left out
+         *     heartbeat); the master removes a lapsed registration within about a second. A `url`
+         *     registered again after its registration was removed (lapsed or deleted) gets a new `id`;
+         *     the jobs the old one still runs there count against the new one's `concurrency` until
+         *     they end. A registration is the whole description of the endpoint: fields left out
          *     take their defaults again, so a heartbeat without `secret` makes the endpoint unsigned.
          *     With `secret`, every dispatch to the endpoint is signed (`X-Jq-Timestamp`,
          *     `X-Jq-Signature`: see worker.yaml); the secret is never shown back. Workers may also be
@@ -594,7 +597,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description `200` when Redis answers; `503 unavailable` when it does not, while it is out of memory (over its `maxmemory`: new jobs are refused), or while the master shuts down.
+         * @description `200` when Redis answers; `503 unavailable` when it does not, while it is out of memory (over its `maxmemory`: new jobs are refused), while it is a replica (a failover demoted it: writes are refused until the master reconnects to what `redis.url` names), while the connection that carries pushes confirmed by replicas (`redis.replicas_ack`) is being made again, or while the master shuts down.
          */
         get: operations["readyz"];
         put?: never;
@@ -1006,8 +1009,10 @@ export interface components {
              *     64 entries; names are HTTP tokens, case-insensitively unique (`{"X-A": "1", "x-a":
              *     "2"}` is refused, which this schema cannot say), and not one the master sets itself
              *     (`Host`, `Content-Type`, `Content-Length`, `X-Jq-Job-Id`, `X-Jq-Attempt`,
-             *     `X-Jq-Timestamp`, `X-Jq-Signature`, in any case); values at most 8192 bytes without
-             *     CR, LF or NUL.
+             *     `X-Jq-Timestamp`, `X-Jq-Signature`, in any case) nor one about the message's framing
+             *     or the connection (`Transfer-Encoding`, `Content-Encoding`, `Connection`,
+             *     `Keep-Alive`, `TE`, `Trailer`, `Upgrade`, `Expect`); values at most 8192 bytes
+             *     without CR, LF or NUL.
              */
             headers?: {
                 [key: string]: string;
