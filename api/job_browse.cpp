@@ -72,21 +72,26 @@ std::string format_cursor(const BrowseCursor& c) {
 
 Expected<JobBrowse, ApiError> parse_job_browse(std::string_view query) {
   JobBrowse out;
-  if (auto state = query_value(query, "state")) {
+  auto state = query_value(query, "state");
+  if (!state) return unexpected(std::move(state.error()));
+  if (*state) {
+    const std::string& text = **state;
     std::size_t i = 0;
-    while (i < kStates.size() && kStates[i] != *state) ++i;
+    while (i < kStates.size() && kStates[i] != text) ++i;
     if (i == kStates.size()) {
       return unexpected(invalid(
-          "state", "state must be queued, scheduled, running or dead, got \"" + *state + "\""));
+          "state", "state must be queued, scheduled, running or dead, got \"" + text + "\""));
     }
     out.state = static_cast<BrowseState>(i);
   }
-  if (auto name = query_value(query, "name")) {
-    if (!is_valid_job_name(*name)) {
-      return unexpected(
-          invalid("name", "name must be " + std::string(kJobNameRule) + ", got \"" + *name + "\""));
+  auto name = query_value(query, "name");
+  if (!name) return unexpected(std::move(name.error()));
+  if (*name) {
+    if (!is_valid_job_name(**name)) {
+      return unexpected(invalid(
+          "name", "name must be " + std::string(kJobNameRule) + ", got \"" + **name + "\""));
     }
-    out.name = std::move(*name);
+    out.name = std::move(**name);
   }
   auto limit = query_number(query, {.name = "limit",
                                     .min = 1,
@@ -96,8 +101,10 @@ Expected<JobBrowse, ApiError> parse_job_browse(std::string_view query) {
                                     .unit = ""});
   if (!limit) return unexpected(std::move(limit.error()));
   out.limit = static_cast<int>(*limit);
-  if (auto text = query_value(query, "cursor")) {
-    auto cursor = read_cursor(*text);
+  auto text = query_value(query, "cursor");
+  if (!text) return unexpected(std::move(text.error()));
+  if (*text) {
+    auto cursor = read_cursor(**text);
     if (!cursor) {
       return unexpected(invalid("cursor",
                                 "cursor is not one this master gave out: pass the next_cursor of "

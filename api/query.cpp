@@ -49,10 +49,20 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
   return out;
 }
 
-std::optional<std::string> query_value(std::string_view query, std::string_view name) {
+Expected<std::optional<std::string>, ApiError> query_value(std::string_view query,
+                                                           std::string_view name) {
   const auto raw = raw_query_value(query, name);
-  if (!raw) return std::nullopt;
-  return percent_decode(*raw, true);
+  if (!raw) return std::optional<std::string>();
+  auto decoded = percent_decode(*raw, true);
+  if (!decoded) {
+    ApiError e =
+        ApiError::make(ErrorCode::bad_request, std::string(name) +
+                                                   " has a bad percent escape (% must be followed "
+                                                   "by two hex digits; send a literal % as %25)");
+    e.field = std::string(name);
+    return unexpected(std::move(e));
+  }
+  return std::optional<std::string>(std::move(*decoded));
 }
 
 namespace {

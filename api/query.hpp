@@ -11,8 +11,10 @@
 
 namespace jq::api {
 
-// The decoded value of the first `name=` in `query`; nullopt when absent or badly encoded.
-std::optional<std::string> query_value(std::string_view query, std::string_view name);
+// The decoded value of the first `name=` in `query`; nullopt when absent. A bad % escape is a 400
+// naming the parameter (taken as absent, `state=dead%` would list the default state).
+Expected<std::optional<std::string>, ApiError> query_value(std::string_view query,
+                                                           std::string_view name);
 
 // Percent-decoding ('+' is a space in queries only); nullopt on a bad % escape.
 std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space);

@@ -169,4 +169,12 @@ TEST_CASE("bad browse parameters are refused naming the parameter", "[http]") {
   // A cursor of the dead listing cannot page the queued one.
   CHECK(field_of("state=queued&cursor=d.1764000000000.3.000000001") == "cursor");
   CHECK(http.get("/v1/jobs?state=dead&cursor=d.1764000000000.3.000000001").status == 200);
+  // A bad percent escape is not taken as an absent parameter (the default state, any name, the
+  // first page).
+  CHECK(field_of("state=dead%") == "state");
+  CHECK(field_of("name=mail%2") == "name");
+  CHECK(field_of("cursor=q.0.0.%ZZ") == "cursor");
+  auto dead = http.get("/v1/dead?name=a%G1");
+  CHECK(dead.status == 400);
+  CHECK(dead.value()["field"] == "name");
 }

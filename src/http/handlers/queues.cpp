@@ -90,7 +90,9 @@ Expected<int, api::ApiError> parse_limit(const Request& req) {
 awaitable<Response> dead(store::QueueStore& queues, Request& req) {
   auto limit = parse_limit(req);
   if (!limit) co_return respond_error(req, limit.error());
-  auto jobs = co_await queues.dead(api::query_value(req.query, "name").value_or(""), *limit);
+  auto name = api::query_value(req.query, "name");
+  if (!name) co_return respond_error(req, name.error());
+  auto jobs = co_await queues.dead(name->value_or(""), *limit);
   if (!jobs) co_return respond_error(req, to_api_error(jobs.error()));
   json out = json::array();
   for (auto& d : *jobs) out.push_back(dead_view(d));
