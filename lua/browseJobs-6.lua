@@ -10,6 +10,8 @@
   contract allows a job that moved between pages to be on neither or on both).
   Only jobs that can be chosen are queued here: those held by a constraint or behind their
   ordering key are not in a ready list and are not listed.
+  Members compare by their bytes (bytes_less), as Redis orders equal scores and as the master
+  compares cursors, whatever the locale redis-server runs in.
   Each page scans at most 10000 entries: a `name` with few jobs among many of other names may
   come up short.
   Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
@@ -45,8 +47,8 @@ local function after_cursor(score, member, descending)
     return score > cursor_score
   end
   if member ~= cursor_member then
-    if descending then return member < cursor_member end
-    return member > cursor_member
+    if descending then return bytes_less(member, cursor_member) end
+    return bytes_less(cursor_member, member)
   end
   if descending then return shard < cursor_shard end
   return shard > cursor_shard
@@ -101,7 +103,7 @@ local function bisect(list, member)
   local low, high = 0, rcall('LLEN', list)
   while low < high do
     local mid = math.floor((low + high) / 2)
-    if rcall('LINDEX', list, mid) <= member then low = mid + 1 else high = mid end
+    if not bytes_less(member, rcall('LINDEX', list, mid)) then low = mid + 1 else high = mid end
   end
   return low
 end
@@ -139,7 +141,7 @@ local function queued_page()
   end
   table.sort(candidates, function(a, b)
     if a[1] ~= b[1] then return a[1] < b[1] end
-    return a[2] < b[2]
+    return bytes_less(a[2], b[2])
   end)
   local out = {}
   for i = 1, math.min(limit, #candidates) do
