@@ -22,7 +22,7 @@ local function room(cx, name, key, max)
     end
   end
   if limits.emission_ms then
-    local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck)) or cx.now
+    local tat = load_tat(cx, ck, limits) or cx.now
     local allowed_at = math.ceil(tat - limits.burst * limits.emission_ms)
     if allowed_at > cx.now then
       n = 0

@@ -53,7 +53,7 @@ local function admission_refuses(ad, limits, ck, name, key, stamp)
     end
   end
   if limits.emission_ms then
-    local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck)) or cx.now
+    local tat = load_tat(cx, ck, limits) or cx.now
     local allowed_at = tat - limits.burst * limits.emission_ms
     if allowed_at > cx.now then
       pair_due(cx, ck, math.ceil(allowed_at), ad.channel)
@@ -85,7 +85,7 @@ local function admission_take(ad, limits, name, key, lease, deadline)
   rcall('SADD', cx.c .. 'lease_keys:' .. name, key)
   ad.started[name] = (ad.started[name] or 0) + 1
   if limits.emission_ms then
-    local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck)) or cx.now
+    local tat = load_tat(cx, ck, limits) or cx.now
     tat = math.max(tat, cx.now) + limits.emission_ms
     store_tat(cx, ck, tat, limits)
     -- Jobs still held for the pair get their turn when its next start is allowed.

@@ -19,7 +19,7 @@
 ]]
 -- One step of the pair's GCRA taken back (admission_take added it).
 local function give_back_rate_step(cx, ck, limits)
-  local tat = tonumber(rcall('GET', cx.c .. 'tat:' .. ck))
+  local tat = load_tat(cx, ck, limits)
   if tat then store_tat(cx, ck, tat - limits.emission_ms, limits) end
 end
 

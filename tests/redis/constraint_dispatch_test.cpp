@@ -215,6 +215,39 @@ TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is a
   CHECK(take(r, keys, 10, due) == std::vector<std::string>{f[2]});
 }
 
+// The contract: a new rate applies to the next start. The steps taken at the old rate put the
+// pair's next start a day away; raised, it must not wait for that day.
+TEST_CASE("rate: a raised rate owes at most one step of its own, not the old interval", "[redis]") {
+  using jq::redis::bindings::UpdateConstraint;
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "daily", {{"rate", {{"limit", 1}, {"period", 86400}, {"burst", 0}}}});
+  auto f = fields_of(
+      push_jobs(r, keys, 0,
+                {constrained("daily", "k"), constrained("daily", "k"), constrained("daily", "k")}));
+  REQUIRE(take(r, keys) == std::vector<std::string>{f[0]});
+  REQUIRE(zscore(r, wake_due_key(keys), "daily#k") == kNowMs + 86'400'000);
+  json raised = {{"name", "daily"},
+                 {"paused", false},
+                 {"rate", {{"limit", 100}, {"period", 1}, {"burst", 0}}}};
+  auto written = UpdateConstraint::decode(r.eval(
+      UpdateConstraint::call(UpdateConstraint::keys(keys),
+                             {"daily", packed(raised), "", keys.constraint_channel(), kNowMs})));
+  REQUIRE(written);
+  REQUIRE(written->status == UpdateConstraint::Status::replaced);
+  // Looked at when the change makes it due, the old steps owe one step of the new rate: f[1]
+  // starts 10 ms on, f[2] 10 ms after it.
+  const auto first = wake_due(r, keys, kNowMs);
+  CHECK(first.orders.empty());
+  CHECK(first.next_due_ms == kNowMs + 10);
+  for (int i = 1; i <= 2; ++i) {
+    const std::int64_t at = kNowMs + 10 * i;
+    auto due = wake_due(r, keys, at);
+    CHECK(hand_off(r, keys, due.orders, at) == 1);
+    CHECK(take(r, keys, 10, at) == std::vector<std::string>{f[static_cast<std::size_t>(i)]});
+  }
+}
+
 TEST_CASE(
     "concurrency and rate: a slot freed while the rate holds the next start makes the pair due "
     "when the rate lets it, not at the freed slot's deadline",
