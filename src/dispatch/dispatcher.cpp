@@ -310,7 +310,11 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::release: {
-      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints);
+      // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
+      // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
+      const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
+      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints,
+                                       unsent);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -105,9 +105,9 @@ class DispatchStore {
                                                           std::string message,
                                                           std::vector<std::string> constraints);
   // The attempt does not count: the job is ready again in its old place (after its leases went).
-  // `unsent`: it never went to a worker (a job reserved ahead and handed back): the rate steps
-  // it took are given back too (a rate counts dispatches actually sent); an attempt the worker
-  // refused (429/503) or could not receive keeps them.
+  // `unsent`: it never went to a worker (a job reserved ahead and handed back, a worker that
+  // could not be reached): the rate steps it took are given back too (a rate counts dispatches
+  // actually sent); an attempt the worker refused (429/503) keeps them.
   asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt,
                                                       std::vector<std::string> constraints,
                                                       bool unsent = false);

@@ -99,6 +99,29 @@ TEST_CASE("a rate limit spreads starts over its period", "[http]") {
   CHECK(std::chrono::steady_clock::now() - started >= 950ms);
 }
 
+// The contract: a rate counts dispatches actually sent.
+TEST_CASE("a dispatch that could not reach its worker gives its rate token back", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  create(http, {{"name", "hourly"},
+                {"match", {{"name", "once"}}},
+                {"rate", {{"limit", 1}, {"period", 3600}, {"burst", 0}}}});
+  // Nothing listens there: the job cannot be sent.
+  const std::string nowhere = "http://127.0.0.1:" + std::to_string(jq::test::free_port()) + "/";
+  auto registered = http.post("/v1/workers", {{"url", nowhere}, {"names", {"once"}}});
+  REQUIRE(registered.status == 201);
+  const std::string unreachable = registered.value()["id"];
+  push(http, {{"name", "once"}});
+  REQUIRE(wait_until(
+      [&] { return http.get("/v1/workers/" + unreachable).value()["healthy"] == false; }, 5s));
+  REQUIRE(http.del("/v1/workers/" + unreachable).status == 204);
+  Worker worker;
+  register_worker(http, worker, {"once"}, 1);
+  // Had the failed dispatch kept the token, the job would wait an hour.
+  CHECK(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+}
+
 TEST_CASE("pausing a constraint holds what it matches, and resuming or deleting it lets them run",
           "[http]") {
   RedisServer redis;
