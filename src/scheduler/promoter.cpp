@@ -43,7 +43,9 @@ void Promoter::on_event(const events::Event& event) {
   asio::post(loop_.strand(), [this, due] {
     bool sooner = false;
     for (std::int64_t* next : {&next_due_ms_, &next_wake_ms_}) {
-      if (*next == 0 || due < *next) {
+      // 0 is "look now" (no pass has run yet): a later time heard before Redis was ready must
+      // not put off the first pass, and this master's overdue retries, until then.
+      if (*next != 0 && due < *next) {
         *next = due;
         sooner = true;
       }
