@@ -416,6 +416,10 @@ function renderJobs(page) {
   b.next = page.next_cursor;
   syncRows($('jobs'), jobs, (j) => j.id, createJobRow, updateJobRow);
   showEmpty('jobs-empty', jobs.length === 0 && !page.error);
+  // A page that stopped at its scan budget can be empty and still have more after it.
+  $('jobs-empty').textContent = b.next
+    ? 'No jobs on this page: this state has many entries of other names; Next goes on.'
+    : 'No jobs in this state.';
   $('jobs-next').disabled = !b.next;
   $('jobs-first').disabled = !b.cursor;
   $('jobs-where').textContent = `${b.state}${b.name ? ` · ${b.name}` : ''}${b.cursor ? ' · a later page' : ''}`;

@@ -3,7 +3,9 @@
 // Each shard lists its next `limit + 1` jobs after the cursor in the listing's order
 // (lua/browseJobs-6.lua); merged, the first `limit` are the page, and one more means there is a
 // next page, whose cursor is the page's last job. The order is a total one, (score, member,
-// shard), so a cursor names one place in it whatever moves meanwhile.
+// shard), so a cursor names one place in it whatever moves meanwhile. A shard whose scan ran out
+// of budget first says where it stopped: the page ends there (it may be short, even empty) and
+// the next one starts there, so that a job is never skipped for later ones of other shards.
 #include <algorithm>
 
 #include "src/redis/bindings/browse_jobs.hpp"
@@ -36,18 +38,40 @@ asio::awaitable<Expected<BrowsePage, StoreError>> QueueStore::browse(api::JobBro
   auto replies = co_await eval_all(std::move(calls), std::move(no_commands));
   if (!replies) co_return unexpected(std::move(replies.error()));
 
-  std::vector<Listed> listed;
-  for (int shard = 0; shard < shards_; ++shard) {
-    auto entries = BrowseJobs::decode((*replies)[static_cast<std::size_t>(shard)]);
-    if (!entries) co_return unexpected(StoreError::bad_reply(entries.error()));
-    for (auto& e : *entries) listed.push_back(Listed{shard, std::move(e)});
-  }
   const bool newest_first = query.state == api::BrowseState::dead;
-  std::sort(listed.begin(), listed.end(), [newest_first](const Listed& a, const Listed& b) {
-    const auto ka = std::tie(a.entry.score, a.entry.member, a.shard);
-    const auto kb = std::tie(b.entry.score, b.entry.member, b.shard);
+  // Whether position a comes before b in the listing's order.
+  const auto before = [newest_first](std::int64_t sa, const std::string& ma, int ha,
+                                     std::int64_t sb, const std::string& mb, int hb) {
+    const auto ka = std::tie(sa, ma, ha);
+    const auto kb = std::tie(sb, mb, hb);
     return newest_first ? kb < ka : ka < kb;
+  };
+  std::vector<Listed> listed;
+  // The earliest place where a shard's scan stopped short (its budget): nothing after it is
+  // listed on this page, as that shard may have jobs before it that no scan looked at yet.
+  std::optional<BrowseJobs::Cursor> cut;
+  for (int shard = 0; shard < shards_; ++shard) {
+    auto page = BrowseJobs::decode((*replies)[static_cast<std::size_t>(shard)], shard);
+    if (!page) co_return unexpected(StoreError::bad_reply(page.error()));
+    for (auto& e : page->entries) listed.push_back(Listed{shard, std::move(e)});
+    auto& r = page->reached;
+    // Never before where the page began (a ready list out of stamp order): no progress there.
+    if (!r || (after &&
+               !before(after->score, after->member, after->shard, r->score, r->member, r->shard))) {
+      continue;
+    }
+    if (!cut || before(r->score, r->member, r->shard, cut->score, cut->member, cut->shard)) {
+      cut = std::move(*r);
+    }
+  }
+  std::sort(listed.begin(), listed.end(), [&](const Listed& a, const Listed& b) {
+    return before(a.entry.score, a.entry.member, a.shard, b.entry.score, b.entry.member, b.shard);
   });
+  if (cut) {
+    std::erase_if(listed, [&](const Listed& l) {
+      return before(cut->score, cut->member, cut->shard, l.entry.score, l.entry.member, l.shard);
+    });
+  }
 
   BrowsePage page;
   const auto limit = static_cast<std::size_t>(query.limit);
@@ -66,6 +90,9 @@ asio::awaitable<Expected<BrowsePage, StoreError>> QueueStore::browse(api::JobBro
   if (listed.size() > limit) {
     const Listed& last = listed[limit - 1];
     page.next = api::BrowseCursor{query.state, last.entry.score, last.shard, last.entry.member};
+  } else if (cut) {
+    // Short (or empty) but not the last: the next page goes on from where the scan stopped.
+    page.next = api::BrowseCursor{query.state, cut->score, cut->shard, std::move(cut->member)};
   }
   co_return page;
 }

@@ -2,6 +2,7 @@
 // a cursor that keeps working while jobs come and go.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -148,6 +149,60 @@ TEST_CASE("scheduled jobs by due time, running jobs by deadline, dead jobs newes
   CHECK(ids(listed_dead) == dead);
   CHECK(listed_dead.front()["state"] == "dead");
   CHECK(listed_dead.front()["last_error"].is_string());
+}
+
+// A shard's page looks at about 10,000 entries at most. One that runs out first ends the page
+// where it stopped (short, even empty) and the next page goes on from there: before, the page
+// said it was the last, or listed later jobs of other names in place of the ones not looked at.
+TEST_CASE("a page whose scan ran out of budget ends there, and the next goes on: none skipped",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({.redis_url = redis.url(), .shards = 1});
+  auto http = daemon.http();
+  const auto push_many = [&](const std::string& name, int n, json extra) {
+    std::vector<std::string> ids;
+    for (int done = 0; done < n;) {
+      json batch = json::array();
+      for (; done < n && batch.size() < 1000; ++done) {
+        json job = extra;
+        job["name"] = name;
+        batch.push_back(job);
+      }
+      auto res = http.post("/v1/jobs", batch);
+      REQUIRE(res.status == 201);
+      const json body = res.value();
+      for (const json& id : body["ids"]) ids.push_back(id);
+    }
+    return ids;
+  };
+  SECTION("scheduled, one name among many entries of another") {
+    push_many("other", 10'050, {{"delay", 600}});
+    const std::string rare = push(http, {{"name", "rare"}, {"delay", 1200}});
+    int pages = 0;
+    const auto listed = all_pages(http, "state=scheduled&name=rare", 10, &pages);
+    CHECK(ids(listed) == std::vector<std::string>{rare});
+    CHECK(pages == 2);  // the first came back empty, with a cursor
+  }
+  SECTION("queued, more names with more jobs (1001 each) than a page looks at") {
+    // Pushed in turns, so that every name has jobs among the first page's.
+    std::vector<std::string> expected;
+    for (int turn = 0; turn < 13; ++turn) {
+      for (int n = 0; n < 12; ++n) {
+        const auto pushed = push_many("name" + std::to_string(n), 77, json::object());
+        expected.insert(expected.end(), pushed.begin(), pushed.end());
+      }
+    }
+    // Pushed last, listed first (its priority), whichever name a scan takes first.
+    expected.insert(expected.begin(), push(http, {{"name", "urgent"}, {"priority", -1}}));
+    const auto listed = ids(all_pages(http, "state=queued", 1000));
+    CHECK(listed.size() == expected.size());
+    // Where they part, if they do (the whole lists would be 12,013 ids in the message).
+    const auto [at, _] =
+        std::mismatch(listed.begin(), listed.end(), expected.begin(), expected.end());
+    INFO("first difference at " << (at - listed.begin()) << ": "
+                                << (at == listed.end() ? std::string("(end)") : *at));
+    CHECK(at == listed.end());
+  }
 }
 
 TEST_CASE("bad browse parameters are refused naming the parameter", "[http]") {

@@ -17,7 +17,9 @@ export interface paths {
          *     every shard: `queued` in the order they would be chosen (smallest `priority` first, then
          *     the moment they became ready), `scheduled` by `ready_at`, `running` by the attempt's
          *     deadline, `dead` newest first. `next_cursor` is `null` on the last page; pass it as
-         *     `cursor` to get the next one. A cursor stays usable while jobs come and go (a job that
+         *     `cursor` to get the next one. A page looks at about 10,000 entries per shard at most
+         *     and ends where it stopped, so it may hold fewer than `limit` jobs, or none, and still
+         *     have a `next_cursor`: only `null` means the last page. A cursor stays usable while jobs come and go (a job that
          *     moved between pages may then be on neither or on both).
          *
          *     `queued` lists the jobs that can be chosen now: those held by a constraint or waiting
@@ -961,7 +963,7 @@ export interface components {
         };
         JobPage: {
             jobs: components["schemas"]["ListedJob"][];
-            /** @description Pass as `cursor` for the next page; `null` on the last page. */
+            /** @description Pass as `cursor` for the next page; `null` on the last page (a page with fewer than `limit` jobs, even none, may have one). */
             next_cursor: string | null;
         };
         /** @description The job has no final result yet. */

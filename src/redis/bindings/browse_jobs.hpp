@@ -49,16 +49,27 @@ struct BrowseJobs {
          a.after ? arg(a.after->score) : std::string(), a.after ? a.after->member : std::string(),
          a.after ? arg(std::int64_t{a.after->shard}) : std::string()}};
   }
-  static Decoded<std::vector<Entry>> decode(const Reply& reply) {
+  // The shard's jobs, and where its scan stopped when its budget ran out before `limit` were
+  // found: every entry up to there was looked at, none after it.
+  struct Page {
+    std::vector<Entry> entries;
+    std::optional<Cursor> reached;  // its shard is the shard asked
+  };
+  static Decoded<Page> decode(const Reply& reply, int shard) {
     const auto& e = reply.elements;
-    if (!reply.is_array() || e.size() % 3 != 0) {
-      return unexpected(bad_reply(id, "not {score, member, record, ...}", reply));
+    if (!reply.is_array() || e.size() % 3 == 1) {
+      return unexpected(bad_reply(id, "not {score, member, record, ...[, score, member]}", reply));
     }
-    std::vector<Entry> out;
-    out.reserve(e.size() / 3);
-    for (std::size_t i = 0; i < e.size(); i += 3) {
+    Page out;
+    const std::size_t whole = e.size() - e.size() % 3;
+    out.entries.reserve(whole / 3);
+    for (std::size_t i = 0; i < whole; i += 3) {
       if (!e[i].is_integer()) return unexpected(bad_reply(id, "a score", reply));
-      out.push_back(Entry{e[i].integer, e[i + 1].str, e[i + 2].str});
+      out.entries.push_back(Entry{e[i].integer, e[i + 1].str, e[i + 2].str});
+    }
+    if (whole < e.size()) {
+      if (!e[whole].is_integer()) return unexpected(bad_reply(id, "the reached score", reply));
+      out.reached = Cursor{e[whole].integer, e[whole + 1].str, shard};
     }
     return out;
   }
