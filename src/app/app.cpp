@@ -321,7 +321,12 @@ class Daemon {
     // A pass that failed (Redis away or full) goes again after this, doubling up to kMax: no
     // other master makes it, and the next change may be long in coming.
     constexpr std::chrono::seconds kFirst{1}, kMax{30};
+    // After a pass that went through, one more this much later: a master that had not heard of
+    // the change yet (the event takes milliseconds; a subscriber reconnecting, longer) may have
+    // pushed jobs matched against the old definitions into shards the pass had read already.
+    constexpr std::chrono::seconds kSettle{2};
     std::chrono::seconds after_failure = kFirst;
+    bool settling = false;  // the pass under way is that later one
     do {
       reclassify_again_ = false;
       asio::steady_timer timer(io_);
@@ -350,6 +355,18 @@ class Daemon {
         after_failure = kFirst;
         if (*changed > 0) {
           spdlog::info("{} stored jobs matched again against the changed constraints", *changed);
+        }
+        if (settling) {
+          settling = false;
+        } else {
+          const auto until = std::chrono::steady_clock::now() + kSettle;
+          while (!reclassify_again_ && std::chrono::steady_clock::now() < until) {
+            timer.expires_after(std::chrono::milliseconds(100));
+            co_await timer.async_wait(asio::use_awaitable);
+          }
+          // A change meanwhile gets a pass of its own, and then its own later one.
+          settling = !reclassify_again_;
+          reclassify_again_ = true;
         }
       }
       reclassify_running_ = false;
