@@ -9,7 +9,8 @@
   KEYS[1] lease-keys set of the constraint (key values that have a lease zset)
   KEYS[2] lease prefix of the constraint: a key's lease zset is this followed by the key value
           (lease id, score = expiry ms)
-  KEYS[3] tat prefix of the constraint: a key's GCRA theoretical arrival time (ms) is the string
+  KEYS[3] tat prefix of the constraint: a key's GCRA theoretical arrival time (ms), then its
+          emission interval (lua/lib/preamble_1_store_tat.lua), is the string
           at this followed by the key value
   ARGV[1] now (ms since the epoch)
   ARGV[2] top: how many keys to list, those with the most waiting first
@@ -47,7 +48,8 @@ end)
 local out = {waiting, running, #list}
 for i = 1, math.min(top, #list) do
   local entry = list[i]
-  local tat = tonumber(rcall('GET', tats .. entry[1])) or -1
+  local stored = rcall('GET', tats .. entry[1])
+  local tat = stored and tonumber(string.match(stored, '^%S+')) or -1
   out[#out + 1] = {entry[1], entry[2], entry[3], tat}
 end
 return out

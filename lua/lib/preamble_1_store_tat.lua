@@ -1,5 +1,6 @@
 -- Shared by the scripts (in the function library, before them); takes no KEYS or ARGV of its own.
---[[ Writes a pair's GCRA theoretical arrival time (ms) after a rate step was taken
+--[[ Writes a pair's GCRA theoretical arrival time (ms), and the emission interval (ms) it was
+  taken at, "<tat> <interval>" (load_tat reads it), after a rate step was taken
   (admission_take) or given back (free_leases, an attempt never sent). Past tat + burst steps
   the key is as good as new, so it expires then; a tat at or before now leaves no debt: the key
   goes.
@@ -14,5 +15,6 @@ local function store_tat(cx, ck, tat, limits)
     return
   end
   local keep_ms = math.ceil(tat - cx.now + limits.burst * limits.emission_ms) + 1
-  rcall('SET', tat_key, string.format('%.3f', tat), 'PX', keep_ms)
+  -- With the interval the steps were taken at: load_tat counts them again if the rate changes.
+  rcall('SET', tat_key, string.format('%.3f %.17g', tat, limits.emission_ms), 'PX', keep_ms)
 end

@@ -217,7 +217,7 @@ TEST_CASE("rate: starts beyond limit + burst wait for their due time, which is a
 
 // The contract: a new rate applies to the next start. The steps taken at the old rate put the
 // pair's next start a day away; raised, it must not wait for that day.
-TEST_CASE("rate: a raised rate owes at most one step of its own, not the old interval", "[redis]") {
+TEST_CASE("rate: a raised rate counts what the old steps owe in its own interval", "[redis]") {
   using jq::redis::bindings::UpdateConstraint;
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
@@ -235,7 +235,7 @@ TEST_CASE("rate: a raised rate owes at most one step of its own, not the old int
                              {"daily", packed(raised), "", keys.constraint_channel(), kNowMs})));
   REQUIRE(written);
   REQUIRE(written->status == UpdateConstraint::Status::replaced);
-  // Looked at when the change makes it due, the old steps owe one step of the new rate: f[1]
+  // Looked at when the change makes it due, the old step owes one step of the new rate: f[1]
   // starts 10 ms on, f[2] 10 ms after it.
   const auto first = wake_due(r, keys, kNowMs);
   CHECK(first.orders.empty());
@@ -246,6 +246,30 @@ TEST_CASE("rate: a raised rate owes at most one step of its own, not the old int
     CHECK(hand_off(r, keys, due.orders, at) == 1);
     CHECK(take(r, keys, 10, at) == std::vector<std::string>{f[static_cast<std::size_t>(i)]});
   }
+}
+
+// Masters' clocks differ: one running 5 minutes slow must not shorten the interval the others
+// keep (the rate unchanged, the tat is read as it is).
+TEST_CASE("rate: a master whose clock is behind neither admits early nor moves the next start",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  define(r, keys, "hourly", {{"rate", {{"limit", 1}, {"period", 3600}, {"burst", 0}}}});
+  const auto f0 = fields_of(push_jobs(r, keys, 0, {constrained("hourly", "k")}));
+  REQUIRE(take(r, keys) == f0);
+  // A minute on, a master whose clock is 5 minutes behind takes the next job of the key: refused
+  // (its admission reads the pair's rate state at its own now).
+  const std::int64_t slow = kNowMs + 60'000 - 300'000;
+  const auto f1 =
+      fields_of(push_jobs(r, keys, 0, {constrained("hourly", "k")}, slow, kStampUs + 1));
+  CHECK(take(r, keys, 10, slow).empty());
+  // 56 minutes on: still before the hour.
+  const std::int64_t later = kNowMs + 56 * 60'000;
+  CHECK(hand_off(r, keys, wake_due(r, keys, later).orders, later) == 0);
+  CHECK(take(r, keys, 10, later).empty());
+  const std::int64_t hour = kNowMs + 3'600'000;
+  CHECK(hand_off(r, keys, wake_due(r, keys, hour).orders, hour) == 1);
+  CHECK(take(r, keys, 10, hour) == f1);
 }
 
 TEST_CASE(
