@@ -177,10 +177,10 @@ local function look_at(candidates, p, member)
 end
 
 -- Up to `limit` candidates of one name, from its head on; whether the budget ran out first, and
--- the last entry looked at.
+-- the last entry looked at (nil when it ran out before the first).
 local function scan_name(candidates, head)
   local taken = 0
-  local last_p, last_member = head.p, head.member
+  local last_p, last_member
   for i = head.at, #head.priorities do
     local priority = head.priorities[i]
     local p = tonumber(priority)
@@ -220,10 +220,11 @@ local function queued_page(out)
     local cut, p, member = scan_name(candidates, head)
     if cut then
       reached_p, reached_member = p, member
-      for j = k + 1, #heads do
+      -- This name's head too when the budget ran out before it was looked at.
+      for j = (p and k + 1 or k), #heads do
         local other = heads[j]
         look_at(candidates, other.p, other.member)
-        if position_less(other.p, other.member, reached_p, reached_member) then
+        if not reached_p or position_less(other.p, other.member, reached_p, reached_member) then
           reached_p, reached_member = other.p, other.member
         end
       end
