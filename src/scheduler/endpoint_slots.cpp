@@ -116,9 +116,12 @@ void EndpointSlots::adopt_removed(std::vector<std::string>* restate) {
   // that had not seen it go), an endpoint's attempts are its own again.
   for (auto& [id, state] : endpoints_) {
     if (state.removed || state.heir.empty()) continue;
+    // Both leases are stated again: the heirs' held these attempts, its own did not.
+    if (restate) restate->push_back(id);
     for (auto heir = endpoints_.find(state.heir); heir != endpoints_.end();
          heir = endpoints_.find(heir->second.heir)) {
       heir->second.inflight -= state.inflight;
+      if (restate) restate->push_back(heir->first);
     }
     state.heir.clear();
   }

@@ -324,7 +324,10 @@ TEST_CASE("an endpoint loaded again under its own id takes its attempts back fro
   REQUIRE(slots.find("b")->inflight == 1);
   Endpoint back = endpoint("a", 2);
   back.url = "http://127.0.0.1:1/elsewhere";
-  slots.update({back, again}, [](const Endpoint&) { return nullptr; });
+  std::vector<std::string> restate;
+  slots.update(
+      {back, again}, [](const Endpoint&) { return nullptr; }, &restate);
+  CHECK(restate == std::vector<std::string>{"a", "b"});  // both leases said again
   CHECK(slots.find("b")->inflight == 0);
   CHECK(slots.lease_holder("a") == "a");
   CHECK_FALSE(slots.finished("a", answered(), t0, false)->release_slot);
