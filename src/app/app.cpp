@@ -317,6 +317,15 @@ class Daemon {
     co_return snapshot;
   }
 
+  // Waits `most`, or less when a change of the constraints comes (reclassify_again_).
+  asio::awaitable<void> wait_for_change(asio::steady_timer& timer, std::chrono::seconds most) {
+    const auto until = std::chrono::steady_clock::now() + most;
+    while (!reclassify_again_ && std::chrono::steady_clock::now() < until) {
+      timer.expires_after(std::chrono::milliseconds(100));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+  }
+
   asio::awaitable<void> reclassify() {
     // A pass that failed (Redis away or full) goes again after this, doubling up to kMax: no
     // other master makes it, and the next change may be long in coming.
@@ -344,11 +353,7 @@ class Daemon {
             "constraints: {}; trying again in {} s",
             changed.error().message, after_failure.count());
         // A change meanwhile ends the wait (and the doubling): it is due within seconds.
-        const auto until = std::chrono::steady_clock::now() + after_failure;
-        while (!reclassify_again_ && std::chrono::steady_clock::now() < until) {
-          timer.expires_after(std::chrono::milliseconds(100));
-          co_await timer.async_wait(asio::use_awaitable);
-        }
+        co_await wait_for_change(timer, after_failure);
         after_failure = reclassify_again_ ? kFirst : std::min(after_failure * 2, kMax);
         reclassify_again_ = true;
       } else {
@@ -359,11 +364,7 @@ class Daemon {
         if (settling) {
           settling = false;
         } else {
-          const auto until = std::chrono::steady_clock::now() + kSettle;
-          while (!reclassify_again_ && std::chrono::steady_clock::now() < until) {
-            timer.expires_after(std::chrono::milliseconds(100));
-            co_await timer.async_wait(asio::use_awaitable);
-          }
+          co_await wait_for_change(timer, kSettle);
           // A change meanwhile gets a pass of its own, and then its own later one.
           settling = !reclassify_again_;
           reclassify_again_ = true;

@@ -43,6 +43,12 @@ bool may_linger_out(const EndpointState& state) {
   return state.held > 0 && state.idle_since && state.ahead.empty() && state.ahead_coming == 0;
 }
 
+// The endpoint that took the attempts of `it` in, or end() when none did.
+template <class Map, class It>
+It next_heir(Map& endpoints, It it) {
+  return it->second.heir.empty() ? endpoints.end() : endpoints.find(it->second.heir);
+}
+
 // Deregistered, and nothing of it left to settle.
 bool gone(const EndpointState& state) {
   return state.removed && state.inflight == 0 && state.reserving == 0 && state.ahead_coming == 0;
@@ -119,7 +125,7 @@ void EndpointSlots::adopt_removed(std::vector<std::string>* restate) {
     // Both leases are stated again: the heirs' held these attempts, its own did not.
     if (restate) restate->push_back(id);
     for (auto heir = endpoints_.find(state.heir); heir != endpoints_.end();
-         heir = endpoints_.find(heir->second.heir)) {
+         heir = next_heir(endpoints_, heir)) {
       heir->second.inflight -= state.inflight;
       if (restate) restate->push_back(heir->first);
     }
@@ -145,9 +151,8 @@ void EndpointSlots::adopt_removed(std::vector<std::string>* restate) {
 
 std::map<std::string, EndpointState>::iterator EndpointSlots::heir_of_attempts(
     std::map<std::string, EndpointState>::iterator it, int attempts) {
-  while (!it->second.heir.empty()) {
-    const auto heir = endpoints_.find(it->second.heir);
-    if (heir == endpoints_.end()) break;
+  for (auto heir = next_heir(endpoints_, it); heir != endpoints_.end();
+       heir = next_heir(endpoints_, it)) {
     it->second.inflight -= attempts;
     if (gone(it->second)) endpoints_.erase(it);
     it = heir;
@@ -158,9 +163,8 @@ std::map<std::string, EndpointState>::iterator EndpointSlots::heir_of_attempts(
 std::string EndpointSlots::lease_holder(const std::string& id) const {
   auto it = endpoints_.find(id);
   if (it == endpoints_.end()) return id;
-  while (!it->second.heir.empty()) {
-    const auto heir = endpoints_.find(it->second.heir);
-    if (heir == endpoints_.end()) break;
+  for (auto heir = next_heir(endpoints_, it); heir != endpoints_.end();
+       heir = next_heir(endpoints_, it)) {
     it = heir;
   }
   return it->first;
@@ -291,9 +295,12 @@ std::optional<AttemptFollowUp> EndpointSlots::finished(const std::string& id,
                                                        SteadyTime now, bool stopping) {
   auto it = endpoints_.find(id);
   if (it == endpoints_.end()) return std::nullopt;
-  it = heir_of_attempts(it, 1);
-  EndpointState& state = it->second;
   AttemptFollowUp follow;
+  if (!it->second.heir.empty()) {
+    it = heir_of_attempts(it, 1);
+    follow.heir = it->first;
+  }
+  EndpointState& state = it->second;
   --state.inflight;
   // The slot stays leased for the next job; the scheduler gives it back when there is none.
   if (state.removed || stopping || state.shrink > 0) {

@@ -99,6 +99,9 @@ struct AttemptFollowUp {
   std::optional<std::chrono::milliseconds> mark_busy;
   // Unreachable: its pooled connections are not worth keeping.
   std::shared_ptr<dispatch::ConnectionPool> clear_connections;
+  // The endpoint registered again under a new id while the attempt ran (its heir): the slot and
+  // the health above are that one's. Empty: the attempt's own endpoint.
+  std::string heir;
 };
 
 class EndpointSlots {

@@ -533,10 +533,10 @@ void Scheduler::dispatch(EndpointState& state, store::ReservedJob job) {
 }
 
 void Scheduler::finished(const std::string& attempt_endpoint_id, const dispatch::AttemptEnd& end) {
-  // Registered again under a new id while the attempt ran: what it leaves is the new one's.
-  const std::string endpoint_id = slots_.lease_holder(attempt_endpoint_id);
   const auto follow = slots_.finished(attempt_endpoint_id, end, clock_(), stopping_);
   if (!follow) return;
+  // Registered again under a new id while the attempt ran: what it leaves is the new one's.
+  const std::string& endpoint_id = follow->heir.empty() ? attempt_endpoint_id : follow->heir;
   if (follow->release_slot) {
     spawn_release(endpoint_id, 1);
   }

@@ -91,10 +91,9 @@ void Runner::start_reads(std::int64_t now) {
     to_reload_.insert(failed_reloads_.begin(), failed_reloads_.end());
     failed_reloads_.clear();
   }
-  // One read of a shard or schedule at a time: asked again meanwhile, it is read again after
-  // (each read that ends pokes the loop).
-  // One read of a shard at a time, and none beside a read of one of its schedules: what
-  // the one begun earlier read would be put over what the later one did.
+  // One read of a shard or schedule at a time, and no shard read beside a read of one of its
+  // schedules (what the one begun earlier read would be put over what the later one did):
+  // asked again meanwhile, it is read again after (each read that ends pokes the loop).
   const auto reading_one_of = [this](int shard) {
     return std::any_of(reloading_.begin(), reloading_.end(),
                        [shard](const Key& key) { return key.second == shard; });

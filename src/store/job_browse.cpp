@@ -7,6 +7,7 @@
 // of budget first says where it stopped: the page ends there (it may be short, even empty) and
 // the next one starts there, so that a job is never skipped for later ones of other shards.
 #include <algorithm>
+#include <tuple>
 
 #include "src/redis/bindings/browse_jobs.hpp"
 #include "src/store/queue_store.hpp"
@@ -20,6 +21,15 @@ struct Listed {
   int shard = 0;
   BrowseJobs::Entry entry;
 };
+
+// A place in the listing: (score, member, shard).
+using Place = std::tuple<std::int64_t, const std::string&, int>;
+Place place_of(const Listed& l) {
+  return {l.entry.score, l.entry.member, l.shard};
+}
+Place place_of(const BrowseJobs::Cursor& c) {
+  return {c.score, c.member, c.shard};
+}
 
 }  // namespace
 
@@ -39,12 +49,9 @@ asio::awaitable<Expected<BrowsePage, StoreError>> QueueStore::browse(api::JobBro
   if (!replies) co_return unexpected(std::move(replies.error()));
 
   const bool newest_first = query.state == api::BrowseState::dead;
-  // Whether position a comes before b in the listing's order.
-  const auto before = [newest_first](std::int64_t sa, const std::string& ma, int ha,
-                                     std::int64_t sb, const std::string& mb, int hb) {
-    const auto ka = std::tie(sa, ma, ha);
-    const auto kb = std::tie(sb, mb, hb);
-    return newest_first ? kb < ka : ka < kb;
+  // Whether place a comes before b in the listing's order.
+  const auto before = [newest_first](const Place& a, const Place& b) {
+    return newest_first ? b < a : a < b;
   };
   std::vector<Listed> listed;
   // The earliest place where a shard's scan stopped short (its budget): nothing after it is
@@ -56,21 +63,13 @@ asio::awaitable<Expected<BrowsePage, StoreError>> QueueStore::browse(api::JobBro
     for (auto& e : page->entries) listed.push_back(Listed{shard, std::move(e)});
     auto& r = page->reached;
     // Never before where the page began (a ready list out of stamp order): no progress there.
-    if (!r || (after &&
-               !before(after->score, after->member, after->shard, r->score, r->member, r->shard))) {
-      continue;
-    }
-    if (!cut || before(r->score, r->member, r->shard, cut->score, cut->member, cut->shard)) {
-      cut = std::move(*r);
-    }
+    if (!r || (after && !before(place_of(*after), place_of(*r)))) continue;
+    if (!cut || before(place_of(*r), place_of(*cut))) cut = std::move(*r);
   }
-  std::sort(listed.begin(), listed.end(), [&](const Listed& a, const Listed& b) {
-    return before(a.entry.score, a.entry.member, a.shard, b.entry.score, b.entry.member, b.shard);
-  });
+  std::sort(listed.begin(), listed.end(),
+            [&](const Listed& a, const Listed& b) { return before(place_of(a), place_of(b)); });
   if (cut) {
-    std::erase_if(listed, [&](const Listed& l) {
-      return before(cut->score, cut->member, cut->shard, l.entry.score, l.entry.member, l.shard);
-    });
+    std::erase_if(listed, [&](const Listed& l) { return before(place_of(*cut), place_of(l)); });
   }
 
   BrowsePage page;

@@ -337,10 +337,10 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::push_across_shards(
     sizes.push_back(push.sizes.front());
     calls.push_back(std::move(push.call));
   }
-  redis::Client& via = replicas_ack_ > 0 ? *confirmed_ : redis_;
   redis::ReplyResult replies = unexpected(make_error_code(redis::Errc::not_connected));
   if (pushes_may_go()) {
-    replies = co_await via.eval_atomic(std::move(calls), replicas_ack_, replicas_ack_timeout_);
+    replies =
+        co_await confirmed_->eval_atomic(std::move(calls), replicas_ack_, replicas_ack_timeout_);
   }
   std::vector<PushResult> out;
   out.reserve(groups.size());

@@ -154,7 +154,7 @@ class JobStore {
 
   redis::Client& redis_;
   redis::Keys keys_;
-  redis::Client* confirmed_ = &redis_;  // where pushes go while replicas_ack_ > 0
+  redis::Client* confirmed_ = &redis_;  // where pushes go: redis_ unless replicas_ack_ > 0
   int replicas_ack_ = 0;
   std::chrono::milliseconds replicas_ack_timeout_{1000};
   int shards_;
