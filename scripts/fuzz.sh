@@ -17,8 +17,9 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   for t in build-fuzz/tests/fuzz/fuzz_*; do targets+=("$(basename "$t" | sed 's/^fuzz_//')"); done
 fi
-passed=0 failed=0
-for name in "${targets[@]}"; do
+# One fuzzer per core at a time: each is a single process, and the run's wall time is the CI's.
+run_one() {
+  local name=$1 corpus log
   corpus=$(mktemp -d /tmp/jq-fuzz-corpus.XXXXXX)
   if [[ -d tests/fuzz/corpus/$name ]]; then cp tests/fuzz/corpus/"$name"/* "$corpus"/; fi
   log=build-fuzz/fuzz-$name.log
@@ -26,13 +27,27 @@ for name in "${targets[@]}"; do
        -rss_limit_mb=2048 -max_len=65536 -artifact_prefix=build-fuzz/crash-"$name"- \
        "$corpus" >"$log" 2>&1; then
     echo "ok   fuzz $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)s"
-    passed=$((passed + 1))
-  else
-    echo "FAIL fuzz $name (log: $log):"
-    grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -10
-    failed=$((failed + 1))
+    rm -rf "$corpus"
+    return 0
   fi
+  echo "FAIL fuzz $name (log: $log):"
+  grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -10
   rm -rf "$corpus"
+  return 1
+}
+passed=0 failed=0 running=0
+record() { if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi; }
+for name in "${targets[@]}"; do
+  if [[ $running -ge $(nproc) ]]; then
+    record wait -n
+    running=$((running - 1))
+  fi
+  run_one "$name" &
+  running=$((running + 1))
+done
+while [[ $running -gt 0 ]]; do
+  record wait -n
+  running=$((running - 1))
 done
 echo "fuzz: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -99,9 +99,19 @@ RedisServer::~RedisServer() {
 
 void RedisServer::start() {
   std::vector<std::string> argv = {"redis-server", "--port", std::to_string(port_)};
-  const std::vector<std::string> usual = {"--bind",      "127.0.0.1", "--dir",        dir_.path(),
-                                          "--save",      "",          "--appendonly", "yes",
-                                          "--daemonize", "no"};
+  // A replica syncs at once: Redis's default waits 5 s for more replicas to share the transfer.
+  const std::vector<std::string> usual = {"--bind",
+                                          "127.0.0.1",
+                                          "--dir",
+                                          dir_.path(),
+                                          "--save",
+                                          "",
+                                          "--appendonly",
+                                          "yes",
+                                          "--daemonize",
+                                          "no",
+                                          "--repl-diskless-sync-delay",
+                                          "0"};
   argv.insert(argv.end(), usual.begin(), usual.end());
   const bool cluster = redis_cluster_mode();
   if (cluster) {
