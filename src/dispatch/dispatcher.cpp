@@ -8,6 +8,9 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "api/job_result.hpp"
 #include "api/media_type.hpp"
@@ -27,6 +30,10 @@ constexpr milliseconds kBusyPause{1000};  // 429/503 without Retry-After
 // pause the job would go straight back to the same worker, in a loop.
 constexpr milliseconds kMinBusyPause{100};
 constexpr std::size_t kBodySnippetBytes = 200;  // of a non-200 answer, for last_error
+// Between calls that record an attempt's end while Redis cannot take it
+// (Dispatcher::until_recorded).
+constexpr milliseconds kFirstRecordPause{50};
+constexpr milliseconds kMaxRecordPause{1000};
 
 std::string snippet(const std::string& body) {
   std::string s = body.substr(0, kBodySnippetBytes);
@@ -157,6 +164,33 @@ class ClaimedPolls {
 
 }  // namespace
 
+template <class Record>
+auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view what, bool& retried,
+                                Record record) -> decltype(record()) {
+  retried = false;
+  milliseconds pause = kFirstRecordPause;
+  for (;;) {
+    auto r = co_await record();
+    if (r) co_return r;
+    const store::StoreErrc code = r.error().code;
+    const bool passing =
+        code == store::StoreErrc::unavailable || code == store::StoreErrc::out_of_memory;
+    if (!passing || store_.now_ms() + pause.count() >= job.deadline_ms + store::kReapGraceMs) {
+      co_return r;
+    }
+    if (!retried) {
+      spdlog::warn(
+          "job {}: its {} is not recorded yet ({}); trying again while Redis cannot "
+          "take it",
+          job.id.str(), what, r.error().message);
+    }
+    retried = true;
+    asio::steady_timer timer(co_await asio::this_coro::executor, pause);
+    co_await timer.async_wait(asio::use_awaitable);
+    pause = std::min(pause * 2, kMaxRecordPause);
+  }
+}
+
 asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const std::string& id,
                                            int attempt, std::string result) {
   // Claimed before the call, so that a poll cannot start waiting on the stored result in
@@ -173,15 +207,19 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
   // A result nobody keeps does not go to Redis: a large one would cost its bytes twice there
   // (the call's arguments, then a Lua string) for nothing.
   if (!job.record->keep_result) result.clear();
-  auto r = co_await store_.complete(job.id, attempt, std::move(result), handed_to,
-                                    job.record->constraints);
+  bool retried = false;
+  auto r = co_await until_recorded(job, "success", retried, [&] {
+    return store_.complete(job.id, attempt, result, handed_to, job.record->constraints);
+  });
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);
   }
-  // A failed call may still have run, and then nothing stored the result: the worker did
-  // succeed, so the poll gets it either way (at least once, as the job may run again).
-  const bool handed = !r || *r == store::Completed::handed;
+  // A failed call may still have run, and then nothing stored the result (a later call then
+  // finds the attempt stale): the worker did succeed, so the poll gets it either way (at least
+  // once, as the job may run again).
+  const bool handed =
+      !r || *r == store::Completed::handed || (retried && *r == store::Completed::stale);
   polls.deliver(handed ? std::move(kept) : std::nullopt);
   const bool recorded = r && *r != store::Completed::stale;
   co_return recorded;
@@ -296,8 +334,11 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::failure: {
-      auto r = co_await store_.fail(job.id, attempt, std::move(v.encoded), v.should_retry,
-                                    v.message, job.record->constraints);
+      bool retried = false;
+      auto r = co_await until_recorded(job, "failure", retried, [&] {
+        return store_.fail(job.id, attempt, v.encoded, v.should_retry, v.message,
+                           job.record->constraints);
+      });
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(*job.record, *r);
@@ -313,8 +354,10 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
-      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints,
-                                       unsent);
+      bool retried = false;
+      auto r = co_await until_recorded(job, "release", retried, [&] {
+        return store_.release(job.id, job.record->name, attempt, job.record->constraints, unsent);
+      });
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

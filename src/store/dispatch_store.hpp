@@ -29,6 +29,10 @@
 
 namespace jq::store {
 
+// How long past its deadline an attempt may still be recorded by the master that sent it; after
+// that any master's reaper treats it as timed out (its master is presumed dead).
+inline constexpr std::int64_t kReapGraceMs = 2000;
+
 // The next job of one queue (one name in one shard: the front of its best priority's list).
 struct QueueHead {
   int shard = 0;

@@ -123,6 +123,39 @@ TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets 
   CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
 }
 
+// A worker's answer that came while Redis could not take it (a restart, a failover, a broken
+// connection, -LOADING) was dropped: the job stayed running until its deadline and then counted a
+// timeout, dead without retries left, though the worker had answered.
+TEST_CASE("a worker's answer that comes while Redis is away is recorded once it is back",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  // Far ahead: without the answer the reaper would end the job only after 22 s.
+  json job = {{"name", "n"},
+              {"max_retry", 0},
+              {"timeout", 20},
+              {"keep_result", true},
+              {"argument", {{"sleep_ms", 300}}}};
+  std::string state = "succeeded", type = "success";
+  SECTION("a success") {}
+  SECTION("a failure") {
+    job["argument"]["fail"] = true;
+    state = "dead";
+    type = "failure";
+  }
+  const std::string id = jq::test::push(http, job);
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  redis.stop();
+  REQUIRE(daemon.logged("is not recorded yet", 5s));  // the answer came meanwhile
+  redis.start();
+  CHECK(wait_until([&] { return http.get("/v1/jobs/" + id).value()["state"] == state; }, 8s));
+  CHECK(http.get("/v1/jobs/" + id + "/result").value()["type"] == type);
+  CHECK(worker.stats()["received"] == 1);
+}
+
 // A retry waits in the scheduled set until the promoter makes it ready. A promotion that failed
 // (a moment's error) was looked at again only by the 5 s net, so the retry ran seconds late.
 TEST_CASE("a promotion that failed is tried again soon, not after the 5 s net", "[http]") {
