@@ -943,6 +943,25 @@ TEST_CASE("a push right after a pause stays queued, though its worker has a free
   CHECK(result_of(http, held)["type"] == "success");
 }
 
+// A long poll that waited out its wait answered what its first look had found: 202 "queued" for
+// a job cancelled meanwhile (or started, or finished while its "r" event was lost).
+TEST_CASE("a long poll that waits out its wait answers what the job is by then", "[http]") {
+  WarmWorker w("mail");
+  const HttpClient& http = w.http;
+  auto paused = http.request("POST", "/v1/queues/mail/pause", "", {{"Accept", "application/json"}});
+  REQUIRE(paused.status == 200);
+  const std::string id = push(http, {{"name", "mail"}, {"keep_result", true}});
+  auto poll = std::async(std::launch::async,
+                         [&] { return w.daemon.http().get("/v1/jobs/" + id + "/result?wait=2"); });
+  // The poll has looked and waits: its job's watch key exists.
+  jq::test::SyncRedis r(w.redis.port());
+  REQUIRE(wait_until([&] { return !r.call({"KEYS", "*watch:*"}).elements.empty(); }, 5s));
+  REQUIRE(http.request("DELETE", "/v1/jobs/" + id, "", {}).status == 204);
+  const auto res = poll.get();
+  CHECK(res.status == 200);
+  CHECK(res.value().is_null());
+}
+
 TEST_CASE("a dead job retried from the dead set runs again with fresh attempts", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, kFastRetry});

@@ -168,6 +168,9 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       const bool woken = co_await waiters.wait(ticket, left);
       if (!woken || handed(ticket)) {
         ticket.reset();  // out of the waiters already
+        // Waited out: the answer says what the job is now (started, cancelled, finished while
+        // its "r" event was lost), not what the look before the wait found.
+        if (!woken) looked = false;
         break;
       }
       if (client_left()) break;
