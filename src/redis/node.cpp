@@ -347,10 +347,17 @@ asio::awaitable<std::error_code> Node::handshake() {
   }
   if (missing) {
     auto loaded = co_await load_library(Phase::handshake);
-    if (!loaded && loaded.error() != make_error_code(Errc::out_of_memory)) {
+    // A cluster's replica (a seed, say, after a failover) refuses it: its master loads the
+    // library when the slot map leads there, and the replica gets it by replication. Refused,
+    // every seed of a new build would stay unconnected, and the map never read.
+    const bool replica =
+        !loaded && !leave_replicas_ && loaded.error() == make_error_code(Errc::read_only);
+    if (!loaded && !replica && loaded.error() != make_error_code(Errc::out_of_memory)) {
       co_return loaded.error();
     }
-    if (!loaded) {
+    if (replica) {
+      // Nothing runs here: a script sent to it is MOVED to its master.
+    } else if (!loaded) {
       scripts_by_source_from_now();
     } else if (!library_loaded(*loaded)) {
       spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);

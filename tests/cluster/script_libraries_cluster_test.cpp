@@ -118,3 +118,27 @@ TEST_CASE("cluster nodes that lose the script library while full take scripts by
   CHECK(answered_full);
   CHECK_FALSE(loaded_anywhere);
 }
+
+// A new build's first connection asks its seed for the library and loads it when missing; a
+// replica refuses that (READONLY), and a seed list of replicas only (one seed that a failover
+// made a replica) left the client unconnected for good, the slot map never read.
+TEST_CASE("a new build reached through a replica seed loads its library on the masters",
+          "[cluster]") {
+  auto& cluster = jq::test::shared_cluster();
+  const std::string library(jq::redis::library_name());
+  const std::vector<std::uint16_t> masters = cluster.masters();
+  for (std::uint16_t m : masters) REQUIRE(SyncRedis(m).call({"FUNCTION", "FLUSH"}).str == "OK");
+  const std::uint16_t replica = cluster.replica_of(masters.front());
+  REQUIRE(jq::test::wait_until(
+      [&] {
+        return SyncRedis(replica).call({"FUNCTION", "LIST"}).elements.empty();
+      },
+      std::chrono::seconds(5)));
+  jq::test::StoreHarness h("redis+cluster://127.0.0.1:" + std::to_string(replica));
+  const jq::redis::Keys keys("cr");
+  CHECK(jq::test::wait_until([&] { return every_shard_answers(h, keys); }, std::chrono::seconds(5),
+                             std::chrono::milliseconds(20)));
+  for (std::uint16_t m : masters) {
+    CHECK(SyncRedis(m).call({"FUNCTION", "LIST", "LIBRARYNAME", library}).elements.size() == 1);
+  }
+}
