@@ -169,10 +169,9 @@ class Daemon {
       confirmed_redis_ = std::make_unique<redis::Client>(
           io_.get_executor(), target,
           redis::ConnectionOptions{.one_io_thread = io_threads_of(config) == 1});
-      store_.confirm_pushes(
-          config.redis.replicas_ack,
-          milliseconds(static_cast<std::int64_t>(config.redis.replicas_ack_timeout_s * 1000)),
-          *confirmed_redis_);
+      // At least 1 ms: WAIT's timeout 0 waits for ever.
+      store_.confirm_pushes(config.redis.replicas_ack,
+                            positive_ms(config.redis.replicas_ack_timeout_s), *confirmed_redis_);
     }
     schedules_.use_constraints(&constraint_cache_);
     router_.set_authenticator(http::Authenticator(config.auth));

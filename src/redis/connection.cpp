@@ -1,5 +1,7 @@
 #include "src/redis/connection.hpp"
 
+#include <vector>
+
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -170,18 +172,21 @@ void Connection::fail_all(std::error_code reason) {
   for (auto& p : pending) p.callback(unexpected(reason));
 }
 
+// Every address the host name resolves to, in turn, until one takes the connection: "localhost"
+// may give ::1 first to a Redis that listens on 127.0.0.1 only.
 asio::awaitable<std::error_code> Connection::connect() {
   boost::system::error_code ec;
-  asio::generic::stream_protocol::endpoint endpoint;
+  std::vector<asio::generic::stream_protocol::endpoint> endpoints;
   const Address& a = options_.address;
   if (a.is_unix) {
-    endpoint = asio::local::stream_protocol::endpoint(a.host);
+    endpoints.emplace_back(asio::local::stream_protocol::endpoint(a.host));
   } else {
     asio::ip::tcp::resolver resolver(serial_);
     auto results = co_await resolver.async_resolve(a.host, std::to_string(a.port),
                                                    asio::redirect_error(use_awaitable, ec));
     if (ec) co_return ec;
-    endpoint = results.begin()->endpoint();
+    for (const auto& r : results) endpoints.emplace_back(r.endpoint());
+    if (endpoints.empty()) co_return boost::system::error_code(asio::error::host_not_found);
   }
   asio::steady_timer deadline(serial_);
   deadline.expires_after(options_.connect_timeout);
@@ -191,7 +196,12 @@ asio::awaitable<std::error_code> Connection::connect() {
       socket_.close(ignored);
     }
   });
-  co_await socket_.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
+  for (const auto& endpoint : endpoints) {
+    boost::system::error_code ignored;
+    if (socket_.is_open()) socket_.close(ignored);  // the address before refused it
+    co_await socket_.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
+    if (!ec || std::chrono::steady_clock::now() >= deadline.expiry()) break;
+  }
   deadline.cancel();
   if (!ec && !a.is_unix) socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   co_return ec;
