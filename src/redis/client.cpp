@@ -1,6 +1,8 @@
 #include "src/redis/client.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -144,6 +146,67 @@ asio::awaitable<ReplyResult> Client::eval_pipeline(std::vector<ScriptCall> calls
   }
   for (auto& args : extra) ops.push_back(ClusterOp{command_slot(args), std::move(args)});
   return routed(std::move(ops), true);
+}
+
+namespace {
+
+// One Redis's pipeline answered as one reply per command: all of them or the same error for all.
+std::vector<ReplyResult> split(ReplyResult all, std::size_t n) {
+  std::vector<ReplyResult> out;
+  out.reserve(n);
+  if (!all) {
+    out.assign(n, ReplyResult(unexpected(all.error())));
+  } else if (!all->is_array() || all->elements.size() != n) {
+    out.assign(n, ReplyResult(unexpected(make_error_code(Errc::protocol_error))));
+  } else {
+    for (Reply& r : all->elements) out.emplace_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+asio::awaitable<std::vector<ReplyResult>> Client::eval_each(std::vector<ScriptCall> calls) {
+  const std::size_t n = calls.size();
+  if (single_) co_return split(co_await single_->eval_pipeline(std::move(calls)), n);
+  std::vector<ClusterOp> ops;
+  ops.reserve(n);
+  std::vector<std::optional<std::error_code>> refused(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto slot = script_slot(calls[i]);
+    if (!slot) {
+      refused[i] = slot.error();
+      continue;
+    }
+    ops.push_back(ClusterOp{*slot, std::move(calls[i])});
+  }
+  co_return co_await routed_each(std::move(ops), std::move(refused));
+}
+
+asio::awaitable<std::vector<ReplyResult>> Client::pipeline_each(
+    std::vector<std::vector<std::string>> commands) {
+  const std::size_t n = commands.size();
+  if (single_) co_return split(co_await single_->pipeline(std::move(commands)), n);
+  std::vector<ClusterOp> ops;
+  ops.reserve(n);
+  for (auto& args : commands) ops.push_back(ClusterOp{command_slot(args), std::move(args)});
+  co_return co_await routed_each(std::move(ops), std::vector<std::optional<std::error_code>>(n));
+}
+
+// `refused`: one per op asked for, the error of those refused before sending (the others
+// were given in `ops`, in order).
+asio::awaitable<std::vector<ReplyResult>> Client::routed_each(
+    std::vector<ClusterOp> ops, std::vector<std::optional<std::error_code>> refused) {
+  std::vector<ReplyResult> sent = co_await cluster_->run_each(std::move(ops));
+  std::vector<ReplyResult> out;
+  out.reserve(refused.size());
+  std::size_t next = 0;
+  bool told = false;  // one error counted per call, as for routed()
+  for (const auto& error : refused) {
+    out.push_back(error ? ReplyResult(unexpected(*error)) : std::move(sent[next++]));
+    if (!out.back() && on_error_ && !std::exchange(told, true)) on_error_(out.back().error());
+  }
+  co_return out;
 }
 
 namespace {

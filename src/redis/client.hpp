@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -67,6 +68,13 @@ class Client {
   asio::awaitable<ReplyResult> eval_pipeline(std::vector<ScriptCall> calls,
                                              std::vector<std::vector<std::string>> extra = {},
                                              Phase phase = Phase::ready);
+  // Scripts as one pipeline, each with its own reply or error: on a cluster, a script whose node
+  // cannot serve it fails alone and the others' replies are kept; one Redis answers all or none.
+  // For reads, which can be asked again.
+  asio::awaitable<std::vector<ReplyResult>> eval_each(std::vector<ScriptCall> calls);
+  // The same for commands.
+  asio::awaitable<std::vector<ReplyResult>> pipeline_each(
+      std::vector<std::vector<std::string>> commands);
   // The script, then WAIT `replicas` `timeout` on the node that ran it, in one write: the
   // script's reply, or Errc::not_replicated when fewer replicas confirmed it in time (the
   // write stays done). `replicas` 0: the script alone.
@@ -99,6 +107,8 @@ class Client {
 
  private:
   asio::awaitable<ReplyResult> routed(std::vector<ClusterOp> ops, bool as_array);
+  asio::awaitable<std::vector<ReplyResult>> routed_each(
+      std::vector<ClusterOp> ops, std::vector<std::optional<std::error_code>> refused);
   ReplyResult confirmed(ReplyResult replies, std::size_t scripts, int replicas);
 
   asio::any_io_executor executor_;

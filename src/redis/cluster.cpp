@@ -108,6 +108,7 @@ struct Cluster::Pending {
   std::optional<NodeAddress> ask;  // send once to this node, after ASKING
   bool reloaded = false;           // its node had lost the script library and was given it again
   std::optional<Reply> reply;      // done
+  std::error_code error;           // given up on (Cluster::run_each only)
 };
 
 struct Cluster::Group {
@@ -173,23 +174,59 @@ std::shared_ptr<Node> Cluster::any_master(const SlotTable& table) const {
 }
 
 asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
+  std::vector<Pending> pending = pending_of(std::move(ops));
+  const std::error_code ec = co_await settle_all(pending, false);  // not in the if: g++ 12
+  if (ec) co_return unexpected(ec);
+  std::vector<Reply> out;
+  out.reserve(pending.size());
+  for (Pending& p : pending) out.push_back(std::move(*p.reply));
+  co_return out;
+}
+
+asio::awaitable<std::vector<ReplyResult>> Cluster::run_each(std::vector<ClusterOp> ops) {
+  std::vector<Pending> pending = pending_of(std::move(ops));
+  const std::error_code ec = co_await settle_all(pending, true);
+  std::vector<ReplyResult> out;
+  out.reserve(pending.size());
+  for (Pending& p : pending) {
+    if (p.reply) {
+      out.emplace_back(std::move(*p.reply));
+    } else {
+      out.emplace_back(unexpected(p.error ? p.error : ec));
+    }
+  }
+  co_return out;
+}
+
+std::vector<Cluster::Pending> Cluster::pending_of(std::vector<ClusterOp> ops) {
   std::vector<Pending> pending;
   pending.reserve(ops.size());
-  for (ClusterOp& op : ops) pending.push_back(Pending{std::move(op), {}, false, {}});
+  for (ClusterOp& op : ops) pending.push_back(Pending{std::move(op), {}, false, {}, {}});
+  return pending;
+}
+
+// Sends the ops without a reply (or, `each`, an error) until each has one. Not `each`: the first
+// error that is not a redirect or a refusal before running, or running out of attempts, ends the
+// whole run (returned). `each`: that error is the op's, and the others go on.
+asio::awaitable<std::error_code> Cluster::settle_all(std::vector<Pending>& pending, bool each) {
   std::error_code last = make_error_code(Errc::cluster_down);
   asio::steady_timer timer(co_await asio::this_coro::executor);
   for (int attempt = 0;; ++attempt) {
-    if (stopped_) co_return unexpected(make_error_code(Errc::shutting_down));
+    if (stopped_) co_return make_error_code(Errc::shutting_down);
     const auto table = table_.load();
     std::vector<Group> groups;
     bool back_off = false;
     std::shared_ptr<Node> previous;  // where the op before went this round (null: nowhere)
     for (std::size_t i = 0; i < pending.size(); ++i) {
       Pending& p = pending[i];
-      if (p.reply) continue;
+      if (p.reply || p.error) continue;
+      if (p.op.with_previous && i > 0 && pending[i - 1].error) {
+        p.error = pending[i - 1].error;  // they go together
+        continue;
+      }
       std::shared_ptr<Node> node;
       if (p.op.with_previous) {
-        node = i > 0 && !pending[i - 1].reply ? previous : nullptr;
+        node = i > 0 && !pending[i - 1].reply && !pending[i - 1].error ? previous : nullptr;
         if (!node) continue;  // its op is not being sent: it waits for it
       } else if (p.ask) {
         node = node_at(*p.ask);
@@ -226,7 +263,10 @@ asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
       for (std::size_t k = 0; k < groups.size(); ++k) {
         if (auto fatal =
                 settle(groups[k], std::move(results[k]), pending, back_off, last, reload)) {
-          co_return unexpected(*fatal);
+          if (!each) co_return *fatal;
+          for (std::size_t i : groups[k].ops) {
+            if (!pending[i].reply) pending[i].error = *fatal;
+          }
         }
       }
       // Before the calls go again: a node that refuses the library for memory takes them by
@@ -234,13 +274,15 @@ asio::awaitable<Cluster::Replies> Cluster::run(std::vector<ClusterOp> ops) {
       for (const auto& node : reload) co_await node->reload_library();
     }
     if (std::all_of(pending.begin(), pending.end(),
-                    [](const Pending& p) { return p.reply.has_value(); })) {
-      std::vector<Reply> out;
-      out.reserve(pending.size());
-      for (Pending& p : pending) out.push_back(std::move(*p.reply));
-      co_return out;
+                    [](const Pending& p) { return p.reply || p.error; })) {
+      co_return std::error_code();
     }
-    if (attempt + 1 >= options_.max_attempts) co_return unexpected(last);
+    if (attempt + 1 >= options_.max_attempts) {
+      for (Pending& p : pending) {
+        if (!p.reply && !p.error) p.error = last;
+      }
+      co_return each ? std::error_code() : last;
+    }
     if (back_off) {
       timer.expires_after(backoff(options_, attempt));
       boost::system::error_code ignored;

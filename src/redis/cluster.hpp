@@ -86,6 +86,9 @@ class Cluster {
 
   // The replies of `ops`, in their order; an error when some op could not be served.
   asio::awaitable<Replies> run(std::vector<ClusterOp> ops);
+  // Each op's reply or its own error: an op whose node cannot serve it (down, no replica to take
+  // over) fails alone, after the same retries, and the others' replies are kept. For reads.
+  asio::awaitable<std::vector<ReplyResult>> run_each(std::vector<ClusterOp> ops);
   // `commands` on every master of the current map, each answered as an array (per master, in
   // the map's order), with the master's address for messages.
   struct NodeReplies {
@@ -110,6 +113,8 @@ class Cluster {
   struct Pending;
   struct Group;
 
+  static std::vector<Pending> pending_of(std::vector<ClusterOp> ops);
+  asio::awaitable<std::error_code> settle_all(std::vector<Pending>& pending, bool each);
   std::shared_ptr<Node> node_at(const NodeAddress& address);
   std::shared_ptr<Node> any_master(const SlotTable& table) const;
   asio::awaitable<std::vector<ReplyResult>> send_groups(std::vector<Group>& groups);

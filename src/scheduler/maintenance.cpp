@@ -8,9 +8,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kPeriod{500};
-// How long past its deadline an attempt may still be reported by the master that sent it;
-// after that any master treats it as timed out (its master is presumed dead).
-constexpr std::int64_t kReapGraceMs = 2000;
 constexpr int kReapBatch = 1000;
 // A build's script library is deleted once no master has beaten with it for this long: long
 // enough that a master that was merely stopped or cut off rarely has to load it again (it would
@@ -28,20 +25,28 @@ Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis
       workers_(workers),
       on_lapsed_(std::move(on_lapsed)),
       libraries_(redis, keys),
+      beat_(io.get_executor(), "heartbeat", [this] { return beat(); }),
       loop_(io.get_executor(), "maintenance", [this] { return step(); }) {}
 
-asio::awaitable<Periodic::Duration> Maintenance::step() {
+asio::awaitable<Periodic::Duration> Maintenance::beat() {
   if (!redis_.ready()) co_return kPeriod;
-  if (co_await workers_.heartbeat()) {
+  const bool lapsed = co_await workers_.heartbeat();  // not in the if: g++ 12 traps there
+  if (lapsed) {
     spdlog::warn(
         "this master's heartbeat had lapsed (it stalled for more than {} s): its worker "
         "slot leases are stated again",
         std::chrono::duration_cast<std::chrono::seconds>(workers::kHeartbeatTtl).count());
     if (on_lapsed_) on_lapsed_();
   }
+  beaten_ = true;
+  co_return kPeriod;
+}
+
+asio::awaitable<Periodic::Duration> Maintenance::step() {
+  if (!redis_.ready()) co_return kPeriod;
   co_await workers_.flush_outcomes();
   co_await workers_.expire();
-  const std::int64_t cutoff = store_.now_ms() - kReapGraceMs;
+  const std::int64_t cutoff = store_.now_ms() - store::kReapGraceMs;
   for (int shard = 0; shard < store_.shards(); ++shard) {
     auto reaped = co_await store_.reap(shard, cutoff, kReapBatch);
     if (reaped && *reaped > 0) {
@@ -50,7 +55,7 @@ asio::awaitable<Periodic::Duration> Maintenance::step() {
   }
   // After the heartbeat: this master's own library is recorded before anything is deleted.
   const std::int64_t now = store_.now_ms();
-  if (now >= next_library_sweep_ms_) {
+  if (beaten_ && now >= next_library_sweep_ms_) {
     next_library_sweep_ms_ = now + kLibrarySweepEveryMs;
     co_await libraries_.sweep(now - kLibraryGraceMs);
   }

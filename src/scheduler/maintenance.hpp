@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 
 #include <boost/asio/io_context.hpp>
@@ -23,10 +24,20 @@ class Maintenance {
   Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
               store::DispatchStore& store, workers::WorkerStore& workers,
               std::function<void()> on_lapsed);
-  void start() { loop_.start(); }
-  void stop() { loop_.stop(); }
+  void start() {
+    beat_.start();
+    loop_.start();
+  }
+  void stop() {
+    beat_.stop();
+    loop_.stop();
+  }
 
  private:
+  // The heartbeat has its own loop: the upkeep's calls to every shard may each wait out the
+  // cluster client's retries while a node is down (seconds apiece), longer together than the
+  // heartbeat's ttl, and other masters would then drop this one's slot leases.
+  asio::awaitable<Periodic::Duration> beat();
   asio::awaitable<Periodic::Duration> step();
 
   redis::Client& redis_;
@@ -34,7 +45,10 @@ class Maintenance {
   workers::WorkerStore& workers_;
   std::function<void()> on_lapsed_;
   store::ScriptLibraries libraries_;
-  std::int64_t next_library_sweep_ms_ = 0;  // the first step sweeps
+  std::int64_t next_library_sweep_ms_ = 0;  // the first step after the first beat sweeps
+  // This master's library is recorded (by its first beat) before any sweep.
+  std::atomic<bool> beaten_{false};
+  Periodic beat_;
   Periodic loop_;
 };
 

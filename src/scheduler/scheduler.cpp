@@ -41,6 +41,7 @@ Scheduler::Scheduler(asio::io_context& io, redis::Client& redis, store::QueueSto
              [this](const std::string& name, bool known_empty) {
                work_.set(name, may_have_work(name, known_empty));
              }),
+      failing_(static_cast<std::size_t>(store.shards()), false),
       loop_(
           io.get_executor(), "scheduler", [this] { return step(); },
           // Slots kept for the next job go back now rather than when this master's heartbeat
@@ -112,6 +113,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
   }
   if (std::exchange(redis_lost_, false)) {
     heads_.forget_all();  // what Redis holds now is read afresh
+    std::fill(failing_.begin(), failing_.end(), false);
     co_await give_back_all();
     // Away long enough, this master's heartbeat lapsed and another may have dropped its
     // holdings while its attempts still ran: say them again.
@@ -130,6 +132,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     const bool progress = co_await round();
     if (!progress) break;
   }
+  if (!reading_failing_) read_failing_shards();
   update_claimable();
   // While a read is on its way, its answer pokes the loop. Whole milliseconds, rounded up:
   // ahead_wait() counts in them, and a wait cut short would wake the loop before the read is
@@ -214,7 +217,9 @@ asio::awaitable<void> Scheduler::reload() {
     // Pushes claim nothing until it is in (claim_here): a pause just answered must hold.
     reload_names_ = false;
     ++reloads_on_way_;
-    auto loaded = co_await queues_.load_names();
+    // With a node down, the names of the other shards: its own come when its events channels
+    // are heard again (the subscriber's look_again, a reload).
+    auto loaded = co_await queues_.load_names(true);
     --reloads_on_way_;
     if (!loaded) reload_names_ = true;
     if (loaded) {
@@ -340,26 +345,50 @@ void Scheduler::read_heads_again() {
   asio::co_spawn(loop_.strand(), read_again(std::move(known)), asio::detached);
 }
 
-asio::awaitable<void> Scheduler::read_again(std::vector<QueueHeads::Known> known) {
-  struct Done {
-    Scheduler& scheduler;
-    ~Done() {
-      scheduler.reading_again_ = false;
-      scheduler.reserving_.fetch_sub(1, std::memory_order_relaxed);
-      try {
-        scheduler.loop_.poke();
-      } catch (...) {
-      }
+// A read of heads in the background ends: its flag is cleared, shutdown no longer waits for it,
+// and the loop uses what it found.
+struct Scheduler::BackgroundRead {
+  Scheduler& scheduler;
+  bool& on_way;
+  ~BackgroundRead() {
+    on_way = false;
+    scheduler.reserving_.fetch_sub(1, std::memory_order_relaxed);
+    try {
+      scheduler.loop_.poke();
+    } catch (...) {
     }
-  } done{*this};
+  }
+};
+
+asio::awaitable<void> Scheduler::read_again(std::vector<QueueHeads::Known> known) {
+  BackgroundRead done{*this, reading_again_};
   std::vector<store::QueueRef> queues;
   queues.reserve(known.size());
   for (const QueueHeads::Known& k : known) queues.push_back(k.queue);
-  auto read = co_await store_.heads(std::move(queues));
-  if (!read) co_return;  // the next tick reads them again
-  for (std::size_t i = 0; i < known.size() && i < read->size(); ++i) {
-    heads_.read_again(known[i], std::move((*read)[i]));
+  std::vector<store::DispatchStore::HeadRead> read = co_await store_.heads(std::move(queues));
+  for (std::size_t i = 0; i < known.size() && i < read.size(); ++i) {
+    if (read[i]) heads_.read_again(known[i], std::move(*read[i]));  // else: the next tick
   }
+}
+
+void Scheduler::read_failing_shards() {
+  if (std::find(failing_.begin(), failing_.end(), true) == failing_.end()) return;
+  std::vector<store::QueueRef> queues;
+  for (store::QueueRef& q : heads_.unknown(work_.served(names_, paused_))) {
+    if (failing_[static_cast<std::size_t>(q.shard)]) queues.push_back(std::move(q));
+  }
+  if (queues.empty()) {  // nothing left to read there (its names went, or were read)
+    std::fill(failing_.begin(), failing_.end(), false);
+    return;
+  }
+  reading_failing_ = true;
+  reserving_.fetch_add(1, std::memory_order_relaxed);
+  asio::co_spawn(loop_.strand(), read_failing(std::move(queues)), asio::detached);
+}
+
+asio::awaitable<void> Scheduler::read_failing(std::vector<store::QueueRef> queues) {
+  BackgroundRead done{*this, reading_failing_};
+  co_await read_heads(std::move(queues));
 }
 
 // Reads the heads of the given queues in one pipelined round trip. False when Redis did not
@@ -367,22 +396,28 @@ asio::awaitable<void> Scheduler::read_again(std::vector<QueueHeads::Known> known
 asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues) {
   if (queues.empty()) co_return true;
   for (const auto& q : queues) heads_.begin(q);
-  Expected<std::vector<std::optional<store::QueueHead>>, store::StoreError> read =
-      std::vector<std::optional<store::QueueHead>>{};
+  std::vector<store::DispatchStore::HeadRead> read;
   try {
     read = co_await store_.heads(queues);
   } catch (...) {
     for (const auto& q : queues) heads_.fail(q);  // never left busy: it would never be read
     throw;
   }
+  // A shard read is all or nothing: failed (its queues stay unknown), or read, and no longer
+  // failing.
+  bool all = true;
   for (std::size_t i = 0; i < queues.size(); ++i) {
-    if (!read) {
+    const auto shard = static_cast<std::size_t>(queues[i].shard);
+    if (i >= read.size() || !read[i]) {
       heads_.fail(queues[i]);
+      failing_[shard] = true;
+      all = false;
     } else {
-      heads_.settle(queues[i], i < read->size() ? std::move((*read)[i]) : std::nullopt);
+      heads_.settle(queues[i], std::move(*read[i]));
+      failing_[shard] = false;
     }
   }
-  co_return read.has_value();
+  co_return all;
 }
 
 // Reserves up to `want` jobs for one endpoint and starts their attempts, and while all its slots
@@ -395,9 +430,18 @@ asio::awaitable<Scheduler::Fill> Scheduler::fill(EndpointState& state, int want,
   // Names known to be empty would add nothing below: no head to read or choose, none busy.
   // round() passes over an endpoint with none left.
   const std::vector<std::string> names = work_.names(*state.endpoint);
-  if (!co_await read_heads(heads_.unknown(names))) co_return Fill::unavailable;
+  // The heads of failing shards are read in the background (read_failing_shards); the jobs of
+  // the others go on, by their heads (on a cluster with a node down, only its shards wait).
+  std::vector<store::QueueRef> unknown = heads_.unknown(names);
+  std::erase_if(unknown, [this](const store::QueueRef& q) {
+    return failing_[static_cast<std::size_t>(q.shard)];
+  });
+  const bool read = co_await read_heads(std::move(unknown));
   const auto first = heads_.choose(names);
-  if (!first) co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
+  if (!first) {
+    if (!read) co_return Fill::unavailable;
+    co_return heads_.busy(names) ? Fill::reserving : Fill::idle;
+  }
   // Jobs enough for every endpoint that could take them: no need to share them out (a backlog
   // with several endpoints then goes in reservations of all their free slots, not of one or two).
   if (const int room = EndpointSlots::room(state);

@@ -92,6 +92,12 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<bool> read_heads(std::vector<store::QueueRef> queues);
   void read_heads_again();
   asio::awaitable<void> read_again(std::vector<QueueHeads::Known> known);
+  // The unknown heads of the failing shards, read in the background (one read at a time): a
+  // node down on a cluster answers only after the client's retries, and the round's fills do
+  // not wait for it. Its shards are failing no more once read.
+  void read_failing_shards();
+  struct BackgroundRead;
+  asio::awaitable<void> read_failing(std::vector<store::QueueRef> queues);
   Fill reserve(EndpointState& state, const Choice& choice, int slots, int ahead);
   asio::awaitable<void> reserved(std::string endpoint_id, store::QueueRef queue,
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
@@ -162,7 +168,10 @@ class Scheduler : public store::DirectDispatch {
   bool reload_names_ = true;  // job names and paused queues
   int reloads_on_way_ = 0;    // of workers or names: pushes claim nothing meanwhile
   SteadyTime next_refresh_{};
-  bool reading_again_ = false;                 // read_heads_again's read is on its way
+  bool reading_again_ = false;  // read_heads_again's read is on its way
+  // Shards whose last head read failed: fills leave their unknown heads to read_failing_shards.
+  std::vector<bool> failing_;
+  bool reading_failing_ = false;               // read_failing_shards' read is on its way
   int next_shard_ = 0;                         // the shard read_heads_again reads next
   std::vector<std::string> read_again_names_;  // the names it reads, this round of the shards
   // A claim granted and not settled: its endpoint, and whether the job is to wait ahead of it

@@ -80,9 +80,9 @@ ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, 
 
 // readHeads, one call per shard for all its queues, pipelined: each head as a reservation with
 // max 0 answers it, cancelled jobs' members dropped on the way.
-asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> DispatchStore::heads(
+asio::awaitable<std::vector<DispatchStore::HeadRead>> DispatchStore::heads(
     std::vector<QueueRef> queues) {
-  if (queues.empty()) co_return std::vector<std::optional<QueueHead>>{};
+  if (queues.empty()) co_return std::vector<HeadRead>{};
   struct ShardRead {
     ReadHeads::Args args;
     std::vector<std::size_t> asked;  // the positions in `queues` of its names
@@ -98,19 +98,27 @@ asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> Dis
   for (auto& [shard, read] : by_shard) {
     calls.push_back(ReadHeads::call(ReadHeads::keys(keys_, shard), std::move(read.args)));
   }
-  auto reply = co_await redis_.eval_pipeline(std::move(calls));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
-  if (!reply->is_array() || reply->elements.size() != by_shard.size()) {
-    co_return unexpected(StoreError::bad_reply("a pipeline of readHeads", *reply));
-  }
-  std::vector<std::optional<QueueHead>> out(queues.size());
+  std::vector<redis::ReplyResult> replies = co_await redis_.eval_each(std::move(calls));
+  std::vector<HeadRead> out(queues.size());
   std::size_t c = 0;  // the replies come in the calls' order: the map's
   for (const auto& [shard, read] : by_shard) {
-    auto heads = ReadHeads::decode(std::move(reply->elements[c++]), read.asked.size());
-    if (!heads) co_return unexpected(StoreError::bad_reply(heads.error()));
+    redis::ReplyResult& reply = replies[c++];
+    std::optional<StoreError> failed;
+    std::vector<std::optional<ReadHeads::Head>> heads;
+    if (!reply) {
+      failed = StoreError::unavailable(reply.error());
+    } else if (auto decoded = ReadHeads::decode(std::move(*reply), read.asked.size())) {
+      heads = std::move(*decoded);
+    } else {
+      failed = StoreError::bad_reply(decoded.error());
+    }
     for (std::size_t j = 0; j < read.asked.size(); ++j) {
       const std::size_t i = read.asked[j];
-      out[i] = head_of(queues[i], std::move((*heads)[j]));
+      if (failed) {
+        out[i] = unexpected(*failed);
+      } else {
+        out[i] = head_of(queues[i], std::move(heads[j]));
+      }
     }
   }
   co_return out;

@@ -88,9 +88,10 @@ class DispatchStore {
   int shards() const { return shards_; }
 
   // Heads of the given queues in one pipelined round trip (one readHeads per shard), one per
-  // queue in the order given (nullopt: the queue is empty).
-  asio::awaitable<Expected<std::vector<std::optional<QueueHead>>, StoreError>> heads(
-      std::vector<QueueRef> queues);
+  // queue in the order given (nullopt: the queue is empty), or the error of its shard's read: on
+  // a cluster one node down fails only its shards' reads.
+  using HeadRead = Expected<std::optional<QueueHead>, StoreError>;
+  asio::awaitable<std::vector<HeadRead>> heads(std::vector<QueueRef> queues);
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given; of the jobs
   // that matched constraints, only those their constraints let start (Admission): the others
   // leave the queue to wait held, so the reservation may hold fewer jobs than it took.

@@ -113,19 +113,28 @@ asio::awaitable<Expected<std::vector<Reply>, StoreError>> QueueStore::run(
 }
 
 // Every job name of every shard and the paused set, in one round trip.
-asio::awaitable<Expected<QueueStore::Names, StoreError>> QueueStore::load_names() {
+asio::awaitable<Expected<QueueStore::Names, StoreError>> QueueStore::load_names(bool partial) {
   std::vector<Command> commands;
   for (int s = 0; s < shards_; ++s) commands.push_back({"SMEMBERS", keys_.names(s)});
   commands.push_back({"SMEMBERS", keys_.paused()});
-  auto replies = co_await run(std::move(commands));
-  if (!replies) co_return unexpected(std::move(replies.error()));
+  std::vector<redis::ReplyResult> replies = co_await redis_.pipeline_each(std::move(commands));
   std::set<std::string> all;
-  for (const Reply& r : *replies) {
-    for (const Reply& n : r.elements) all.insert(n.str);
-  }
   Names out;
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    const bool paused = i + 1 == replies.size();
+    const redis::ReplyResult& r = replies[i];
+    if (!r && partial && !paused) {
+      out.partial = true;
+      continue;
+    }
+    if (!r) co_return unexpected(StoreError::unavailable(r.error()));
+    if (r->is_error()) co_return unexpected(StoreError::bad_reply("Redis", *r));
+    for (const Reply& n : r->elements) {
+      all.insert(n.str);
+      if (paused) out.paused.insert(n.str);
+    }
+  }
   out.all.assign(all.begin(), all.end());
-  for (const Reply& n : replies->back().elements) out.paused.insert(n.str);
   co_return out;
 }
 
@@ -164,7 +173,7 @@ asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::list()
 
 asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::counts(
     std::vector<std::string> names) {
-  Names only{std::move(names), {}};  // named: g++ 12 mangles braced lists in co_await
+  Names only{std::move(names), {}, false};  // named: g++ 12 mangles braced lists in co_await
   co_return co_await gather(std::move(only));
 }
 

@@ -518,6 +518,43 @@ TEST_CASE("on a cluster, pushes to slots no node serves get 503 after bounded re
   CHECK(served + refused == kShards);
 }
 
+// A failing node stops only its own shards' jobs (README "Scaling out"): the scheduler read the
+// heads of every shard in one call, which failed whole with the node down (the live nodes'
+// answers thrown away), and each fill stopped there: no job ran, those the live nodes had stored
+// (201) included.
+TEST_CASE("on a cluster, jobs stored on live nodes run while another node is down", "[cluster]") {
+  RedisCluster cluster;
+  // Not the node of the workers' slot ({w}): registrations would wait for it.
+  const std::uint16_t workers_node = cluster.master_of(redis::key_slot("{w}"));
+  const std::vector<std::uint16_t> masters = cluster.masters();
+  const std::uint16_t gone = masters.front() != workers_node ? masters.front() : masters.back();
+  cluster.kill(cluster.replica_of(gone));
+  cluster.kill(gone);
+  DaemonOptions started_during = on(cluster);
+  started_during.wait_ready = false;  // not ready while a node is down: /readyz says so
+  Daemon master(started_during);
+  auto http = master.http();
+  // Pushed while no worker is known: they wait in their queues, and only a read of the heads
+  // finds them (a push to a worker with a free slot skips the queue).
+  std::vector<std::string> stored;
+  REQUIRE(wait_until(
+      [&] {
+        const auto res = http.post("/v1/jobs", {{"name", "n"}});
+        if (res.status == 201) stored.push_back(res.value()["id"]);
+        return stored.size() >= 3;
+      },
+      30s));
+  Worker worker;
+  register_worker(http, worker.url(), 8);
+  const bool ran = wait_until([&] { return worker.stats()["received"] == stored.size(); }, 10s);
+  std::string states;
+  for (const std::string& id : stored) states += http.get("/v1/jobs/" + id).body + "\n";
+  INFO("received " << worker.stats()["received"] << "; the jobs:\n"
+                   << states << "the master's log:\n"
+                   << master.log());
+  CHECK(ran);
+}
+
 // A failing node stops only its own shards (README "Scaling out"), schedules included: the
 // schedules of the other nodes load at a master's start and tick on time while the failing
 // node's calls wait out their retries.

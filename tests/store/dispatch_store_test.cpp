@@ -87,17 +87,17 @@ TEST_CASE("DispatchStore: heads are the best job per queue, a reservation stops 
   f.push(new_job("mail", 9));
   const JobId other = f.push(new_job("resize", 5));
   auto heads = f.h.run(f.store.heads({QueueRef{0, "mail"}, QueueRef{0, "resize"}, {1, "mail"}}));
-  REQUIRE(heads);
-  REQUIRE(heads->size() == 3);
-  REQUIRE((*heads)[0]);
-  CHECK((*heads)[0]->priority == 1);
-  CHECK((*heads)[0]->member.ends_with(low.field));
-  REQUIRE((*heads)[1]);
-  CHECK((*heads)[1]->member.ends_with(other.field));
-  CHECK_FALSE((*heads)[2]);  // shard 1 has nothing
+  REQUIRE(heads.size() == 3);
+  REQUIRE((heads[0] && heads[1] && heads[2]));
+  REQUIRE(*heads[0]);
+  CHECK((*heads[0])->priority == 1);
+  CHECK((*heads[0])->member.ends_with(low.field));
+  REQUIRE(*heads[1]);
+  CHECK((*heads[1])->member.ends_with(other.field));
+  CHECK_FALSE(*heads[2]);  // shard 1 has nothing
 
   // Bounded by resize's head (priority 5): the two priority-1 jobs, not the 9.
-  auto r = f.h.run(f.store.reserve(QueueRef{0, "mail"}, 10, (*heads)[1]));
+  auto r = f.h.run(f.store.reserve(QueueRef{0, "mail"}, 10, *heads[1]));
   REQUIRE(r);
   REQUIRE(r->jobs.size() == 2);
   CHECK(r->jobs[0].id.field == low.field);
