@@ -164,10 +164,10 @@ class ClaimedPolls {
 
 }  // namespace
 
-template <class Record>
-auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view what, bool& retried,
-                                Record record) -> decltype(record()) {
-  retried = false;
+template <class Record, class Failed>
+auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view what, Record record,
+                                Failed failed) -> decltype(record()) {
+  bool retried = false;
   milliseconds pause = kFirstRecordPause;
   for (;;) {
     auto r = co_await record();
@@ -178,13 +178,13 @@ auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view 
     if (!passing || store_.now_ms() + pause.count() >= job.deadline_ms + store::kReapGraceMs) {
       co_return r;
     }
-    if (!retried) {
+    if (!std::exchange(retried, true)) {
       spdlog::warn(
           "job {}: its {} is not recorded yet ({}); trying again while Redis cannot "
           "take it",
           job.id.str(), what, r.error().message);
+      failed();
     }
-    retried = true;
     asio::steady_timer timer(co_await asio::this_coro::executor, pause);
     co_await timer.async_wait(asio::use_awaitable);
     pause = std::min(pause * 2, kMaxRecordPause);
@@ -207,20 +207,19 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
   // A result nobody keeps does not go to Redis: a large one would cost its bytes twice there
   // (the call's arguments, then a Lua string) for nothing.
   if (!job.record->keep_result) result.clear();
-  bool retried = false;
-  auto r = co_await until_recorded(job, "success", retried, [&] {
-    return store_.complete(job.id, attempt, result, handed_to, job.record->constraints);
-  });
+  // A failed call may still have run, and then nothing stored the result (a later call then
+  // finds the attempt stale): the worker did succeed, so the polls get it either way (at least
+  // once, as the job may run again), at once rather than after the calls made again.
+  auto r = co_await until_recorded(
+      job, "success",
+      [&] { return store_.complete(job.id, attempt, result, handed_to, job.record->constraints); },
+      [&] { polls.deliver(std::move(kept)); });
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);
   }
-  // A failed call may still have run, and then nothing stored the result (a later call then
-  // finds the attempt stale): the worker did succeed, so the poll gets it either way (at least
-  // once, as the job may run again).
-  const bool handed =
-      !r || *r == store::Completed::handed || (retried && *r == store::Completed::stale);
-  polls.deliver(handed ? std::move(kept) : std::nullopt);
+  const bool handed = !r || *r == store::Completed::handed;
+  polls.deliver(handed ? std::move(kept) : std::nullopt);  // none left after a failed call
   const bool recorded = r && *r != store::Completed::stale;
   co_return recorded;
 }
@@ -334,11 +333,13 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::failure: {
-      bool retried = false;
-      auto r = co_await until_recorded(job, "failure", retried, [&] {
-        return store_.fail(job.id, attempt, v.encoded, v.should_retry, v.message,
-                           job.record->constraints);
-      });
+      auto r = co_await until_recorded(
+          job, "failure",
+          [&] {
+            return store_.fail(job.id, attempt, v.encoded, v.should_retry, v.message,
+                               job.record->constraints);
+          },
+          [] {});
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(*job.record, *r);
@@ -354,10 +355,12 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
-      bool retried = false;
-      auto r = co_await until_recorded(job, "release", retried, [&] {
-        return store_.release(job.id, job.record->name, attempt, job.record->constraints, unsent);
-      });
+      // Once: a release lowers the attempt count, so the next reservation (here or on another
+      // master) runs the job under the same attempt number, and a release sent again after a
+      // lost reply would take that attempt back while it runs. A lost one is made up for by the
+      // reaper after the deadline.
+      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints,
+                                       unsent);
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -72,14 +72,14 @@ class Dispatcher {
   // Records the success; a kept result goes straight to this master's polls waiting for it.
   boost::asio::awaitable<bool> complete(const store::ReservedJob& job, const std::string& id,
                                         int attempt, std::string result);
-  // `record()` (a store call ending the attempt) made again, after a growing pause, while Redis
-  // cannot take it (unavailable, out of memory) and the reaper could not have taken the attempt
-  // yet: a restart or failover of Redis must not turn a worker's answer into a timeout. Each of
-  // these calls is fenced by the attempt, so one that ran and lost its reply answers "stale" when
-  // made again. `retried` says whether a call failed before the one returned.
-  template <class Record>
-  auto until_recorded(const store::ReservedJob& job, std::string_view what, bool& retried,
-                      Record record) -> decltype(record());
+  // `record()` (the store call of a worker's answer) made again, after a growing pause, while
+  // Redis cannot take it (unavailable, out of memory) and the reaper could not have taken the
+  // attempt yet: a restart or failover of Redis must not turn a worker's answer into a timeout.
+  // completeJobs and failJob are fenced by the attempt (it ends there), so one that ran and lost
+  // its reply answers "stale" when made again. `failed()` runs once, at the first failure.
+  template <class Record, class Failed>
+  auto until_recorded(const store::ReservedJob& job, std::string_view what, Record record,
+                      Failed failed) -> decltype(record());
 
   boost::asio::io_context& io_;
   store::DispatchStore& store_;

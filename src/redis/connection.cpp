@@ -200,7 +200,11 @@ asio::awaitable<std::error_code> Connection::connect() {
     boost::system::error_code ignored;
     if (socket_.is_open()) socket_.close(ignored);  // the address before refused it
     co_await socket_.async_connect(endpoint, asio::redirect_error(use_awaitable, ec));
-    if (!ec || std::chrono::steady_clock::now() >= deadline.expiry()) break;
+    // Closed by the deadline or by stop(): no next address.
+    if (!ec || ec == asio::error::operation_aborted || state_ == State::stopped ||
+        std::chrono::steady_clock::now() >= deadline.expiry()) {
+      break;
+    }
   }
   deadline.cancel();
   if (!ec && !a.is_unix) socket_.set_option(asio::ip::tcp::no_delay(true), ec);

@@ -132,7 +132,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     const bool progress = co_await round();
     if (!progress) break;
   }
-  if (!reading_failing_) read_failing_shards();
+  if (!reading_failing_ && !stopping_ && clock_() >= next_failing_read_) read_failing_shards();
   update_claimable();
   // While a read is on its way, its answer pokes the loop. Whole milliseconds, rounded up:
   // ahead_wait() counts in them, and a wait cut short would wake the loop before the read is
@@ -382,6 +382,7 @@ void Scheduler::read_failing_shards() {
     return;
   }
   reading_failing_ = true;
+  next_failing_read_ = clock_() + kTick / 2;  // a read that fails at once does not spin
   reserving_.fetch_add(1, std::memory_order_relaxed);
   asio::co_spawn(loop_.strand(), read_failing(std::move(queues)), asio::detached);
 }
@@ -410,7 +411,7 @@ asio::awaitable<bool> Scheduler::read_heads(std::vector<store::QueueRef> queues)
     const auto shard = static_cast<std::size_t>(queues[i].shard);
     if (i >= read.size() || !read[i]) {
       heads_.fail(queues[i]);
-      failing_[shard] = true;
+      failing_[shard] = redis_.cluster();  // one Redis answers all shards or none
       all = false;
     } else {
       heads_.settle(queues[i], std::move(*read[i]));

@@ -172,6 +172,7 @@ class Scheduler : public store::DirectDispatch {
   // Shards whose last head read failed: fills leave their unknown heads to read_failing_shards.
   std::vector<bool> failing_;
   bool reading_failing_ = false;               // read_failing_shards' read is on its way
+  SteadyTime next_failing_read_{};             // and when the next may start
   int next_shard_ = 0;                         // the shard read_heads_again reads next
   std::vector<std::string> read_again_names_;  // the names it reads, this round of the shards
   // A claim granted and not settled: its endpoint, and whether the job is to wait ahead of it

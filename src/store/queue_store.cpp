@@ -123,10 +123,7 @@ asio::awaitable<Expected<QueueStore::Names, StoreError>> QueueStore::load_names(
   for (std::size_t i = 0; i < replies.size(); ++i) {
     const bool paused = i + 1 == replies.size();
     const redis::ReplyResult& r = replies[i];
-    if (!r && partial && !paused) {
-      out.partial = true;
-      continue;
-    }
+    if (!r && partial && !paused) continue;
     if (!r) co_return unexpected(StoreError::unavailable(r.error()));
     if (r->is_error()) co_return unexpected(StoreError::bad_reply("Redis", *r));
     for (const Reply& n : r->elements) {
@@ -173,7 +170,7 @@ asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::list()
 
 asio::awaitable<Expected<std::vector<QueueInfo>, StoreError>> QueueStore::counts(
     std::vector<std::string> names) {
-  Names only{std::move(names), {}, false};  // named: g++ 12 mangles braced lists in co_await
+  Names only{std::move(names), {}};  // named: g++ 12 mangles braced lists in co_await
   co_return co_await gather(std::move(only));
 }
 

@@ -78,11 +78,10 @@ class QueueStore {
   struct Names {
     std::vector<std::string> all;  // sorted, paused ones included
     std::set<std::string> paused;
-    bool partial = false;  // the names of some shards are missing: their node could not answer
   };
   // The same and which of them are paused, in one round trip (the scheduler's view). `partial`:
-  // on a cluster with a node down, the names its shards hold are left out (Names::partial)
-  // rather than none given; the paused set must answer.
+  // on a cluster with a node down, the names its shards hold are left out rather than none
+  // given; the paused set must answer.
   asio::awaitable<Expected<Names, StoreError>> load_names(bool partial = false);
   // not_found when the name was never pushed and is not paused.
   asio::awaitable<Expected<QueueInfo, StoreError>> queue(std::string name);

@@ -138,7 +138,7 @@ TEST_CASE("a worker's answer that comes while Redis is away is recorded once it 
               {"max_retry", 0},
               {"timeout", 20},
               {"keep_result", true},
-              {"argument", {{"sleep_ms", 300}}}};
+              {"argument", {{"sleep_ms", 1500}}}};  // Redis is down before it answers
   std::string state = "succeeded", type = "success";
   SECTION("a success") {}
   SECTION("a failure") {
