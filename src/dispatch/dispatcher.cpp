@@ -31,7 +31,7 @@ constexpr milliseconds kBusyPause{1000};  // 429/503 without Retry-After
 constexpr milliseconds kMinBusyPause{100};
 constexpr std::size_t kBodySnippetBytes = 200;  // of a non-200 answer, for last_error
 // Between calls that record an attempt's end while Redis cannot take it
-// (Dispatcher::until_recorded).
+// (Dispatcher::again_while_unavailable).
 constexpr milliseconds kFirstRecordPause{50};
 constexpr milliseconds kMaxRecordPause{1000};
 
@@ -164,21 +164,21 @@ class ClaimedPolls {
 
 }  // namespace
 
-template <class Record, class Failed>
-auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view what, Record record,
-                                Failed failed) -> decltype(record()) {
-  bool retried = false;
+// A coroutine of its own only once the first call failed: the answers Redis takes at once (all
+// but a few) cost no frame more than before.
+template <class Result, class Record, class Failed>
+asio::awaitable<Result> Dispatcher::again_while_unavailable(const store::ReservedJob& job,
+                                                            std::string_view what, Result r,
+                                                            Record record, Failed failed) {
   milliseconds pause = kFirstRecordPause;
-  for (;;) {
-    auto r = co_await record();
-    if (r) co_return r;
+  for (bool first = true; !r; first = false) {
     const store::StoreErrc code = r.error().code;
     const bool passing =
         code == store::StoreErrc::unavailable || code == store::StoreErrc::out_of_memory;
     if (!passing || store_.now_ms() + pause.count() >= job.deadline_ms + store::kReapGraceMs) {
-      co_return r;
+      break;
     }
-    if (!std::exchange(retried, true)) {
+    if (first) {
       spdlog::warn(
           "job {}: its {} is not recorded yet ({}); trying again while Redis cannot "
           "take it",
@@ -188,7 +188,9 @@ auto Dispatcher::until_recorded(const store::ReservedJob& job, std::string_view 
     asio::steady_timer timer(co_await asio::this_coro::executor, pause);
     co_await timer.async_wait(asio::use_awaitable);
     pause = std::min(pause * 2, kMaxRecordPause);
+    r = co_await record();
   }
+  co_return r;
 }
 
 asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const std::string& id,
@@ -210,10 +212,14 @@ asio::awaitable<bool> Dispatcher::complete(const store::ReservedJob& job, const 
   // A failed call may still have run, and then nothing stored the result (a later call then
   // finds the attempt stale): the worker did succeed, so the polls get it either way (at least
   // once, as the job may run again), at once rather than after the calls made again.
-  auto r = co_await until_recorded(
-      job, "success",
-      [&] { return store_.complete(job.id, attempt, result, handed_to, job.record->constraints); },
-      [&] { polls.deliver(std::move(kept)); });
+  const auto record = [&] {
+    return store_.complete(job.id, attempt, result, handed_to, job.record->constraints);
+  };
+  auto r = co_await record();
+  if (!r) {
+    r = co_await again_while_unavailable(job, "success", std::move(r), record,
+                                         [&] { polls.deliver(std::move(kept)); });
+  }
   if (!r) {
     spdlog::warn("job {}: its success may not be recorded ({}); if not, it will run again", id,
                  r.error().message);
@@ -333,13 +339,12 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       break;
     }
     case Verdict::Kind::failure: {
-      auto r = co_await until_recorded(
-          job, "failure",
-          [&] {
-            return store_.fail(job.id, attempt, v.encoded, v.should_retry, v.message,
-                               job.record->constraints);
-          },
-          [] {});
+      const auto record = [&] {
+        return store_.fail(job.id, attempt, v.encoded, v.should_retry, v.message,
+                           job.record->constraints);
+      };
+      auto r = co_await record();
+      if (!r) r = co_await again_while_unavailable(job, "failure", std::move(r), record, [] {});
       if (!r)
         spdlog::warn("job {}: failure not recorded ({}); it will run again", id, r.error().message);
       if (r && *r != store::FailOutcome::stale) count_failure(*job.record, *r);

@@ -72,14 +72,16 @@ class Dispatcher {
   // Records the success; a kept result goes straight to this master's polls waiting for it.
   boost::asio::awaitable<bool> complete(const store::ReservedJob& job, const std::string& id,
                                         int attempt, std::string result);
-  // `record()` (the store call of a worker's answer) made again, after a growing pause, while
-  // Redis cannot take it (unavailable, out of memory) and the reaper could not have taken the
-  // attempt yet: a restart or failover of Redis must not turn a worker's answer into a timeout.
-  // completeJobs and failJob are fenced by the attempt (it ends there), so one that ran and lost
-  // its reply answers "stale" when made again. `failed()` runs once, at the first failure.
-  template <class Record, class Failed>
-  auto until_recorded(const store::ReservedJob& job, std::string_view what, Record record,
-                      Failed failed) -> decltype(record());
+  // `record()` (the store call of a worker's answer, whose first call answered `r`) made again,
+  // after a growing pause, while Redis cannot take it (unavailable, out of memory) and the reaper
+  // could not have taken the attempt yet: a restart or failover of Redis must not turn a worker's
+  // answer into a timeout. completeJobs and failJob are fenced by the attempt (it ends there), so
+  // one that ran and lost its reply answers "stale" when made again. `failed()` runs before the
+  // first call made again.
+  template <class Result, class Record, class Failed>
+  boost::asio::awaitable<Result> again_while_unavailable(const store::ReservedJob& job,
+                                                         std::string_view what, Result r,
+                                                         Record record, Failed failed);
 
   boost::asio::io_context& io_;
   store::DispatchStore& store_;
