@@ -210,7 +210,8 @@ std::vector<Cluster::Pending> Cluster::pending_of(std::vector<ClusterOp> ops) {
 // whole run (returned). `each`: that error is the op's, and the others go on.
 asio::awaitable<std::error_code> Cluster::settle_all(std::vector<Pending>& pending, bool each) {
   std::error_code last = make_error_code(Errc::cluster_down);
-  asio::steady_timer timer(co_await asio::this_coro::executor);
+  const auto executor = co_await asio::this_coro::executor;  // apart: g++ 12
+  asio::steady_timer timer(executor);
   for (int attempt = 0;; ++attempt) {
     if (stopped_) co_return make_error_code(Errc::shutting_down);
     const auto table = table_.load();

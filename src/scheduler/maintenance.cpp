@@ -46,11 +46,14 @@ asio::awaitable<Periodic::Duration> Maintenance::step() {
   if (!redis_.ready()) co_return kPeriod;
   co_await workers_.flush_outcomes();
   co_await workers_.expire();
+  // Every shard in one round trip: on a cluster a node down holds up only its own shards.
   const std::int64_t cutoff = store_.now_ms() - store::kReapGraceMs;
-  for (int shard = 0; shard < store_.shards(); ++shard) {
-    auto reaped = co_await store_.reap(shard, cutoff, kReapBatch);
-    if (reaped && *reaped > 0) {
-      spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped, shard);
+  const std::vector<Expected<int, store::StoreError>> reaped =
+      co_await store_.reap_all(cutoff, kReapBatch);
+  for (std::size_t shard = 0; shard < reaped.size(); ++shard) {
+    if (reaped[shard] && *reaped[shard] > 0) {
+      spdlog::warn("recovered {} in-flight jobs of shard {} past their deadline", *reaped[shard],
+                   shard);
     }
   }
   // After the heartbeat: this master's own library is recorded before anything is deleted.

@@ -75,10 +75,13 @@ asio::awaitable<void> Promoter::promote_all() {
   next_due_ms_ = kNone;
   std::int64_t next = 0;
   bool all_read = true;
-  for (int shard = 0; shard < store_.shards(); ++shard) {
-    // Keep promoting a shard while it has a full batch due.
+  // Every shard in one round trip (on a cluster a node down holds up only its own shards), then
+  // those that had a full batch due, one by one, until they have no more.
+  std::vector<Expected<store::PromoteOutcome, store::StoreError>> first =
+      co_await store_.promote_all(kPromoteBatch);
+  for (int shard = 0; shard < static_cast<int>(first.size()); ++shard) {
+    auto r = std::move(first[static_cast<std::size_t>(shard)]);
     for (;;) {
-      auto r = co_await store_.promote(shard, kPromoteBatch);
       if (!r) {
         spdlog::warn("promoting due retries of shard {} failed: {}", shard, r.error().message);
         all_read = false;
@@ -88,6 +91,7 @@ asio::awaitable<void> Promoter::promote_all() {
       if (r->promoted < kPromoteBatch || (r->next_due_ms && *r->next_due_ms > store_.now_ms())) {
         break;
       }
+      r = co_await store_.promote(shard, kPromoteBatch);
     }
   }
   const std::int64_t announced = next_due_ms_;  // the earliest "s <due>" heard meanwhile

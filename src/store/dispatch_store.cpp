@@ -216,14 +216,32 @@ asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(
   co_return *status == ReleaseJob::Status::released;
 }
 
-asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
-  redis::ScriptCall call = PromoteJobs::call(PromoteJobs::keys(keys_, shard),
-                                             {now_ms(), limit, keys_.events_channel(shard), shard});
-  auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+redis::ScriptCall DispatchStore::promote_call(int shard, int limit) const {
+  return PromoteJobs::call(PromoteJobs::keys(keys_, shard),
+                           {now_ms(), limit, keys_.events_channel(shard), shard});
+}
+
+Expected<PromoteOutcome, StoreError> DispatchStore::promoted(const redis::ReplyResult& reply) {
+  if (!reply) return unexpected(StoreError::unavailable(reply.error()));
   auto promoted = PromoteJobs::decode(*reply);
-  if (!promoted) co_return unexpected(StoreError::bad_reply(promoted.error()));
-  co_return PromoteOutcome{static_cast<int>(promoted->promoted), promoted->next_due_ms};
+  if (!promoted) return unexpected(StoreError::bad_reply(promoted.error()));
+  return PromoteOutcome{static_cast<int>(promoted->promoted), promoted->next_due_ms};
+}
+
+asio::awaitable<Expected<PromoteOutcome, StoreError>> DispatchStore::promote(int shard, int limit) {
+  redis::ReplyResult reply = co_await redis_.eval(promote_call(shard, limit));
+  co_return promoted(reply);
+}
+
+asio::awaitable<std::vector<Expected<PromoteOutcome, StoreError>>> DispatchStore::promote_all(
+    int limit) {
+  std::vector<ScriptCall> calls;
+  for (int shard = 0; shard < shards(); ++shard) calls.push_back(promote_call(shard, limit));
+  std::vector<redis::ReplyResult> replies = co_await redis_.eval_each(std::move(calls));
+  std::vector<Expected<PromoteOutcome, StoreError>> out;
+  out.reserve(replies.size());
+  for (const redis::ReplyResult& reply : replies) out.push_back(promoted(reply));
+  co_return out;
 }
 
 asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>>
@@ -231,25 +249,45 @@ DispatchStore::wake_due_constraints(int limit) {
   co_return co_await handoff_.wake_due(limit);
 }
 
-asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
-                                                               int limit) {
+redis::ScriptCall DispatchStore::reap_call(int shard, std::int64_t cutoff_ms, int limit) const {
   const std::int64_t now = now_ms();
-  redis::ScriptCall call = ReapJobs::call(
+  return ReapJobs::call(
       ReapJobs::keys(keys_, shard),
       {cutoff_ms, now, limit,
        api::encode_failure(api::FailureReason::timeout, true, kReapMessage, iso8601_utc(now)),
        std::string(kReapMessage), retry_args(retry_), keys_.events_channel(shard), shard});
-  auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+}
+
+// The leases of the attempts it ended are released beside it (on a cluster they live in {c}).
+Expected<int, StoreError> DispatchStore::reaped(redis::ReplyResult reply) {
+  if (!reply) return unexpected(StoreError::unavailable(reply.error()));
   auto reaped = ReapJobs::decode(std::move(*reply));
-  if (!reaped) co_return unexpected(StoreError::bad_reply(reaped.error()));
+  if (!reaped) return unexpected(StoreError::bad_reply(reaped.error()));
   std::vector<AttemptLease> leases;
   leases.reserve(reaped->leases.size());
   for (ReapJobs::Lease& l : reaped->leases) {
     leases.push_back(AttemptLease{std::move(l.lease), std::move(l.constraints)});
   }
   leases_.release(std::move(leases));
-  co_return static_cast<int>(reaped->reaped);
+  return static_cast<int>(reaped->reaped);
+}
+
+asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
+                                                               int limit) {
+  redis::ReplyResult reply = co_await redis_.eval(reap_call(shard, cutoff_ms, limit));
+  co_return reaped(std::move(reply));
+}
+
+asio::awaitable<std::vector<Expected<int, StoreError>>> DispatchStore::reap_all(
+    std::int64_t cutoff_ms, int limit) {
+  std::vector<ScriptCall> calls;
+  for (int shard = 0; shard < shards(); ++shard)
+    calls.push_back(reap_call(shard, cutoff_ms, limit));
+  std::vector<redis::ReplyResult> replies = co_await redis_.eval_each(std::move(calls));
+  std::vector<Expected<int, StoreError>> out;
+  out.reserve(replies.size());
+  for (redis::ReplyResult& reply : replies) out.push_back(reaped(std::move(reply)));
+  co_return out;
 }
 
 }  // namespace jq::store

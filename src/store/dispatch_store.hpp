@@ -117,16 +117,26 @@ class DispatchStore {
                                                       std::vector<std::string> constraints,
                                                       bool unsent = false);
   asio::awaitable<Expected<PromoteOutcome, StoreError>> promote(int shard, int limit);
+  // promote() of every shard in one round trip, one outcome per shard: on a cluster each node's
+  // calls go at once, so a node down holds up only its own shards' (the client's retries).
+  asio::awaitable<std::vector<Expected<PromoteOutcome, StoreError>>> promote_all(int limit);
   // Lets jobs held back by constraints try again when their pair is due (a rate's next start, a
   // hand-off or release that was lost): the earliest due time left (nullopt: none).
   asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>> wake_due_constraints(
       int limit);
   // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts.
   asio::awaitable<Expected<int, StoreError>> reap(int shard, std::int64_t cutoff_ms, int limit);
+  // reap() of every shard in one round trip, as promote_all().
+  asio::awaitable<std::vector<Expected<int, StoreError>>> reap_all(std::int64_t cutoff_ms,
+                                                                   int limit);
 
   std::int64_t now_ms() const;
 
  private:
+  redis::ScriptCall promote_call(int shard, int limit) const;
+  static Expected<PromoteOutcome, StoreError> promoted(const redis::ReplyResult& reply);
+  redis::ScriptCall reap_call(int shard, std::int64_t cutoff_ms, int limit) const;
+  Expected<int, StoreError> reaped(redis::ReplyResult reply);
   redis::ScriptCall reserve_call(const QueueRef& queue, std::int64_t now, int max,
                                  const std::optional<QueueHead>& bound, bool admit) const;
   bool joined() const;
