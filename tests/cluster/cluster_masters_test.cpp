@@ -52,6 +52,20 @@ void register_worker(const HttpClient& http, const std::string& url, int concurr
   REQUIRE((res.status == 201 || res.status == 200));
 }
 
+// Kills a master (not the one of the workers' slot, {w}: registrations would wait for it) and its
+// replica; the options of a jqmaster started meanwhile (not ready while a node is down: /readyz
+// says so).
+DaemonOptions with_a_node_down(RedisCluster& cluster) {
+  const std::uint16_t workers_node = cluster.master_of(redis::key_slot("{w}"));
+  const std::vector<std::uint16_t> masters = cluster.masters();
+  const std::uint16_t gone = masters.front() != workers_node ? masters.front() : masters.back();
+  cluster.kill(cluster.replica_of(gone));
+  cluster.kill(gone);
+  DaemonOptions o = on(cluster);
+  o.wait_ready = false;
+  return o;
+}
+
 // How many clients the node on `port` has subscribed to the sharded channel (-1: no answer).
 long long shard_listeners(std::uint16_t port, const std::string& channel) {
   const redis::Reply r = SyncRedis(port).call({"PUBSUB", "SHARDNUMSUB", channel});
@@ -524,15 +538,7 @@ TEST_CASE("on a cluster, pushes to slots no node serves get 503 after bounded re
 // (201) included.
 TEST_CASE("on a cluster, jobs stored on live nodes run while another node is down", "[cluster]") {
   RedisCluster cluster;
-  // Not the node of the workers' slot ({w}): registrations would wait for it.
-  const std::uint16_t workers_node = cluster.master_of(redis::key_slot("{w}"));
-  const std::vector<std::uint16_t> masters = cluster.masters();
-  const std::uint16_t gone = masters.front() != workers_node ? masters.front() : masters.back();
-  cluster.kill(cluster.replica_of(gone));
-  cluster.kill(gone);
-  DaemonOptions started_during = on(cluster);
-  started_during.wait_ready = false;  // not ready while a node is down: /readyz says so
-  Daemon master(started_during);
+  Daemon master(with_a_node_down(cluster));
   auto http = master.http();
   // Pushed while no worker is known: they wait in their queues, and only a read of the heads
   // finds them (a push to a worker with a free slot skips the queue).
@@ -563,23 +569,10 @@ TEST_CASE("on a cluster, jobs stored on live nodes run while another node is dow
 TEST_CASE("on a cluster, retries on live nodes run on time while another node is down",
           "[cluster]") {
   RedisCluster cluster;
-  const std::uint16_t workers_node = cluster.master_of(redis::key_slot("{w}"));
-  const std::vector<std::uint16_t> masters = cluster.masters();
-  const std::uint16_t gone = masters.front() != workers_node ? masters.front() : masters.back();
-  cluster.kill(cluster.replica_of(gone));
-  cluster.kill(gone);
-  DaemonOptions started_during = on(cluster);
-  started_during.wait_ready = false;  // not ready while a node is down: /readyz says so
-  Daemon master(started_during);
+  Daemon master(with_a_node_down(cluster));
   auto http = master.http();
   Worker worker;
-  REQUIRE(wait_until(
-      [&] {
-        const json body = {{"url", worker.url()}, {"names", {"*"}}, {"concurrency", 16}};
-        const int status = http.post("/v1/workers", body).status;
-        return status == 201 || status == 200;
-      },
-      10s));
+  register_worker(http, worker.url(), 16);
   // Each fails once; its retry is due 50 ms later (kYaml).
   const json job = {
       {"name", "n"}, {"argument", {{"fail_until", 1}}}, {"max_retry", 3}, {"keep_result", true}};
