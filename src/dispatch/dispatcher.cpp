@@ -185,7 +185,8 @@ asio::awaitable<Result> Dispatcher::again_while_unavailable(const store::Reserve
           job.id.str(), what, r.error().message);
       failed();
     }
-    asio::steady_timer timer(co_await asio::this_coro::executor, pause);
+    const auto executor = co_await asio::this_coro::executor;  // apart: g++ 12, as in Cluster
+    asio::steady_timer timer(executor, pause);
     co_await timer.async_wait(asio::use_awaitable);
     pause = std::min(pause * 2, kMaxRecordPause);
     r = co_await record();
