@@ -13,12 +13,15 @@
   ARGV[1] the master's id
   ARGV[2] its heartbeat expiry (ms since the epoch)
   ARGV[3] the name of its script library (jq_<hex>)
-  Returns: the master's heartbeat expiry before this one (ms), 0 when it had none: the master
-           tells from it that its heartbeat lapsed (a stall), when other masters may have
-           dropped its slot holdings.
+  Returns: {before, now_us}: the master's heartbeat expiry before this one (ms), 0 when it had
+           none: the master tells from it that its heartbeat lapsed (a stall), when other
+           masters may have dropped its slot holdings; and this Redis's clock (microseconds
+           since the epoch), which every master sets its clock by (src/util/shared_clock.hpp):
+           the heartbeats' Redis is the one clock all masters read.
 ]]
 local expiry = tonumber(ARGV[2])
 local before = tonumber(rcall('ZSCORE', KEYS[1], ARGV[1])) or 0
 rcall('ZADD', KEYS[1], expiry, ARGV[1])
 rcall('ZADD', KEYS[2], 'GT', expiry, ARGV[3])
-return before
+local time = rcall('TIME')
+return {before, tonumber(time[1]) * 1000000 + tonumber(time[2])}

@@ -109,10 +109,6 @@ std::string make_master_id() {
   return std::string(host) + ":" + std::to_string(getpid()) + ":" + suffix;
 }
 
-std::chrono::system_clock::time_point system_now() {
-  return std::chrono::system_clock::now();
-}
-
 // Everything that lives while the io_context runs.
 class Daemon {
  public:
@@ -128,14 +124,14 @@ class Daemon {
                [this](redis::Client&) { return on_redis_connect(); }),
         subscriber_(io_.get_executor(), target.servers.front(), keys_.all_channels(config.shards),
                     redis_.router()),
-        store_(redis_, keys_, config.shards, system_now, config.shard_run),
-        queues_(redis_, keys_, config.shards, system_now),
-        dispatch_store_(redis_, keys_, config.shards, system_now, retry_policy(config)),
-        workers_(redis_, keys_, system_now, make_master_id()),
-        constraints_(redis_, keys_, config.shards, system_now),
+        store_(redis_, keys_, config.shards, shared_now_, config.shard_run),
+        queues_(redis_, keys_, config.shards, shared_now_),
+        dispatch_store_(redis_, keys_, config.shards, shared_now_, retry_policy(config)),
+        workers_(redis_, keys_, shared_now_, make_master_id()),
+        constraints_(redis_, keys_, config.shards, shared_now_),
         constraint_cache_(io_.get_executor(), constraints_),
         reclassifier_(redis_, keys_, config.shards),
-        schedules_(redis_, keys_, config.shards, system_now, job_defaults(config)),
+        schedules_(redis_, keys_, config.shards, shared_now_, job_defaults(config)),
         runner_(io_, schedules_),
         dispatcher_(io_, dispatch_store_, workers_, waiters_, metrics_, dispatch_options(config)),
         worker_tls_(std::make_shared<dispatch::TlsContexts>(config.tls.ca_file)),
@@ -144,7 +140,7 @@ class Daemon {
                    std::chrono::microseconds(
                        static_cast<std::int64_t>(config.dispatch.reserve_ahead_s * 1e6))),
         promoter_(io_, redis_, dispatch_store_),
-        maintenance_(io_, redis_, keys_, dispatch_store_, workers_,
+        maintenance_(io_, redis_, keys_, dispatch_store_, workers_, clock_, metrics_.clock_offset(),
                      [this] { scheduler_.leases_unsure(); }),
         server_(io_, server_options(config, std::move(tls)),
                 [this](http::Request& r) { return router_.handle(r); }),
@@ -471,6 +467,9 @@ class Daemon {
   std::atomic<bool> stopping_{false};
   int exit_code_ = kExitOk;
   metrics::Metrics metrics_;
+  // Every store's wall clock: this machine's set by Redis's at each heartbeat (Maintenance).
+  SharedClock clock_;
+  SystemClock shared_now_ = [this] { return clock_.now(); };
   redis::Keys keys_;
   redis::Client redis_;
   // redis.replicas_ack > 0: the pushes and their WAITs, on connections of their own

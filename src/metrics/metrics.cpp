@@ -66,6 +66,12 @@ Metrics::Metrics(std::size_t max_job_names)
                                              "to answered.",
                                              kRedisBuckets)
                                   .only()),
+      clock_offset_(registry_
+                        .gauge("jq_clock_offset_seconds",
+                               "This machine's clock minus the clock of the Redis holding the "
+                               "masters' heartbeats, which job times follow (sync clocks when "
+                               "far from 0).")
+                        .only()),
       redis_errors_(registry_.counter(
           "jq_redis_errors_total",
           "Redis calls of this master that failed, by kind: a connection failure or a refusal "

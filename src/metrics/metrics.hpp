@@ -56,6 +56,9 @@ class Metrics {
   Histogram& push_duration() { return push_duration_; }  // seconds, request to 201
   Histogram& job_latency() { return job_latency_; }      // seconds, enqueued_at to done or dead
   Histogram& redis_command_duration() { return redis_command_duration_; }  // seconds, per call
+  // Seconds this machine's clock is ahead of the clock of the Redis holding the masters'
+  // heartbeats (negative: behind), which this master keeps job times on (SharedClock).
+  Gauge& clock_offset() { return clock_offset_; }
 
   // jq_redis_errors_total for a kind of failed Redis call (redis::error_kind: "oom", ...).
   Counter& redis_error(std::string_view kind) { return redis_errors_.with({std::string(kind)}); }
@@ -83,6 +86,7 @@ class Metrics {
   Histogram& push_duration_;
   Histogram& job_latency_;
   Histogram& redis_command_duration_;
+  Gauge& clock_offset_;
   Family<Counter>& redis_errors_;
   Family<Counter>& http_requests_;
   CappedLabels<Job> jobs_;

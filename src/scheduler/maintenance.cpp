@@ -14,15 +14,21 @@ constexpr int kReapBatch = 1000;
 // on its next call), short enough that a rolling upgrade leaves nothing behind for long.
 constexpr std::int64_t kLibraryGraceMs = 10 * 60 * 1000;
 constexpr std::int64_t kLibrarySweepEveryMs = 5 * 60 * 1000;
+// A clock this far from Redis's is worth a warning: another machine's clock is likely off too
+// (workers check signed requests' timestamps against theirs).
+constexpr std::chrono::seconds kClockWarning{1};
 
 }  // namespace
 
 Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
                          store::DispatchStore& store, workers::WorkerStore& workers,
+                         SharedClock& clock, metrics::Gauge& clock_offset,
                          std::function<void()> on_lapsed)
     : redis_(redis),
       store_(store),
       workers_(workers),
+      clock_(clock),
+      clock_offset_(clock_offset),
       on_lapsed_(std::move(on_lapsed)),
       libraries_(redis, keys),
       beat_(io.get_executor(), "heartbeat", [this] { return beat(); }),
@@ -30,8 +36,12 @@ Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis
 
 asio::awaitable<Periodic::Duration> Maintenance::beat() {
   if (!redis_.ready()) co_return kPeriod;
-  const bool lapsed = co_await workers_.heartbeat();  // not in the if: g++ 12 traps there
-  if (lapsed) {
+  const SharedClock::TimePoint sent = clock_.local_now();
+  const workers::WorkerStore::Heartbeat beat = co_await workers_.heartbeat();
+  if (!beat.recorded) co_return kPeriod;
+  const bool first = !beaten_;
+  if (clock_.observe(sent, beat.redis_us, clock_.local_now())) clock_moved();
+  if (beat.lapsed) {
     spdlog::warn(
         "this master's heartbeat had lapsed (it stalled for more than {} s): its worker "
         "slot leases are stated again",
@@ -39,12 +49,30 @@ asio::awaitable<Periodic::Duration> Maintenance::beat() {
     if (on_lapsed_) on_lapsed_();
   }
   beaten_ = true;
-  co_return kPeriod;
+  // The first beat's expiry was written on this machine's own clock: again on Redis's.
+  co_return first ? Periodic::Duration::zero() : kPeriod;
+}
+
+void Maintenance::clock_moved() {
+  const std::chrono::microseconds offset = clock_.offset();
+  const double seconds = std::chrono::duration<double>(offset).count();
+  clock_offset_.set(-seconds);
+  if (std::chrono::abs(offset) >= kClockWarning) {
+    spdlog::warn(
+        "this machine's clock is {:.3f} s {} the clock of Redis: this master keeps job times "
+        "(deadlines, retries, schedules, timestamps sent to workers) on Redis's clock; sync "
+        "this machine's clock (NTP)",
+        std::abs(seconds), seconds > 0 ? "behind" : "ahead of");
+  } else {
+    spdlog::debug("this master's clock set by Redis's: {} us from this machine's", offset.count());
+  }
 }
 
 asio::awaitable<Periodic::Duration> Maintenance::step() {
   if (!redis_.ready()) co_return kPeriod;
   co_await workers_.flush_outcomes();
+  // Expiries and deadlines are compared on the clock the first beat sets.
+  if (!beaten_) co_return kPeriod;
   co_await workers_.expire();
   // Every shard in one round trip: on a cluster a node down holds up only its own shards.
   const std::int64_t cutoff = store_.now_ms() - store::kReapGraceMs;
@@ -58,7 +86,7 @@ asio::awaitable<Periodic::Duration> Maintenance::step() {
   }
   // After the heartbeat: this master's own library is recorded before anything is deleted.
   const std::int64_t now = store_.now_ms();
-  if (beaten_ && now >= next_library_sweep_ms_) {
+  if (now >= next_library_sweep_ms_) {
     next_library_sweep_ms_ = now + kLibrarySweepEveryMs;
     co_await libraries_.sweep(now - kLibraryGraceMs);
   }

@@ -5,25 +5,28 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "src/metrics/registry.hpp"
 #include "src/redis/client.hpp"
 #include "src/store/dispatch_store.hpp"
 #include "src/store/script_libraries.hpp"
 #include "src/util/periodic.hpp"
+#include "src/util/shared_clock.hpp"
 #include "src/workers/worker_store.hpp"
 
 namespace jq::scheduler {
 
 // Periodic upkeep on every master: recover in-flight jobs whose deadline passed long ago (their
 // master died), lapse worker registrations whose heartbeat stopped, and beat this master's own
-// heartbeat (slot leases of silent masters are freed); now and then, delete the script library of
-// a build no master has run for a while.
+// heartbeat (slot leases of silent masters are freed) and set this master's clock by Redis's with
+// it (`clock`, whose offset `clock_offset` shows); now and then, delete the script library of a
+// build no master has run for a while.
 class Maintenance {
  public:
   // `on_lapsed`: this master's heartbeat had lapsed (it stalled): its slot leases are to be
   // stated again (Scheduler::leases_unsure).
   Maintenance(asio::io_context& io, redis::Client& redis, const redis::Keys& keys,
-              store::DispatchStore& store, workers::WorkerStore& workers,
-              std::function<void()> on_lapsed);
+              store::DispatchStore& store, workers::WorkerStore& workers, SharedClock& clock,
+              metrics::Gauge& clock_offset, std::function<void()> on_lapsed);
   void start() {
     beat_.start();
     loop_.start();
@@ -39,14 +42,19 @@ class Maintenance {
   // heartbeat's ttl, and other masters would then drop this one's slot leases.
   asio::awaitable<Periodic::Duration> beat();
   asio::awaitable<Periodic::Duration> step();
+  void clock_moved();
 
   redis::Client& redis_;
   store::DispatchStore& store_;
   workers::WorkerStore& workers_;
+  SharedClock& clock_;
+  metrics::Gauge& clock_offset_;
   std::function<void()> on_lapsed_;
   store::ScriptLibraries libraries_;
   std::int64_t next_library_sweep_ms_ = 0;  // the first step after the first beat sweeps
-  // This master's library is recorded (by its first beat) before any sweep.
+  // This master's library is recorded (by its first beat) before any sweep, and its clock set
+  // by Redis's before it reaps: a cutoff from a clock running ahead would reap other masters'
+  // attempts before their deadline.
   std::atomic<bool> beaten_{false};
   Periodic beat_;
   Periodic loop_;

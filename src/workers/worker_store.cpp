@@ -276,22 +276,22 @@ asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_
   co_await redis_.command(std::move(cmd));
 }
 
-asio::awaitable<bool> WorkerStore::heartbeat() {
+asio::awaitable<WorkerStore::Heartbeat> WorkerStore::heartbeat() {
   const std::int64_t now = now_ms();
   redis::ScriptCall call = BeatMaster::call(
       BeatMaster::keys(keys_),
       {master_id_, now + kHeartbeatTtl.count(), std::string(redis::library_name())});
   auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return false;
-  const auto before = BeatMaster::decode(*reply);
-  if (!before) co_return false;
+  if (!reply) co_return Heartbeat{};
+  const auto beat = BeatMaster::decode(*reply);
+  if (!beat) co_return Heartbeat{};
   // The first beat has nothing before it; after that, none (the masters set was cleared), one
   // already past, or a gap since this master's own last beat longer than the ttl (a beat of
   // acquireSlots may have hidden the lapse from Redis's record) is a lapse.
-  const bool lapsed = last_beat_ms_ > 0 && (*before == 0 || *before < now ||
+  const bool lapsed = last_beat_ms_ > 0 && (beat->before_ms == 0 || beat->before_ms < now ||
                                             now - last_beat_ms_ > kHeartbeatTtl.count());
   last_beat_ms_ = now;
-  co_return lapsed;
+  co_return Heartbeat{.recorded = true, .lapsed = lapsed, .redis_us = beat->redis_us};
 }
 
 asio::awaitable<void> WorkerStore::expire() {

@@ -59,9 +59,14 @@ class WorkerStore {
   asio::awaitable<void> mark_busy(std::string id, std::int64_t until_ms);
   // This master is alive until now + kHeartbeatTtl; slots of masters that stopped beating are
   // freed by the others.
-  // True when this master's previous heartbeat had lapsed before this one (a stall longer than
-  // kHeartbeatTtl): other masters may have dropped its slot holdings meanwhile.
-  asio::awaitable<bool> heartbeat();
+  struct Heartbeat {
+    bool recorded = false;  // Redis took it (else Redis was away: nothing below is known)
+    // This master's previous heartbeat had lapsed before this one (a stall longer than
+    // kHeartbeatTtl): other masters may have dropped its slot holdings meanwhile.
+    bool lapsed = false;
+    std::int64_t redis_us = 0;  // Redis's clock as it recorded the beat (µs since the epoch)
+  };
+  asio::awaitable<Heartbeat> heartbeat();
   asio::awaitable<void> expire();
 
  private:

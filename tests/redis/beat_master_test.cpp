@@ -56,16 +56,27 @@ TEST_CASE("a library's record keeps the latest heartbeat of the masters that use
 }
 
 // The master tells a stall from the expiry its beat replaces: one already past means its
-// heartbeat lapsed and other masters may have dropped its slot holdings.
-TEST_CASE("a beat answers the expiry it replaces, 0 for a master's first", "[redis]") {
+// heartbeat lapsed and other masters may have dropped its slot holdings. And it sets its clock
+// by the Redis clock the beat answers.
+TEST_CASE("a beat answers the expiry it replaces (0 for a master's first) and Redis's clock",
+          "[redis]") {
   SyncRedis r(shared_redis().port());
   const jq::redis::Keys keys = fresh_keys();
   const auto beat_answer = [&](std::int64_t expiry_ms) {
-    const auto before = BeatMaster::decode(
+    const auto beat = BeatMaster::decode(
         r.eval(BeatMaster::call(BeatMaster::keys(keys), {"m", expiry_ms, "jq_m"})));
-    REQUIRE(before);
-    return *before;
+    REQUIRE(beat);
+    return *beat;
   };
-  CHECK(beat_answer(kNowMs + 5000) == 0);
-  CHECK(beat_answer(kNowMs + 5500) == kNowMs + 5000);
+  const auto time = r.call({"TIME"});
+  REQUIRE(time.elements.size() == 2);
+  const std::int64_t before_us =
+      std::stoll(time.elements[0].str) * 1'000'000 + std::stoll(time.elements[1].str);
+  const auto first = beat_answer(kNowMs + 5000);
+  CHECK(first.before_ms == 0);
+  CHECK(first.redis_us >= before_us);
+  CHECK(first.redis_us < before_us + 5'000'000);
+  const auto second = beat_answer(kNowMs + 5500);
+  CHECK(second.before_ms == kNowMs + 5000);
+  CHECK(second.redis_us >= first.redis_us);
 }

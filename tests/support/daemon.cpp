@@ -16,6 +16,11 @@ std::string ctl_binary() {
   return JQ_CTL_BINARY;
 }
 
+std::vector<std::string> clock_offset_env(long seconds) {
+  return {std::string("LD_PRELOAD=") + JQ_CLOCK_SHIFT_LIBRARY,
+          "JQ_TEST_CLOCK_SHIFT_S=" + std::to_string(seconds)};
+}
+
 Daemon::Daemon(DaemonOptions options)
     : port_(options.port != 0 ? options.port : free_port()),
       data_dir_(options.data_dir.empty() ? dir_.file("data") : options.data_dir),
@@ -47,7 +52,8 @@ bool Daemon::start(const DaemonOptions& options) {
         << "redis:\n  url: \"" << options.redis_url << "\"\n"
         << options.redis_yaml << options.extra_yaml << "\n";
   }
-  process_ = ChildProcess({master_binary(), "--config", config}, dir_.file("jqmaster.log"));
+  process_ =
+      ChildProcess({master_binary(), "--config", config}, dir_.file("jqmaster.log"), options.env);
   const HttpClient client = http();
   const bool up = wait_until(
       [&] {

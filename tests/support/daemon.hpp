@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tests/support/http_client.hpp"
 #include "tests/support/process.hpp"
@@ -23,7 +24,13 @@ struct DaemonOptions {
   std::string tls_ca_file{};
   std::uint16_t port = 0;    // 0: a free one; else this one (a master started again in its place)
   std::string redis_yaml{};  // more keys of the redis section ("  replicas_ack: 1\n")
+  std::vector<std::string> env{};  // added to its environment ("NAME=value")
 };
+
+// The environment that runs a jqmaster with its wall clock `seconds` off the machine's, its
+// monotonic clock as it is (tests/clock_shift). Its children inherit it: give such a master an
+// external Redis.
+std::vector<std::string> clock_offset_env(long seconds);
 
 class Daemon {
  public:

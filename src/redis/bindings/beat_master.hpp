@@ -29,8 +29,15 @@ struct BeatMaster {
             {std::move(k.masters), std::move(k.libraries)},
             {std::move(a.master), arg(a.expiry_ms), std::move(a.library)}};
   }
-  // The heartbeat expiry before this one (ms), 0 when there was none.
-  static Decoded<std::int64_t> decode(const Reply& reply) { return integer_reply(id, reply); }
+  struct Beat {
+    std::int64_t before_ms = 0;  // the heartbeat expiry before this one, 0 when there was none
+    std::int64_t redis_us = 0;   // Redis's clock as it recorded the beat (µs since the epoch)
+  };
+  static Decoded<Beat> decode(const Reply& reply) {
+    auto values = integers_reply(id, reply, 2);
+    if (!values) return unexpected(std::move(values.error()));
+    return Beat{(*values)[0], (*values)[1]};
+  }
 };
 
 }  // namespace jq::redis::bindings
