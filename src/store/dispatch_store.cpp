@@ -272,12 +272,6 @@ Expected<int, StoreError> DispatchStore::reaped(redis::ReplyResult reply) {
   return static_cast<int>(reaped->reaped);
 }
 
-asio::awaitable<Expected<int, StoreError>> DispatchStore::reap(int shard, std::int64_t cutoff_ms,
-                                                               int limit) {
-  redis::ReplyResult reply = co_await redis_.eval(reap_call(shard, cutoff_ms, limit));
-  co_return reaped(std::move(reply));
-}
-
 asio::awaitable<std::vector<Expected<int, StoreError>>> DispatchStore::reap_all(
     std::int64_t cutoff_ms, int limit) {
   std::vector<ScriptCall> calls;

@@ -124,9 +124,8 @@ class DispatchStore {
   // hand-off or release that was lost): the earliest due time left (nullopt: none).
   asio::awaitable<Expected<std::optional<std::int64_t>, StoreError>> wake_due_constraints(
       int limit);
-  // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts.
-  asio::awaitable<Expected<int, StoreError>> reap(int shard, std::int64_t cutoff_ms, int limit);
-  // reap() of every shard in one round trip, as promote_all().
+  // In-flight jobs whose deadline is older than `cutoff_ms` fail as timeouts, at most `limit` per
+  // shard: how many in each, every shard in one round trip as promote_all().
   asio::awaitable<std::vector<Expected<int, StoreError>>> reap_all(std::int64_t cutoff_ms,
                                                                    int limit);
 

@@ -176,11 +176,15 @@ TEST_CASE("DispatchStore: reaping fails attempts past the cutoff as timeouts", "
   Fixture f;
   const JobId id = f.push(new_job("mail"));
   f.reserve_one("mail");  // deadline: +30 s
-  auto none = f.h.run(f.store.reap(0, 1767225600000 + 29'999, 100));
-  REQUIRE(none);
-  CHECK(*none == 0);
-  auto reaped = f.h.run(f.store.reap(0, 1767225600000 + 30'001, 100));
-  REQUIRE(reaped);
-  CHECK(*reaped == 1);
+  const auto reaped_in_all = [&](std::int64_t cutoff_ms) {
+    int reaped = 0;
+    for (const auto& shard : f.h.run(f.store.reap_all(cutoff_ms, 100))) {
+      REQUIRE(shard);
+      reaped += *shard;
+    }
+    return reaped;
+  };
+  CHECK(reaped_in_all(1767225600000 + 29'999) == 0);
+  CHECK(reaped_in_all(1767225600000 + 30'001) == 1);
   CHECK(f.state(id) == JobState::scheduled);  // a timeout may retry
 }
