@@ -293,6 +293,11 @@ constexpr FieldMapSpec kConstraintSpec{"a constraint", "", false};
 // A body's name, when given, must be the one in the URL: a PUT or PATCH cannot rename.
 Expected<void, ApiError> check_url_name(const std::optional<std::string>& name,
                                         std::string_view url_name) {
+  // A body without a name takes the URL's, which is then the one to check.
+  if (!name && !is_valid_constraint_name(url_name)) {
+    return unexpected(field_error("name", "name " + std::string(kConstraintNameRule) + ", got \"" +
+                                              std::string(url_name) + "\""));
+  }
   if (!name || *name == url_name) return {};
   return unexpected(
       field_error("name", "name must be the constraint's name in the URL (\"" +
@@ -337,7 +342,7 @@ nlohmann::json rate_view(const std::optional<RateLimit>& rate) {
 }  // namespace
 
 bool is_valid_constraint_name(std::string_view name) {
-  if (name.empty() || name.size() > kMaxConstraintNameBytes) return false;
+  if (name.empty() || name.size() > kMaxConstraintNameBytes || name == "ordering_key") return false;
   for (char c : name) {
     if (!is_name_char(c)) return false;
   }

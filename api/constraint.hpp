@@ -32,10 +32,13 @@ inline constexpr std::int64_t kMaxRateLimit = 1'000'000;
 inline constexpr std::int64_t kMaxRateBurst = 1'000'000;
 inline constexpr double kMaxRatePeriodSeconds = 31536000;  // a year
 
-// 1-128 bytes of A-Z a-z 0-9 _ . : - (any of them first, unlike a job name).
+// 1-128 bytes of A-Z a-z 0-9 _ . : - (any of them first, unlike a job name), and not
+// "ordering_key": a held job's blocked_by names its constraint, and "ordering_key" there says
+// the job waits in its ordering line instead (the scripts tell the two apart by it).
 bool is_valid_constraint_name(std::string_view name);
 inline constexpr std::string_view kConstraintNameRule =
-    "must be 1-128 bytes of A-Z a-z 0-9 _ . : -";
+    "must be 1-128 bytes of A-Z a-z 0-9 _ . : -, and not \"ordering_key\" (what blocked_by "
+    "shows for a job waiting in its ordering line)";
 
 enum class ConditionKind { equals, in, exists };
 

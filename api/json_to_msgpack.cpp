@@ -463,7 +463,10 @@ class Transcoder {
     // A float (or an integer too large for 64 bits, which is refused below).
     const std::string copy(token);
     const double v = std::strtod(copy.c_str(), nullptr);
-    if (!std::isfinite(v)) return syntax("number overflow parsing '" + copy + "'");
+    if (!std::isfinite(v)) {
+      return refuse(copy + " is outside the range of a 64-bit float (about ±1.8e308)",
+                    open_.size());
+    }
     if (integer) {
       return refuse(copy +
                         " is an integer outside the 64-bit range (-9223372036854775808 to "

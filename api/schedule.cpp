@@ -319,6 +319,8 @@ Expected<Schedule, ApiError> decode_whole(std::string_view body, MediaType type,
   } else {
     s.name = std::move(*draft->name);
   }
+  // The field map takes a null as given; a schedule cannot be without its job.
+  if (s.job.empty()) return unexpected(missing_field_error(kScheduleSpec, "job"));
   if (auto one = check_one_timetable(!s.cron.empty(), s.every_s > 0); !one) {
     return unexpected(one.error());
   }
@@ -361,8 +363,10 @@ nlohmann::json text_or_null(const std::optional<ScheduleTime>& t) {
 
 }  // namespace
 
+// The characters of a constraint's name; "ordering_key", which only a constraint cannot take
+// (a held job's blocked_by), is a schedule's like any other.
 bool is_valid_schedule_name(std::string_view name) {
-  return is_valid_constraint_name(name);
+  return name == "ordering_key" || is_valid_constraint_name(name);
 }
 
 Expected<Schedule, ApiError> decode_schedule(std::string_view body, MediaType type) {

@@ -274,6 +274,20 @@ TEST_CASE("a dead list limit outside 1-1000 is 400 naming the field", "[http]") 
   CHECK(f.http.get("/v1/dead?limit=1000").status == 200);
 }
 
+// A name no job can have answered an empty list, as if there were nothing to fix.
+TEST_CASE("a dead list name that no job could have is 400 naming the field", "[http]") {
+  Fixture f;
+  for (const std::string& name : {std::string("bad%20name"), std::string(129, 'n')}) {
+    INFO("name=" << name);
+    auto res = f.http.get("/v1/dead?name=" + name);
+    CHECK(res.status == 400);
+    CHECK(res.value()["error"] == "bad_request");
+    CHECK(res.value()["field"] == "name");
+  }
+  CHECK(f.http.get("/v1/dead?name=email").status == 200);
+  CHECK(f.http.get("/v1/dead?name=").status == 200);  // every name
+}
+
 TEST_CASE("a retried dead job is queued again with its attempts reset", "[http]") {
   Fixture f;
   const std::string id = f.push_dead("email", kFailedAtMs);

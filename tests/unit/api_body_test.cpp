@@ -291,6 +291,13 @@ TEST_CASE("json_to_msgpack refuses an integer outside the 64-bit range, naming t
   CHECK(in_batch.error().index == 1u);
   CHECK_THAT(in_batch.error().message, Catch::Contains("at /1/argument/a/1: -9223372036854775809"));
   CHECK_FALSE(json_to_msgpack("18446744073709551616"));
+  // A float too large: named the same way (it was a parse error with no field nor index).
+  const auto huge = json_to_msgpack(R"([{"name":"n"},{"name":"n","timeout":1e999}])");
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().field == "timeout");
+  CHECK(huge.error().index == 1u);
+  CHECK_THAT(huge.error().message,
+             Catch::Contains("at /1/timeout: 1e999 is outside the range of a 64-bit float"));
 }
 
 TEST_CASE("json_to_msgpack keeps the 64-bit extremes as integers and floats as floats", "[unit]") {

@@ -159,6 +159,8 @@ TEST_CASE("every bad schedule field is refused naming it", "[unit]") {
   json no_job = minimal();
   no_job.erase("job");
   check_error(create_json(no_job), "job", "job");
+  // A null job was stored as a schedule without one: 201, then 500 on every GET, never run.
+  check_error(create_json(with("job", nullptr)), "job", "job is required");
 }
 
 TEST_CASE("a body that is not a schedule map is a bad request", "[unit]") {

@@ -1126,7 +1126,7 @@ export interface components {
             uptime_seconds: number;
         };
         /**
-         * @description A constraint name: 1-128 bytes of `A-Z a-z 0-9 _ . : -`; the id in URLs.
+         * @description A constraint name: 1-128 bytes of `A-Z a-z 0-9 _ . : -`, and not `ordering_key` (what `blocked_by` shows for a job waiting in its ordering line); the id in URLs.
          * @example mail-per-tenant
          */
         ConstraintName: string;
@@ -2274,7 +2274,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only dead jobs of this job name; absent or empty for every name.
+                 * @description Only dead jobs of this job name; absent or empty for every name. A name no job can have (see `JobName`) is `400` naming `name`.
                  * @example email.send
                  */
                 name?: string;

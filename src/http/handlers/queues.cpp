@@ -49,10 +49,12 @@ awaitable<Response> get(store::QueueStore& queues, Request& req) {
   co_return respond(req, 200, queue_view(*q));
 }
 
-api::ApiError invalid_name(const std::string& name) {
+// invalid_job for a name in the path (as a push would refuse it), bad_request for one in the
+// query (as GET /v1/jobs?name= does).
+api::ApiError invalid_name(const std::string& name,
+                           api::ErrorCode code = api::ErrorCode::invalid_job) {
   auto e = api::ApiError::make(
-      api::ErrorCode::invalid_job,
-      "name must be " + std::string(api::kJobNameRule) + ", got \"" + name + "\"");
+      code, "name must be " + std::string(api::kJobNameRule) + ", got \"" + name + "\"");
   e.field = "name";
   return e;
 }
@@ -92,6 +94,11 @@ awaitable<Response> dead(store::QueueStore& queues, Request& req) {
   if (!limit) co_return respond_error(req, limit.error());
   auto name = api::query_value(req.query, "name");
   if (!name) co_return respond_error(req, name.error());
+  // Empty: every name (openapi). Otherwise checked as a push checks it: a name no job can have
+  // answered an empty list, as if there were nothing to fix.
+  if (*name && !(*name)->empty() && !api::is_valid_job_name(**name)) {
+    co_return respond_error(req, invalid_name(**name, api::ErrorCode::bad_request));
+  }
   auto jobs = co_await queues.dead(name->value_or(""), *limit);
   if (!jobs) co_return respond_error(req, to_api_error(jobs.error()));
   json out = json::array();
