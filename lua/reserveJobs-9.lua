@@ -85,7 +85,7 @@ local function older_held_here(cons, stamp_s, field)
   for i = 1, #cons, 2 do
     local held = h.held .. cons[i] .. '#' .. cons[i + 1]
     local first = rcall('ZRANGEBYSCORE', held, '-inf', stamp_s, 'LIMIT', '0', '1')[1]
-    if first and (first < field or
+    if first and (bytes_less(first, field) or
                   rcall('ZRANGEBYSCORE', held, '-inf', '(' .. stamp_s, 'LIMIT', '0', '1')[1]) then
       return i
     end

@@ -136,5 +136,22 @@ TEST_CASE(
     CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
     CHECK(r.call({"GET", claim}).str == newer);
   }
+  SECTION("a new job took the claim and started: the job given back, not started, holds it again") {
+    const std::string newer = fields_of(push_jobs(r, keys, 0, {job}))[0];
+    const auto taken = reserve_jobs(r, keys, 0, "email", 1);
+    REQUIRE(taken.elements.size() == 2);
+    CHECK(taken.elements[0].str == newer);
+    CHECK_FALSE(exists(r, claim));
+    // Both parked their claim: under one name, the newer one's took the place of the first's.
+    CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
+    CHECK(r.call({"GET", claim}).str == field);
+    CHECK(fields_of(push_jobs(r, keys, 0, {job}))[0] == field);  // its duplicate
+    jq::redis::bindings::CompleteJobs::Args done{
+        3600, keys.events_channel(0), 0, kNowMs, {{newer, 1, "\xc0"}}};
+    REQUIRE(jq::redis::bindings::CompleteJobs::decode(
+        r.eval(jq::redis::bindings::CompleteJobs::call(
+            jq::redis::bindings::CompleteJobs::keys(keys, 0), std::move(done))),
+        1));
+  }
   CHECK(r.call({"KEYS", keys.unique_prefix(0) + "!*"}).elements.empty());
 }
