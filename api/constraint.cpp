@@ -290,6 +290,16 @@ constexpr std::array<FieldRule<PatchDraft>, 6> kPatchRules{{
 
 constexpr FieldMapSpec kConstraintSpec{"a constraint", "", false};
 
+// The one name a new definition may not take (see is_valid_constraint_name).
+Expected<void, ApiError> check_not_reserved(std::string_view name) {
+  if (name != "ordering_key") return {};
+  return unexpected(field_error(
+      "name",
+      "name must not be \"ordering_key\": it is what blocked_by shows for a job waiting "
+      "in its ordering line; choose another name (a constraint stored with it by an "
+      "earlier release can still be read and deleted)"));
+}
+
 // A body's name, when given, must be the one in the URL: a PUT or PATCH cannot rename.
 Expected<void, ApiError> check_url_name(const std::optional<std::string>& name,
                                         std::string_view url_name) {
@@ -298,6 +308,7 @@ Expected<void, ApiError> check_url_name(const std::optional<std::string>& name,
     return unexpected(field_error("name", "name " + std::string(kConstraintNameRule) + ", got \"" +
                                               std::string(url_name) + "\""));
   }
+  if (auto allowed = check_not_reserved(url_name); !allowed) return allowed;
   if (!name || *name == url_name) return {};
   return unexpected(
       field_error("name", "name must be the constraint's name in the URL (\"" +
@@ -342,17 +353,28 @@ nlohmann::json rate_view(const std::optional<RateLimit>& rate) {
 }  // namespace
 
 bool is_valid_constraint_name(std::string_view name) {
-  if (name.empty() || name.size() > kMaxConstraintNameBytes || name == "ordering_key") return false;
+  if (name.empty() || name.size() > kMaxConstraintNameBytes) return false;
   for (char c : name) {
     if (!is_name_char(c)) return false;
   }
   return true;
 }
 
+Expected<Constraint, ApiError> decode_stored_constraint(std::string_view bytes) {
+  auto draft = decode_body_map(bytes, MediaType::msgpack, kConstraintRules, kConstraintSpec);
+  if (!draft) return unexpected(std::move(draft.error()));
+  if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
+  draft->constraint.name = std::move(*draft->name);
+  return std::move(draft->constraint);
+}
+
 Expected<Constraint, ApiError> decode_constraint(std::string_view body, MediaType type) {
   auto draft = decode_body_map(body, type, kConstraintRules, kConstraintSpec);
   if (!draft) return unexpected(std::move(draft.error()));
   if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
+  if (auto allowed = check_not_reserved(*draft->name); !allowed) {
+    return unexpected(allowed.error());
+  }
   draft->constraint.name = std::move(*draft->name);
   return std::move(draft->constraint);
 }

@@ -32,13 +32,13 @@ inline constexpr std::int64_t kMaxRateLimit = 1'000'000;
 inline constexpr std::int64_t kMaxRateBurst = 1'000'000;
 inline constexpr double kMaxRatePeriodSeconds = 31536000;  // a year
 
-// 1-128 bytes of A-Z a-z 0-9 _ . : - (any of them first, unlike a job name), and not
-// "ordering_key": a held job's blocked_by names its constraint, and "ordering_key" there says
-// the job waits in its ordering line instead (the scripts tell the two apart by it).
+// 1-128 bytes of A-Z a-z 0-9 _ . : - (any of them first, unlike a job name). A new definition
+// may not be named "ordering_key" besides (decode_constraint, decode_constraint_replace,
+// decode_constraint_patch): a held job's blocked_by names its constraint, and "ordering_key"
+// there says the job waits in its ordering line instead (the scripts tell the two apart by it).
 bool is_valid_constraint_name(std::string_view name);
 inline constexpr std::string_view kConstraintNameRule =
-    "must be 1-128 bytes of A-Z a-z 0-9 _ . : -, and not \"ordering_key\" (what blocked_by "
-    "shows for a job waiting in its ordering line)";
+    "must be 1-128 bytes of A-Z a-z 0-9 _ . : -";
 
 enum class ConditionKind { equals, in, exists };
 
@@ -94,6 +94,9 @@ struct ConstraintPatch {
 // POST /v1/constraints: the whole object; `name` is required. `null` for key, concurrency or
 // rate is the same as leaving it out (a GET's answer can be sent back as it is).
 Expected<Constraint, ApiError> decode_constraint(std::string_view body, MediaType type);
+// A definition as this master stored it (MessagePack): one stored before "ordering_key" was
+// refused stays readable, so it can be seen and deleted.
+Expected<Constraint, ApiError> decode_stored_constraint(std::string_view bytes);
 
 // PUT /v1/constraints/{name}: the whole object; `name` may be left out, and when given must be
 // `url_name` (else invalid_job, field "name").

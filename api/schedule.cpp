@@ -363,10 +363,8 @@ nlohmann::json text_or_null(const std::optional<ScheduleTime>& t) {
 
 }  // namespace
 
-// The characters of a constraint's name; "ordering_key", which only a constraint cannot take
-// (a held job's blocked_by), is a schedule's like any other.
 bool is_valid_schedule_name(std::string_view name) {
-  return name == "ordering_key" || is_valid_constraint_name(name);
+  return is_valid_constraint_name(name);
 }
 
 Expected<Schedule, ApiError> decode_schedule(std::string_view body, MediaType type) {

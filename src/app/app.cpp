@@ -158,6 +158,7 @@ class Daemon {
                   },
                   metrics_, constraints_, [this] { return constraints_changed(); }, schedules_,
                   constraint_cache_});
+    workers_.wait_for_clock(&clock_);
     store_.use_constraints(&constraint_cache_);
     store_.use_direct_dispatch(&scheduler_);
     store_.limit_appended_lists(config.limits.max_body_bytes);

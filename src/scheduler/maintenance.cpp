@@ -8,6 +8,8 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kPeriod{500};
+// The beat's pace until this master's clock is set by Redis's.
+constexpr milliseconds kUnsynced{50};
 constexpr int kReapBatch = 1000;
 // A build's script library is deleted once no master has beaten with it for this long: long
 // enough that a master that was merely stopped or cut off rarely has to load it again (it would
@@ -35,12 +37,19 @@ Maintenance::Maintenance(asio::io_context& io, redis::Client& redis, const redis
       loop_(io.get_executor(), "maintenance", [this] { return step(); }) {}
 
 asio::awaitable<Periodic::Duration> Maintenance::beat() {
-  if (!redis_.ready()) co_return kPeriod;
-  const SharedClock::TimePoint sent = clock_.local_now();
+  // Until the clock is set by Redis's, nothing is dispatched nor reaped: beat again soon.
+  const Periodic::Duration again = clock_.synced() ? Periodic::Duration(kPeriod) : kUnsynced;
+  if (!redis_.ready()) co_return again;
+  const SharedClock::SteadyPoint sent = clock_.steady_now();
   const workers::WorkerStore::Heartbeat beat = co_await workers_.heartbeat();
-  if (!beat.recorded) co_return kPeriod;
-  const bool first = !beaten_;
-  if (clock_.observe(sent, beat.redis_us, clock_.local_now())) clock_moved();
+  if (!beat.recorded) co_return again;
+  const bool first = !clock_.synced();
+  const std::chrono::microseconds before = clock_.offset();
+  if (clock_.observe(sent, beat.redis_us, clock_.steady_now()) &&
+      std::chrono::abs(clock_.offset() - before) > kClockWarning) {
+    workers_.forget_last_beat();  // the gap to the next beat is the clock's move, not a stall
+  }
+  show_clock();
   if (beat.lapsed) {
     spdlog::warn(
         "this master's heartbeat had lapsed (it stalled for more than {} s): its worker "
@@ -48,31 +57,30 @@ asio::awaitable<Periodic::Duration> Maintenance::beat() {
         std::chrono::duration_cast<std::chrono::seconds>(workers::kHeartbeatTtl).count());
     if (on_lapsed_) on_lapsed_();
   }
-  beaten_ = true;
   // The first beat's expiry was written on this machine's own clock: again on Redis's.
-  co_return first ? Periodic::Duration::zero() : kPeriod;
+  co_return first&& clock_.synced() ? Periodic::Duration::zero() : again;
 }
 
-void Maintenance::clock_moved() {
-  const std::chrono::microseconds offset = clock_.offset();
-  const double seconds = std::chrono::duration<double>(offset).count();
-  clock_offset_.set(-seconds);
-  if (std::chrono::abs(offset) >= kClockWarning) {
+void Maintenance::show_clock() {
+  const std::chrono::microseconds ahead = clock_.wall_ahead();
+  const double seconds = std::chrono::duration<double>(ahead).count();
+  clock_offset_.set(seconds);
+  const bool far = std::chrono::abs(ahead) >= kClockWarning;
+  if (far && !clock_warned_) {
     spdlog::warn(
         "this machine's clock is {:.3f} s {} the clock of Redis: this master keeps job times "
         "(deadlines, retries, schedules, timestamps sent to workers) on Redis's clock; sync "
         "this machine's clock (NTP)",
-        std::abs(seconds), seconds > 0 ? "behind" : "ahead of");
-  } else {
-    spdlog::debug("this master's clock set by Redis's: {} us from this machine's", offset.count());
+        std::abs(seconds), seconds > 0 ? "ahead of" : "behind");
   }
+  clock_warned_ = far;
 }
 
 asio::awaitable<Periodic::Duration> Maintenance::step() {
   if (!redis_.ready()) co_return kPeriod;
   co_await workers_.flush_outcomes();
-  // Expiries and deadlines are compared on the clock the first beat sets.
-  if (!beaten_) co_return kPeriod;
+  // Expiries and deadlines are compared on the clock the beats set.
+  if (!clock_.synced()) co_return kPeriod;
   co_await workers_.expire();
   // Every shard in one round trip: on a cluster a node down holds up only its own shards.
   const std::int64_t cutoff = store_.now_ms() - store::kReapGraceMs;

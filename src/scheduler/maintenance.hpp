@@ -42,7 +42,8 @@ class Maintenance {
   // heartbeat's ttl, and other masters would then drop this one's slot leases.
   asio::awaitable<Periodic::Duration> beat();
   asio::awaitable<Periodic::Duration> step();
-  void clock_moved();
+  // jq_clock_offset_seconds, and a warning when this machine's clock is far from Redis's.
+  void show_clock();
 
   redis::Client& redis_;
   store::DispatchStore& store_;
@@ -51,11 +52,10 @@ class Maintenance {
   metrics::Gauge& clock_offset_;
   std::function<void()> on_lapsed_;
   store::ScriptLibraries libraries_;
-  std::int64_t next_library_sweep_ms_ = 0;  // the first step after the first beat sweeps
-  // This master's library is recorded (by its first beat) before any sweep, and its clock set
-  // by Redis's before it reaps: a cutoff from a clock running ahead would reap other masters'
-  // attempts before their deadline.
-  std::atomic<bool> beaten_{false};
+  // The first step after the first beat sweeps (steps wait for the clock, which the first
+  // recorded beat sets: this master's library is recorded before anything is deleted).
+  std::int64_t next_library_sweep_ms_ = 0;
+  bool clock_warned_ = false;  // on the beat's strand
   Periodic beat_;
   Periodic loop_;
 };

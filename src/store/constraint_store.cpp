@@ -24,7 +24,7 @@ StoreError no_constraint(const std::string& name) {
 
 // A stored definition back as a constraint; nullopt (logged) when it does not decode.
 std::optional<api::Constraint> decode_stored(const std::string& name, const std::string& bytes) {
-  auto c = api::decode_constraint(bytes, api::MediaType::msgpack);
+  auto c = api::decode_stored_constraint(bytes);
   if (!c) {
     spdlog::error("constraint {} in Redis does not decode ({}); it is ignored", name,
                   c.error().message);

@@ -194,6 +194,7 @@ asio::awaitable<Expected<std::vector<EndpointView>, StoreError>> WorkerStore::lo
 
 asio::awaitable<Expected<int, StoreError>> WorkerStore::acquire(std::string id, int want,
                                                                 int concurrency) {
+  if (shared_clock_ != nullptr && !shared_clock_->synced()) co_return 0;
   redis::ScriptCall call =
       AcquireSlots::call(AcquireSlots::keys(keys_, id),
                          {master_id_, want, concurrency, now_ms(), kHeartbeatTtl.count()});

@@ -14,6 +14,7 @@
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
 #include "src/util/log_every.hpp"
+#include "src/util/shared_clock.hpp"
 #include "src/util/time.hpp"
 #include "src/workers/endpoint.hpp"
 
@@ -67,6 +68,11 @@ class WorkerStore {
     std::int64_t redis_us = 0;  // Redis's clock as it recorded the beat (µs since the epoch)
   };
   asio::awaitable<Heartbeat> heartbeat();
+  // This master's clock moved far (SharedClock): the next beat's gap from the last is no stall.
+  void forget_last_beat() { last_beat_ms_ = 0; }
+  // No slot is granted before `clock` is set by Redis's: the holdings' expiry and the deadlines
+  // of the attempts they start would be on this machine's own clock (null: always granted).
+  void wait_for_clock(const SharedClock* clock) { shared_clock_ = clock; }
   asio::awaitable<void> expire();
 
  private:
@@ -85,6 +91,7 @@ class WorkerStore {
   redis::Keys keys_;
   SystemClock clock_;
   std::string master_id_;
+  const SharedClock* shared_clock_ = nullptr;
   std::int64_t last_beat_ms_ = 0;  // when the maintenance loop's last heartbeat went through
   std::mutex outcomes_mutex_;
   std::unordered_map<std::string, Outcomes> outcomes_;  // by endpoint id, since the last flush

@@ -38,7 +38,7 @@ TEST_CASE("a master whose clock runs ahead leaves other masters' running jobs al
                                                        {"max_retry", 1},
                                                        {"timeout", 20},
                                                        {"keep_result", true},
-                                                       {"argument", {{"sleep_ms", 3000}}}});
+                                                       {"argument", {{"sleep_ms", 8000}}}});
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
 
   Daemon ahead({.redis_url = redis.url(), .env = jq::test::clock_offset_env(30)});
@@ -47,9 +47,11 @@ TEST_CASE("a master whose clock runs ahead leaves other masters' running jobs al
   CHECK(offset > 29.5);
   CHECK(offset < 30.5);
   CHECK(std::abs(clock_offset(first.http())) < 0.5);
+  // Still running once the master ahead keeps time (else the test could not fail).
+  CHECK(first.http().get("/v1/jobs/" + id).value()["state"] == "running");
 
   REQUIRE(wait_until(
-      [&] { return first.http().get("/v1/jobs/" + id).value()["state"] == "succeeded"; }, 10s));
+      [&] { return first.http().get("/v1/jobs/" + id).value()["state"] == "succeeded"; }, 15s));
   CHECK(worker.stats()["received"] == 1);
   CHECK(worker.stats()["by_job"][id] == json::array({1}));  // its first attempt, once
 }

@@ -153,5 +153,11 @@ TEST_CASE(
             jq::redis::bindings::CompleteJobs::keys(keys, 0), std::move(done))),
         1));
   }
+  SECTION("a claim parked by an earlier build, under the claim's name alone, is taken back") {
+    r.call({"RENAME", keys.unique_prefix(0) + "!" + field + " email k",
+            keys.unique_prefix(0) + "!email k"});
+    CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
+    CHECK(r.call({"GET", claim}).str == field);
+  }
   CHECK(r.call({"KEYS", keys.unique_prefix(0) + "!*"}).elements.empty());
 }
