@@ -100,6 +100,18 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   CHECK(events.take(r).empty());
 }
 
+namespace {
+
+// The job's first attempt succeeds (shard 0).
+void succeed_first_attempt(SyncRedis& r, const jq::redis::Keys& keys, const std::string& field) {
+  using jq::redis::bindings::CompleteJobs;
+  CompleteJobs::Args done{3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
+  REQUIRE(CompleteJobs::decode(
+      r.eval(CompleteJobs::call(CompleteJobs::keys(keys, 0), std::move(done))), 1));
+}
+
+}  // namespace
+
 TEST_CASE(
     "a job with unique_until started takes its claim back when its attempt is given back, "
     "with the TTL it had, unless a new job took it meanwhile",
@@ -123,12 +135,7 @@ TEST_CASE(
     // Its next start lets go of it again, and its end leaves nothing behind.
     REQUIRE(reserve_jobs(r, keys, 0, "email", 1).elements.size() == 2);
     CHECK_FALSE(exists(r, claim));
-    jq::redis::bindings::CompleteJobs::Args done{
-        3600, keys.events_channel(0), 0, kNowMs, {{field, 1, "\xc0"}}};
-    REQUIRE(jq::redis::bindings::CompleteJobs::decode(
-        r.eval(jq::redis::bindings::CompleteJobs::call(
-            jq::redis::bindings::CompleteJobs::keys(keys, 0), std::move(done))),
-        1));
+    succeed_first_attempt(r, keys, field);
   }
   SECTION("a new job took the claim: the given-back job does not take it from it") {
     const std::string newer = fields_of(push_jobs(r, keys, 0, {job}))[0];
@@ -146,12 +153,7 @@ TEST_CASE(
     CHECK(release_job(r, keys, 0, field, 1) == ReleaseJob::Status::released);
     CHECK(r.call({"GET", claim}).str == field);
     CHECK(fields_of(push_jobs(r, keys, 0, {job}))[0] == field);  // its duplicate
-    jq::redis::bindings::CompleteJobs::Args done{
-        3600, keys.events_channel(0), 0, kNowMs, {{newer, 1, "\xc0"}}};
-    REQUIRE(jq::redis::bindings::CompleteJobs::decode(
-        r.eval(jq::redis::bindings::CompleteJobs::call(
-            jq::redis::bindings::CompleteJobs::keys(keys, 0), std::move(done))),
-        1));
+    succeed_first_attempt(r, keys, newer);
   }
   SECTION("a claim parked by an earlier build, under the claim's name alone, is taken back") {
     r.call({"RENAME", keys.unique_prefix(0) + "!" + field + " email k",
