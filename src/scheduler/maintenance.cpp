@@ -58,7 +58,8 @@ asio::awaitable<Periodic::Duration> Maintenance::beat() {
     if (on_lapsed_) on_lapsed_();
   }
   // The first beat's expiry was written on this machine's own clock: again on Redis's.
-  co_return first&& clock_.synced() ? Periodic::Duration::zero() : again;
+  const bool just_synced = first && clock_.synced();
+  co_return just_synced ? Periodic::Duration::zero() : again;
 }
 
 void Maintenance::show_clock() {
