@@ -300,6 +300,15 @@ Expected<void, ApiError> check_not_reserved(std::string_view name) {
       "earlier release can still be read and deleted)"));
 }
 
+// The whole object, its name required (any name of the name characters).
+Expected<Constraint, ApiError> decode_with_name(std::string_view body, MediaType type) {
+  auto draft = decode_body_map(body, type, kConstraintRules, kConstraintSpec);
+  if (!draft) return unexpected(std::move(draft.error()));
+  if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
+  draft->constraint.name = std::move(*draft->name);
+  return std::move(draft->constraint);
+}
+
 // A body's name, when given, must be the one in the URL: a PUT or PATCH cannot rename.
 Expected<void, ApiError> check_url_name(const std::optional<std::string>& name,
                                         std::string_view url_name) {
@@ -361,22 +370,14 @@ bool is_valid_constraint_name(std::string_view name) {
 }
 
 Expected<Constraint, ApiError> decode_stored_constraint(std::string_view bytes) {
-  auto draft = decode_body_map(bytes, MediaType::msgpack, kConstraintRules, kConstraintSpec);
-  if (!draft) return unexpected(std::move(draft.error()));
-  if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
-  draft->constraint.name = std::move(*draft->name);
-  return std::move(draft->constraint);
+  return decode_with_name(bytes, MediaType::msgpack);
 }
 
 Expected<Constraint, ApiError> decode_constraint(std::string_view body, MediaType type) {
-  auto draft = decode_body_map(body, type, kConstraintRules, kConstraintSpec);
-  if (!draft) return unexpected(std::move(draft.error()));
-  if (!draft->name) return unexpected(missing_field_error(kConstraintSpec, "name"));
-  if (auto allowed = check_not_reserved(*draft->name); !allowed) {
-    return unexpected(allowed.error());
-  }
-  draft->constraint.name = std::move(*draft->name);
-  return std::move(draft->constraint);
+  auto c = decode_with_name(body, type);
+  if (!c) return c;
+  if (auto allowed = check_not_reserved(c->name); !allowed) return unexpected(allowed.error());
+  return c;
 }
 
 Expected<Constraint, ApiError> decode_constraint_replace(std::string_view body, MediaType type,
