@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <deque>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -22,15 +23,73 @@ sockaddr_in loopback(std::uint16_t port) {
   return at;
 }
 
-// One forwarded connection: bytes read on one side are written whole to the other (loopback,
-// small messages: a blocking write does not stall the loop for long).
+// What becomes of the answer to one request passed on, or refused, in the order they came.
+struct Pending {
+  enum class Kind { pass, replace, refused } kind = Kind::pass;
+  std::string answer;  // for replace and refused
+};
+
+// One forwarded connection. Requests and answers are framed as RESP values, so that a marker
+// stands in for the answer to its own request even when the client pipelines (a read holds
+// several requests, or the server's read several answers). Loopback, small messages: a
+// blocking write does not stall the loop for long.
 struct Pair {
   int client = -1;
   int server = -1;
-  std::optional<std::string> replacement;  // for the server's next bytes
+  std::string from_client;  // bytes of a request not whole yet
+  std::string from_server;  // bytes of an answer not whole yet
+  std::deque<Pending> pending;
   bool watched = false;
   bool silent = false;
 };
+
+// The length of the RESP value at the front of `bytes`, if it is whole there.
+std::optional<std::size_t> resp_length(std::string_view bytes, std::size_t at = 0) {
+  const std::size_t line_end = bytes.find("\r\n", at);
+  if (at >= bytes.size() || line_end == std::string_view::npos) return std::nullopt;
+  const char type = bytes[at];
+  const std::string_view line = bytes.substr(at + 1, line_end - at - 1);
+  const std::size_t after_line = line_end + 2;
+  long long n = 0;
+  switch (type) {
+    case '$':
+    case '!':
+    case '=':  // bulk: a length, then as many bytes and CRLF (-1: null)
+      n = std::stoll(std::string(line));
+      if (n < 0) return after_line - at;
+      if (bytes.size() < after_line + static_cast<std::size_t>(n) + 2) return std::nullopt;
+      return after_line + static_cast<std::size_t>(n) + 2 - at;
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|': {  // aggregates: so many values (maps and attributes: twice so many)
+      n = std::stoll(std::string(line));
+      if (type == '%' || type == '|') n *= 2;
+      std::size_t end = after_line;
+      for (long long i = 0; i < n; ++i) {
+        const auto length = resp_length(bytes, end);
+        if (!length) return std::nullopt;
+        end += *length;
+      }
+      return end - at;
+    }
+    default:  // a line: + - : _ , # ( (and an inline command)
+      return after_line - at;
+  }
+}
+
+// Takes the whole values off the front of `buffer`.
+std::vector<std::string> take_values(std::string& buffer) {
+  std::vector<std::string> values;
+  std::size_t used = 0;
+  while (const auto length = resp_length(buffer, used)) {
+    values.push_back(buffer.substr(used, *length));
+    used += *length;
+  }
+  buffer.erase(0, used);
+  return values;
+}
 
 bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
@@ -40,6 +99,17 @@ bool write_all(int fd, const char* data, std::size_t size) {
     size -= static_cast<std::size_t>(n);
   }
   return true;
+}
+
+// The refusals at the front of what is pending: every request before them is answered, so
+// theirs go to the client now.
+std::string take_refusals(Pair& p) {
+  std::string answers;
+  while (!p.pending.empty() && p.pending.front().kind == Pending::Kind::refused) {
+    answers += p.pending.front().answer;
+    p.pending.pop_front();
+  }
+  return answers;
 }
 
 }  // namespace
@@ -111,7 +181,9 @@ void TcpForwarder::run() {
       const int server = ::socket(AF_INET, SOCK_STREAM, 0);
       const sockaddr_in to = loopback(upstream_port_);
       if (::connect(server, reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0) {
-        pairs.push_back(Pair{client, server, std::nullopt, false, false});
+        Pair& p = pairs.emplace_back();
+        p.client = client;
+        p.server = server;
       } else {
         ::close(client);
         ::close(server);
@@ -138,19 +210,32 @@ void TcpForwarder::run() {
           p.watched = true;
           watched_.fetch_add(1);
         }
-        if (n > 0 && refusals_left_ > 0 && read.find(refused_marker_) != std::string_view::npos) {
-          --refusals_left_;
-          refused_.fetch_add(1);
-          if (!write_all(p.client, refusal_.data(), refusal_.size())) close_pair(p);
-          continue;
-        }
-        if (n <= 0 || !write_all(p.server, read.data(), read.size())) {
+        if (n <= 0) {
           close_pair(p);
           continue;
         }
-        if (!marker_.empty() && read.find(marker_) != std::string_view::npos) {
-          marker_.clear();
-          p.replacement = std::move(replacement_);
+        p.from_client.append(read);
+        std::string passed;
+        for (std::string& request : take_values(p.from_client)) {
+          if (refusals_left_ > 0 && request.find(refused_marker_) != std::string::npos) {
+            --refusals_left_;
+            refused_.fetch_add(1);
+            p.pending.push_back({Pending::Kind::refused, refusal_});
+            continue;
+          }
+          if (!marker_.empty() && request.find(marker_) != std::string::npos) {
+            marker_.clear();
+            p.pending.push_back({Pending::Kind::replace, std::move(replacement_)});
+          } else {
+            p.pending.push_back({});
+          }
+          passed += request;
+        }
+        const std::string refusals = take_refusals(p);
+        if (!write_all(p.server, passed.data(), passed.size()) ||
+            !write_all(p.client, refusals.data(), refusals.size())) {
+          close_pair(p);
+          continue;
         }
       }
       if (from_server & (POLLIN | POLLHUP | POLLERR)) {
@@ -159,15 +244,24 @@ void TcpForwarder::run() {
           if (n <= 0) close_pair(p);
           continue;
         }
-        bool sent = n > 0;
-        if (sent && p.replacement) {
-          replaced_.fetch_add(1);  // before the client can read it: a test checks it then
-          sent = write_all(p.client, p.replacement->data(), p.replacement->size());
-          p.replacement.reset();
-        } else if (sent) {
-          sent = write_all(p.client, buffer.data(), static_cast<std::size_t>(n));
+        if (n <= 0) {
+          close_pair(p);
+          continue;
         }
-        if (!sent) close_pair(p);
+        p.from_server.append(buffer.data(), static_cast<std::size_t>(n));
+        std::string answers;
+        for (std::string& answer : take_values(p.from_server)) {
+          // Answers to no request of its own (messages of a subscription) pass as they are.
+          if (!p.pending.empty() && p.pending.front().kind == Pending::Kind::replace) {
+            replaced_.fetch_add(1);  // before the client can read it: a test checks it then
+            answers += p.pending.front().answer;
+          } else {
+            answers += answer;
+          }
+          if (!p.pending.empty()) p.pending.pop_front();
+          answers += take_refusals(p);  // of the requests that came next, in their place
+        }
+        if (!write_all(p.client, answers.data(), answers.size())) close_pair(p);
       }
     }
     std::erase_if(pairs, [](const Pair& p) { return p.client < 0; });

@@ -20,11 +20,11 @@ class TcpForwarder {
   TcpForwarder& operator=(const TcpForwarder&) = delete;
 
   std::uint16_t port() const { return port_; }
-  // The next client bytes that contain `marker` are passed on, and the server's next bytes on
-  // that connection (its answer: one request at a time, small answers) become `replacement`.
+  // The next request that contains `marker` is passed on, and the server's answer to it
+  // becomes `replacement` (requests and answers are framed as RESP: pipelining is kept).
   void replace_answer(std::string marker, std::string replacement);
-  // The next `times` client reads that contain `marker` are not passed on: the client gets
-  // `answer` instead (one request per read: the client sends one at a time).
+  // The next `times` requests that contain `marker` are not passed on: the client gets
+  // `answer` instead, in the place of the server's answer.
   void refuse(std::string marker, std::string answer, int times);
   int refused() const { return refused_.load(); }  // requests refused so far
   // How many answers were replaced so far.
