@@ -38,6 +38,7 @@ for a = 1, #ARGV, 4 do
     record[R_STATE] = S_QUEUED
     record[R_ATTEMPTS] = record[R_ATTEMPTS] - 1
     record[R_BLOCKED_BY] = name
+    record[R_TAKEN_BY] = ''
     save_record(jobs, field, record)
     rcall('ZREM', inflight, field)
     hold_here(h, name, key, field, base62_decode(record[R_READY_STAMP]))

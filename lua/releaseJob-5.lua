@@ -27,6 +27,7 @@ local name, priority = record[R_NAME], record[R_PRIORITY]
 local member = record[R_READY_STAMP] .. field
 record[R_STATE] = S_QUEUED
 record[R_ATTEMPTS] = record[R_ATTEMPTS] - 1
+record[R_TAKEN_BY] = ''
 restore_unique(KEYS[5], record, field)
 save_record(jobs, field, record)
 rcall('ZREM', inflight, field)

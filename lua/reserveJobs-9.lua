@@ -39,6 +39,8 @@
   ARGV[6] the shard (its number: leases are named "<shard>-<field>:<attempt>")
   ARGV[7] the {c} events channel: "s <due_ms>" when a pair's rate holds jobs until then (with
           KEYS[8])
+  ARGV[8] token of this call, unique to it: each job taken keeps it in R_TAKEN_BY while it runs,
+          so that if this answer is lost the master finds them (lua/findReserved-2.lua)
   Returns: {head_member, head_priority, ready, field1, record1, field2, record2, ...}: the
            queue's head after the reservation ('' and '' when it is empty), which the scheduler
            keeps instead of reading it again; how many members wait in its lists (those of its
@@ -52,7 +54,7 @@ local jobs, inflight, queue, counts, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4],
 local unique_prefix = KEYS[6]
 local now, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bound_priority, bound_member = tonumber(ARGV[3]), ARGV[4]
-local name, shard = ARGV[5], ARGV[6]
+local name, shard, token = ARGV[5], ARGV[6], ARGV[8]
 local h = holds_of(KEYS[7])
 -- Admission in this step: one Redis holds the constraints' state too.
 local ad = KEYS[8] and {cx = constraint_context(KEYS[8], KEYS[9], now, true), channel = ARGV[7],
@@ -146,6 +148,7 @@ while taken < max and held < max_held and refusals < max_refused do
       seen[field] = true
       record[R_STATE] = S_RUNNING
       record[R_ATTEMPTS] = record[R_ATTEMPTS] + 1
+      record[R_TAKEN_BY] = token
       -- A candidate keeps its claim until admitJobs admitted it (holdJobs lets it go). Not only
       -- at the first attempt: a candidate whose admission was lost is reaped and comes back
       -- holding it.

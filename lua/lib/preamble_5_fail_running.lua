@@ -26,6 +26,7 @@ local function fail_running(k, opts, job, failure)
     local due = opts.now_ms + backoff_ms(attempts, opts.base_ms, opts.max_ms, opts.jitter)
     record[R_STATE] = S_SCHEDULED
     record[R_READY_AT_MS] = due
+    record[R_TAKEN_BY] = ''
     save_record(k.jobs, field, record)
     rcall('ZADD', k.scheduled, due, field)
     count_add(k.counts, 'scheduled', name, 1)

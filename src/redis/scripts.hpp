@@ -53,6 +53,7 @@ enum class ScriptId {
   release_leases,
   ack_wake,
   read_heads,
+  find_reserved,
 };
 
 struct Script {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
@@ -120,6 +121,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     all_leases_unsure();
   }
   if (!lease_unsure_.empty()) co_await restate_leases();
+  if (store_.reservations_lost()) co_await give_back_lost();
   if (clock_() >= next_refresh_ && !reading_again_) read_heads_again();
   // Jobs ahead first: a slot held takes one before any other, and those due go back.
   for (auto& [id, state] : slots_.all()) start_ahead(state);
@@ -155,6 +157,17 @@ asio::awaitable<void> Scheduler::give_back_all() {
   }
   co_await release_jobs(std::move(ahead));
   for (auto& [id, state] : slots_.all()) co_await give_back(state);
+}
+
+// Taken in Redis by reservations whose answer never came, and sent to no worker.
+asio::awaitable<void> Scheduler::give_back_lost() {
+  std::vector<store::ReservedJob> found = co_await store_.find_lost_reservations();
+  if (found.empty()) co_return;
+  spdlog::warn(
+      "{} job(s) taken by reservations whose answer was lost go back to their queues, their "
+      "attempt not counted",
+      found.size());
+  give_back_jobs(std::move(found));
 }
 
 asio::awaitable<void> Scheduler::give_back(EndpointState& state) {

@@ -124,6 +124,8 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<void> send_release(std::string endpoint_id, int n);
   // States this master's holding of each endpoint in lease_unsure_ as its attempts in flight
   // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
+  // Gives back the jobs of reservations whose answer was lost (DispatchStore::reserve).
+  asio::awaitable<void> give_back_lost();
   asio::awaitable<void> restate_leases();
   void all_leases_unsure();  // on the strand: every endpoint's lease to be stated again
   void on_pushed(const events::Event& event);

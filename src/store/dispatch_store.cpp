@@ -72,10 +72,12 @@ std::int64_t DispatchStore::now_ms() const {
 }
 
 ScriptCall DispatchStore::reserve_call(const QueueRef& queue, std::int64_t now, int max,
-                                       const std::optional<QueueHead>& bound, bool admit) const {
-  return ReserveJobs::call(ReserveJobs::keys(keys_, queue.shard, queue.name, admit),
-                           {now, max, bound ? std::optional(bound->priority) : std::nullopt,
-                            bound ? bound->member : std::string(), queue.name, queue.shard});
+                                       const std::optional<QueueHead>& bound, bool admit,
+                                       std::string token) const {
+  return ReserveJobs::call(
+      ReserveJobs::keys(keys_, queue.shard, queue.name, admit),
+      {now, max, bound ? std::optional(bound->priority) : std::nullopt,
+       bound ? bound->member : std::string(), queue.name, queue.shard, std::move(token)});
 }
 
 // readHeads, one call per shard for all its queues, pipelined: each head as a reservation with
@@ -128,11 +130,18 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     QueueRef queue, int max, std::optional<QueueHead> bound) {
   const std::int64_t now = now_ms();
   const bool admit = joined();
-  ScriptCall call = reserve_call(queue, now, max, bound, admit);
+  std::string token = lost_.next_token();
+  ScriptCall call = reserve_call(queue, now, max, bound, admit, token);
   auto reply = co_await redis_.eval(std::move(call));
-  if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
+  if (!reply) {
+    lost_.lost(queue.shard, std::move(token), now);
+    co_return unexpected(StoreError::unavailable(reply.error()));
+  }
   auto reserved = ReserveJobs::decode(std::move(*reply));
-  if (!reserved) co_return unexpected(StoreError::bad_reply(reserved.error()));
+  if (!reserved) {
+    lost_.lost(queue.shard, std::move(token), now);
+    co_return unexpected(StoreError::bad_reply(reserved.error()));
+  }
   Reservation out;
   out.head = head_of(queue, std::move(reserved->head));
   out.ready = reserved->ready;
@@ -153,6 +162,10 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
     out.jobs = co_await admission_.admit(queue.shard, now, std::move(out.jobs));
   }
   co_return out;
+}
+
+asio::awaitable<std::vector<ReservedJob>> DispatchStore::find_lost_reservations() {
+  return lost_.find(redis_, keys_);
 }
 
 // Separate, the leases go beside the shard's call, not after it: a lease is named by its

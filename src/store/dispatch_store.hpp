@@ -24,6 +24,7 @@
 #include "src/store/job_record.hpp"
 #include "src/store/job_store.hpp"
 #include "src/store/lease_releaser.hpp"
+#include "src/store/lost_reservations.hpp"
 #include "src/store/reserved_job.hpp"
 #include "src/store/store_error.hpp"
 
@@ -95,8 +96,15 @@ class DispatchStore {
   // Up to `max` jobs of one queue, in order, all strictly before `bound` when given; of the jobs
   // that matched constraints, only those their constraints let start (Admission): the others
   // leave the queue to wait held, so the reservation may hold fewer jobs than it took.
+  // A reservation whose answer was lost (an error: it may have run) is remembered, and its jobs
+  // are found by find_lost_reservations().
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);
+  bool reservations_lost() const { return lost_.any(); }
+  // The running jobs that reservations whose answer was lost took (LostReservations), for the
+  // caller to give back (release, unsent); a search Redis did not answer is made again at the
+  // next call.
+  asio::awaitable<std::vector<ReservedJob>> find_lost_reservations();
   // The attempt's success (stale when the attempt was already given up on). Batched per shard
   // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.
   // `constraints` (the record's) names the leases the attempt took, released with it (or beside
@@ -137,7 +145,8 @@ class DispatchStore {
   redis::ScriptCall reap_call(int shard, std::int64_t cutoff_ms, int limit) const;
   Expected<int, StoreError> reaped(redis::ReplyResult reply);
   redis::ScriptCall reserve_call(const QueueRef& queue, std::int64_t now, int max,
-                                 const std::optional<QueueHead>& bound, bool admit) const;
+                                 const std::optional<QueueHead>& bound, bool admit,
+                                 std::string token) const;
   bool joined() const;
 
   redis::Client& redis_;
@@ -150,6 +159,7 @@ class DispatchStore {
   Handoff handoff_;
   LeaseReleaser leases_;  // after handoff_: it hands freed slots on through it
   std::vector<std::unique_ptr<CompletionBatcher>> completions_;  // one per shard
+  LostReservations lost_;
 };
 
 }  // namespace jq::store

@@ -61,8 +61,9 @@ struct Fixture {
   std::string push_running(const std::string& name) {
     const std::string id = push(name);
     auto parsed = *jq::store::parse_job_id(id, kShards);
-    auto reply = check.eval(ReserveJobs::call(ReserveJobs::keys(keys, parsed.shard, name),
-                                              {now_ms(), 1, std::nullopt, "", name, parsed.shard}));
+    auto reply =
+        check.eval(ReserveJobs::call(ReserveJobs::keys(keys, parsed.shard, name),
+                                     {now_ms(), 1, std::nullopt, "", name, parsed.shard, "t"}));
     auto reserved = ReserveJobs::decode(reply);
     REQUIRE(reserved);
     REQUIRE(reserved->jobs.size() == 1);

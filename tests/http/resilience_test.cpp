@@ -123,6 +123,31 @@ TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets 
   CHECK(wait_until([&] { return worker.stats()["received"] == 2; }, 10s));
 }
 
+// A reservation runs in Redis and takes its jobs (running, their attempt counted): one whose
+// answer was lost (a proxy's timeout, a connection broken meanwhile) left them there, sent to no
+// worker, until the reaper counted the attempt as timed out after the deadline. With max_retry 0
+// the job was dead without having run.
+TEST_CASE("the jobs of a reservation whose answer was lost run at once, their attempt not counted",
+          "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  // Pushed before a worker is there: it waits for a reservation (a push that finds a worker
+  // free is taken by the push itself).
+  const std::string id = jq::test::push(
+      http, {{"name", "n"}, {"max_retry", 0}, {"timeout", 30}, {"keep_result", true}});
+  forwarder.replace_answer("reserveJobs", "-ERR upstream timed out\r\n");
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 10s));
+  CHECK(wait_until([&] { return worker.stats()["received"] == 1; }, 10s));
+  const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
+  CHECK(wait_until([&] { return job()["state"] == "succeeded"; }, 5s));
+  CHECK(job()["attempts"] == 1);
+  CHECK(daemon.logged("reservations whose answer was lost", 1s));
+}
+
 // A worker's answer that came while Redis could not take it (a restart, a failover, a broken
 // connection, -LOADING) was dropped: the job stayed running until its deadline and then counted a
 // timeout, dead without retries left, though the worker had answered.

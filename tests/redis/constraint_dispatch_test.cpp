@@ -834,7 +834,7 @@ TEST_CASE("jobs held by a constraint are not among those reserveJobs says wait",
                                 {}}));
   const auto reserve = [&] {
     auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
-        ReserveJobs::keys(keys, 0, "email", true), {kNowMs, 1, {}, "", "email", 0})));
+        ReserveJobs::keys(keys, 0, "email", true), {kNowMs, 1, {}, "", "email", 0, "t"})));
     REQUIRE(reply);
     return *reply;
   };

@@ -103,7 +103,7 @@ inline std::vector<std::string> take_joined(SyncRedis& r, const redis::Keys& key
                                             std::int64_t now_ms = kNowMs, int shard = 0) {
   using redis::bindings::ReserveJobs;
   auto reply = ReserveJobs::decode(r.eval(ReserveJobs::call(
-      ReserveJobs::keys(keys, shard, "email", true), {now_ms, max, {}, "", "email", shard})));
+      ReserveJobs::keys(keys, shard, "email", true), {now_ms, max, {}, "", "email", shard, "t"})));
   REQUIRE(reply);
   std::vector<std::string> started;
   for (const auto& t : reply->jobs) started.push_back(t.field);

@@ -282,17 +282,19 @@ inline std::map<std::string, std::string> hgetall(SyncRedis& r, const std::strin
 // reserveJobs-9.lua: up to `max` ready jobs of `name`, bounded by (bound_priority,
 // bound_member) when bound_priority is not empty. The whole answer: the queue's head after
 // the reservation (member, priority), the jobs of the name left ready in the shard, then field
-// and record of each job taken.
+// and record of each job taken. `token`: the call's, which its jobs keep while they run.
 inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, int shard,
                                        const std::string& name, int max,
                                        std::int64_t now_ms = kNowMs,
                                        const std::string& bound_priority = "",
-                                       const std::string& bound_member = "") {
+                                       const std::string& bound_member = "",
+                                       const std::string& token = "t") {
   using redis::bindings::ReserveJobs;
   std::optional<std::int64_t> bound;
   if (!bound_priority.empty()) bound = std::stoll(bound_priority);
-  redis::Reply reply = r.eval(ReserveJobs::call(ReserveJobs::keys(keys, shard, name),
-                                                {now_ms, max, bound, bound_member, name, shard}));
+  redis::Reply reply =
+      r.eval(ReserveJobs::call(ReserveJobs::keys(keys, shard, name),
+                               {now_ms, max, bound, bound_member, name, shard, token}));
   REQUIRE(ReserveJobs::decode(reply));
   return reply;
 }
@@ -301,9 +303,10 @@ inline redis::Reply reserve_jobs_reply(SyncRedis& r, const redis::Keys& keys, in
 inline redis::Reply reserve_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                                  const std::string& name, int max, std::int64_t now_ms = kNowMs,
                                  const std::string& bound_priority = "",
-                                 const std::string& bound_member = "") {
+                                 const std::string& bound_member = "",
+                                 const std::string& token = "t") {
   redis::Reply reply =
-      reserve_jobs_reply(r, keys, shard, name, max, now_ms, bound_priority, bound_member);
+      reserve_jobs_reply(r, keys, shard, name, max, now_ms, bound_priority, bound_member, token);
   REQUIRE(reply.is_array());
   REQUIRE(reply.elements.size() >= 3);
   reply.elements.erase(reply.elements.begin(), reply.elements.begin() + 3);

@@ -15,6 +15,7 @@
 #include "src/redis/bindings/expire_workers.hpp"
 #include "src/redis/bindings/fail_job.hpp"
 #include "src/redis/bindings/fetch_result.hpp"
+#include "src/redis/bindings/find_reserved.hpp"
 #include "src/redis/bindings/fire_schedule.hpp"
 #include "src/redis/bindings/get_job.hpp"
 #include "src/redis/bindings/hold_jobs.hpp"
@@ -51,6 +52,6 @@ using All =
          BrowseJobs, PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint,
          ConstraintState, WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster,
          ClaimScheduleName, SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs,
-         HoldJobs, UnholdJobs, ReleaseLeases, AckWake, ReadHeads>;
+         HoldJobs, UnholdJobs, ReleaseLeases, AckWake, ReadHeads, FindReserved>;
 
 }  // namespace jq::redis::bindings

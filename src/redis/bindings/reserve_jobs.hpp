@@ -14,8 +14,8 @@ struct ReserveJobs {
       "jobs",          "inflight",    "queue",           "counts",          "stats",
       "unique_prefix", "held_prefix", "constraint_defs", "constraint_state"};
   static constexpr std::size_t optional_keys = 2;  // the last two: admission in this step
-  static constexpr std::array<std::string_view, 7> arg_names = {
-      "now_ms", "max", "bound_priority", "bound_member", "name", "shard", "channel"};
+  static constexpr std::array<std::string_view, 8> arg_names = {
+      "now_ms", "max", "bound_priority", "bound_member", "name", "shard", "channel", "token"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
@@ -31,6 +31,7 @@ struct ReserveJobs {
     std::string bound_member;
     std::string name;
     std::int64_t shard = 0;
+    std::string token;  // unique to this call: the jobs it takes keep it (findReserved)
   };
   struct Head {
     std::string member;  // readyStamp(9) + field
@@ -70,7 +71,8 @@ struct ReserveJobs {
         {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
          std::move(k.stats), std::move(k.unique_prefix), std::move(k.held_prefix)},
         {arg(a.now_ms), arg(a.max), a.bound_priority ? arg(*a.bound_priority) : std::string(),
-         std::move(a.bound_member), std::move(a.name), arg(a.shard), std::move(k.channel)}};
+         std::move(a.bound_member), std::move(a.name), arg(a.shard), std::move(k.channel),
+         std::move(a.token)}};
     if (!k.constraint_defs.empty()) {
       c.keys.push_back(std::move(k.constraint_defs));
       c.keys.push_back(std::move(k.constraint_state));
