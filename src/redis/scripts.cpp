@@ -60,6 +60,7 @@ constexpr std::array kBindings = {
     Binding{ScriptId::ack_wake, "ackWake-2"},
     Binding{ScriptId::read_heads, "readHeads-2"},
     Binding{ScriptId::find_reserved, "findReserved-2"},
+    Binding{ScriptId::update_worker_stats, "updateWorkerStats-2"},
 };
 
 std::size_t key_count(std::string_view file) {

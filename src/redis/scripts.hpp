@@ -54,6 +54,7 @@ enum class ScriptId {
   ack_wake,
   read_heads,
   find_reserved,
+  update_worker_stats,
 };
 
 struct Script {

@@ -9,6 +9,7 @@
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/set_slots.hpp"
+#include "src/redis/bindings/update_worker_stats.hpp"
 #include "src/redis/script_sources.hpp"
 #include "src/util/hex.hpp"
 #include "src/util/time.hpp"
@@ -24,6 +25,7 @@ using redis::bindings::RegisterWorker;
 using redis::bindings::ReleaseSlots;
 using redis::bindings::RemoveWorker;
 using redis::bindings::SetSlots;
+using redis::bindings::UpdateWorkerStats;
 
 std::optional<Endpoint> decode_endpoint(const std::string& id, const std::string& text) {
   try {
@@ -239,19 +241,17 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
     pending.swap(outcomes_);
   }
   if (pending.empty()) co_return;
-  std::vector<std::vector<std::string>> commands;
+  UpdateWorkerStats::Args args;
   for (auto& [id, o] : pending) {
-    const std::string key = keys_.worker_stats(id);
-    commands.push_back({"HINCRBY", key, "dispatched", std::to_string(o.succeeded + o.failed)});
-    if (o.succeeded > 0)
-      commands.push_back({"HINCRBY", key, "succeeded", std::to_string(o.succeeded)});
-    if (o.failed > 0) commands.push_back({"HINCRBY", key, "failed", std::to_string(o.failed)});
-    if (!o.last_error.empty())
-      commands.push_back({"HSET", key, "last_error", std::move(o.last_error)});
+    args.workers.push_back(UpdateWorkerStats::Worker{.id = id,
+                                                     .ended = o.succeeded + o.failed,
+                                                     .succeeded = o.succeeded,
+                                                     .failed = o.failed,
+                                                     .last_error = std::move(o.last_error)});
   }
-  auto reply = co_await redis_.pipeline(std::move(commands));
+  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
+  auto reply = co_await redis_.eval(std::move(call));
   if (reply) co_return;
-  // Every pass fails alike while Redis is out of memory (these are plain writes).
   if (auto held_back = flush_failures_.due()) {
     spdlog::warn("worker counters not recorded: {}{}", reply.error().message(),
                  *held_back == 0
@@ -262,19 +262,18 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
 
 asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_ms,
                                              std::string error) {
-  std::vector<std::string> cmd{"HSET", keys_.worker_stats(id), "down_until_ms",
-                               std::to_string(until_ms)};
-  if (!error.empty()) {
-    cmd.push_back("last_error");
-    cmd.push_back(std::move(error));
-  }
-  co_await redis_.command(std::move(cmd));
+  UpdateWorkerStats::Args args;
+  args.workers.push_back(UpdateWorkerStats::Worker{
+      .id = std::move(id), .last_error = std::move(error), .down_until_ms = until_ms});
+  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
+  co_await redis_.eval(std::move(call));
 }
 
 asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_ms) {
-  std::vector<std::string> cmd{"HSET", keys_.worker_stats(id), "busy_until_ms",
-                               std::to_string(until_ms)};
-  co_await redis_.command(std::move(cmd));
+  UpdateWorkerStats::Args args;
+  args.workers.push_back(UpdateWorkerStats::Worker{.id = std::move(id), .busy_until_ms = until_ms});
+  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
+  co_await redis_.eval(std::move(call));
 }
 
 asio::awaitable<WorkerStore::Heartbeat> WorkerStore::heartbeat() {

@@ -762,6 +762,29 @@ TEST_CASE("a registration with a ttl lapses without heartbeats", "[http]") {
   CHECK(http.get("/v1/workers").value().empty());
 }
 
+// A master counts each attempt's end against its worker and writes the counts to Redis twice a
+// second: counts (or a health mark) written after the worker was removed made its stats hash
+// again, left in Redis for good with no registration to remove it with.
+TEST_CASE("a worker removed while its job runs leaves no stats behind in Redis", "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  const std::string id = register_worker(http, worker.url(), {"n"}, 1);
+  const std::string job =
+      push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 1000}}}, {"keep_result", true}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  REQUIRE(http.del("/v1/workers/" + id).status == 204);
+  jq::test::SyncRedis r(redis.port());
+  const jq::redis::Keys keys;
+  REQUIRE(r.call({"EXISTS", keys.worker_stats(id)}).integer == 0);
+  // It ends after the removal; the listing writes the counts of attempts ended before it reads.
+  REQUIRE(
+      wait_until([&] { return http.get("/v1/jobs/" + job).value()["state"] == "succeeded"; }, 5s));
+  CHECK(http.get("/v1/workers").value().empty());
+  CHECK(r.call({"EXISTS", keys.worker_stats(id)}).integer == 0);
+}
+
 // A worker that missed its heartbeats for a while (a network split, a long pause) and registers
 // again gets a new id while it still runs the jobs it had: they count in its concurrency.
 TEST_CASE("a worker registered again after a lapse keeps its concurrency while old jobs run",

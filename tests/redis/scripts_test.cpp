@@ -48,7 +48,7 @@ TEST_CASE("the script library loads, with one function per script and the flags 
           "[redis]") {
   RedisServer redis;
   SyncRedis r(redis.port());
-  REQUIRE(jq::redis::all_scripts().size() == 43);
+  REQUIRE(jq::redis::all_scripts().size() == 44);
   const std::string name(jq::redis::library_name());
   CHECK(name.size() == 15);  // jq_ and 12 hex digits of the library's SHA1
   REQUIRE(r.call({"FUNCTION", "LOAD", std::string(jq::redis::library_source())}).str == name);

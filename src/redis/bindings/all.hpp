@@ -38,6 +38,7 @@
 #include "src/redis/bindings/schedule_writes.hpp"
 #include "src/redis/bindings/set_slots.hpp"
 #include "src/redis/bindings/unhold_jobs.hpp"
+#include "src/redis/bindings/update_worker_stats.hpp"
 #include "src/redis/bindings/wake_constraints.hpp"
 
 namespace jq::redis::bindings {
@@ -52,6 +53,6 @@ using All =
          BrowseJobs, PauseQueue, CreateConstraint, UpdateConstraint, RemoveConstraint,
          ConstraintState, WakeConstraints, ReclassifyJobs, ConstraintStats, BeatMaster,
          ClaimScheduleName, SaveSchedule, LeaveSchedule, RemoveSchedule, FireSchedule, AdmitJobs,
-         HoldJobs, UnholdJobs, ReleaseLeases, AckWake, ReadHeads, FindReserved>;
+         HoldJobs, UnholdJobs, ReleaseLeases, AckWake, ReadHeads, FindReserved, UpdateWorkerStats>;
 
 }  // namespace jq::redis::bindings
