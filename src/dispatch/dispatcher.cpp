@@ -361,12 +361,20 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
-      // Once: a release lowers the attempt count, so the next reservation (here or on another
-      // master) runs the job under the same attempt number, and a release sent again after a
-      // lost reply would take that attempt back while it runs. A lost one is made up for by the
-      // reaper after the deadline.
-      auto r = co_await store_.release(job.id, job.record->name, attempt, job.record->constraints,
-                                       unsent);
+      // The leases once: they are named by the attempt's number, which the next reservation
+      // (here or on another master) runs the job under, since a given-back attempt does not
+      // count. The job again while Redis cannot take it: releaseJob is fenced by the token of
+      // the reservation too, so one sent again after a lost answer never gives back a later
+      // attempt. What is still lost is made up for by the reaper after the deadline.
+      const bool leases_gone = co_await store_.release_leases(job, unsent);
+      Expected<bool, store::StoreError> r = unexpected(
+          store::StoreError{store::StoreErrc::unavailable, "its leases were not released"});
+      if (leases_gone) {
+        const auto give_back = [&] { return store_.give_back(job); };
+        r = co_await give_back();
+        if (!r)
+          r = co_await again_while_unavailable(job, "release", std::move(r), give_back, [] {});
+      }
       if (!r)
         spdlog::warn("job {}: not released ({}); it will run again later", id, r.error().message);
       log_attempt(spdlog::level::info, v.end.verdict == AttemptEnd::Verdict::unreachable

@@ -125,8 +125,7 @@ void Scheduler::give_back_job(store::ReservedJob job) {
 
 asio::awaitable<void> Scheduler::release_jobs(std::vector<store::ReservedJob> jobs) {
   for (const store::ReservedJob& job : jobs) {
-    auto r = co_await store_.release(job.id, job.record->name, job.record->attempts,
-                                     job.record->constraints, /*unsent=*/true);
+    auto r = co_await store_.release(job, /*unsent=*/true);
     if (!r) {
       spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
                    job.id.str(), r.error().message);

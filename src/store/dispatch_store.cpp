@@ -210,18 +210,28 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(
 
 // The leases go first: once the job is ready again another master may admit the same attempt
 // number (a given-back attempt is not counted), whose lease has the same name.
-asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(
-    JobId id, std::string name, int attempt, std::vector<std::string> constraints, bool unsent) {
-  if (auto lease = attempt_lease(id, attempt, constraints)) {
-    lease->unsent = unsent;
-    if (!co_await leases_.release_now(std::move(*lease))) {
-      // Given back later by the reaper, once the lease has expired with the attempt's deadline.
-      co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});
-    }
+asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(const ReservedJob& job,
+                                                                   bool unsent) {
+  const bool released = co_await release_leases(job, unsent);
+  if (!released) {
+    co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});
   }
-  redis::ScriptCall call =
-      ReleaseJob::call(ReleaseJob::keys(keys_, id.shard, name),
-                       {id.field, attempt, keys_.events_channel(id.shard), id.shard});
+  co_return co_await give_back(job);
+}
+
+asio::awaitable<bool> DispatchStore::release_leases(const ReservedJob& job, bool unsent) {
+  auto lease = attempt_lease(job.id, job.record->attempts, job.record->constraints);
+  if (!lease) co_return true;
+  lease->unsent = unsent;
+  // Given back later by the reaper, once the lease has expired with the attempt's deadline.
+  co_return co_await leases_.release_now(std::move(*lease));
+}
+
+asio::awaitable<Expected<bool, StoreError>> DispatchStore::give_back(const ReservedJob& job) {
+  const int shard = job.id.shard;
+  redis::ScriptCall call = ReleaseJob::call(
+      ReleaseJob::keys(keys_, shard, job.record->name),
+      {job.id.field, job.record->attempts, keys_.events_channel(shard), shard, job.token()});
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) co_return unexpected(StoreError::unavailable(reply.error()));
   auto status = ReleaseJob::decode(*reply);

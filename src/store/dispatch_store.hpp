@@ -121,9 +121,14 @@ class DispatchStore {
   // `unsent`: it never went to a worker (a job reserved ahead and handed back, a worker that
   // could not be reached): the rate steps it took are given back too (a rate counts dispatches
   // actually sent); an attempt the worker refused (429/503) keeps them.
-  asio::awaitable<Expected<bool, StoreError>> release(JobId id, std::string name, int attempt,
-                                                      std::vector<std::string> constraints,
-                                                      bool unsent = false);
+  // release_leases(), then give_back().
+  asio::awaitable<Expected<bool, StoreError>> release(const ReservedJob& job, bool unsent = false);
+  // The attempt's constraint leases alone; false when they could not be released (they expire
+  // with the attempt's deadline, and the reaper ends it).
+  asio::awaitable<bool> release_leases(const ReservedJob& job, bool unsent);
+  // The job alone (releaseJob), fenced by its attempt and its reservation's token: true when
+  // given back, false when stale. Safe to send again when its answer was lost.
+  asio::awaitable<Expected<bool, StoreError>> give_back(const ReservedJob& job);
   asio::awaitable<Expected<PromoteOutcome, StoreError>> promote(int shard, int limit);
   // promote() of every shard in one round trip, one outcome per shard: on a cluster each node's
   // calls go at once, so a node down holds up only its own shards' (the client's retries).

@@ -16,6 +16,10 @@ struct ReservedJob {
   // master about 5 % of its instructions per job (callgrind, issue 14 row b). Null only moved from.
   std::unique_ptr<JobRecord> record = std::make_unique<JobRecord>();  // attempts counts this one
   std::int64_t deadline_ms = 0;
+
+  // The token of the reservation that took it ('' when a push took it at once): while a job
+  // runs its record's result slot holds it (R_TAKEN_BY in lua/lib/preamble.lua).
+  const std::string& token() const { return record->result; }
 };
 
 }  // namespace jq::store

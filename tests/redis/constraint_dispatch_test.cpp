@@ -310,8 +310,8 @@ TEST_CASE(
   INFO((unsent ? "unsent" : "refused by the worker"));
   release(r, keys, {{lease_of(0, f[0]), packed(json::array({"slow", "k"})), unsent}}, kNowMs,
           joined_steps());
-  auto released = ReleaseJob::decode(r.eval(
-      ReleaseJob::call(ReleaseJob::keys(keys, 0, "email"), {f[0], 1, keys.events_channel(0), 0})));
+  auto released = ReleaseJob::decode(r.eval(ReleaseJob::call(
+      ReleaseJob::keys(keys, 0, "email"), {f[0], 1, keys.events_channel(0), 0, "t"})));
   REQUIRE(released);
   REQUIRE(*released == ReleaseJob::Status::released);
   // Unsent, the step is back and f[0] starts again now; refused, it waits its turn.
@@ -665,8 +665,8 @@ TEST_CASE(
   // That attempt given back (the worker busy): the job has still not started, and takes its
   // claim back.
   using jq::redis::bindings::ReleaseJob;
-  auto released = ReleaseJob::decode(r.eval(
-      ReleaseJob::call(ReleaseJob::keys(keys, 0, "email"), {f[0], 2, keys.events_channel(0), 0})));
+  auto released = ReleaseJob::decode(r.eval(ReleaseJob::call(
+      ReleaseJob::keys(keys, 0, "email"), {f[0], 2, keys.events_channel(0), 0, "t"})));
   REQUIRE(released);
   CHECK(*released == ReleaseJob::Status::released);
   CHECK(r.call({"GET", claim}).str == f[0]);

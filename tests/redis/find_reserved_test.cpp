@@ -63,8 +63,8 @@ TEST_CASE("findReserved finds the jobs of one reservation by its token, while th
   CHECK(find_all(r, keys, "").empty());  // the queued job carries none
 
   // Given back, a job is no longer the reservation's (and its record is as before it).
-  auto released = ReleaseJob::decode(r.eval(
-      ReleaseJob::call(ReleaseJob::keys(keys, 0, "email"), {f[0], 1, keys.events_channel(0), 0})));
+  auto released = ReleaseJob::decode(r.eval(ReleaseJob::call(
+      ReleaseJob::keys(keys, 0, "email"), {f[0], 1, keys.events_channel(0), 0, "tokenA"})));
   REQUIRE(released);
   CHECK(*released == ReleaseJob::Status::released);
   CHECK(find_all(r, keys, "tokenA") == std::set<std::string>{f[1]});

@@ -10,11 +10,13 @@ using jq::store::JobState;
 
 namespace {
 
+// `token`: the reservation's ("t" for reserve_jobs; put_running's records carry none).
 ReleaseJob::Status release_job(SyncRedis& r, const jq::redis::Keys& keys, int shard,
                                const std::string& field, int attempt,
-                               const std::string& name = "email") {
-  auto status = ReleaseJob::decode(r.eval(ReleaseJob::call(
-      ReleaseJob::keys(keys, shard, name), {field, attempt, keys.events_channel(shard), shard})));
+                               const std::string& token = "t") {
+  auto status = ReleaseJob::decode(
+      r.eval(ReleaseJob::call(ReleaseJob::keys(keys, shard, "email"),
+                              {field, attempt, keys.events_channel(shard), shard, token})));
   REQUIRE(status);
   return *status;
 }
@@ -72,7 +74,7 @@ TEST_CASE("a released retry goes back to attempts it had before the reservation"
   push_and_reserve(r, keys, 0);  // another running job of the name
   put_running(r, keys, 0, "00000000A", record_in(JobState::running, 3));
 
-  CHECK(release_job(r, keys, 0, "00000000A", 3) == ReleaseJob::Status::released);
+  CHECK(release_job(r, keys, 0, "00000000A", 3, "") == ReleaseJob::Status::released);
   CHECK(read_record(r, keys, 0, "00000000A")->attempts == 2);
   CHECK(hgetall(r, keys.counts(0)) ==
         std::map<std::string, std::string>{{"ready:email", "1"}, {"running:email", "1"}});
@@ -89,15 +91,36 @@ TEST_CASE("a release for another attempt or a job not running changes nothing", 
   const std::string inflight_before = dump(r, keys.inflight(0));
   const std::string counts_before = dump(r, keys.counts(0));
 
-  CHECK(release_job(r, keys, 0, "00000000A", 1) == ReleaseJob::Status::stale);
-  CHECK(release_job(r, keys, 0, "00000000A", 3) == ReleaseJob::Status::stale);
-  CHECK(release_job(r, keys, 0, "00000000B", 2) == ReleaseJob::Status::stale);
-  CHECK(release_job(r, keys, 0, "00000000Z", 1) == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000A", 1, "") == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000A", 3, "") == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000B", 2, "") == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, "00000000Z", 1, "") == ReleaseJob::Status::stale);
   CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
   CHECK(dump(r, keys.inflight(0)) == inflight_before);
   CHECK(dump(r, keys.counts(0)) == counts_before);
   CHECK(ready_queue(r, keys, 0, "email").empty());
   CHECK(events.take(r).empty());
+}
+
+// A given-back attempt does not count, so the next reservation runs the job under the same
+// attempt number: a release sent again after its answer was lost must not give that one back.
+TEST_CASE("a release names the reservation it gives back: one sent again finds a later one alone",
+          "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  const std::string field = fields_of(push_jobs(r, keys, 0, {{}}))[0];
+  REQUIRE(reserve_jobs(r, keys, 0, "email", 1, kNowMs, "", "", "first").elements.size() == 2);
+  CHECK(release_job(r, keys, 0, field, 1, "another") == ReleaseJob::Status::stale);
+  CHECK(release_job(r, keys, 0, field, 1, "first") == ReleaseJob::Status::released);
+  REQUIRE(reserve_jobs(r, keys, 0, "email", 1, kNowMs, "", "", "second").elements.size() == 2);
+  const std::string jobs_before = job_buckets_dump(r, keys, 0);
+  const std::string inflight_before = dump(r, keys.inflight(0));
+
+  CHECK(release_job(r, keys, 0, field, 1, "first") == ReleaseJob::Status::stale);  // sent again
+  CHECK(job_buckets_dump(r, keys, 0) == jobs_before);
+  CHECK(dump(r, keys.inflight(0)) == inflight_before);
+  CHECK(read_record(r, keys, 0, field)->state == JobState::running);
+  CHECK(release_job(r, keys, 0, field, 1, "second") == ReleaseJob::Status::released);
 }
 
 namespace {

@@ -154,7 +154,8 @@ TEST_CASE(
   const JobId id = f.push();
   auto started = f.reserve_all();
   REQUIRE(started.size() == 1);
-  auto released = f.h.run(f.store.release(id, "mail", 1, started[0].record->constraints));
+  REQUIRE(started[0].id.field == id.field);
+  auto released = f.h.run(f.store.release(started[0]));
   REQUIRE(released);
   CHECK(*released);
   auto again = f.reserve_all();

@@ -163,8 +163,9 @@ TEST_CASE("DispatchStore: a released attempt does not count and runs next", "[re
   Fixture f;
   const JobId first = f.push(new_job("mail"));
   f.push(new_job("mail"));
-  f.reserve_one("mail");
-  auto released = f.h.run(f.store.release(first, "mail", 1, {}));
+  const auto taken = f.reserve_one("mail");
+  REQUIRE(taken.id.field == first.field);
+  auto released = f.h.run(f.store.release(taken));
   REQUIRE(released);
   CHECK(*released);
   const auto again = f.reserve_one("mail");

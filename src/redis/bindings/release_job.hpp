@@ -10,8 +10,8 @@ struct ReleaseJob {
   static constexpr ScriptId id = ScriptId::release_job;
   static constexpr std::array<std::string_view, 5> key_names = {"jobs", "inflight", "queue",
                                                                 "counts", "unique_prefix"};
-  static constexpr std::array<std::string_view, 4> arg_names = {"field", "attempt", "channel",
-                                                                "shard"};
+  static constexpr std::array<std::string_view, 5> arg_names = {"field", "attempt", "channel",
+                                                                "shard", "token"};
   static constexpr std::size_t args_per_item = 0;
 
   struct Keys {
@@ -22,6 +22,7 @@ struct ReleaseJob {
     std::int64_t attempt = 0;
     std::string channel;
     std::int64_t shard = 0;
+    std::string token;  // the reservation's (ReservedJob::token)
   };
   enum class Status : std::int64_t { stale = 0, released = 1 };
   static constexpr std::array statuses = {Status::stale, Status::released};
@@ -34,7 +35,8 @@ struct ReleaseJob {
     return {id,
             {std::move(k.jobs), std::move(k.inflight), std::move(k.queue), std::move(k.counts),
              std::move(k.unique_prefix)},
-            {std::move(a.field), arg(a.attempt), std::move(a.channel), arg(a.shard)}};
+            {std::move(a.field), arg(a.attempt), std::move(a.channel), arg(a.shard),
+             std::move(a.token)}};
   }
   static Decoded<Status> decode(const Reply& reply) { return integer_status(id, statuses, reply); }
 };
