@@ -148,6 +148,26 @@ TEST_CASE("the jobs of a reservation whose answer was lost run at once, their at
   CHECK(daemon.logged("reservations whose answer was lost", 1s));
 }
 
+// A job its worker refused (busy) goes back to its queue, its attempt not counted. A release
+// Redis did not take (a connection lost, Redis loading after a restart) was sent once: the job
+// stayed running until the reaper counted a timeout.
+TEST_CASE("a release Redis did not take is sent again, and the job waits in its queue", "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  forwarder.refuse("releaseJob", "-LOADING Redis is loading the dataset in memory\r\n", 1);
+  const std::string id = jq::test::push(
+      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
+  CHECK(wait_until([&] { return job()["state"] == "queued"; }, 5s));
+  CHECK(forwarder.refused() == 1);
+  CHECK(job()["attempts"] == 0);
+}
+
 // A worker's answer that came while Redis could not take it (a restart, a failover, a broken
 // connection, -LOADING) was dropped: the job stayed running until its deadline and then counted a
 // timeout, dead without retries left, though the worker had answered.
