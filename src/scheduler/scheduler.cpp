@@ -121,7 +121,7 @@ asio::awaitable<Periodic::Duration> Scheduler::step() {
     all_leases_unsure();
   }
   if (!lease_unsure_.empty()) co_await restate_leases();
-  if (store_.reservations_lost()) co_await give_back_lost();
+  if (!searching_lost_ && !stopping_ && store_.reservations_lost()) search_lost();
   if (clock_() >= next_refresh_ && !reading_again_) read_heads_again();
   // Jobs ahead first: a slot held takes one before any other, and those due go back.
   for (auto& [id, state] : slots_.all()) start_ahead(state);
@@ -157,17 +157,6 @@ asio::awaitable<void> Scheduler::give_back_all() {
   }
   co_await release_jobs(std::move(ahead));
   for (auto& [id, state] : slots_.all()) co_await give_back(state);
-}
-
-// Taken in Redis by reservations whose answer never came, and sent to no worker.
-asio::awaitable<void> Scheduler::give_back_lost() {
-  std::vector<store::ReservedJob> found = co_await store_.find_lost_reservations();
-  if (found.empty()) co_return;
-  spdlog::warn(
-      "{} job(s) taken by reservations whose answer was lost go back to their queues, their "
-      "attempt not counted",
-      found.size());
-  give_back_jobs(std::move(found));
 }
 
 asio::awaitable<void> Scheduler::give_back(EndpointState& state) {
@@ -372,6 +361,26 @@ struct Scheduler::BackgroundRead {
     }
   }
 };
+
+// Jobs taken in Redis by reservations whose answer never came, and sent to no worker, are
+// looked for and given back in the background (a search pages through running jobs); the next
+// search starts once they are back, so none is given back twice.
+void Scheduler::search_lost() {
+  searching_lost_ = true;
+  reserving_.fetch_add(1, std::memory_order_relaxed);
+  asio::co_spawn(loop_.strand(), give_back_lost(), asio::detached);
+}
+
+asio::awaitable<void> Scheduler::give_back_lost() {
+  BackgroundRead done{*this, searching_lost_};
+  std::vector<store::ReservedJob> found = co_await store_.find_lost_reservations();
+  if (found.empty()) co_return;
+  spdlog::warn(
+      "{} job(s) taken by reservations whose answer was lost go back to their queues, their "
+      "attempt not counted",
+      found.size());
+  co_await release_jobs(std::move(found));
+}
 
 asio::awaitable<void> Scheduler::read_again(std::vector<QueueHeads::Known> known) {
   BackgroundRead done{*this, reading_again_};

@@ -98,6 +98,9 @@ class Scheduler : public store::DirectDispatch {
   void read_failing_shards();
   struct BackgroundRead;
   asio::awaitable<void> read_failing(std::vector<store::QueueRef> queues);
+  // Finds and gives back the jobs of reservations whose answer was lost (DispatchStore::reserve).
+  void search_lost();
+  asio::awaitable<void> give_back_lost();
   Fill reserve(EndpointState& state, const Choice& choice, int slots, int ahead);
   asio::awaitable<void> reserved(std::string endpoint_id, store::QueueRef queue,
                                  store::QueueHead chosen, std::optional<store::QueueHead> bound,
@@ -124,8 +127,6 @@ class Scheduler : public store::DirectDispatch {
   asio::awaitable<void> send_release(std::string endpoint_id, int n);
   // States this master's holding of each endpoint in lease_unsure_ as its attempts in flight
   // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
-  // Gives back the jobs of reservations whose answer was lost (DispatchStore::reserve).
-  asio::awaitable<void> give_back_lost();
   asio::awaitable<void> restate_leases();
   void all_leases_unsure();  // on the strand: every endpoint's lease to be stated again
   void on_pushed(const events::Event& event);
@@ -174,6 +175,7 @@ class Scheduler : public store::DirectDispatch {
   // Shards whose last head read failed: fills leave their unknown heads to read_failing_shards.
   std::vector<bool> failing_;
   bool reading_failing_ = false;               // read_failing_shards' read is on its way
+  bool searching_lost_ = false;                // give_back_lost is on its way
   SteadyTime next_failing_read_{};             // and when the next may start
   int next_shard_ = 0;                         // the shard read_heads_again reads next
   std::vector<std::string> read_again_names_;  // the names it reads, this round of the shards

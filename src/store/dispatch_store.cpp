@@ -134,12 +134,12 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   ScriptCall call = reserve_call(queue, now, max, bound, admit, token);
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) {
-    lost_.lost(queue.shard, std::move(token), now);
+    if (LostReservations::may_have_run(reply.error())) lost_.lost(queue.shard, token, now);
     co_return unexpected(StoreError::unavailable(reply.error()));
   }
   auto reserved = ReserveJobs::decode(std::move(*reply));
   if (!reserved) {
-    lost_.lost(queue.shard, std::move(token), now);
+    lost_.lost(queue.shard, token, now);  // it may have run, and taken jobs
     co_return unexpected(StoreError::bad_reply(reserved.error()));
   }
   Reservation out;
@@ -150,6 +150,7 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   for (ReserveJobs::Taken& taken : reserved->jobs) {
     auto record = decode_boxed_record(taken.record);
     if (!record) {
+      lost_.lost(queue.shard, token, now);  // its readable jobs are found and given back
       co_return unexpected(
           StoreError::internal("reserveJobs: unreadable record of " + taken.field));
     }
@@ -165,7 +166,7 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
 }
 
 asio::awaitable<std::vector<ReservedJob>> DispatchStore::find_lost_reservations() {
-  return lost_.find(redis_, keys_);
+  return lost_.find(redis_, keys_, now_ms());
 }
 
 // Separate, the leases go beside the shard's call, not after it: a lease is named by its

@@ -25,7 +25,9 @@ struct JobRecord {
   std::string ready_stamp;       // base62 (9 characters, µs): when it last became ready
   std::string last_error;        // empty: none
   std::string traceparent;       // empty: none
-  std::string result;            // finished jobs: the result object (MessagePack), else empty
+  // Finished jobs: the result object (MessagePack). Running jobs: the token of the reservation
+  // that took it (ReservedJob::token). Else empty.
+  std::string result;
   std::string unique_key;        // empty: none
   std::string ordering_key;      // empty: none
   std::int64_t ready_at_ms = 0;  // scheduled jobs: when they are due (0: unknown, or at once)

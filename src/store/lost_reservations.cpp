@@ -1,10 +1,14 @@
 #include "src/store/lost_reservations.hpp"
 
+#include <algorithm>
+#include <map>
 #include <random>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "src/redis/bindings/find_reserved.hpp"
+#include "src/redis/errc.hpp"
 
 namespace jq::store {
 namespace {
@@ -14,94 +18,125 @@ using redis::bindings::FindReserved;
 // Members of the inflight zset looked at per findReserved call: a page stays a short call.
 constexpr std::int64_t kPage = 500;
 
-constexpr std::string_view kDigits =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-// Only unique, never read back: least significant digit first.
-void append_base62(std::string& out, std::uint64_t n) {
-  do {
-    out += kDigits[n % 62];
-    n /= 62;
-  } while (n > 0);
-}
-
 }  // namespace
 
-// Five random base62 characters (62^5, about 9 * 10^8) tell masters apart; the count then keeps
-// the token short (a running record carries it).
 LostReservations::LostReservations() {
   std::random_device random;
-  std::uniform_int_distribution<std::size_t> digit(0, kDigits.size() - 1);
-  for (int i = 0; i < 5; ++i) prefix_ += kDigits[digit(random)];
+  const std::uint32_t bits = random();
+  for (int i = 0; i < 4; ++i) prefix_ += static_cast<char>((bits >> (8 * i)) & 0xff);
 }
 
 std::string LostReservations::next_token() {
   std::string token = prefix_;
-  append_base62(token, made_.fetch_add(1, std::memory_order_relaxed));
+  std::uint64_t n = made_.fetch_add(1, std::memory_order_relaxed);
+  do {
+    token += static_cast<char>(n & 0xff);
+    n >>= 8;
+  } while (n > 0);
   return token;
+}
+
+bool LostReservations::may_have_run(const std::error_code& error) {
+  if (error.category() != redis::redis_category()) return true;
+  switch (static_cast<redis::Errc>(error.value())) {
+    case redis::Errc::connection_lost:
+    case redis::Errc::protocol_error:
+    case redis::Errc::timed_out:
+      return true;
+    default:  // refused before it ran, or never sent
+      return false;
+  }
 }
 
 void LostReservations::lost(int shard, std::string token, std::int64_t now_ms) {
   std::lock_guard lock(mutex_);
-  lost_.push_back(Lost{shard, std::move(token), now_ms});
-  if (lost_.size() > kMaxLostReservations) lost_.pop_front();
-  count_.store(lost_.size(), std::memory_order_relaxed);
+  if (lost_.size() >= kMaxLostReservations) lost_.erase(lost_.begin());
+  lost_.push_back(Lost{.shard = shard, .token = std::move(token), .now_ms = now_ms});
 }
 
-void LostReservations::keep(std::deque<Lost> lost) {
+bool LostReservations::due(std::int64_t now_ms) const {
   std::lock_guard lock(mutex_);
-  // Older than the ones lost meanwhile: in front of them.
-  for (auto it = lost.rbegin(); it != lost.rend(); ++it) lost_.push_front(std::move(*it));
-  while (lost_.size() > kMaxLostReservations) lost_.pop_front();
-  count_.store(lost_.size(), std::memory_order_relaxed);
+  return std::any_of(lost_.begin(), lost_.end(),
+                     [&](const Lost& l) { return l.next_ms <= now_ms; });
 }
 
 asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& redis,
-                                                                 const redis::Keys& keys) {
-  std::deque<Lost> looking;
+                                                                 const redis::Keys& keys,
+                                                                 std::int64_t now_ms) {
+  std::map<int, std::vector<Lost>> by_shard;
   {
     std::lock_guard lock(mutex_);
-    looking.swap(lost_);
-    count_.store(0, std::memory_order_relaxed);
+    auto not_due = std::partition(lost_.begin(), lost_.end(),
+                                  [&](const Lost& l) { return l.next_ms > now_ms; });
+    for (auto it = not_due; it != lost_.end(); ++it) by_shard[it->shard].push_back(*it);
+    lost_.erase(not_due, lost_.end());
   }
   std::vector<ReservedJob> found;
-  std::deque<Lost> failed;
-  for (Lost& reservation : looking) {
-    std::string cursor = "0";
-    bool done = false;
-    for (;;) {
-      // Made apart: g++ 12 mishandles the temporaries of a co_await's full expression (the master
-      // crashed freeing one).
-      redis::ScriptCall call =
-          FindReserved::call(FindReserved::keys(keys, reservation.shard),
-                             {reservation.token, reservation.now_ms, std::move(cursor), kPage});
-      auto reply = co_await redis.eval(std::move(call));
-      if (!reply) break;
-      auto page = FindReserved::decode(std::move(*reply));
-      if (!page) {
-        spdlog::error("store: {}", page.error().message());
-        break;
-      }
-      for (FindReserved::Found& job : page->jobs) {
-        auto record = decode_boxed_record(job.record);
-        if (!record) {
-          spdlog::error("store: findReserved: unreadable record of {}-{}", reservation.shard,
-                        job.field);
-          continue;
-        }
-        found.push_back(
-            ReservedJob{JobId{reservation.shard, std::move(job.field)}, std::move(record), 0});
-      }
-      cursor = std::move(page->cursor);
-      if (cursor == "0") {
-        done = true;
-        break;
+  std::vector<Lost> again;
+  for (auto& [shard, lost] : by_shard) {
+    const bool scanned = co_await find_in(redis, keys, shard, lost, found);
+    for (Lost& l : lost) {
+      scanned ? ++l.searched : ++l.failed;
+      l.next_ms = now_ms + (scanned ? kLostSearchAgainMs : 100);
+      if (l.searched < kLostSearches && l.failed < kLostSearchFailures) {
+        again.push_back(std::move(l));
+      } else if (l.failed >= kLostSearchFailures) {
+        spdlog::warn(
+            "the jobs of a reservation whose answer was lost could not be looked for in shard "
+            "{}; the reaper ends their attempt after its deadline",
+            shard);
       }
     }
-    if (!done) failed.push_back(std::move(reservation));
   }
-  if (!failed.empty()) keep(std::move(failed));
+  if (!again.empty()) {
+    std::lock_guard lock(mutex_);
+    lost_.insert(lost_.begin(), std::make_move_iterator(again.begin()),
+                 std::make_move_iterator(again.end()));
+    while (lost_.size() > kMaxLostReservations) lost_.erase(lost_.begin());
+  }
   co_return found;
+}
+
+asio::awaitable<bool> LostReservations::find_in(redis::Client& redis, const redis::Keys& keys,
+                                                int shard, const std::vector<Lost>& lost,
+                                                std::vector<ReservedJob>& found) {
+  FindReserved::Args args{.now_ms = lost.front().now_ms, .cursor = "0", .count = kPage};
+  for (const Lost& l : lost) {
+    args.now_ms = std::min(args.now_ms, l.now_ms);
+    args.tokens.push_back(l.token);
+  }
+  // ZSCAN may answer a member twice: each job is given back once.
+  std::set<std::string> seen;
+  for (const ReservedJob& job : found) {
+    if (job.id.shard == shard) seen.insert(job.id.field);
+  }
+  std::string cursor = "0";
+  do {
+    FindReserved::Args page_args = args;
+    page_args.cursor = std::move(cursor);
+    // Made apart: g++ 12 mishandles the temporaries of a co_await's full expression (the master
+    // crashed freeing one).
+    redis::ScriptCall call =
+        FindReserved::call(FindReserved::keys(keys, shard), std::move(page_args));
+    auto reply = co_await redis.eval(std::move(call));
+    if (!reply) co_return false;
+    auto page = FindReserved::decode(std::move(*reply));
+    if (!page) {
+      spdlog::error("store: {}", page.error().message());
+      co_return false;
+    }
+    for (FindReserved::Found& job : page->jobs) {
+      if (!seen.insert(job.field).second) continue;
+      auto record = decode_boxed_record(job.record);
+      if (!record) {
+        spdlog::error("store: findReserved: unreadable record of {}-{}", shard, job.field);
+        continue;
+      }
+      found.push_back(ReservedJob{JobId{shard, std::move(job.field)}, std::move(record), 0});
+    }
+    cursor = std::move(page->cursor);
+  } while (cursor != "0");
+  co_return true;
 }
 
 }  // namespace jq::store

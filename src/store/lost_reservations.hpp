@@ -9,9 +9,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
@@ -26,34 +26,49 @@ namespace asio = boost::asio;
 
 // Lost reservations remembered at most; beyond, the oldest are left to the reaper.
 inline constexpr std::size_t kMaxLostReservations = 1024;
+// Each is looked for this many times, the second this long after the first: a proxy that
+// answered a timeout may pass the call on to Redis after the first search.
+inline constexpr int kLostSearches = 2;
+inline constexpr std::int64_t kLostSearchAgainMs = 1000;
+// Searches that fail (Redis away again, an unreadable answer) before one is left to the reaper.
+inline constexpr int kLostSearchFailures = 5;
 
 class LostReservations {
  public:
   LostReservations();
 
-  // A token no other reservation of any master has: a random prefix of this process, then a
-  // count.
+  // A token no other reservation of any master has while its jobs run: four random bytes of
+  // this process, then a count, in as few bytes as it takes (a running record carries it, and a
+  // record over 64 bytes turns its bucket into a hashtable).
   std::string next_token();
+  // Whether a call that failed with `error` may have run in Redis (its answer lost): not when
+  // Redis or the client refused it before it ran.
+  static bool may_have_run(const std::error_code& error);
   // The reservation with `token`, made at `now_ms` in `shard`, got no usable answer.
   void lost(int shard, std::string token, std::int64_t now_ms);
-  bool any() const { return count_.load(std::memory_order_relaxed) > 0; }
-  // The running jobs of every reservation lost so far; those whose search failed (Redis away
-  // again) are kept for the next call.
-  asio::awaitable<std::vector<ReservedJob>> find(redis::Client& redis, const redis::Keys& keys);
+  // Some are due for a search at `now_ms`.
+  bool due(std::int64_t now_ms) const;
+  // The running jobs of the reservations due, each once (one scan per shard for all of its).
+  asio::awaitable<std::vector<ReservedJob>> find(redis::Client& redis, const redis::Keys& keys,
+                                                 std::int64_t now_ms);
 
  private:
   struct Lost {
     int shard;
     std::string token;
     std::int64_t now_ms;
+    int searched = 0;
+    int failed = 0;
+    std::int64_t next_ms = 0;  // not searched before
   };
-  void keep(std::deque<Lost> lost);
+  // One shard's reservations; false when the scan did not finish.
+  asio::awaitable<bool> find_in(redis::Client& redis, const redis::Keys& keys, int shard,
+                                const std::vector<Lost>& lost, std::vector<ReservedJob>& found);
 
   std::string prefix_;
   std::atomic<std::uint64_t> made_{0};
-  std::mutex mutex_;
-  std::deque<Lost> lost_;
-  std::atomic<std::size_t> count_{0};
+  mutable std::mutex mutex_;
+  std::vector<Lost> lost_;
 };
 
 }  // namespace jq::store

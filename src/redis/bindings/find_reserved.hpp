@@ -1,5 +1,5 @@
-// lua/findReserved-2.lua: the running jobs a reservation took, found by its token, a page of the
-// shard's inflight zset at a time.
+// lua/findReserved-2.lua: the running jobs reservations took, found by their tokens, a page of
+// the shard's inflight zset at a time.
 #pragma once
 
 #include "src/redis/bindings/binding.hpp"
@@ -10,18 +10,17 @@ namespace jq::redis::bindings {
 struct FindReserved {
   static constexpr ScriptId id = ScriptId::find_reserved;
   static constexpr std::array<std::string_view, 2> key_names = {"jobs", "inflight"};
-  static constexpr std::array<std::string_view, 4> arg_names = {"token", "now_ms", "cursor",
-                                                                "count"};
-  static constexpr std::size_t args_per_item = 0;
+  static constexpr std::array<std::string_view, 3> arg_names = {"now_ms", "cursor", "count"};
+  static constexpr std::size_t args_per_item = 1;  // one per reservation: its token
 
   struct Keys {
     std::string jobs, inflight;
   };
   struct Args {
-    std::string token;
-    std::int64_t now_ms = 0;  // the reservation's: its jobs' deadlines are not before it
+    std::int64_t now_ms = 0;  // the earliest of the reservations': deadlines are not before it
     std::string cursor = "0";
     std::int64_t count = 0;
+    std::vector<std::string> tokens{};
   };
   struct Found {
     std::string field;
@@ -36,9 +35,11 @@ struct FindReserved {
     return {k.jobs_prefix(shard), k.inflight(shard)};
   }
   static ScriptCall call(Keys k, Args a) {
-    return {id,
-            {std::move(k.jobs), std::move(k.inflight)},
-            {std::move(a.token), arg(a.now_ms), std::move(a.cursor), arg(a.count)}};
+    ScriptCall c{id,
+                 {std::move(k.jobs), std::move(k.inflight)},
+                 {arg(a.now_ms), std::move(a.cursor), arg(a.count)}};
+    for (std::string& token : a.tokens) c.args.push_back(std::move(token));
+    return c;
   }
   static Decoded<Page> decode(Reply reply) {
     auto& e = reply.elements;
