@@ -156,10 +156,10 @@ TEST_CASE(
   CHECK(wait_until([&] { return http.get("/v1/jobs/" + failing).value()["attempts"] >= 20; }, 20s));
   CHECK(http.get("/readyz").status == 503);
 
-  // The dashboard's worker counters are plain writes that Redis refuses: every maintenance pass
-  // since the first attempts failed to record them, and one line says so, not one per pass.
-  CHECK(daemon.logged("worker counters not recorded", 5s));
-  CHECK(count_of(daemon.log(), "worker counters not recorded") == 1);
+  // The dashboard's worker counters are still recorded (updateWorkerStats runs over maxmemory:
+  // it changes a few fields of registered workers only).
+  CHECK(wait_until([&] { return http.get("/v1/workers").value().at(0)["succeeded"] == 21; }, 5s));
+  CHECK(count_of(daemon.log(), "worker counters not recorded") == 0);
   CHECK(daemon.wait_exit(0ms) == std::nullopt);
 }
 
