@@ -4,9 +4,9 @@
   once, at the front of its list with its old stamp, so it keeps its turn. Fenced like
   completeJobs, and by the token of the reservation that took the attempt: a release sent again
   after its answer was lost never gives back a later reservation's attempt of the same number
-  (a given-back attempt is not counted, so the next one has its number). Its constraint leases are under {c}: the master releases them before this call
-  (releaseLeases), so the job is never ready while its old lease still counts (a rate step it
-  took stays taken). A job whose unique_until is started takes its claim back when it is still
+  (a given-back attempt is not counted, so the next one has its number). Its constraint leases
+  are under {c}: the master releases them before this call (releaseLeases), so the job is never
+  ready while its old lease still counts (a rate step it took stays taken). A job whose unique_until is started takes its claim back when it is still
   parked for it (parked when the attempt began, lua/lib/preamble_2_release_unique.lua; a job that
   started an attempt before let go of it at this one's start): it has not started.
   Memory: runs while Redis is over maxmemory (allow-oom): the job moves back to its ready list.

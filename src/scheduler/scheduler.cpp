@@ -347,8 +347,8 @@ void Scheduler::read_heads_again() {
   asio::co_spawn(loop_.strand(), read_again(std::move(known)), asio::detached);
 }
 
-// A read of heads in the background ends: its flag is cleared, shutdown no longer waits for it,
-// and the loop uses what it found.
+// A read of heads (or a search for lost reservations) in the background ends: its flag is
+// cleared, shutdown no longer waits for it, and the loop uses what it found.
 struct Scheduler::BackgroundRead {
   Scheduler& scheduler;
   bool& on_way;

@@ -100,7 +100,7 @@ class DispatchStore {
   // are found by find_lost_reservations().
   asio::awaitable<Expected<Reservation, StoreError>> reserve(QueueRef queue, int max,
                                                              std::optional<QueueHead> bound);
-  bool reservations_lost() const { return lost_.due(now_ms()); }
+  bool reservations_lost() const { return lost_.any() && lost_.due(now_ms()); }
   // The running jobs that reservations whose answer was lost took (LostReservations), for the
   // caller to give back (release, unsent); a search Redis did not answer is made again at the
   // next call.

@@ -22,9 +22,9 @@ struct JobRecord {
   JobState state = JobState::queued;
   int attempts = 0;
   std::int64_t enqueued_at_ms = 0;
-  std::string ready_stamp;       // base62 (9 characters, µs): when it last became ready
-  std::string last_error;        // empty: none
-  std::string traceparent;       // empty: none
+  std::string ready_stamp;  // base62 (9 characters, µs): when it last became ready
+  std::string last_error;   // empty: none
+  std::string traceparent;  // empty: none
   // Finished jobs: the result object (MessagePack). Running jobs: the token of the reservation
   // that took it (ReservedJob::token). Else empty.
   std::string result;

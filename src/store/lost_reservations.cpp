@@ -52,6 +52,7 @@ void LostReservations::lost(int shard, std::string token, std::int64_t now_ms) {
   std::lock_guard lock(mutex_);
   if (lost_.size() >= kMaxLostReservations) lost_.erase(lost_.begin());
   lost_.push_back(Lost{.shard = shard, .token = std::move(token), .now_ms = now_ms});
+  count_.store(lost_.size(), std::memory_order_relaxed);
 }
 
 bool LostReservations::due(std::int64_t now_ms) const {
@@ -68,8 +69,9 @@ asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& 
     std::lock_guard lock(mutex_);
     auto not_due = std::partition(lost_.begin(), lost_.end(),
                                   [&](const Lost& l) { return l.next_ms > now_ms; });
-    for (auto it = not_due; it != lost_.end(); ++it) by_shard[it->shard].push_back(*it);
+    for (auto it = not_due; it != lost_.end(); ++it) by_shard[it->shard].push_back(std::move(*it));
     lost_.erase(not_due, lost_.end());
+    count_.store(lost_.size(), std::memory_order_relaxed);
   }
   std::vector<ReservedJob> found;
   std::vector<Lost> again;
@@ -93,6 +95,7 @@ asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& 
     lost_.insert(lost_.begin(), std::make_move_iterator(again.begin()),
                  std::make_move_iterator(again.end()));
     while (lost_.size() > kMaxLostReservations) lost_.erase(lost_.begin());
+    count_.store(lost_.size(), std::memory_order_relaxed);
   }
   co_return found;
 }

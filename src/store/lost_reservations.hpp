@@ -46,6 +46,8 @@ class LostReservations {
   static bool may_have_run(const std::error_code& error);
   // The reservation with `token`, made at `now_ms` in `shard`, got no usable answer.
   void lost(int shard, std::string token, std::int64_t now_ms);
+  // Any remembered (an atomic load: the scheduler asks at every step).
+  bool any() const { return count_.load(std::memory_order_relaxed) > 0; }
   // Some are due for a search at `now_ms`.
   bool due(std::int64_t now_ms) const;
   // The running jobs of the reservations due, each once (one scan per shard for all of its).
@@ -69,6 +71,7 @@ class LostReservations {
   std::atomic<std::uint64_t> made_{0};
   mutable std::mutex mutex_;
   std::vector<Lost> lost_;
+  std::atomic<std::size_t> count_{0};  // lost_.size(), for any()
 };
 
 }  // namespace jq::store

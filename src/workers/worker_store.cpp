@@ -9,7 +9,6 @@
 #include "src/redis/bindings/release_slots.hpp"
 #include "src/redis/bindings/remove_worker.hpp"
 #include "src/redis/bindings/set_slots.hpp"
-#include "src/redis/bindings/update_worker_stats.hpp"
 #include "src/redis/script_sources.hpp"
 #include "src/util/hex.hpp"
 #include "src/util/time.hpp"
@@ -249,8 +248,7 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
                                                      .failed = o.failed,
                                                      .last_error = std::move(o.last_error)});
   }
-  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
-  auto reply = co_await redis_.eval(std::move(call));
+  auto reply = co_await update_stats(std::move(args.workers));
   if (reply) co_return;
   if (auto held_back = flush_failures_.due()) {
     spdlog::warn("worker counters not recorded: {}{}", reply.error().message(),
@@ -262,18 +260,23 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
 
 asio::awaitable<void> WorkerStore::mark_down(std::string id, std::int64_t until_ms,
                                              std::string error) {
-  UpdateWorkerStats::Args args;
-  args.workers.push_back(UpdateWorkerStats::Worker{
-      .id = std::move(id), .last_error = std::move(error), .down_until_ms = until_ms});
-  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
-  co_await redis_.eval(std::move(call));
+  // The list made apart: g++ 12 miscompiles a braced list in a co_await's arguments.
+  std::vector<UpdateWorkerStats::Worker> marked{UpdateWorkerStats::Worker{
+      .id = std::move(id), .last_error = std::move(error), .down_until_ms = until_ms}};
+  co_await update_stats(std::move(marked));
 }
 
 asio::awaitable<void> WorkerStore::mark_busy(std::string id, std::int64_t until_ms) {
-  UpdateWorkerStats::Args args;
-  args.workers.push_back(UpdateWorkerStats::Worker{.id = std::move(id), .busy_until_ms = until_ms});
-  redis::ScriptCall call = UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), std::move(args));
-  co_await redis_.eval(std::move(call));
+  std::vector<UpdateWorkerStats::Worker> marked{
+      UpdateWorkerStats::Worker{.id = std::move(id), .busy_until_ms = until_ms}};
+  co_await update_stats(std::move(marked));
+}
+
+asio::awaitable<redis::ReplyResult> WorkerStore::update_stats(
+    std::vector<UpdateWorkerStats::Worker> workers) {
+  redis::ScriptCall call =
+      UpdateWorkerStats::call(UpdateWorkerStats::keys(keys_), {std::move(workers)});
+  co_return co_await redis_.eval(std::move(call));
 }
 
 asio::awaitable<WorkerStore::Heartbeat> WorkerStore::heartbeat() {

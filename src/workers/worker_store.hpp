@@ -10,6 +10,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "api/worker_registration.hpp"
+#include "src/redis/bindings/update_worker_stats.hpp"
 #include "src/redis/client.hpp"
 #include "src/redis/keys.hpp"
 #include "src/store/store_error.hpp"
@@ -76,6 +77,9 @@ class WorkerStore {
   asio::awaitable<void> expire();
 
  private:
+  // updateWorkerStats: counts and marks of the workers still registered.
+  asio::awaitable<redis::ReplyResult> update_stats(
+      std::vector<redis::bindings::UpdateWorkerStats::Worker> workers);
   std::int64_t now_ms() const;
   void drop_outcomes(const std::string& id);
   asio::awaitable<Expected<std::vector<EndpointStats>, StoreError>> stats(
