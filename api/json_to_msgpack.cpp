@@ -429,6 +429,15 @@ class Transcoder {
     }
   }
 
+  // A number as an error message shows it: a long one by its first digits and its length (a
+  // 400-digit literal repeated whole buries the message).
+  static std::string shown_number(std::string_view token) {
+    constexpr std::size_t kShown = 24;
+    if (token.size() <= kShown + 8) return std::string(token);
+    return std::string(token.substr(0, kShown)) + "... (" + std::to_string(token.size()) +
+           " characters)";
+  }
+
   // A number at pos_, by RFC 8259's grammar: an integer without fraction or exponent, else a
   // float (strtod, as nlohmann reads it).
   bool number() {
@@ -463,16 +472,21 @@ class Transcoder {
     // A float (or an integer too large for 64 bits, which is refused below).
     const std::string copy(token);
     const double v = std::strtod(copy.c_str(), nullptr);
-    if (!std::isfinite(v)) {
-      return refuse(copy + " is outside the range of a 64-bit float (about ±1.8e308)",
-                    open_.size());
-    }
     if (integer) {
-      return refuse(copy +
-                        " is an integer outside the 64-bit range (-9223372036854775808 to "
-                        "18446744073709551615); send it as a string, or as a float (" +
-                        nlohmann::json(v).dump() + ") if precision does not matter",
-                    open_.size());
+      std::string message = shown_number(token) +
+                            " is an integer outside the 64-bit range (-9223372036854775808 to "
+                            "18446744073709551615); send it as a string";
+      // Past about 1.8e308 it is no float either.
+      if (std::isfinite(v)) {
+        message +=
+            ", or as a float (" + nlohmann::json(v).dump() + ") if precision does not matter";
+      }
+      return refuse(std::move(message), open_.size());
+    }
+    if (!std::isfinite(v)) {
+      return refuse(
+          shown_number(token) + " is outside the range of a 64-bit float (about ±1.8e308)",
+          open_.size());
     }
     put_float(v);
     return true;

@@ -298,6 +298,14 @@ TEST_CASE("json_to_msgpack refuses an integer outside the 64-bit range, naming t
   CHECK(huge.error().index == 1u);
   CHECK_THAT(huge.error().message,
              Catch::Contains("at /1/timeout: 1e999 is outside the range of a 64-bit float"));
+  // An integer too large even for a float is still called an integer, and shown shortened.
+  const auto giant = json_to_msgpack(R"({"name":"n","priority":)" + std::string(400, '7') + "}");
+  REQUIRE_FALSE(giant);
+  CHECK(giant.error().field == "priority");
+  CHECK(giant.error().message ==
+        "body is not valid JSON: at /priority: 777777777777777777777777... (400 characters) is an "
+        "integer outside the 64-bit range (-9223372036854775808 to 18446744073709551615); send "
+        "it as a string");
 }
 
 TEST_CASE("json_to_msgpack keeps the 64-bit extremes as integers and floats as floats", "[unit]") {
