@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ findReserved: the jobs reservations took, found by their tokens, for a master whose answers
-  to those reserveJobs calls were lost (a connection that broke, a proxy that timed out):
+  to those reserveJobs calls (or pushJobs calls that took jobs at once) were lost (a connection that broke, a proxy that timed out):
   without it they would stay running, sent to no worker, until the reaper counted their attempt
   as timed out after their deadline. The master gives them back (releaseJob, the attempt not
   counted). Pages through the inflight zset with ZSCAN, so one call stays short however many
@@ -13,7 +13,8 @@
           are not before it
   ARGV[2] ZSCAN cursor: '0' for the first page, then the one the last page answered
   ARGV[3] members to look at in this page (ZSCAN's COUNT)
-  ARGV[4..] one per reservation: the token it was given (reserveJobs' ARGV[8])
+  ARGV[4..] one per reservation: the token it was given (reserveJobs' ARGV[8], pushJobs'
+            ARGV[9])
   Returns: {cursor, field1, record1, field2, record2, ...}: the cursor of the next page ('0'
            when the scan is done), then the running jobs of this page that carry one of the
            tokens, their records (MessagePack) as stored.

@@ -47,11 +47,15 @@
   ARGV[8] shapes: one byte per job, how its arguments are laid out: 'p' a plain job (no
           unique key, unique_until finished, no ordering key, no ready time, not an append),
           the most usual, in four; 'f' any job, in thirteen
-  ARGV[9..] per job as its shape says: four per plain job: name, record (the whole record as
+  ARGV[9] taken by: the token of this call ('' when ARGV[7] is ''), kept in the R_TAKEN_BY slot
+          of every job it takes while that job runs (the master packs it into the running
+          records), so that a master that lost this call's answer finds the jobs it took
+          (findReserved) and gives them back, as for reserveJobs' ARGV[8]
+  ARGV[10..] per job as its shape says: four per plain job: name, record (the whole record as
             this call stores the job queued, packed by the master from the values below and
-            ARGV[1], ARGV[2] and ARGV[4]: 13 slots, or 19 with its constraints last; or, for a
-            job of 13 slots that ARGV[7] asks to take, as it is stored taken: running its first
-            attempt; src/redis/record_head.hpp), priority, timeout;
+            ARGV[1], ARGV[2], ARGV[4] and ARGV[9]: 13 slots, or 19 with its constraints last;
+            or, for a job of 13 slots that ARGV[7] asks to take, as it is stored taken: running
+            its first attempt; src/redis/record_head.hpp), priority, timeout;
             thirteen per other job: name, head (the record's first six
             slots, packed by the master, one value after the other: name, argument (a string of
             its MessagePack bytes), priority, max_retry, keep_result, timeout;
@@ -79,6 +83,7 @@ local shard = ARGV[5]
 local max_list_bytes = tonumber(ARGV[6])
 local takes, inflight = ARGV[7], KEYS[10]
 local shapes = ARGV[8]
+local taken_by = ARGV[9]
 local count = #shapes
 -- Where a plain job's record, priority and timeout are, from its name at a (a job in thirteen
 -- has its head, priority and timeout at a+1, a+2 and a+5).
@@ -132,11 +137,11 @@ end
 
 -- The record of the plain job at a that the master packed running (asked_to_take) but that is
 -- queued instead: slots 7-13 (state, attempts, enqueued_at, the ready stamp, last_error,
--- traceparent, result) as a queued one's.
+-- traceparent, result: R_TAKEN_BY while it runs) as a queued one's.
 local tails = nil
 local function queued_plain(a)
   tails = tails or {queued = cmsgpack.pack(S_QUEUED, 0, now, stamp, '', traceparent, ''),
-                    running = cmsgpack.pack(S_RUNNING, 1, now, stamp, '', traceparent, '')}
+                    running = cmsgpack.pack(S_RUNNING, 1, now, stamp, '', traceparent, taken_by)}
   local running = ARGV[a + P_RECORD]
   return string.sub(running, 1, #running - #tails.running) .. tails.queued
 end
@@ -163,7 +168,7 @@ end
 local holders = {}  -- claim -> its holder (false: free)
 local fresh, fresh_at, fresh_holder = {}, {}, {}
 local duplicate_of, merged_into, merged_stored = {}, {}, {}
-local a = 9  -- where the next job's arguments start
+local a = 10  -- where the next job's arguments start
 for i = 0, count - 1 do
   if string.byte(shapes, i + 1) == PLAIN then
     local k = #fresh + 1

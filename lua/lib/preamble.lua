@@ -18,8 +18,8 @@ local R_NAME, R_ARGUMENT, R_PRIORITY, R_MAX_RETRY, R_KEEP_RESULT, R_TIMEOUT_MS =
 local R_STATE, R_ATTEMPTS, R_ENQUEUED_AT_MS, R_READY_STAMP, R_LAST_ERROR = 7, 8, 9, 10, 11
 local R_TRACEPARENT, R_RESULT = 12, 13
 -- While a job runs, its result slot (written only when it finishes) holds the token of the
--- reservation that took it (reserveJobs): a master whose answer to that call was lost finds the
--- jobs it took by it (findReserved) and gives them back.
+-- call that took it (reserveJobs, or pushJobs taking it at once): a master whose answer to that
+-- call was lost finds the jobs it took by it (findReserved) and gives them back.
 local R_TAKEN_BY = R_RESULT
 -- Slots 14-19 came with flow control; records stored before them have 13 slots, and load_record
 -- fills the missing ones with their "none" values (a table with holes would pack as a map).

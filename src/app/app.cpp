@@ -160,7 +160,7 @@ class Daemon {
                   constraint_cache_});
     workers_.wait_for_clock(&clock_);
     store_.use_constraints(&constraint_cache_);
-    store_.use_direct_dispatch(&scheduler_);
+    store_.use_direct_dispatch(&scheduler_, &dispatch_store_.lost_reservations());
     store_.limit_appended_lists(config.limits.max_body_bytes);
     if (config.redis.replicas_ack > 0) {
       confirmed_redis_ = std::make_unique<redis::Client>(

@@ -46,7 +46,7 @@ std::string record_head(const RecordHead& head) {
 }
 
 std::string push_tail(PushedAs as, std::int64_t now_ms, std::int64_t ready_stamp_us,
-                      std::string_view traceparent) {
+                      std::string_view traceparent, std::string_view taken_by) {
   const bool running = as == PushedAs::running;
   std::string out;
   StringSink sink{out};
@@ -57,7 +57,7 @@ std::string push_tail(PushedAs as, std::int64_t now_ms, std::int64_t ready_stamp
   pack_str(pk, base62(ready_stamp_us));
   pack_str(pk, "");
   pack_str(pk, traceparent);
-  pack_str(pk, "");
+  pack_str(pk, running ? taken_by : std::string_view());
   return out;
 }
 

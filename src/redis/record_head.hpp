@@ -33,9 +33,9 @@ enum class PushedAs { queued, running };
 // Slots 7-13 of a job stored by one pushJobs call, the same for all of its jobs stored `as`:
 // state queued with 0 attempts, or running with 1; enqueued_at `now_ms`, the ready stamp
 // (`ready_stamp_us` in 9 base62 characters), last_error '', `traceparent` ('' none) and
-// result ''.
+// result: '' when queued, the call's `taken_by` token when running (R_TAKEN_BY).
 std::string push_tail(PushedAs as, std::int64_t now_ms, std::int64_t ready_stamp_us,
-                      std::string_view traceparent);
+                      std::string_view traceparent, std::string_view taken_by = {});
 
 // A plain job's whole record: its head and one of the call's tails (13 slots), then when
 // it matched constraints the five slots between (their "none" values) and the constraints'

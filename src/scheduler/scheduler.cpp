@@ -362,8 +362,8 @@ struct Scheduler::BackgroundRead {
   }
 };
 
-// Jobs taken in Redis by reservations whose answer never came, and sent to no worker, are
-// looked for and given back in the background (a search pages through running jobs); the next
+// Jobs taken in Redis by reservations (or pushes) whose answer never came, and sent to no worker,
+// are looked for and given back in the background (a search pages through running jobs); the next
 // search starts once they are back, so none is given back twice.
 void Scheduler::search_lost() {
   searching_lost_ = true;
@@ -376,8 +376,8 @@ asio::awaitable<void> Scheduler::give_back_lost() {
   std::vector<store::ReservedJob> found = co_await store_.find_lost_reservations();
   if (found.empty()) co_return;
   spdlog::warn(
-      "{} job(s) taken by reservations whose answer was lost go back to their queues, their "
-      "attempt not counted",
+      "{} job(s) taken by reservations (or pushes taking them at once) whose answer was lost go "
+      "back to their queues, their attempt not counted",
       found.size());
   co_await release_jobs(std::move(found));
 }

@@ -259,7 +259,14 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
   } else {
     reply = co_await redis_.eval(std::move(push.call));
   }
-  co_return split_pushed(std::move(reply), push.sizes);
+  // A call that may have taken jobs and whose answer is lost or unreadable: they may be running,
+  // sent to no worker (the pushers are told the push failed).
+  const bool may_have_run = reply || LostReservations::may_have_run(reply.error());
+  std::vector<PushResult> results = split_pushed(std::move(reply), push.sizes);
+  if (!push.taken_by.empty() && may_have_run && !results.front()) {
+    lost_->lost(shard, std::move(push.taken_by), now_ms());
+  }
+  co_return results;
 }
 
 JobStore::PushCall JobStore::push_call(int shard, std::vector<PushItem> items) {
@@ -270,6 +277,7 @@ JobStore::PushCall JobStore::push_call(int shard, std::vector<PushItem> items) {
                       shard,
                       static_cast<std::int64_t>(max_list_bytes_),
                       {},
+                      {},
                       {}};
   PushCall out;
   out.sizes.reserve(items.size());
@@ -279,6 +287,10 @@ JobStore::PushCall JobStore::push_call(int shard, std::vector<PushItem> items) {
     out.sizes.push_back(item.jobs.size());
     if (take) args.take += item.take.empty() ? std::string(item.jobs.size(), '0') : item.take;
     std::move(item.jobs.begin(), item.jobs.end(), std::back_inserter(args.jobs));
+  }
+  if (take && lost_ != nullptr) {
+    out.taken_by = lost_->next_token();
+    args.taken_by = out.taken_by;
   }
   out.call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));
   return out;

@@ -21,6 +21,7 @@
 #include "src/store/direct_dispatch.hpp"
 #include "src/store/job_id.hpp"
 #include "src/store/job_record.hpp"
+#include "src/store/lost_reservations.hpp"
 #include "src/store/store_error.hpp"
 #include "src/util/time.hpp"
 
@@ -69,8 +70,13 @@ class JobStore {
   void limit_appended_lists(std::size_t max_bytes) { max_list_bytes_ = max_bytes; }
 
   // Who may claim a free worker slot for a pushed job, which then skips the queue (see
-  // direct_dispatch.hpp); none: every job is queued. Set before the first push.
-  void use_direct_dispatch(DirectDispatch* direct) { direct_ = direct; }
+  // direct_dispatch.hpp); none: every job is queued. A push that may have taken jobs but whose
+  // answer was lost is remembered in `lost`, where the reservations' are, to be found and given
+  // back (LostReservations); none: such jobs wait for the reaper. Set before the first push.
+  void use_direct_dispatch(DirectDispatch* direct, LostReservations* lost) {
+    direct_ = direct;
+    lost_ = lost;
+  }
 
   // redis.replicas_ack: a push is answered only once `replicas` replicas of the Redis that stored
   // it confirm it (WAIT, within `timeout`); fewer is StoreErrc::unavailable, the jobs stored. 0:
@@ -128,6 +134,7 @@ class JobStore {
   struct PushCall {
     redis::ScriptCall call;
     std::vector<std::size_t> sizes;
+    std::string taken_by;  // the call's token when it may take jobs, else ''
   };
   PushCall push_call(int shard, std::vector<PushItem> items);
   // Each item's part of a pushJobs reply (`sizes`: its jobs per item).
@@ -162,6 +169,7 @@ class JobStore {
   Clock clock_;
   const ConstraintCache* constraints_ = nullptr;
   DirectDispatch* direct_ = nullptr;
+  LostReservations* lost_ = nullptr;
   std::size_t max_list_bytes_ = 1024 * 1024;
   std::atomic<unsigned> next_shard_{0};
   std::atomic<std::int64_t> last_stamp_us_{0};

@@ -4,7 +4,8 @@
 // the master remembers the tokens of those it lost and, once Redis answers again, finds their
 // jobs (findReserved) so that the caller gives them back with their attempt not counted. Without
 // this they waited out their timeout and were reaped as a timed-out attempt (with max_retry 0:
-// dead, never run).
+// dead, never run). A push that takes jobs at once for a free worker slot (pushJobs' take) is
+// such a reservation too, and is remembered here the same way.
 #pragma once
 
 #include <atomic>

@@ -641,7 +641,7 @@ TEST_CASE("a job whose announcement never came still runs, found by the heads re
   const int shard = 2;
   const auto now_ms = jq::epoch_ms(std::chrono::system_clock::now());
   PushJobs::Args args{
-      now_ms, now_ms * 1000, "nobody-listens", "", shard, jq::test::kMaxListBytes, "", {}};
+      now_ms, now_ms * 1000, "nobody-listens", "", shard, jq::test::kMaxListBytes, "", {}, {}};
   args.jobs.push_back({"n", "\x81\xa1k\x01", 0, 3, true, 30000, 0, "", false, 0, "", "",
                        PushJobs::OnDuplicate::keep});
   const auto reply = r.eval(PushJobs::call(PushJobs::keys(keys, shard), std::move(args)));

@@ -145,7 +145,37 @@ TEST_CASE("the jobs of a reservation whose answer was lost run at once, their at
   const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
   CHECK(wait_until([&] { return job()["state"] == "succeeded"; }, 5s));
   CHECK(job()["attempts"] == 1);
-  CHECK(daemon.logged("reservations whose answer was lost", 1s));
+  CHECK(daemon.logged("whose answer was lost go back to their queues", 1s));
+}
+
+// A push that finds room at a worker takes its job at once (pushJobs stores it running, its
+// attempt counted): one whose answer was lost left the job running, sent to no worker, until
+// the reaper counted a timed-out attempt after its deadline (dead with max_retry 0).
+TEST_CASE("a job a push took at once, its answer lost, runs with its attempt not counted",
+          "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  const auto job = [&](const std::string& id) { return http.get("/v1/jobs/" + id).value(); };
+  // A first attempt's answer lets the master reckon room ahead of the worker; while the second
+  // runs, a push is taken at once to wait there (as in dispatch_test).
+  const std::string quick = jq::test::push(http, {{"name", "n"}, {"keep_result", true}});
+  REQUIRE(wait_until([&] { return job(quick)["state"] == "succeeded"; }, 5s));
+  const std::string slow = jq::test::push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 600}}}});
+  REQUIRE(wait_until([&] { return job(slow)["state"] == "running"; }, 5s));
+  forwarder.replace_answer("pushJobs", "-ERR upstream timed out\r\n");
+  const auto lost = http.post(
+      "/v1/jobs", {{"name", "n"}, {"max_retry", 0}, {"timeout", 30}, {"keep_result", true}});
+  CHECK(lost.status >= 500);  // the pusher hears the push failed
+  REQUIRE(forwarder.replaced() == 1);
+  CHECK(daemon.logged("pushes taking them at once) whose answer was lost", 5s));
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 3; }, 10s));
+  const std::string id = worker.stats()["order"][2];
+  CHECK(wait_until([&] { return job(id)["state"] == "succeeded"; }, 5s));
+  CHECK(job(id)["attempts"] == 1);
 }
 
 // A job its worker refused (busy) goes back to its queue, its attempt not counted. A release

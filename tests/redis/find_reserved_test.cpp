@@ -79,6 +79,26 @@ TEST_CASE("findReserved finds the jobs of one reservation by its token, while th
   CHECK(find_all(r, keys, {"tokenA"}) == std::set<std::string>{f[1]});
 }
 
+// A push that takes jobs at once (pushJobs' take) is a reservation too: the jobs it took carry
+// its token, those it queued do not.
+TEST_CASE("findReserved finds the jobs a push took at once by the push's token", "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto reply = push_jobs(r, keys, 0, {{.name = "a"}, {.name = "a"}, {.name = "b"}}, kNowMs,
+                         kStampUs, "", kMaxListBytes, "101", "pushT");
+  const auto f = fields_of(reply);
+  REQUIRE(jq::redis::bindings::PushJobs::decode(reply, 3)->taken.size() == 2);
+  CHECK(find_all(r, keys, {"pushT"}) == std::set<std::string>{f[0], f[2]});
+  // Given back with that token, the job waits in its queue and is no longer the push's.
+  auto released = ReleaseJob::decode(r.eval(ReleaseJob::call(
+      ReleaseJob::keys(keys, 0, "a"), {f[0], 1, keys.events_channel(0), 0, "pushT"})));
+  REQUIRE(released);
+  CHECK(*released == ReleaseJob::Status::released);
+  CHECK(find_all(r, keys, {"pushT"}) == std::set<std::string>{f[2]});
+  CHECK(read_record(r, keys, 0, f[0])->state == jq::store::JobState::queued);
+  CHECK(read_record(r, keys, 0, f[0])->attempts == 0);
+}
+
 // A plain job's record stays within hash-max-listpack-value (64 bytes by default) while it runs
 // with the longest token a master makes in practice (four bytes, then a count below 2^32), so
 // its bucket stays a listpack (docs/REDIS.md).

@@ -69,7 +69,7 @@ TEST_CASE("over maxmemory a push changes nothing while running jobs still comple
   const auto stats = hgetall(r, keys.stats(0));
   exhaust_memory(r);
 
-  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, kMaxListBytes, "", {}};
+  PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), "", 0, kMaxListBytes, "", {}, {}};
   args.jobs.push_back({"email", "\xc0", 0, 3, false, 30000, 0, "", false, 1000, "", ""});
   CHECK(refused_for_memory(r.eval(PushJobs::call(PushJobs::keys(keys, 0), std::move(args)))));
   CHECK(job_buckets_dump(r, keys, 0) == buckets);

@@ -174,8 +174,8 @@ TEST_CASE("a plain job's record packed by the master is what the script packs fo
       INFO("constraints: " << matched.size() << " bytes, traceparent: " << traceparent);
       const PushArgs job{.name = "a", .priority = -3, .keep_result = true, .constraints = matched};
       auto four = fields_of(push_jobs(r, keys, 0, {job}, kNowMs, kStampUs, traceparent));
-      PushJobs::Args args{kNowMs, kStampUs, keys.events_channel(0), traceparent, 0, kMaxListBytes,
-                          "",     {}};
+      PushJobs::Args args{
+          kNowMs, kStampUs, keys.events_channel(0), traceparent, 0, kMaxListBytes, "", {}, {}};
       args.jobs.push_back({job.name,
                            job.argument,
                            job.priority,
@@ -434,9 +434,9 @@ std::vector<jq::redis::bindings::PushJobs::Taken> taken_by(SyncRedis& r,
 }
 
 // A plain job's record as pushJobs stores it from `job` in one call at kNowMs, in `state` with
-// `attempts`, with `traceparent`.
+// `attempts`, with `traceparent` and `result` (a running job's R_TAKEN_BY).
 std::string stored_plain(const PushArgs& job, JobState state, int attempts,
-                         const std::string& traceparent) {
+                         const std::string& traceparent, const std::string& result = "") {
   jq::store::JobRecord want;
   want.name = job.name;
   want.argument = job.argument;
@@ -448,6 +448,7 @@ std::string stored_plain(const PushArgs& job, JobState state, int attempts,
   want.attempts = attempts;
   want.enqueued_at_ms = kNowMs;
   want.traceparent = traceparent;
+  want.result = result;
   return pack_record(want, base62(kStampUs, 9));
 }
 
@@ -497,11 +498,14 @@ TEST_CASE("a job taken at once keeps every value it was pushed with, its tracepa
                      .max_retry = 7,
                      .keep_result = true,
                      .timeout_ms = 9000};
-  auto reply = push_jobs(r, keys, 1, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1");
+  // The call's token (binary, as the master makes them) stays with the job while it runs, in
+  // its result slot, for a master that lost this answer to find it (findReserved).
+  const std::string token("\x7f\x00\xfe\x01\x02", 5);
+  auto reply = push_jobs(r, keys, 1, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1", token);
   auto taken = jq::redis::bindings::PushJobs::decode(reply, 1)->taken;
   REQUIRE(taken.size() == 1);
 
-  CHECK(taken[0].record == stored_plain(job, JobState::running, 1, trace));
+  CHECK(taken[0].record == stored_plain(job, JobState::running, 1, trace, token));
   CHECK(raw_record(r, keys, 1, fields_of(reply)[0]) == taken[0].record);
 }
 
@@ -518,7 +522,7 @@ TEST_CASE("a job asked to be taken but queued is stored as if it had not been as
                      .max_retry = 7,
                      .keep_result = true,
                      .timeout_ms = 9000};
-  auto reply = push_jobs(r, keys, 2, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1");
+  auto reply = push_jobs(r, keys, 2, {job}, kNowMs, kStampUs, trace, kMaxListBytes, "1", "tok1");
   CHECK(jq::redis::bindings::PushJobs::decode(reply, 1)->taken.empty());
 
   CHECK(raw_record(r, keys, 2, fields_of(reply)[0]) ==

@@ -54,10 +54,11 @@ inline redis::Reply push_jobs(SyncRedis& r, const redis::Keys& keys, int shard,
                               const std::vector<PushArgs>& jobs, std::int64_t now_ms = kNowMs,
                               std::int64_t stamp_us = kStampUs, const std::string& traceparent = "",
                               std::int64_t max_list_bytes = kMaxListBytes,
-                              const std::string& take = "") {
+                              const std::string& take = "", const std::string& taken_by = "") {
   using redis::bindings::PushJobs;
-  PushJobs::Args args{
-      now_ms, stamp_us, keys.events_channel(shard), traceparent, shard, max_list_bytes, take, {}};
+  PushJobs::Args args{now_ms,      stamp_us, keys.events_channel(shard),
+                      traceparent, shard,    max_list_bytes,
+                      take,        {},       taken_by};
   for (const PushArgs& j : jobs) {
     args.jobs.push_back({j.name, j.argument, j.priority, j.max_retry, j.keep_result, j.timeout_ms,
                          j.ready_at_ms, j.unique_key, j.unique_until_started, j.unique_for_ms,

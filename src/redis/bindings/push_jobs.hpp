@@ -15,9 +15,9 @@ struct PushJobs {
   static constexpr std::array<std::string_view, 10> key_names = {
       "stats",     "jobs",          "names",        "ready_prefix", "counts",
       "scheduled", "unique_prefix", "order_prefix", "held_prefix",  "inflight"};
-  static constexpr std::array<std::string_view, 8> arg_names = {
-      "now_ms", "ready_stamp_us", "channel", "traceparent",
-      "shard",  "max_list_bytes", "take",    "shapes"};
+  static constexpr std::array<std::string_view, 9> arg_names = {
+      "now_ms",         "ready_stamp_us", "channel", "traceparent", "shard",
+      "max_list_bytes", "take",           "shapes",  "taken_by"};
   // Then four per plain job (is_plain) and thirteen per other job, as `shapes` says: Redis
   // spent 0.85 µs per job handing a job's thirteen to Lua.
   static constexpr std::size_t args_per_item = 4;
@@ -61,6 +61,9 @@ struct PushJobs {
     // '' or one byte per job: '1' takes the job at once if it can be, '0' queues it.
     std::string take;
     std::vector<Job> jobs;
+    // With `take`: this call's token, kept by the jobs it takes while they run (R_TAKEN_BY), so
+    // that they can be found if its answer is lost (store::LostReservations).
+    std::string taken_by;
   };
   // A job the call took at once: its position and its record as stored (running).
   struct Taken {
@@ -102,8 +105,9 @@ struct PushJobs {
     const std::string queued =
         push_tail(PushedAs::queued, a.now_ms, a.ready_stamp_us, a.traceparent);
     const std::string running =
-        a.take.empty() ? std::string()
-                       : push_tail(PushedAs::running, a.now_ms, a.ready_stamp_us, a.traceparent);
+        a.take.empty()
+            ? std::string()
+            : push_tail(PushedAs::running, a.now_ms, a.ready_stamp_us, a.traceparent, a.taken_by);
     c.args.push_back(arg(a.now_ms));
     c.args.push_back(arg(a.ready_stamp_us));
     c.args.push_back(std::move(a.channel));
@@ -112,6 +116,7 @@ struct PushJobs {
     c.args.push_back(arg(a.max_list_bytes));
     c.args.push_back(a.take);  // read again below, per job
     c.args.push_back(std::move(shapes));
+    c.args.push_back(a.take.empty() ? std::string() : std::move(a.taken_by));
     for (std::size_t i = 0; i < a.jobs.size(); ++i) {
       Job& j = a.jobs[i];
       const RecordHead head{j.name,      j.argument,    j.priority,
