@@ -19,8 +19,8 @@
   ARGV[2] the attempt being given back
   ARGV[3] events channel: gets announce_ready (the job may go to another endpoint)
   ARGV[4] the shard (its number, for the announcement)
-  ARGV[5] the token of the reservation that took the attempt (its R_TAKEN_BY; '' for a job a
-          push took at once)
+  ARGV[5] the token of the reservation (reserveJobs, or pushJobs taking the job at once) that
+          took the attempt: its R_TAKEN_BY
   Returns: 1 released; 0 stale (not running, or another attempt): nothing changed.
 ]]
 local jobs, inflight, queue, counts = KEYS[1], KEYS[2], KEYS[3], KEYS[4]

@@ -26,7 +26,7 @@ struct JobRecord {
   std::string last_error;   // empty: none
   std::string traceparent;  // empty: none
   // Finished jobs: the result object (MessagePack). Running jobs: the token of the reservation
-  // that took it (ReservedJob::token). Else empty.
+  // (or the push) that took it (ReservedJob::token). Else empty.
   std::string result;
   std::string unique_key;        // empty: none
   std::string ordering_key;      // empty: none

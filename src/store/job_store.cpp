@@ -260,11 +260,12 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
     reply = co_await redis_.eval(std::move(push.call));
   }
   // A call that may have taken jobs and whose answer is lost or unreadable: they may be running,
-  // sent to no worker (the pushers are told the push failed).
+  // sent to no worker (the pushers are told the push failed). (A call that takes is never one
+  // waiting for replicas: may_claim.)
   const bool may_have_run = reply || LostReservations::may_have_run(reply.error());
   std::vector<PushResult> results = split_pushed(std::move(reply), push.sizes);
   if (!push.taken_by.empty() && may_have_run && !results.front()) {
-    lost_->lost(shard, std::move(push.taken_by), now_ms());
+    lost_->lost(shard, std::move(push.taken_by), push.now_ms);
   }
   co_return results;
 }
@@ -290,6 +291,7 @@ JobStore::PushCall JobStore::push_call(int shard, std::vector<PushItem> items) {
   }
   if (take && lost_ != nullptr) {
     out.taken_by = lost_->next_token();
+    out.now_ms = args.now_ms;
     args.taken_by = out.taken_by;
   }
   out.call = PushJobs::call(PushJobs::keys(keys_, shard), std::move(args));

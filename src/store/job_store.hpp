@@ -135,6 +135,9 @@ class JobStore {
     redis::ScriptCall call;
     std::vector<std::size_t> sizes;
     std::string taken_by;  // the call's token when it may take jobs, else ''
+    // The call's now: the jobs it takes have deadlines from it (a lost call's search looks at
+    // no job whose deadline is earlier).
+    std::int64_t now_ms = 0;
   };
   PushCall push_call(int shard, std::vector<PushItem> items);
   // Each item's part of a pushJobs reply (`sizes`: its jobs per item).

@@ -84,7 +84,8 @@ asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& 
         again.push_back(std::move(l));
       } else if (l.failed >= kLostSearchFailures) {
         spdlog::warn(
-            "the jobs of a reservation whose answer was lost could not be looked for in shard "
+            "the jobs of a reservation (or push) whose answer was lost could not be looked for in "
+            "shard "
             "{}; the reaper ends their attempt after its deadline",
             shard);
       }

@@ -17,8 +17,8 @@ struct ReservedJob {
   std::unique_ptr<JobRecord> record = std::make_unique<JobRecord>();  // attempts counts this one
   std::int64_t deadline_ms = 0;
 
-  // The token of the reservation that took it ('' when a push took it at once): while a job
-  // runs its record's result slot holds it (R_TAKEN_BY in lua/lib/preamble.lua).
+  // The token of the reservation (or the push) that took it: while a job runs its record's
+  // result slot holds it (R_TAKEN_BY in lua/lib/preamble.lua).
   const std::string& token() const { return record->result; }
 };
 
