@@ -2,10 +2,11 @@
 --[[ findReserved: the jobs reservations took, found by their tokens, for a master whose answers
   to those reserveJobs calls (or pushJobs calls that took jobs at once) were lost (a connection
   that broke, a proxy that timed out): without it they would stay running, sent to no worker,
-  until the reaper counted their attempt as timed out after their deadline. The master gives them back (releaseJob, the attempt not
-  counted). Pages through the inflight zset with ZSCAN, so one call stays short however many
-  jobs run; a member there for the whole scan is seen at least once (maybe twice: the master
-  keeps one of each). Records are read without their argument.
+  until the reaper counted their attempt as timed out after their deadline. The master gives
+  them back (releaseJob, the attempt not counted). Pages through the inflight zset with ZSCAN,
+  so one call stays short however many jobs run; a member there for the whole scan is seen at
+  least once (maybe twice: the master keeps one of each). Records are read without their
+  argument.
   Memory: reads only (no-writes), so it runs while Redis is over maxmemory.
   KEYS[1] jobs prefix of the shard (record buckets, see the preamble)
   KEYS[2] inflight zset of the shard (field, score = deadline ms)

@@ -427,6 +427,30 @@ class Daemon {
     }
   }
 
+  // The jobs of calls whose answer was lost and that the scheduler has not found yet (lost while
+  // it stopped, as a reservation on its way whose connection broke, or lost in its last second)
+  // are looked for once more and given back, rather than left to the reaper until their
+  // deadline. Redis may be coming back from the loss: it gets until `deadline`.
+  asio::awaitable<void> give_back_lost(std::chrono::steady_clock::time_point deadline) {
+    if (!dispatch_store_.lost_reservations().any()) co_return;
+    co_await drain([this] { return redis_.ready() ? 0 : 1; }, deadline);
+    if (!redis_.ready()) co_return;
+    std::vector<store::ReservedJob> found =
+        co_await dispatch_store_.find_lost_reservations(/*every=*/true);
+    if (found.empty()) co_return;
+    spdlog::warn(
+        "{} job(s) taken by calls whose answer was lost go back to their queues before the stop, "
+        "their attempt not counted",
+        found.size());
+    for (const store::ReservedJob& job : found) {
+      auto r = co_await dispatch_store_.release(job, /*unsent=*/true);
+      if (!r) {
+        spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
+                     job.id.str(), r.error().message);
+      }
+    }
+  }
+
   // Stop accepting, let requests in flight finish (up to shutdown_grace), then stop Redis I/O.
   asio::awaitable<void> shutdown() {
     server_.stop_accepting();
@@ -455,6 +479,7 @@ class Daemon {
           "their jobs run again once their deadline passes",
           server_.open_connections(), dispatching());
     }
+    co_await give_back_lost(deadline);
     co_await workers_.flush_outcomes();  // the last attempts' counters
     subscriber_.stop();
     if (confirmed_redis_) confirmed_redis_->stop();

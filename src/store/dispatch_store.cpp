@@ -165,8 +165,8 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   co_return out;
 }
 
-asio::awaitable<std::vector<ReservedJob>> DispatchStore::find_lost_reservations() {
-  return lost_.find(redis_, keys_, now_ms());
+asio::awaitable<std::vector<ReservedJob>> DispatchStore::find_lost_reservations(bool every) {
+  return lost_.find(redis_, keys_, now_ms(), every);
 }
 
 // Separate, the leases go beside the shard's call, not after it: a lease is named by its

@@ -103,8 +103,9 @@ class DispatchStore {
   bool reservations_lost() const { return lost_.any() && lost_.due(now_ms()); }
   // The running jobs that reservations whose answer was lost took (LostReservations), for the
   // caller to give back (release, unsent); a search Redis did not answer is made again at the
-  // next call. Pushes that took jobs at once remember theirs here too (JobStore).
-  asio::awaitable<std::vector<ReservedJob>> find_lost_reservations();
+  // next call. Pushes that took jobs at once remember theirs here too (JobStore). `every`: all
+  // of them now, not only those due (a master stopping).
+  asio::awaitable<std::vector<ReservedJob>> find_lost_reservations(bool every = false);
   LostReservations& lost_reservations() { return lost_; }
   // The attempt's success (stale when the attempt was already given up on). Batched per shard
   // with other successes (CompletionBatcher). `handed`: see CompletionBatcher::complete.

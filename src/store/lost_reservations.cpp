@@ -63,12 +63,12 @@ bool LostReservations::due(std::int64_t now_ms) const {
 
 asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& redis,
                                                                  const redis::Keys& keys,
-                                                                 std::int64_t now_ms) {
+                                                                 std::int64_t now_ms, bool every) {
   std::map<int, std::vector<Lost>> by_shard;
   {
     std::lock_guard lock(mutex_);
     auto not_due = std::partition(lost_.begin(), lost_.end(),
-                                  [&](const Lost& l) { return l.next_ms > now_ms; });
+                                  [&](const Lost& l) { return !every && l.next_ms > now_ms; });
     for (auto it = not_due; it != lost_.end(); ++it) by_shard[it->shard].push_back(std::move(*it));
     lost_.erase(not_due, lost_.end());
     count_.store(lost_.size(), std::memory_order_relaxed);

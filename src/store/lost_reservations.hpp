@@ -51,9 +51,10 @@ class LostReservations {
   bool any() const { return count_.load(std::memory_order_relaxed) > 0; }
   // Some are due for a search at `now_ms`.
   bool due(std::int64_t now_ms) const;
-  // The running jobs of the reservations due, each once (one scan per shard for all of its).
+  // The running jobs of the reservations due (`every`: of all of them, as a master stopping
+  // looks for them one last time), each once (one scan per shard for all of its).
   asio::awaitable<std::vector<ReservedJob>> find(redis::Client& redis, const redis::Keys& keys,
-                                                 std::int64_t now_ms);
+                                                 std::int64_t now_ms, bool every = false);
 
  private:
   struct Lost {

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <future>
+#include <optional>
 
 #include "src/redis/keys.hpp"
 #include "src/redis/script_sources.hpp"
@@ -429,6 +430,38 @@ TEST_CASE("SIGTERM answers a long poll at once, and does not wait out its wait",
   CHECK(std::chrono::steady_clock::now() - began < 5s);  // shutdown_grace is 10 s
   CHECK(daemon.wait_exit(15s) == 0);
   CHECK(std::chrono::steady_clock::now() - began < 5s);
+}
+
+// A reservation on its way when the master stops, its answer lost (the connection hangs until
+// the command times out): the scheduler no longer steps, so nothing looked for its job, which
+// stayed running, sent to no worker, until a reaper ended its attempt after the deadline.
+TEST_CASE("a master stopping gives back the jobs of a reservation whose answer was lost",
+          "[http]") {
+  RedisServer redis;
+  std::optional<jq::test::Worker> worker;
+  std::string id;
+  {
+    jq::test::TcpForwarder forwarder(redis.port());
+    Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0", 4,
+                   "shutdown_grace: 30\n"});
+    auto http = daemon.http();
+    id = jq::test::push(http,
+                        {{"name", "n"}, {"max_retry", 0}, {"timeout", 300}, {"keep_result", true}});
+    forwarder.silence_after("reserveJobs");
+    worker.emplace();
+    jq::test::register_worker(http, *worker, {"n"}, 1);
+    REQUIRE(wait_until([&] { return forwarder.silenced() == 1; }, 10s));
+    CHECK(daemon.stop(SIGTERM, 40s) == 0);
+    CHECK(daemon.logged("go back to their queues before the stop", 0ms));
+    CHECK(worker->stats()["received"] == 0);
+  }
+  // The next master runs it at once, its attempt not counted (not after the 300 s deadline).
+  Daemon next({redis.url()});
+  auto http = next.http();
+  CHECK(wait_until([&] { return worker->stats()["received"] == 1; }, 10s));
+  const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
+  CHECK(wait_until([&] { return job()["state"] == "succeeded"; }, 5s));
+  CHECK(job()["attempts"] == 1);
 }
 
 TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {

@@ -155,6 +155,11 @@ void TcpForwarder::watch(std::string marker) {
   watched_marker_ = std::move(marker);
 }
 
+void TcpForwarder::silence_after(std::string marker) {
+  std::lock_guard lock(mutex_);
+  silence_marker_ = std::move(marker);
+}
+
 void TcpForwarder::silence_watched() {
   std::lock_guard lock(mutex_);
   silence_ = true;
@@ -217,6 +222,14 @@ void TcpForwarder::run() {
         p.from_client.append(read);
         std::string passed;
         for (std::string& request : take_values(p.from_client)) {
+          if (p.silent) break;  // silenced by a request before it in this read
+          if (!silence_marker_.empty() && request.find(silence_marker_) != std::string::npos) {
+            silence_marker_.clear();
+            p.silent = true;
+            silenced_.fetch_add(1);
+            passed += request;
+            continue;
+          }
           if (refusals_left_ > 0 && request.find(refused_marker_) != std::string::npos) {
             --refusals_left_;
             refused_.fetch_add(1);

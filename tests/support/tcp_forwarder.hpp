@@ -29,6 +29,10 @@ class TcpForwarder {
   int refused() const { return refused_.load(); }  // requests refused so far
   // How many answers were replaced so far.
   int replaced() const { return replaced_.load(); }
+  // The next request that contains `marker` is passed on (the server runs it), and from then
+  // on its connection goes silent as silence_watched() makes it: the answer never comes.
+  void silence_after(std::string marker);
+  int silenced() const { return silenced_.load(); }  // connections silenced so far
   // Connections whose client bytes contain `marker` are counted (from now on).
   void watch(std::string marker);
   int watched() const { return watched_.load(); }
@@ -54,6 +58,8 @@ class TcpForwarder {
   std::string watched_marker_;
   bool silence_ = false;
   std::atomic<int> watched_{0};
+  std::string silence_marker_;
+  std::atomic<int> silenced_{0};
   std::thread thread_;
 };
 
