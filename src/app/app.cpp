@@ -430,24 +430,33 @@ class Daemon {
   // The jobs of calls whose answer was lost and that the scheduler has not found yet (lost while
   // it stopped, as a reservation on its way whose connection broke, or lost in its last second)
   // are looked for once more and given back, rather than left to the reaper until their
-  // deadline. Redis may be coming back from the loss: it gets until `deadline`.
+  // deadline. Within `deadline` only (shutdown_grace): Redis may be coming back from the loss,
+  // and what is not done by then is left to the reaper.
   asio::awaitable<void> give_back_lost(std::chrono::steady_clock::time_point deadline) {
-    if (!dispatch_store_.lost_reservations().any()) co_return;
+    const auto in_time = [deadline] { return std::chrono::steady_clock::now() < deadline; };
+    if (!dispatch_store_.lost_reservations().any() || !in_time()) co_return;
     co_await drain([this] { return redis_.ready() ? 0 : 1; }, deadline);
-    if (!redis_.ready()) co_return;
-    std::vector<store::ReservedJob> found =
-        co_await dispatch_store_.find_lost_reservations(/*every=*/true);
-    if (found.empty()) co_return;
-    spdlog::warn(
-        "{} job(s) taken by calls whose answer was lost go back to their queues before the stop, "
-        "their attempt not counted",
-        found.size());
-    for (const store::ReservedJob& job : found) {
-      auto r = co_await dispatch_store_.release(job, /*unsent=*/true);
-      if (!r) {
-        spdlog::warn("job {}: not given back ({}); it runs again once its attempt times out",
-                     job.id.str(), r.error().message);
+    if (!redis_.ready() || !in_time()) co_return;
+    try {
+      std::vector<store::ReservedJob> found =
+          co_await dispatch_store_.find_lost_reservations(/*every=*/true);
+      if (found.empty()) co_return;
+      spdlog::warn(
+          "{} job(s) taken by calls whose answer was lost go back to their queues before the "
+          "stop, their attempt not counted",
+          found.size());
+      for (std::size_t i = 0; i < found.size(); ++i) {
+        Expected<bool, store::StoreError> r =
+            unexpected(store::StoreError{store::StoreErrc::unavailable, "shutdown_grace is over"});
+        if (in_time()) r = co_await dispatch_store_.release(found[i], /*unsent=*/true);
+        if (!r) {
+          spdlog::warn("{} job(s) not given back ({}); they run again once their attempt times out",
+                       found.size() - i, r.error().message);
+          break;  // Redis away again, or no time left: the next ones would fare no better
+        }
       }
+    } catch (const std::exception& e) {
+      spdlog::error("giving back the jobs of lost calls failed: {}", e.what());
     }
   }
 
@@ -479,7 +488,9 @@ class Daemon {
           "their jobs run again once their deadline passes",
           server_.open_connections(), dispatching());
     }
-    co_await give_back_lost(deadline);
+    // Not while a search or a reservation is still on its way (the grace ran out): a job found
+    // by both could be given back twice.
+    if (dispatching() == 0) co_await give_back_lost(deadline);
     co_await workers_.flush_outcomes();  // the last attempts' counters
     subscriber_.stop();
     if (confirmed_redis_) confirmed_redis_->stop();

@@ -77,16 +77,21 @@ asio::awaitable<std::vector<ReservedJob>> LostReservations::find(redis::Client& 
   std::vector<Lost> again;
   for (auto& [shard, lost] : by_shard) {
     const bool scanned = co_await find_in(redis, keys, shard, lost, found);
+    if (!scanned && every) {
+      spdlog::warn(
+          "the jobs of {} call(s) whose answer was lost could not be looked for in shard {}; the "
+          "reaper ends their attempt after its deadline",
+          lost.size(), shard);
+    }
     for (Lost& l : lost) {
       scanned ? ++l.searched : ++l.failed;
       l.next_ms = now_ms + (scanned ? kLostSearchAgainMs : 100);
       if (l.searched < kLostSearches && l.failed < kLostSearchFailures) {
         again.push_back(std::move(l));
-      } else if (l.failed >= kLostSearchFailures) {
+      } else if (!every && l.failed >= kLostSearchFailures) {
         spdlog::warn(
-            "the jobs of a reservation (or push) whose answer was lost could not be looked for in "
-            "shard "
-            "{}; the reaper ends their attempt after its deadline",
+            "the jobs of a call whose answer was lost could not be looked for in shard {}; the "
+            "reaper ends their attempt after its deadline",
             shard);
       }
     }
