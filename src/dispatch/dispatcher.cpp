@@ -361,15 +361,24 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
-      // The leases once: they are named by the attempt's number, which the next reservation
-      // (here or on another master) runs the job under, since a given-back attempt does not
-      // count. The job again while Redis cannot take it: releaseJob is fenced by the token of
-      // the reservation too, so one sent again after a lost answer never gives back a later
-      // attempt. What is still lost is made up for by the reaper after the deadline.
-      const bool leases_gone = co_await store_.release_leases(job, unsent);
-      Expected<bool, store::StoreError> r = unexpected(
-          store::StoreError{store::StoreErrc::unavailable, "its leases were not released"});
-      if (leases_gone) {
+      // The leases first, again while Redis cannot take them: they are named by the attempt's
+      // number, so releasing them twice frees nothing more while the job still runs that
+      // attempt; once it is given back, the next reservation (here or on another master) runs
+      // it under the same number, so never after. The job again while Redis cannot take it:
+      // releaseJob is fenced by the token of the reservation too, so one sent again after a
+      // lost answer never gives back a later attempt. What is still lost is made up for by the
+      // reaper after the deadline.
+      const auto release_leases = [&]() -> asio::awaitable<Expected<bool, store::StoreError>> {
+        const bool gone = co_await store_.release_leases(job, unsent);
+        if (gone) co_return true;
+        co_return unexpected(
+            store::StoreError{store::StoreErrc::unavailable, "its leases were not released"});
+      };
+      Expected<bool, store::StoreError> r = co_await release_leases();
+      if (!r) {
+        r = co_await again_while_unavailable(job, "release", std::move(r), release_leases, [] {});
+      }
+      if (r) {
         const auto give_back = [&] { return store_.give_back(job); };
         r = co_await give_back();
         if (!r)

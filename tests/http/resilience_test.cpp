@@ -199,6 +199,30 @@ TEST_CASE("a release Redis did not take is sent again, and the job waits in its 
   CHECK(job()["attempts"] == 0);
 }
 
+// A constrained job its worker refused gives its constraint leases back first, then goes back to
+// its queue. A lease release Redis did not take was sent once, and the job was not given back:
+// it stayed running (and counted against its constraint) until the reaper ended its attempt.
+TEST_CASE("a release whose constraint leases Redis did not take is sent again", "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  REQUIRE(http.post("/v1/constraints",
+                    {{"name", "one"}, {"match", {{"name", "n"}}}, {"concurrency", 1}})
+              .status == 201);
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  forwarder.refuse("releaseLeases", "-LOADING Redis is loading the dataset in memory\r\n", 1);
+  const std::string id = jq::test::push(
+      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
+  const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
+  CHECK(wait_until([&] { return job()["state"] == "queued"; }, 5s));
+  CHECK(forwarder.refused() == 1);
+  CHECK(job()["attempts"] == 0);
+  CHECK(http.get("/v1/constraints/one").value()["running"] == 0);
+}
+
 // A worker's answer that came while Redis could not take it (a restart, a failover, a broken
 // connection, -LOADING) was dropped: the job stayed running until its deadline and then counted a
 // timeout, dead without retries left, though the worker had answered.
