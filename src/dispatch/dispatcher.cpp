@@ -361,18 +361,21 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
-      // The leases first, again while Redis cannot take them: they are named by the attempt's
-      // number, so releasing them twice frees nothing more while the job still runs that
-      // attempt; once it is given back, the next reservation (here or on another master) runs
-      // it under the same number, so never after. The job again while Redis cannot take it:
-      // releaseJob is fenced by the token of the reservation too, so one sent again after a
-      // lost answer never gives back a later attempt. What is still lost is made up for by the
-      // reaper after the deadline.
+      // The leases first, again while Redis refuses them (they are named by the attempt's
+      // number, so a release refused before it ran may go again). Not when a release's answer
+      // was lost: it may still run once the job is given back and reserved again under the
+      // same number (a given-back attempt does not count), and free that attempt's lease; the
+      // job then stays for the reaper, which counts the attempt. The job again while Redis
+      // cannot take it: releaseJob is fenced by the token of the reservation too, so one sent
+      // again after a lost answer never gives back a later attempt. What is still lost is made
+      // up for by the reaper after the deadline.
       const auto release_leases = [&]() -> asio::awaitable<Expected<bool, store::StoreError>> {
-        const bool gone = co_await store_.release_leases(job, unsent);
-        if (gone) co_return true;
-        co_return unexpected(
-            store::StoreError{store::StoreErrc::unavailable, "its leases were not released"});
+        const store::LeaseRelease done = co_await store_.release_leases(job, unsent);
+        if (done == store::LeaseRelease::released) co_return true;
+        const bool refused = done == store::LeaseRelease::refused;
+        co_return unexpected(store::StoreError{
+            refused ? store::StoreErrc::unavailable : store::StoreErrc::internal,
+            refused ? "its leases were not released" : "its leases' release may not have run"});
       };
       Expected<bool, store::StoreError> r = co_await release_leases();
       if (!r) {

@@ -213,18 +213,17 @@ asio::awaitable<Expected<FailOutcome, StoreError>> DispatchStore::fail(
 // number (a given-back attempt is not counted), whose lease has the same name.
 asio::awaitable<Expected<bool, StoreError>> DispatchStore::release(const ReservedJob& job,
                                                                    bool unsent) {
-  const bool released = co_await release_leases(job, unsent);
-  if (!released) {
+  const LeaseRelease released = co_await release_leases(job, unsent);
+  if (released != LeaseRelease::released) {
     co_return unexpected(StoreError{StoreErrc::unavailable, "its leases were not released"});
   }
   co_return co_await give_back(job);
 }
 
-asio::awaitable<bool> DispatchStore::release_leases(const ReservedJob& job, bool unsent) {
+asio::awaitable<LeaseRelease> DispatchStore::release_leases(const ReservedJob& job, bool unsent) {
   auto lease = attempt_lease(job.id, job.record->attempts, job.record->constraints);
-  if (!lease) co_return true;
+  if (!lease) co_return LeaseRelease::released;
   lease->unsent = unsent;
-  // Given back later by the reaper, once the lease has expired with the attempt's deadline.
   co_return co_await leases_.release_now(std::move(*lease));
 }
 

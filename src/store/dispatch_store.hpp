@@ -125,9 +125,9 @@ class DispatchStore {
   // actually sent); an attempt the worker refused (429/503) keeps them.
   // release_leases(), then give_back().
   asio::awaitable<Expected<bool, StoreError>> release(const ReservedJob& job, bool unsent = false);
-  // The attempt's constraint leases alone; false when they could not be released (they expire
-  // with the attempt's deadline, and the reaper ends it).
-  asio::awaitable<bool> release_leases(const ReservedJob& job, bool unsent);
+  // The attempt's constraint leases alone (released for a job without any). Not released, they
+  // expire with the attempt's deadline, and the reaper ends it.
+  asio::awaitable<LeaseRelease> release_leases(const ReservedJob& job, bool unsent);
   // The job alone (releaseJob), fenced by its attempt and its reservation's token: true when
   // given back, false when stale. Safe to send again when its answer was lost.
   asio::awaitable<Expected<bool, StoreError>> give_back(const ReservedJob& job);

@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "src/redis/bindings/release_leases.hpp"
+#include "src/store/lost_reservations.hpp"
 
 namespace jq::store {
 
@@ -46,18 +47,21 @@ asio::awaitable<void> LeaseReleaser::flush() {
                    std::make_move_iterator(pending_.begin() + kMaxBatch));
       pending_.erase(pending_.begin(), pending_.begin() + kMaxBatch);
     }
-    co_await send(std::move(batch));
+    const LeaseRelease done = co_await send(std::move(batch));
+    if (done != LeaseRelease::released) {
+      spdlog::warn("constraint leases not released; they stop counting at their deadlines");
+    }
   }
   flushing_ = false;  // here, not in the completion: a release arriving between the two would wait
 }
 
-asio::awaitable<bool> LeaseReleaser::release_now(AttemptLease lease) {
+asio::awaitable<LeaseRelease> LeaseReleaser::release_now(AttemptLease lease) {
   std::vector<AttemptLease> one;
   one.push_back(std::move(lease));
   co_return co_await send(std::move(one));
 }
 
-asio::awaitable<bool> LeaseReleaser::send(std::vector<AttemptLease> leases) {
+asio::awaitable<LeaseRelease> LeaseReleaser::send(std::vector<AttemptLease> leases) {
   ReleaseLeases::Args args{epoch_ms(clock_()), {}};
   args.leases.reserve(leases.size());
   for (AttemptLease& l : leases) {
@@ -68,17 +72,17 @@ asio::awaitable<bool> LeaseReleaser::send(std::vector<AttemptLease> leases) {
       std::move(args));
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) {
-    spdlog::warn("constraint leases not released ({}); they stop counting at their deadlines",
-                 reply.error().message());
-    co_return false;
+    spdlog::debug("releasing constraint leases: {}", reply.error().message());
+    co_return LostReservations::may_have_run(reply.error()) ? LeaseRelease::unsure
+                                                            : LeaseRelease::refused;
   }
   auto orders = ReleaseLeases::decode(std::move(*reply));
-  if (!orders) {
+  if (!orders) {  // an error a proxy made up, say: the call may still reach Redis
     spdlog::warn("releasing constraint leases: {}", orders.error().message());
-    co_return false;
+    co_return LeaseRelease::unsure;
   }
   handoff_.start(std::move(*orders));
-  co_return true;
+  co_return LeaseRelease::released;
 }
 
 }  // namespace jq::store

@@ -21,6 +21,13 @@
 
 namespace jq::store {
 
+// What became of a releaseLeases call.
+enum class LeaseRelease {
+  released,
+  refused,  // Redis refused it before it ran, or it was never sent: safe to send again
+  unsure,   // its answer was lost or unreadable: it may have run, or may run yet
+};
+
 class LeaseReleaser {
  public:
   // When `handoff` says the steps are joined (one Redis), releaseLeases hands the freed slots on
@@ -30,12 +37,12 @@ class LeaseReleaser {
   // Sends them soon; a lease whose release is lost stops counting at its attempt's deadline.
   void release(std::vector<AttemptLease> leases);
   // Sends it now and waits for the answer (a job given back must not be ready while its old
-  // lease still counts). False when Redis did not take it.
-  asio::awaitable<bool> release_now(AttemptLease lease);
+  // lease still counts).
+  asio::awaitable<LeaseRelease> release_now(AttemptLease lease);
 
  private:
   asio::awaitable<void> flush();  // on the strand, while anything is pending
-  asio::awaitable<bool> send(std::vector<AttemptLease> leases);
+  asio::awaitable<LeaseRelease> send(std::vector<AttemptLease> leases);
 
   redis::Client& redis_;
   const redis::Keys& keys_;

@@ -223,6 +223,30 @@ TEST_CASE("a release whose constraint leases Redis did not take is sent again", 
   CHECK(http.get("/v1/constraints/one").value()["running"] == 0);
 }
 
+// A lease release whose answer was lost may still run later (a proxy passes it on after its
+// timeout): the job given back and reserved again under the same attempt number would then lose
+// that attempt's lease to it. Such a job is not given back: the reaper ends its attempt.
+TEST_CASE("a release whose constraint leases' answer was lost leaves the job to the reaper",
+          "[http]") {
+  RedisServer redis;
+  jq::test::TcpForwarder forwarder(redis.port());
+  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  auto http = daemon.http();
+  REQUIRE(http.post("/v1/constraints",
+                    {{"name", "one"}, {"match", {{"name", "n"}}}, {"concurrency", 1}})
+              .status == 201);
+  Worker worker;
+  jq::test::register_worker(http, worker, {"n"}, 1);
+  forwarder.replace_answer("releaseLeases", "-ERR upstream timed out\r\n");
+  const std::string id = jq::test::push(
+      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 5s));
+  CHECK(daemon.logged("job " + id + ": not released", 5s));
+  const json job = http.get("/v1/jobs/" + id).value();
+  CHECK(job["state"] == "running");
+  CHECK(job["attempts"] == 1);
+}
+
 // A worker's answer that came while Redis could not take it (a restart, a failover, a broken
 // connection, -LOADING) was dropped: the job stayed running until its deadline and then counted a
 // timeout, dead without retries left, though the worker had answered.
