@@ -89,4 +89,16 @@ std::span<const std::string_view> error_kinds() {
   return names;
 }
 
+bool may_have_run(const std::error_code& error) {
+  if (error.category() != redis_category()) return true;
+  switch (static_cast<Errc>(error.value())) {
+    case Errc::connection_lost:
+    case Errc::protocol_error:
+    case Errc::timed_out:
+      return true;
+    default:  // refused before it ran, or never sent
+      return false;
+  }
+}
+
 }  // namespace jq::redis

@@ -40,6 +40,11 @@ inline std::error_code make_error_code(Errc e) {
 // ..."); nullopt for any other error (a script's own error, a wrong command).
 std::optional<Errc> refusal_of(std::string_view error_text);
 
+// Whether a command that failed with `error` may have run in Redis (its answer lost: the
+// connection broke, a timeout, unreadable bytes), rather than refused before it ran or never
+// sent. A call that may have run must not be taken back blindly: it may still take effect.
+bool may_have_run(const std::error_code& error);
+
 // A short, stable name for metrics labels: "oom", "connection_lost", ...; empty for an error
 // that is not Redis's (another category) or not worth counting (shutting_down).
 std::string_view error_kind(const std::error_code& ec);

@@ -9,6 +9,7 @@
 #include "src/redis/bindings/reap_jobs.hpp"
 #include "src/redis/bindings/release_job.hpp"
 #include "src/redis/bindings/reserve_jobs.hpp"
+#include "src/redis/errc.hpp"
 #include "src/util/time.hpp"
 
 namespace jq::store {
@@ -134,7 +135,7 @@ asio::awaitable<Expected<Reservation, StoreError>> DispatchStore::reserve(
   ScriptCall call = reserve_call(queue, now, max, bound, admit, token);
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) {
-    if (LostReservations::may_have_run(reply.error())) lost_.lost(queue.shard, token, now);
+    if (redis::may_have_run(reply.error())) lost_.lost(queue.shard, token, now);
     co_return unexpected(StoreError::unavailable(reply.error()));
   }
   auto reserved = ReserveJobs::decode(std::move(*reply));

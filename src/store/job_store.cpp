@@ -262,7 +262,7 @@ asio::awaitable<std::vector<JobStore::PushResult>> JobStore::send_pushes(
   // A call that may have taken jobs and whose answer is lost or unreadable: they may be running,
   // sent to no worker (the pushers are told the push failed). (A call that takes is never one
   // waiting for replicas: may_claim.)
-  const bool may_have_run = reply || LostReservations::may_have_run(reply.error());
+  const bool may_have_run = reply || redis::may_have_run(reply.error());
   std::vector<PushResult> results = split_pushed(std::move(reply), push.sizes);
   if (!push.taken_by.empty() && may_have_run && !results.front()) {
     lost_->lost(shard, std::move(push.taken_by), push.now_ms);

@@ -7,7 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "src/redis/bindings/release_leases.hpp"
-#include "src/store/lost_reservations.hpp"
+#include "src/redis/errc.hpp"
 
 namespace jq::store {
 
@@ -73,8 +73,7 @@ asio::awaitable<LeaseRelease> LeaseReleaser::send(std::vector<AttemptLease> leas
   auto reply = co_await redis_.eval(std::move(call));
   if (!reply) {
     spdlog::debug("releasing constraint leases: {}", reply.error().message());
-    co_return LostReservations::may_have_run(reply.error()) ? LeaseRelease::unsure
-                                                            : LeaseRelease::refused;
+    co_return redis::may_have_run(reply.error()) ? LeaseRelease::unsure : LeaseRelease::refused;
   }
   auto orders = ReleaseLeases::decode(std::move(*reply));
   if (!orders) {  // an error a proxy made up, say: the call may still reach Redis

@@ -36,18 +36,6 @@ std::string LostReservations::next_token() {
   return token;
 }
 
-bool LostReservations::may_have_run(const std::error_code& error) {
-  if (error.category() != redis::redis_category()) return true;
-  switch (static_cast<redis::Errc>(error.value())) {
-    case redis::Errc::connection_lost:
-    case redis::Errc::protocol_error:
-    case redis::Errc::timed_out:
-      return true;
-    default:  // refused before it ran, or never sent
-      return false;
-  }
-}
-
 void LostReservations::lost(int shard, std::string token, std::int64_t now_ms) {
   std::lock_guard lock(mutex_);
   if (lost_.size() >= kMaxLostReservations) lost_.erase(lost_.begin());

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
@@ -42,9 +41,6 @@ class LostReservations {
   // this process, then a count, in as few bytes as it takes (a running record carries it, and a
   // record over 64 bytes turns its bucket into a hashtable).
   std::string next_token();
-  // Whether a call that failed with `error` may have run in Redis (its answer lost): not when
-  // Redis or the client refused it before it ran.
-  static bool may_have_run(const std::error_code& error);
   // The reservation with `token`, made at `now_ms` in `shard`, got no usable answer.
   void lost(int shard, std::string token, std::int64_t now_ms);
   // Any remembered (an atomic load: the scheduler asks at every step).

@@ -240,15 +240,16 @@ asio::awaitable<void> WorkerStore::flush_outcomes() {
     pending.swap(outcomes_);
   }
   if (pending.empty()) co_return;
-  UpdateWorkerStats::Args args;
+  std::vector<UpdateWorkerStats::Worker> workers;
+  workers.reserve(pending.size());
   for (auto& [id, o] : pending) {
-    args.workers.push_back(UpdateWorkerStats::Worker{.id = id,
-                                                     .ended = o.succeeded + o.failed,
-                                                     .succeeded = o.succeeded,
-                                                     .failed = o.failed,
-                                                     .last_error = std::move(o.last_error)});
+    workers.push_back(UpdateWorkerStats::Worker{.id = id,
+                                                .ended = o.succeeded + o.failed,
+                                                .succeeded = o.succeeded,
+                                                .failed = o.failed,
+                                                .last_error = std::move(o.last_error)});
   }
-  auto reply = co_await update_stats(std::move(args.workers));
+  auto reply = co_await update_stats(std::move(workers));
   if (reply) co_return;
   if (auto held_back = flush_failures_.due()) {
     spdlog::warn("worker counters not recorded: {}{}", reply.error().message(),

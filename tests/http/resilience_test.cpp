@@ -24,6 +24,29 @@ using jq::test::wait_until;
 using jq::test::Worker;
 using nlohmann::json;
 
+namespace {
+
+// A master reaches its Redis through `forwarder`, which can refuse, replace or lose answers.
+std::string through(const jq::test::TcpForwarder& forwarder) {
+  return "redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0";
+}
+
+// A job `worker` (serving `n`) refuses as busy for 30 s, pushed: its id.
+std::string push_refused(const jq::test::HttpClient& http) {
+  return jq::test::push(
+      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+}
+
+// The constraint "one" (concurrency 1 on the jobs named `n`), and `worker` for them with one slot.
+void constrained_worker(const jq::test::HttpClient& http, Worker& worker) {
+  REQUIRE(http.post("/v1/constraints",
+                    {{"name", "one"}, {"match", {{"name", "n"}}}, {"concurrency", 1}})
+              .status == 201);
+  jq::test::register_worker(http, worker, {"n"}, 1);
+}
+
+}  // namespace
+
 TEST_CASE("while Redis is down requests get 503 and the daemon recovers when it returns",
           "[http]") {
   RedisServer redis;
@@ -97,7 +120,7 @@ TEST_CASE("an events connection that stops answering is made again", "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
   forwarder.watch("SSUBSCRIBE");
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   REQUIRE(wait_until([&] { return forwarder.watched() == 1; }, 5s));
   forwarder.silence_watched();
   // A PING every 5 s, and the watchdog's 10 s: a new subscription within 15 s and a reconnect.
@@ -112,7 +135,7 @@ TEST_CASE("a slot lease whose answer was lost is put right, and the worker gets 
           "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
   forwarder.replace_answer("acquireSlots", "-ERR upstream timed out\r\n");
   Worker worker;
@@ -132,7 +155,7 @@ TEST_CASE("the jobs of a reservation whose answer was lost run at once, their at
           "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
   // Pushed before a worker is there: it waits for a reservation (a push that finds a worker
   // free is taken by the push itself).
@@ -156,7 +179,7 @@ TEST_CASE("a job a push took at once, its answer lost, runs with its attempt not
           "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
   Worker worker;
   jq::test::register_worker(http, worker, {"n"}, 1);
@@ -185,13 +208,12 @@ TEST_CASE("a job a push took at once, its answer lost, runs with its attempt not
 TEST_CASE("a release Redis did not take is sent again, and the job waits in its queue", "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
   Worker worker;
   jq::test::register_worker(http, worker, {"n"}, 1);
   forwarder.refuse("releaseJob", "-LOADING Redis is loading the dataset in memory\r\n", 1);
-  const std::string id = jq::test::push(
-      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  const std::string id = push_refused(http);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
   const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
   CHECK(wait_until([&] { return job()["state"] == "queued"; }, 5s));
@@ -205,16 +227,12 @@ TEST_CASE("a release Redis did not take is sent again, and the job waits in its 
 TEST_CASE("a release whose constraint leases Redis did not take is sent again", "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
-  REQUIRE(http.post("/v1/constraints",
-                    {{"name", "one"}, {"match", {{"name", "n"}}}, {"concurrency", 1}})
-              .status == 201);
   Worker worker;
-  jq::test::register_worker(http, worker, {"n"}, 1);
+  constrained_worker(http, worker);
   forwarder.refuse("releaseLeases", "-LOADING Redis is loading the dataset in memory\r\n", 1);
-  const std::string id = jq::test::push(
-      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  const std::string id = push_refused(http);
   REQUIRE(wait_until([&] { return worker.stats()["received"] == 1; }, 5s));
   const auto job = [&] { return http.get("/v1/jobs/" + id).value(); };
   CHECK(wait_until([&] { return job()["state"] == "queued"; }, 5s));
@@ -230,16 +248,12 @@ TEST_CASE("a release whose constraint leases' answer was lost leaves the job to 
           "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0"});
+  Daemon daemon({through(forwarder)});
   auto http = daemon.http();
-  REQUIRE(http.post("/v1/constraints",
-                    {{"name", "one"}, {"match", {{"name", "n"}}}, {"concurrency", 1}})
-              .status == 201);
   Worker worker;
-  jq::test::register_worker(http, worker, {"n"}, 1);
+  constrained_worker(http, worker);
   forwarder.replace_answer("releaseLeases", "-ERR upstream timed out\r\n");
-  const std::string id = jq::test::push(
-      http, {{"name", "n"}, {"argument", {{"status", 503}, {"retry_after", 30}}}, {"timeout", 30}});
+  const std::string id = push_refused(http);
   REQUIRE(wait_until([&] { return forwarder.replaced() == 1; }, 5s));
   CHECK(daemon.logged("job " + id + ": not released", 5s));
   const json job = http.get("/v1/jobs/" + id).value();
@@ -285,8 +299,7 @@ TEST_CASE("a worker's answer that comes while Redis is away is recorded once it 
 TEST_CASE("a promotion that failed is tried again soon, not after the 5 s net", "[http]") {
   RedisServer redis;
   jq::test::TcpForwarder forwarder(redis.port());
-  Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0", 1,
-                 "retry:\n  base: 1\n  max: 1\n  jitter: 0\n"});
+  Daemon daemon({through(forwarder), 1, "retry:\n  base: 1\n  max: 1\n  jitter: 0\n"});
   auto http = daemon.http();
   Worker worker;
   jq::test::register_worker(http, worker, {"n"}, 1);
@@ -490,8 +503,7 @@ TEST_CASE("a master stopping gives back the jobs of a reservation whose answer w
   std::string id;
   {
     jq::test::TcpForwarder forwarder(redis.port());
-    Daemon daemon({"redis://127.0.0.1:" + std::to_string(forwarder.port()) + "/0", 4,
-                   "shutdown_grace: 30\n"});
+    Daemon daemon({through(forwarder), 4, "shutdown_grace: 30\n"});
     auto http = daemon.http();
     id = jq::test::push(http,
                         {{"name", "n"}, {"max_retry", 0}, {"timeout", 300}, {"keep_result", true}});
