@@ -251,6 +251,9 @@ class Daemon {
       co_await queues_.check_eviction_policy(redis::Phase::handshake);
     }
     asio::co_spawn(io_, register_static_workers(), asio::detached);
+    // Pushes wait for the constraints until this master has read them once (load_first): read
+    // them as soon as Redis answers rather than at the loop's next retry.
+    constraint_cache_.changed();
     if (!config_constraints_applied_.exchange(true)) {
       asio::co_spawn(io_, apply_config_constraints(), asio::detached);
     }

@@ -414,6 +414,10 @@ asio::awaitable<Expected<std::optional<Fired>, StoreError>> ScheduleStore::fire_
     co_return unexpected(StoreError::internal("the job template of schedule " + s.schedule.name +
                                               " does not decode: " + job.error().message));
   }
+  if (constraints_ && !constraints_->loaded()) {
+    auto loaded = co_await constraints_->load_first();
+    if (!loaded) co_return unexpected(std::move(loaded.error()));
+  }
   const auto constraints = constraints_ ? constraints_->current() : nullptr;
   FireSchedule::Args args;
   args.name = s.schedule.name;

@@ -79,7 +79,7 @@ class ScheduleStore {
   std::int64_t now_ms() const { return epoch_ms(clock_()); }
   bool redis_ready() const { return redis_.ready(); }
   // Where the jobs it makes are matched against constraints (as JobStore::use_constraints).
-  void use_constraints(const store::ConstraintCache* constraints) { constraints_ = constraints; }
+  void use_constraints(store::ConstraintCache* constraints) { constraints_ = constraints; }
 
   // The API's side (the contract's /v1/schedules). conflict: the name is taken (create), or the
   // name kept changing under the call.
@@ -156,7 +156,7 @@ class ScheduleStore {
   int shards_;
   SystemClock clock_;
   api::JobDefaults defaults_;
-  const store::ConstraintCache* constraints_ = nullptr;
+  store::ConstraintCache* constraints_ = nullptr;
 };
 
 // The record decoded with its definition; nullopt (logged) when the definition does not decode.

@@ -83,15 +83,33 @@ asio::awaitable<void> ConstraintCache::reload() {
   if (!loaded_now) loop_.poke();  // the loop retries
 }
 
+asio::awaitable<Expected<void, StoreError>> ConstraintCache::load_first() {
+  if (loaded()) co_return Expected<void, StoreError>{};
+  auto fetched = co_await fetch();
+  if (fetched) co_return fetched;
+  StoreError error = std::move(fetched.error());
+  error.message =
+      "this master has just started and has not read the constraints yet, which "
+      "every job is matched against: " +
+      error.message;
+  co_return unexpected(std::move(error));
+}
+
 asio::awaitable<bool> ConstraintCache::load() {
-  const std::uint64_t number = ++loads_started_;
-  auto set = co_await store_.load();
-  if (!set) {
-    spdlog::warn("constraints: cannot load them ({}); retrying", set.error().message);
+  auto fetched = co_await fetch();
+  if (!fetched) {
+    spdlog::warn("constraints: cannot load them ({}); retrying", fetched.error().message);
     co_return false;
   }
-  install(std::move(*set), number);
   co_return true;
+}
+
+asio::awaitable<Expected<void, StoreError>> ConstraintCache::fetch() {
+  const std::uint64_t number = ++loads_started_;
+  auto set = co_await store_.load();
+  if (!set) co_return unexpected(std::move(set.error()));
+  install(std::move(*set), number);
+  co_return Expected<void, StoreError>{};
 }
 
 void ConstraintCache::install(ConstraintSet set, std::uint64_t load) {

@@ -19,7 +19,9 @@
 
 #include "api/constraint.hpp"
 #include "api/job_matcher.hpp"
+#include "common/expected.hpp"
 #include "src/events/event.hpp"
+#include "src/store/store_error.hpp"
 #include "src/util/periodic.hpp"
 
 namespace jq::store {
@@ -70,6 +72,11 @@ class ConstraintCache {
   void changed();                             // any thread
   // Loads the constraints now (this master just changed them): a push after it sees the change.
   asio::awaitable<void> reload();
+  // Loads them unless a load has already succeeded. A master that has just started must not
+  // match a job against none while Redis holds constraints: that job would escape them for
+  // good (a stored job is matched again only when the constraints change). The error when
+  // Redis did not answer; the caller refuses its job then.
+  asio::awaitable<Expected<void, StoreError>> load_first();
 
   // Never null; empty until the first load.
   std::shared_ptr<const ConstraintSet> current() const { return current_.load(); }
@@ -77,8 +84,9 @@ class ConstraintCache {
 
  private:
   asio::awaitable<Periodic::Duration> step();
-  // Loads the definitions and installs them; false when Redis did not answer.
+  // Loads the definitions and installs them; false when Redis did not answer (logged).
   asio::awaitable<bool> load();
+  asio::awaitable<Expected<void, StoreError>> fetch();  // the same, not logged
   // Makes `set`, read by the load numbered `load`, current unless a load started after it was
   // installed already (two loads may race): the newest load holds what Redis holds, also when
   // that is an older version (Redis lost its data, or was flushed).

@@ -153,6 +153,10 @@ asio::awaitable<JobStore::ClaimedSlots> JobStore::claim_slots(PushItem& item) {
 
 asio::awaitable<Expected<Pushed, StoreError>> JobStore::push(std::vector<api::NewJob> jobs,
                                                              std::string traceparent) {
+  if (constraints_ && !constraints_->loaded()) {
+    auto loaded = co_await constraints_->load_first();
+    if (!loaded) co_return unexpected(std::move(loaded.error()));
+  }
   // Runs of requests share a shard: the scheduler then finds consecutive jobs in one queue and
   // reserves them together instead of one per shard it alternates between.
   const int spread = static_cast<int>(next_shard_.fetch_add(1, std::memory_order_relaxed) /

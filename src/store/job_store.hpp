@@ -63,7 +63,7 @@ class JobStore {
 
   // Where pushes find the constraints to match jobs against (contract: "Constraints"); none set,
   // or none loaded yet: jobs match nothing. Set before the first push.
-  void use_constraints(const ConstraintCache* constraints) { constraints_ = constraints; }
+  void use_constraints(ConstraintCache* constraints) { constraints_ = constraints; }
 
   // The most bytes a job's argument may reach by on_duplicate append (limits.max_body_bytes:
   // no list grows past what one push could send); the next append then makes a new job.
@@ -170,7 +170,7 @@ class JobStore {
   int shards_;
   unsigned shard_run_;
   Clock clock_;
-  const ConstraintCache* constraints_ = nullptr;
+  ConstraintCache* constraints_ = nullptr;
   DirectDispatch* direct_ = nullptr;
   LostReservations* lost_ = nullptr;
   std::size_t max_list_bytes_ = 1024 * 1024;

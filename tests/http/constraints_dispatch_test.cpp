@@ -83,6 +83,36 @@ TEST_CASE("a concurrency limit is exact across two masters on one Redis", "[http
   CHECK(worker.stats()["max_in_flight"] == 1);
 }
 
+TEST_CASE("a master that has just started matches its first push against the constraints",
+          "[http]") {
+  RedisServer redis;
+  Worker worker;
+  {
+    Daemon first({redis.url()});
+    create(first.http(), {{"name", "held"}, {"match", {{"name", "early"}}}, {"paused", true}});
+    register_worker(first.http(), worker, {"early", "free"}, 10);
+  }
+  jq::test::DaemonOptions options{redis.url()};
+  options.wait_ready = false;  // push from the moment it listens
+  Daemon second(options);
+  auto http = second.http();
+  std::string early;
+  // Refused (503) until it has reached Redis; the first push it stores must be held.
+  REQUIRE(wait_until(
+      [&] {
+        auto res = http.post("/v1/jobs", json{{"name", "early"}});
+        if (res.status == 201) early = json::parse(res.body)["id"];
+        return res.status == 201;
+      },
+      10s, 1ms));
+  push(http, {{"name", "free"}});
+  REQUIRE(wait_until([&] { return worker.stats()["received"] >= 1; }, 10s));
+  REQUIRE(wait_until(
+      [&] { return http.get("/v1/jobs/" + early).value().value("blocked_by", "") == "held"; },
+      10s));
+  CHECK(worker.stats()["received"] == 1);  // the free job only
+}
+
 TEST_CASE("a rate limit spreads starts over its period", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url()});
