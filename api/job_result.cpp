@@ -10,12 +10,11 @@
 #include "api/field_values.hpp"
 #include "api/msgpack_reader.hpp"
 #include "api/request_body.hpp"
+#include "api/timestamp.hpp"
 
 namespace jq::api {
 
 namespace {
-
-constexpr std::size_t kMaxFinishedAtBytes = 64;
 
 // The exact bytes of each known field; empty = absent (an encoded value is never empty).
 struct ResultFields {
@@ -54,11 +53,21 @@ Expected<std::size_t, std::string> read_choice(std::string_view field, std::stri
                     std::string(b) + "\", got " + describe_value(value));
 }
 
+// Handed on to the pusher as it is, so it must be what a client's date-time type reads.
 Expected<void, std::string> check_finished_at(std::string_view value) {
   const auto text = MsgpackReader(value).read_str();
-  if (text && !text->empty() && text->size() <= kMaxFinishedAtBytes) return {};
-  return unexpected("result.finished_at must be an ISO 8601 time (a string of 1 to " +
-                    std::to_string(kMaxFinishedAtBytes) + " bytes), got " + describe_value(value));
+  if (!text) {
+    return unexpected(
+        "result.finished_at must be an ISO 8601 date and time as a string "
+        "(2026-12-01T09:00:00.250Z), got " +
+        describe_value(value));
+  }
+  auto checked = check_date_time(*text);
+  if (checked) return {};
+  return unexpected(
+      "result.finished_at must be an ISO 8601 date and time "
+      "(2026-12-01T09:00:00.250Z), but " +
+      describe_value(value) + " " + checked.error());
 }
 
 // reason (default other), should_retry (required), message (default ""); nil counts as absent

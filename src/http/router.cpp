@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "api/media_type.hpp"
 #include "src/http/respond.hpp"
 
 namespace jq::http {
@@ -85,6 +86,14 @@ boost::asio::awaitable<Response> Router::handle(Request& request) const {
 
 boost::asio::awaitable<Response> Router::answer(Request& request, const Match& m) const {
   if (auto refused = authenticator_.check(request, m.roles)) co_return std::move(*refused);
+  // "Anything else with a body: 415" holds on every route, also those that read no body.
+  if (m.handler != nullptr && !request.body.empty() &&
+      !api::parse_content_type(request.content_type)) {
+    co_return respond_error(request, api::ErrorCode::unsupported_media_type,
+                            "Content-Type \"" + request.content_type +
+                                "\" is not supported: send the body as application/msgpack or "
+                                "application/json (or send none)");
+  }
   if (m.handler != nullptr) co_return co_await (*m.handler)(request);
   if (m.allowed_methods.empty()) {
     co_return respond_error(request, api::ErrorCode::not_found,
@@ -95,9 +104,11 @@ boost::asio::awaitable<Response> Router::answer(Request& request, const Match& m
     if (!allowed.empty()) allowed += ", ";
     allowed += to_string(method);
   }
-  Response r = respond_error(request, api::ErrorCode::not_found,
-                             std::string(to_string(request.method)) + " is not allowed on " +
-                                 request.path + "; use " + allowed);
+  Response r =
+      respond_error(request, api::ErrorCode::not_found,
+                    (request.method == Method::other ? std::string("this method")
+                                                     : std::string(to_string(request.method))) +
+                        " is not allowed on " + request.path + "; use " + allowed);
   r.status = 405;
   r.headers.emplace_back("Allow", allowed);
   co_return r;

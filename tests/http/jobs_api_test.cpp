@@ -296,7 +296,8 @@ TEST_CASE("a result is 202 while pending, the result once, then nil", "[http]") 
 
   const std::string result =
       "\x83\xa4type\xa7success\xab"
-      "finished_at\xa1t\xa6result\xc4\x01\x07"s;
+      "finished_at\xb4"
+      "2026-01-01T00:00:00Z\xa6result\xc4\x01\x07"s;
   f.finish(id, result);
   CHECK(f.http.get("/v1/jobs/" + id).value()["state"] == "succeeded");
 
@@ -316,7 +317,8 @@ TEST_CASE("HEAD of a result is refused and leaves the result for the GET", "[htt
       f.http.post("/v1/jobs", {{"name", "n"}, {"keep_result", true}}).value()["id"];
   const std::string result =
       "\x83\xa4type\xa7success\xab"
-      "finished_at\xa1t\xa6result\xc4\x01\x07"s;
+      "finished_at\xb4"
+      "2026-01-01T00:00:00Z\xa6result\xc4\x01\x07"s;
   f.finish(id, result);
   jq::test::RawConnection head(f.daemon.port());
   REQUIRE(head.send("HEAD /v1/jobs/" + id +

@@ -56,23 +56,23 @@ TEST_CASE("a success without a result is valid", "[unit]") {
 }
 
 TEST_CASE("a JSON answer is stored as its MessagePack conversion", "[unit]") {
-  const auto result =
-      decode_json(R"({"type":"success","finished_at":"t","result":{"n":1},"worker":"w1"})");
+  const auto result = decode_json(
+      R"({"type":"success","finished_at":"2026-01-01T00:00:00Z","result":{"n":1},"worker":"w1"})");
   REQUIRE(result);
   // clang-format off
   CHECK(result->encoded == Mp()
       .map(4)
           .str("type").str("success")
-          .str("finished_at").str("t")
+          .str("finished_at").str("2026-01-01T00:00:00Z")
           .str("result").map(1).str("n").i(1)
           .str("worker").str("w1").bytes());
   // clang-format on
 }
 
 TEST_CASE("a failure carries its reason, retry flag and message", "[unit]") {
-  const auto result =
-      decode_json(R"({"type":"failure","reason":"timeout","finished_at":"t","should_retry":true,)"
-                  R"("error":{"code":7},"message":"db down"})");
+  const auto result = decode_json(
+      R"({"type":"failure","reason":"timeout","finished_at":"2026-01-01T00:00:00Z","should_retry":true,)"
+      R"("error":{"code":7},"message":"db down"})");
   REQUIRE(result);
   CHECK(result->type == ResultType::failure);
   CHECK(result->reason == FailureReason::timeout);
@@ -81,52 +81,72 @@ TEST_CASE("a failure carries its reason, retry flag and message", "[unit]") {
 }
 
 TEST_CASE("a failure's reason defaults to other and its message to empty", "[unit]") {
-  const auto result = decode_json(R"({"type":"failure","finished_at":"t","should_retry":false})");
+  const auto result = decode_json(
+      R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z","should_retry":false})");
   REQUIRE(result);
   CHECK(result->reason == FailureReason::other);
   CHECK_FALSE(result->should_retry);
   CHECK(result->message.empty());
   const auto nil_fields = decode_json(
-      R"({"type":"failure","finished_at":"t","should_retry":true,"reason":null,"message":null})");
+      R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z","should_retry":true,"reason":null,"message":null})");
   REQUIRE(nil_fields);
   CHECK(nil_fields->reason == FailureReason::other);
   CHECK(nil_fields->message.empty());
 }
 
 TEST_CASE("unknown keys in a result are allowed and kept", "[unit]") {
-  const std::string body =
-      Mp().map(3).str("type").str("success").str("finished_at").str("t").str("duration_ms").i(12);
+  const std::string body = Mp().map(3)
+                               .str("type")
+                               .str("success")
+                               .str("finished_at")
+                               .str("2026-01-01T00:00:00Z")
+                               .str("duration_ms")
+                               .i(12);
   const auto result = decode_mp(body);
   REQUIRE(result);
   CHECK(result->encoded == body);
 }
 
 TEST_CASE("a result with a wrong type says which types are allowed", "[unit]") {
-  check_error(decode_json(R"({"type":"ok","finished_at":"t"})"),
+  check_error(decode_json(R"({"type":"ok","finished_at":"2026-01-01T00:00:00Z"})"),
               "result.type must be \"success\" or \"failure\", got \"ok\"");
-  check_error(decode_json(R"({"type":1,"finished_at":"t"})"), "got 1");
-  check_error(decode_json(R"({"finished_at":"t"})"), "result.type is required");
+  check_error(decode_json(R"({"type":1,"finished_at":"2026-01-01T00:00:00Z"})"), "got 1");
+  check_error(decode_json(R"({"finished_at":"2026-01-01T00:00:00Z"})"), "result.type is required");
 }
 
-TEST_CASE("finished_at must be a short non-empty string", "[unit]") {
+TEST_CASE("finished_at must be an ISO 8601 date and time", "[unit]") {
   check_error(decode_json(R"({"type":"success"})"), "result.finished_at is required");
-  check_error(decode_json(R"({"type":"success","finished_at":""})"), "result.finished_at must");
+  check_error(decode_json(R"({"type":"success","finished_at":""})"),
+              "result.finished_at must be an ISO 8601 date and time");
   check_error(decode_json(R"({"type":"success","finished_at":12})"), "got 12");
+  check_error(decode_json(R"({"type":"success","finished_at":"yesterday"})"),
+              "but \"yesterday\" does not start with a date and time");
+  check_error(decode_json(R"({"type":"success","finished_at":"2026-01-01 00:00:00Z"})"),
+              "does not start with a date and time");
+  check_error(decode_json(R"({"type":"success","finished_at":"2026-02-30T00:00:00Z"})"),
+              "names a day that does not exist");
   check_error(decode_json(R"({"type":"success","finished_at":")" + std::string(65, 't') + "\"}"),
-              "a string of 1 to 64 bytes");
+              "is longer than 64 bytes");
+  // ISO 8601 allows a local time: what Python's isoformat() of a naive datetime writes.
+  CHECK(decode_json(R"({"type":"success","finished_at":"2026-01-01T00:00:00.123456"})"));
+  CHECK(decode_json(R"({"type":"success","finished_at":"2026-01-01T09:00:00+02:00"})"));
 }
 
 TEST_CASE("a failure needs a boolean should_retry and a known reason", "[unit]") {
-  check_error(decode_json(R"({"type":"failure","finished_at":"t"})"),
+  check_error(decode_json(R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z"})"),
               "result.should_retry is required for a failure");
-  check_error(decode_json(R"({"type":"failure","finished_at":"t","should_retry":"yes"})"),
-              "result.should_retry must be true or false, got \"yes\"");
-  check_error(decode_json(R"({"type":"failure","finished_at":"t","should_retry":true,)"
-                          R"("reason":"crash"})"),
-              "result.reason must be \"other\" or \"timeout\", got \"crash\"");
-  check_error(decode_json(R"({"type":"failure","finished_at":"t","should_retry":true,)"
-                          R"("message":5})"),
-              "result.message must be a string, got 5");
+  check_error(
+      decode_json(
+          R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z","should_retry":"yes"})"),
+      "result.should_retry must be true or false, got \"yes\"");
+  check_error(
+      decode_json(R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z","should_retry":true,)"
+                  R"("reason":"crash"})"),
+      "result.reason must be \"other\" or \"timeout\", got \"crash\"");
+  check_error(
+      decode_json(R"({"type":"failure","finished_at":"2026-01-01T00:00:00Z","should_retry":true,)"
+                  R"("message":5})"),
+      "result.message must be a string, got 5");
 }
 
 TEST_CASE("a result body that is not a valid map says so", "[unit]") {
@@ -157,6 +177,7 @@ TEST_CASE("the master's failure object has every field a worker's has", "[unit]"
   CHECK(decoded->should_retry);
   CHECK(decoded->message == "no answer within 30 s");
   CHECK(decoded->encoded == bytes);
-  CHECK(decode_mp(encode_failure(FailureReason::other, false, "", "t"))->reason ==
-        FailureReason::other);
+  CHECK(
+      decode_mp(encode_failure(FailureReason::other, false, "", "2026-01-01T00:00:00Z"))->reason ==
+      FailureReason::other);
 }

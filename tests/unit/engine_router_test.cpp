@@ -178,6 +178,29 @@ TEST_CASE("handle answers 405 with an Allow header for a known path", "[unit]") 
   CHECK_THAT(r.body, Catch::Contains("GET, DELETE"));
 }
 
+TEST_CASE("a 405 for a method the master does not know names no method", "[unit]") {
+  Router router = make_router();
+  auto req = request(Method::other, "/v1/jobs");
+  Response r = run(router, req);
+  CHECK(r.status == 405);
+  CHECK_THAT(r.body, Catch::Contains("this method is not allowed on /v1/jobs; use POST"));
+}
+
+TEST_CASE("a body of another type is 415 also on a route that reads none", "[unit]") {
+  Router router = make_router();
+  auto req = request(Method::get, "/v1/jobs/stats");
+  req.body = "hello";
+  req.content_type = "text/plain";
+  Response r = run(router, req);
+  CHECK(r.status == 415);
+  CHECK_THAT(r.body, Catch::Contains("Content-Type \\\"text/plain\\\" is not supported"));
+  req.content_type = "application/json";  // a body the route ignores, of a type the master reads
+  CHECK(run(router, req).status == 202);
+  req.body.clear();
+  req.content_type = "text/plain";  // no body: its type does not matter
+  CHECK(run(router, req).status == 202);
+}
+
 TEST_CASE("the observer hears each answer with the route's pattern, never the raw path", "[unit]") {
   Router router = make_router();
   router.add(Method::get, "/boom", [](Request&) -> boost::asio::awaitable<Response> {
