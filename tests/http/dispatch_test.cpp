@@ -586,6 +586,32 @@ TEST_CASE("a long poll answers right after the result is stored", "[http]") {
   CHECK(long_poll_delay_ms(http, id) < 50);
 }
 
+TEST_CASE("a long poll of a job that keeps no result waits until it ends, then answers nil",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url()});
+  auto http = daemon.http();
+  Worker worker;
+  register_worker(http, worker.url(), {"*"}, 4);
+  using Clock = std::chrono::steady_clock;
+  const std::string id = push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 700}}}});
+  const auto began = Clock::now();
+  auto ended = http.get("/v1/jobs/" + id + "/result?wait=10");
+  const auto waited = Clock::now() - began;
+  CHECK(ended.status == 200);
+  CHECK(ended.body == "null");
+  CHECK(waited >= 600ms);  // it ran 700 ms: the poll was held, not answered 202 at once
+  CHECK(waited < 3s);
+  CHECK(http.get("/v1/jobs/" + id).status == 404);  // succeeded, its result not kept
+
+  // Still running when the wait is over: 202 after the wait.
+  const std::string slow = push(http, {{"name", "n"}, {"argument", {{"sleep_ms", 5000}}}});
+  const auto again = Clock::now();
+  auto pending = http.get("/v1/jobs/" + slow + "/result?wait=1");
+  CHECK(pending.status == 202);
+  CHECK(Clock::now() - again >= 900ms);
+}
+
 TEST_CASE("jobs pushed one by one to a worker with a free slot skip the queue, unannounced",
           "[http]") {
   WarmWorker w("n");

@@ -124,7 +124,10 @@ export interface paths {
          *       while waiting stops there and takes nothing: the result stays for the next fetch.
          *     - The job is still `queued`, `scheduled` or `running`: `202 {id, state, attempts}`. With
          *       `wait`, the master holds the request until the result exists or `wait` seconds pass,
-         *       and answers within 50 ms of the result being stored, whichever master stored it.
+         *       and answers within 50 ms of the result being stored, whichever master stored it. For a
+         *       job pushed without `keep_result` there is no result to wait for: `wait` holds the
+         *       request until the job has ended (`200` nil; the master looks at it up to once a
+         *       second) or `wait` seconds pass (`202`).
          *     - Everything else (unknown id, fetched already, expired after `defaults.result_ttl`,
          *       `keep_result=false`): `200` with a nil body (MessagePack nil, JSON `null`).
          */

@@ -22,6 +22,10 @@ constexpr double kMaxWaitSeconds = 60;
 // A job stays watched in Redis this much longer than its pusher waits: the wait starts once the
 // store answered, and must never outlast the watch.
 constexpr std::chrono::milliseconds kWatchMargin{5000};
+// How often a poll of a job that keeps no result looks whether it has ended: soon at first, then
+// every second.
+constexpr std::chrono::milliseconds kLookFirst{100};
+constexpr std::chrono::milliseconds kLookAtMost{1000};
 
 Response not_found(const Request& req, std::string_view id) {
   return respond_error(req, api::ErrorCode::not_found, "no job " + std::string(id));
@@ -147,6 +151,11 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
               fetched->keep_result;
     if (counted) ticket->counted = true;
   }
+  // A job that keeps no result announces nothing when it ends on another master: its poll looks
+  // at it again now and then, until it has ended (200 nil) or the wait is over (202).
+  bool looking = ticket && looked && fetched &&
+                 fetched->kind == store::ResultFetch::Kind::pending && !fetched->keep_result;
+  std::chrono::milliseconds look_every = kLookFirst;
   // A result this master's dispatcher hands over (ResultWaiters::claim) is not stored: the
   // ticket is the only way to it.
   auto handed = [&fetched, &looked](const std::shared_ptr<events::ResultWaiters::Ticket>& t) {
@@ -156,7 +165,7 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
     looked = true;
     return true;
   };
-  if (counted || (ticket && ticket->here)) {
+  if (counted || looking || (ticket && ticket->here)) {
     // A wake-up without the result (ResultWaiters::notify_all after the events connection came
     // back, the "r" event of a result stored, or the end of an attempt here that stored none)
     // looks again for the time left.
@@ -165,7 +174,17 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0 || client_left() || stopping) break;
-      const bool woken = co_await waiters.wait(ticket, left);
+      const auto slice = looking ? std::min(left, look_every) : left;
+      const bool woken = co_await waiters.wait(ticket, slice);
+      if (!woken && slice < left && !client_left() && !stopping) {
+        ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
+        if (waiting) *waiting = ticket;
+        fetched = co_await store.fetch_result(*id);
+        looked = true;
+        if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
+        look_every = std::min(look_every * 2, kLookAtMost);
+        continue;
+      }
       if (!woken || handed(ticket)) {
         ticket.reset();  // out of the waiters already
         // Waited out: the answer says what the job is now (started, cancelled, finished while
@@ -186,9 +205,9 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       fetched = co_await store.fetch_result(
           *id, counted ? std::chrono::milliseconds(0) : left + kWatchMargin);
       looked = true;
-      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending || !fetched->keep_result) {
-        break;
-      }
+      if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
+      looking = !fetched->keep_result;
+      if (looking) continue;
       counted = true;
       ticket->counted = true;
     }
