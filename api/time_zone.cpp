@@ -14,11 +14,7 @@ Expected<const date::time_zone*, std::string> find_time_zone(std::string_view na
                          name.find_first_not_of(
                              "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                              "0123456789/_+-") == std::string_view::npos;
-  // Files of the system's zone directory that are not zones of the database: the machine's own
-  // zone (which two masters may set differently) and the copies under posix/ and right/.
-  const bool system_file = name == "localtime" || name == "posixrules" ||
-                           name.starts_with("posix/") || name.starts_with("right/");
-  if (plausible && !system_file) {
+  if (plausible) {
     try {
       return date::locate_zone(name);
     } catch (const std::exception&) {

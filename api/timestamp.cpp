@@ -83,10 +83,9 @@ std::optional<std::int64_t> epoch_seconds(const DateTime& t) {
   return days * 86400 + t.hour * 3600 + t.minute * 60 + t.second;
 }
 
-enum class Offset { required, optional };
+}  // namespace
 
-// The time in ms since the epoch; with no offset (allowed when optional) read as UTC.
-Expected<std::int64_t, std::string> parse(std::string_view text, Offset offset_rule) {
+Expected<std::int64_t, std::string> parse_timestamp_ms(std::string_view text) {
   if (text.size() > kMaxTimestampBytes) {
     return unexpected("is longer than " + std::to_string(kMaxTimestampBytes) + " bytes");
   }
@@ -109,25 +108,12 @@ Expected<std::int64_t, std::string> parse(std::string_view text, Offset offset_r
     ms = fraction_ms(rest.substr(1, end - 1));
     rest.remove_prefix(end);
   }
-  if (rest.empty() && offset_rule == Offset::optional) return *seconds * kMsPerSecond + ms;
   if (rest.empty()) return unexpected(std::string("has no offset (add Z for UTC, or +hh:mm)"));
   const auto offset = read_offset_s(rest);
   if (!offset) {
     return unexpected(std::string("has an offset that is not Z, +hh:mm or -hh:mm"));
   }
   return (*seconds - *offset) * kMsPerSecond + ms;
-}
-
-}  // namespace
-
-Expected<std::int64_t, std::string> parse_timestamp_ms(std::string_view text) {
-  return parse(text, Offset::required);
-}
-
-Expected<void, std::string> check_date_time(std::string_view text) {
-  auto parsed = parse(text, Offset::optional);
-  if (!parsed) return unexpected(std::move(parsed.error()));
-  return {};
 }
 
 }  // namespace jq::api

@@ -30,9 +30,4 @@ inline constexpr std::size_t kMaxTimestampBytes = 64;
 // is wrong in words for a message ("has no offset: end it with Z for UTC, or +hh:mm").
 Expected<std::int64_t, std::string> parse_timestamp_ms(std::string_view text);
 
-// Whether `text` is a date and time as a worker writes a result's `finished_at`: the form above,
-// its offset optional (ISO 8601 allows a local time, and Python's isoformat() of a naive
-// datetime writes none). The error as parse_timestamp_ms gives it.
-Expected<void, std::string> check_date_time(std::string_view text);
-
 }  // namespace jq::api

@@ -17,7 +17,8 @@
   Returns: {1, result}           the result (MessagePack bytes); the done key is deleted
            {2, state, attempts, keep_result (0|1)}
                                  the job is still queued, scheduled or running (a long poll
-                                 waits only when keep_result is 1: nothing else gets stored)
+                                 of a job with keep_result 0 looks again now and then: only
+                                 a kept result is announced)
            {0}                   nothing to give: unknown, fetched already, expired, or not kept
 ]]
 local jobs, done, watch = KEYS[1], KEYS[2], KEYS[3]

@@ -92,7 +92,7 @@ boost::asio::awaitable<Response> Router::answer(Request& request, const Match& m
     co_return respond_error(request, api::ErrorCode::unsupported_media_type,
                             "Content-Type \"" + request.content_type +
                                 "\" is not supported: send the body as application/msgpack or "
-                                "application/json (or send none)");
+                                "application/json");
   }
   if (m.handler != nullptr) co_return co_await (*m.handler)(request);
   if (m.allowed_methods.empty()) {

@@ -71,11 +71,12 @@ void ConstraintCache::changed() {
 }
 
 asio::awaitable<Periodic::Duration> ConstraintCache::step() {
+  const Periodic::Duration retry = loaded() ? Periodic::Duration(kRetry) : kFirstRetry;
   auto version = co_await store_.version();
-  if (!version) co_return kRetry;
+  if (!version) co_return retry;
   if (loaded() && *version == current()->version()) co_return kRecheck;
   const bool loaded_now = co_await load();  // not inside ?: (g++ 12 miscompiles that)
-  co_return loaded_now ? kRecheck : kRetry;
+  co_return loaded_now ? Periodic::Duration(kRecheck) : retry;
 }
 
 asio::awaitable<void> ConstraintCache::reload() {

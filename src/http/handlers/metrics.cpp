@@ -30,7 +30,9 @@ constexpr QueueGauge kQueueGauges[] = {
      [](const store::QueueInfo& q) { return static_cast<double>(q.running); }},
     {"jq_queue_dead", "Jobs that failed for good and are kept in the dead set.",
      [](const store::QueueInfo& q) { return static_cast<double>(q.dead); }},
-    {"jq_queue_lag_seconds", "Age of the oldest ready job (0 when none is ready).",
+    {"jq_queue_lag_seconds",
+     "Age of the oldest job a worker could take now (0 when none); jobs held by a constraint or an "
+     "ordering key are not counted.",
      [](const store::QueueInfo& q) { return q.lag_seconds; }},
 };
 
