@@ -79,7 +79,9 @@ Reply json_success(const JobRequest& job, const std::string& finished_at) {
 }
 
 Reply status_reply(const Directives& d) {
-  Reply r = text_reply(*d.status, "status " + std::to_string(*d.status) + " on purpose\n");
+  std::string text = "status " + std::to_string(*d.status) + " on purpose\n";
+  if (text.size() < d.status_bytes) text.resize(d.status_bytes, '.');  // a large error page
+  Reply r = text_reply(*d.status, std::move(text));
   if (d.retry_after_s) r.headers.emplace_back("Retry-After", std::to_string(*d.retry_after_s));
   return r;
 }

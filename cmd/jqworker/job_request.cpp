@@ -12,6 +12,7 @@ using api::MsgpackKind;
 using api::MsgpackReader;
 
 constexpr char kNil = '\xc0';
+constexpr std::int64_t kMaxStatusBytes = 64 * 1024 * 1024;
 
 // One value read as an integer (a float is cut to one), or skipped: nullopt when it is neither
 // or when it is malformed (`reader.error()` then says so).
@@ -55,6 +56,12 @@ std::optional<std::string> apply_directive(std::string_view key, MsgpackReader& 
     d.status = static_cast<int>(*code);
   } else if (key == "retry_after") {
     d.retry_after_s = read_int(reader);
+  } else if (key == "status_bytes") {
+    auto bytes = read_int(reader);
+    if (!bytes || *bytes < 0 || *bytes > kMaxStatusBytes) {
+      return "status_bytes must be a number of bytes from 0 to " + std::to_string(kMaxStatusBytes);
+    }
+    d.status_bytes = static_cast<std::size_t>(*bytes);
   } else if (key == "fail_until") {
     d.fail_until = read_int(reader);
   } else if (key == "garbage") {

@@ -23,6 +23,7 @@ struct Directives {
   bool close = false;                         // close: drop the connection without answering
   std::optional<int> status;                  // status: answer this HTTP status, text body
   std::optional<std::int64_t> retry_after_s;  // retry_after: Retry-After header with `status`
+  std::size_t status_bytes = 0;  // status_bytes: the `status` answer's body padded to this size
   enum class Garbage { none, map, bytes };
   Garbage garbage = Garbage::none;  // garbage: true = a map that is no result; "bytes" = no msgpack
   bool timeout_reason = false;      // timeout_reason: a failure with reason "timeout"

@@ -177,6 +177,18 @@ asio::awaitable<Exchange> exchange(Stream& stream, const std::string& request,
   }
   if (!ec) ec = co_await read_message(stream, buffer, parser, ReadUntil::whole);
   if (!ec && parser.body().size() > call.max_answer_bytes) ec = bhttp::error::body_limit;
+  // A status other than 200 is the answer whatever its body says: a busy worker's or a proxy's
+  // large error page is still a 503, a 500 still a 500 (its body, left unread, stays out of the
+  // failure's message, and the connection is not used again).
+  if (ec == bhttp::error::body_limit && parser.is_header_done() && parser.status() != 200) {
+    answer.kind = WorkerAnswer::Kind::answered;
+    answer.status = static_cast<int>(parser.status());
+    answer.retry_after =
+        api::parse_retry_after(parser.fields().retry_after, std::chrono::system_clock::now());
+    answer.body = "(a body larger than limits.max_result_bytes, not read)";
+    out.keep = false;
+    co_return out;
+  }
   if (ec) {
     // The job was sent (a pooled connection the worker had closed is not reused, see
     // Impl::take_idle): a close or a reset now means the worker went away holding it (it

@@ -552,6 +552,30 @@ TEST_CASE("an answer above limits.max_result_bytes is a failure naming the limit
   // A small answer still goes through on the same endpoint.
   const std::string small = push(http, {{"name", "n"}, {"argument", "ok"}, {"keep_result", true}});
   CHECK(result_of(http, small)["type"] == "success");
+
+  // Another status is the answer whatever the size of its body: a 500 names its status, and a
+  // busy 503 with a large error page is busy (no attempt used), not a failure.
+  const std::string error_page =
+      push(http, {{"name", "n"},
+                  {"argument", {{"status", 500}, {"status_bytes", 4096}}},
+                  {"max_retry", 0},
+                  {"keep_result", true}});
+  const json failed = result_of(http, error_page);
+  INFO(failed.dump());
+  CHECK(failed["message"].get<std::string>().starts_with("worker answered HTTP 500"));
+  const std::string busy =
+      push(http, {{"name", "n"},
+                  {"argument", {{"status", 503}, {"retry_after", 60}, {"status_bytes", 4096}}},
+                  {"max_retry", 0}});
+  REQUIRE(wait_until(
+      [&] {
+        const json w = http.get("/v1/workers").value()[0];
+        return !w["busy_until"].is_null();
+      },
+      10s));
+  const json held = http.get("/v1/jobs/" + busy).value();
+  CHECK(held["state"] == "queued");
+  CHECK(held["attempts"] == 0);
 }
 
 // More than the sockets take at once, each way: the push read in many parts, the job sent to
