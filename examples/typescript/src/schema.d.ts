@@ -1067,6 +1067,11 @@ export interface components {
             registered_at: components["schemas"]["Timestamp"];
             /** @description When the registration lapses without a heartbeat; null when never. */
             expires_at: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description Slots of the endpoint the masters hold: its attempts running, plus a slot a master
+             *     keeps for up to 100 ms after an attempt ended, for the next job (so right after a
+             *     burst it may read `concurrency` with nothing running).
+             */
             inflight: components["schemas"]["Count"];
             /** @description false while the endpoint was unreachable and is held off before new jobs. */
             healthy: boolean;
