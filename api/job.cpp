@@ -269,8 +269,13 @@ bool is_valid_job_name(std::string_view name) {
 
 Expected<PushRequest, ApiError> decode_push(std::string_view body, MediaType type,
                                             const JobDefaults& defaults) {
-  const auto bytes = request_msgpack(body, type);
-  if (!bytes) return unexpected(bytes.error());
+  auto bytes = request_msgpack(body, type);
+  if (!bytes) {
+    // A job's field, not the path inside it: an argument is the pusher's own business.
+    ApiError error = std::move(bytes.error());
+    if (error.field) *error.field = error.field->substr(0, error.field->find_first_of(".["));
+    return unexpected(std::move(error));
+  }
   MsgpackReader reader(*bytes);
   if (reader.peek() == MsgpackKind::array) return decode_batch(reader, defaults);
   if (reader.peek() != MsgpackKind::map) {

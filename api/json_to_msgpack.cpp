@@ -10,7 +10,8 @@
 // MessagePack body could not hold either: a key repeated in one object (JSON parsers keep one of
 // the two silently), an integer outside the 64-bit range (nlohmann would turn it into a float,
 // changing the value), and nesting deeper than MsgpackReader::kMaxDepth. A refusal names the
-// field (the key of the outermost object) and, in a batch, the index.
+// field (the path to it from the outermost object, as `rate.limit` or `match.argument[1].in[0]`)
+// and, in a batch, the index.
 // tests/fuzz/fuzz_json.cpp checks it against nlohmann's parser and to_msgpack.
 #include <bit>
 #include <cmath>
@@ -565,9 +566,10 @@ class Transcoder {
 
   std::string key_of(const Frame& f) const { return std::string(out_.data() + f.key, f.size); }
 
-  // JSON that MessagePack could not hold: bad_request naming where, `field` the key of the
-  // outermost object (a job's field), `index` the position in a top-level array (a batch), and
-  // the message the path through the `depth` outermost containers as a JSON Pointer.
+  // JSON that MessagePack could not hold: bad_request naming where, `index` the position in a
+  // top-level array (a batch), `field` the path through the `depth` outermost containers from
+  // the outermost object on (keys joined by '.', array positions as [i]; at least the outermost
+  // object's key), and the message that path as a JSON Pointer.
   bool refuse(const std::string& why, std::size_t depth) {
     std::string pointer;
     std::optional<std::string> field;
@@ -575,7 +577,11 @@ class Transcoder {
     if (!open_.empty() && !open_.front().object) index = open_.front().count - 1;
     for (std::size_t i = 0; i < open_.size(); ++i) {
       const Frame& f = open_[i];
-      if (f.object && !field) field = key_of(f);
+      if (field && i < depth) {
+        *field += f.object ? "." + key_of(f) : "[" + std::to_string(f.count - 1) + "]";
+      } else if (f.object && !field) {
+        field = key_of(f);
+      }
       if (i < depth) pointer += "/" + (f.object ? key_of(f) : std::to_string(f.count - 1));
     }
     ApiError e = bad_json(pointer.empty() ? why : "at " + pointer + ": " + why);

@@ -304,10 +304,22 @@ const date::time_zone* utc() {
   return zone;
 }
 
+// A place deep in the job's argument, which JSON that MessagePack cannot hold names, is named
+// as the argument: it is the pusher's own (as in a push).
+ApiError named_to_argument(ApiError error) {
+  constexpr std::string_view kArgument = "job.argument";
+  if (error.field && error.field->size() > kArgument.size() &&
+      error.field->starts_with(kArgument) &&
+      ((*error.field)[kArgument.size()] == '.' || (*error.field)[kArgument.size()] == '[')) {
+    error.field = std::string(kArgument);
+  }
+  return error;
+}
+
 Expected<Schedule, ApiError> decode_whole(std::string_view body, MediaType type,
                                           std::optional<std::string_view> url_name) {
   auto draft = decode_body_map(body, type, kRules<Draft>, kScheduleSpec);
-  if (!draft) return unexpected(std::move(draft.error()));
+  if (!draft) return unexpected(named_to_argument(std::move(draft.error())));
   Schedule& s = draft->schedule;
   if (url_name) {
     if (auto same = check_url_name(draft->name, *url_name); !same) {
@@ -379,7 +391,7 @@ Expected<Schedule, ApiError> decode_schedule_replace(std::string_view body, Medi
 Expected<SchedulePatch, ApiError> decode_schedule_patch(std::string_view body, MediaType type,
                                                         std::string_view url_name) {
   auto draft = decode_body_map(body, type, kRules<PatchDraft>, kScheduleSpec);
-  if (!draft) return unexpected(std::move(draft.error()));
+  if (!draft) return unexpected(named_to_argument(std::move(draft.error())));
   if (auto same = check_url_name(draft->name, url_name); !same) return unexpected(same.error());
   const SchedulePatch& p = draft->patch;
   if (p.cron && p.every) {

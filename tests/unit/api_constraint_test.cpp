@@ -253,6 +253,15 @@ TEST_CASE("a body that is not a map or not JSON is a bad request", "[unit]") {
   REQUIRE_FALSE(create_json("{"));
   CHECK(create_json("{").error().code == ErrorCode::bad_request);
   CHECK_FALSE(create_json("{").error().field);
+  // JSON that MessagePack cannot hold names the whole path to it, as other bad values do.
+  const std::string big = "99999999999999999999999";
+  check_error(create_json(R"({"name":"c1","match":{"name":"*"},"rate":{"limit":)" + big +
+                          R"(,"period":1}})"),
+              "rate.limit", "at /rate/limit: " + big, ErrorCode::bad_request);
+  check_error(create_json(with_conditions(R"([{"path":"/a","exists":true},{"path":"/b","in":[1,)" +
+                                          big + "]}]")),
+              "match.argument[1].in[1]", "integer outside the 64-bit range",
+              ErrorCode::bad_request);
 }
 
 TEST_CASE("limits of the numeric fields are inclusive and periods round up to the ms", "[unit]") {

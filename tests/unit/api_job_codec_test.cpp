@@ -209,6 +209,16 @@ TEST_CASE("a job with only a name takes the defaults", "[unit]") {
   }
 }
 
+TEST_CASE("JSON a job cannot hold deep in its argument names the job's field", "[unit]") {
+  const auto big =
+      decode_push(R"([{"name":"a"},{"name":"a","argument":{"n":[1,99999999999999999999]}}])",
+                  MediaType::json, {});
+  REQUIRE_FALSE(big);
+  CHECK(big.error().field == "argument");  // the argument is the pusher's own: not argument.n[1]
+  CHECK(big.error().index == 1u);
+  CHECK_THAT(big.error().message, Catch::Contains("at /1/argument/n/1"));
+}
+
 TEST_CASE("a unique job without unique_for takes defaults.unique_for", "[unit]") {
   const JobDefaults defaults{3, 30'000ms, 3'600'000ms};
   const auto result = decode_push(R"({"name":"a","unique_key":"k"})", MediaType::json, defaults);

@@ -168,6 +168,17 @@ TEST_CASE("a body that is not a schedule map is a bad request", "[unit]") {
   REQUIRE_FALSE(r);
   CHECK(r.error().code == ErrorCode::bad_request);
   CHECK_FALSE(jq::api::decode_schedule("{", MediaType::json));
+  // JSON that MessagePack cannot hold: named by its path, which stops at the job's argument.
+  const std::string big = "99999999999999999999999";
+  const auto in_argument = jq::api::decode_schedule(
+      R"({"name":"s","every":60,"job":{"name":"j","argument":{"n":[)" + big + "]}}}",
+      MediaType::json);
+  REQUIRE_FALSE(in_argument);
+  CHECK(in_argument.error().field == "job.argument");
+  const auto in_priority = jq::api::decode_schedule(
+      R"({"name":"s","every":60,"job":{"name":"j","priority":)" + big + "}}", MediaType::json);
+  REQUIRE_FALSE(in_priority);
+  CHECK(in_priority.error().field == "job.priority");
 }
 
 TEST_CASE("what GET adds can be sent back in a PUT", "[unit]") {
