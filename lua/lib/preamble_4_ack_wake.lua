@@ -20,8 +20,10 @@
   its way must find the shard listed, or its job would never be woken. Starts the order could
   not use while such a hold is on its way, and no shard after it took, are not lost: the pair
   is due again RETRY_MS later (announced on `channel`, {c}), when the hold has landed.
-  Refusals older than their attempts' deadlines plus SETTLE_MS (admitJobs) are no longer
-  waited for (their holds were lost with their master; those jobs are reaped and run again).
+  A shard's refusals are no longer waited for once the first of them still counted is older
+  than its attempt's deadline plus SETTLE_MS (admitJobs: until:<shard>): its hold was lost with
+  its master (that job is reaped and runs again), and the later ones, settled or not, cannot be
+  told apart from it.
   asked, woken, listed_at, settled, at: the order's n and what unhold_pair answered for it; the
   oldest stamp held (listed_at) as Redis wrote it (decimal digits, or -1 for none), written back
   as it is (a number argument costs Redis a %.17g formatting)
@@ -48,7 +50,7 @@ local function ack_wake(cx, name, key, shard, asked, woken, listed_at, settled, 
   elseif at <= (tonumber(rcall('HGET', acked, shard)) or -1) then
     -- A newer report was applied: this one only settles its refusals.
     if settled > 0 and rcall('HINCRBY', refusals, shard, -settled) <= 0 then
-      rcall('HDEL', refusals, shard)
+      rcall('HDEL', refusals, shard, 'until:' .. shard)
     end
     if oldest >= 0 and after then
       rcall('ZADD', held_shards, 'LT', listed_at, shard)
@@ -60,15 +62,18 @@ local function ack_wake(cx, name, key, shard, asked, woken, listed_at, settled, 
     rcall('PEXPIRE', acked, ACKED_MS)
     local counted = rcall('HGET', refusals, shard)
     waiting = (tonumber(counted) or 0) - settled
-    if waiting > 0 and cx.now > (tonumber(rcall('HGET', refusals, 'until')) or 0) then
-      waiting = 0
+    if waiting > 0 then
+      -- (A pair-wide `until` is what a master of a build before 2026-12-02 wrote.)
+      local settle_by = rcall('HGET', refusals, 'until:' .. shard) or
+                          rcall('HGET', refusals, 'until')
+      if cx.now > (tonumber(settle_by) or 0) then waiting = 0 end
     end
     if waiting > 0 then
       -- A refused job's hold is still on its way here: the shard stays, at the older stamp.
       rcall('HSET', refusals, shard, waiting)
       if oldest >= 0 then rcall('ZADD', held_shards, 'LT', listed_at, shard) end
     else
-      if counted then rcall('HDEL', refusals, shard) end
+      if counted then rcall('HDEL', refusals, shard, 'until:' .. shard) end
       if oldest >= 0 then
         rcall('ZADD', held_shards, listed_at, shard)
       else

@@ -69,10 +69,12 @@ local function admission_note_refusal(cx, name, key, shard, stamp, deadline)
   -- Joined, the job is held in this same step: no hold is on its way to be waited for.
   if not cx.joined then
     local refusals = cx.c .. 'refusals:' .. ck
-    rcall('HINCRBY', refusals, shard, '1')
-    local settle_by = tonumber(deadline) + SETTLE_MS
-    if (tonumber(rcall('HGET', refusals, 'until')) or 0) < settle_by then
-      rcall('HSET', refusals, 'until', settle_by)
+    -- The shard's first refusal on its way sets how long the shard is waited for. A later one
+    -- must not push that back: a hold lost with its master keeps the shard listed at its older
+    -- stamp, so the pair's younger jobs, woken, are refused again and again, and each refusal
+    -- would put off the end of the wait for the lost one for good.
+    if rcall('HINCRBY', refusals, shard, '1') == 1 then
+      rcall('HSET', refusals, 'until:' .. shard, tonumber(deadline) + SETTLE_MS)
     end
   end
   rcall('SADD', cx.c .. 'held_keys:' .. name, key)

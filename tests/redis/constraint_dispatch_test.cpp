@@ -534,6 +534,39 @@ TEST_CASE(
   CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
 }
 
+TEST_CASE(
+    "ackWake stops waiting for a lost hold at its own deadline, however many refusals of the "
+    "pair come after it",
+    "[redis]") {
+  SyncRedis r(shared_redis().port());
+  auto keys = fresh_keys();
+  auto f = same_key(r, keys, 3);
+  REQUIRE(take(r, keys, 1) == std::vector<std::string>{f[0]});
+  // f[1] refused, its hold lost with its master; f[2] refused 5 s later, its hold landed. Such
+  // refusals come for as long as the lost one keeps the shard listed at its older stamp (the
+  // pair's younger jobs, woken, are refused behind it): they must not put off the end of the
+  // wait for the lost one, or the pair's jobs are never woken again.
+  const auto lost = reserve(r, keys, 0, 1, kNowMs);
+  REQUIRE(lost.size() == 1);
+  REQUIRE(lost[0].field == f[1]);
+  REQUIRE(admit(r, keys, 0, lost, kNowMs) == std::vector<std::int64_t>{1});
+  const std::int64_t next = kNowMs + 5000;
+  const auto held = reserve(r, keys, 0, 1, next);
+  REQUIRE(held.size() == 1);
+  REQUIRE(held[0].field == f[2]);
+  REQUIRE(admit(r, keys, 0, held, next) == std::vector<std::int64_t>{1});
+  hold(r, keys, 0, {{f[2], 1, "one", "k"}});
+  const WakeOrder order{"one", "k", 0, 1, -1};
+  // Past f[1]'s deadline + SETTLE_MS (admitJobs), not f[2]'s.
+  const std::int64_t later = kNowMs + 30000 + 10001;
+  auto found = unhold(r, keys, order);
+  CHECK(found.woken == 1);  // f[2]
+  CHECK(found.settled == 1);
+  ack(r, keys, order, found, later);
+  CHECK_FALSE(exists(r, c_key(keys, "refusals", "one", "k")));
+  CHECK_FALSE(exists(r, c_key(keys, "held_shards", "one", "k")));
+}
+
 TEST_CASE("unholdJobs of a pair that holds nothing in the shard changes nothing", "[redis]") {
   SyncRedis r(shared_redis().port());
   auto keys = fresh_keys();
