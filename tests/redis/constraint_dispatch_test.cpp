@@ -546,15 +546,15 @@ TEST_CASE(
   // refusals come for as long as the lost one keeps the shard listed at its older stamp (the
   // pair's younger jobs, woken, are refused behind it): they must not put off the end of the
   // wait for the lost one, or the pair's jobs are never woken again.
-  const auto lost = reserve(r, keys, 0, 1, kNowMs);
-  REQUIRE(lost.size() == 1);
-  REQUIRE(lost[0].field == f[1]);
-  REQUIRE(admit(r, keys, 0, lost, kNowMs) == std::vector<std::int64_t>{1});
-  const std::int64_t next = kNowMs + 5000;
-  const auto held = reserve(r, keys, 0, 1, next);
-  REQUIRE(held.size() == 1);
-  REQUIRE(held[0].field == f[2]);
-  REQUIRE(admit(r, keys, 0, held, next) == std::vector<std::int64_t>{1});
+  // The queue's next job, `field`, taken at `now` and refused by admitJobs.
+  const auto refuse_next = [&](std::int64_t now, const std::string& field) {
+    const auto taken = reserve(r, keys, 0, 1, now);
+    REQUIRE(taken.size() == 1);
+    REQUIRE(taken[0].field == field);
+    REQUIRE(admit(r, keys, 0, taken, now) == std::vector<std::int64_t>{1});
+  };
+  refuse_next(kNowMs, f[1]);
+  refuse_next(kNowMs + 5000, f[2]);
   hold(r, keys, 0, {{f[2], 1, "one", "k"}});
   const WakeOrder order{"one", "k", 0, 1, -1};
   // Past f[1]'s deadline + SETTLE_MS (admitJobs), not f[2]'s.

@@ -176,16 +176,11 @@ awaitable<Response> result(store::JobStore& store, events::ResultWaiters& waiter
       if (left.count() <= 0 || client_left() || stopping) break;
       const auto slice = looking ? std::min(left, look_every) : left;
       const bool woken = co_await waiters.wait(ticket, slice);
-      if (!woken && slice < left && !client_left() && !stopping) {
-        ticket = waiters.watch(id->str(), co_await asio::this_coro::executor);
-        if (waiting) *waiting = ticket;
-        fetched = co_await store.fetch_result(*id);
-        looked = true;
-        if (!fetched || fetched->kind != store::ResultFetch::Kind::pending) break;
-        look_every = std::min(look_every * 2, kLookAtMost);
-        continue;
-      }
-      if (!woken || handed(ticket)) {
+      // A job that keeps no result, not ended by the end of the slice: looked at again below
+      // (its ticket is out of the waiters, and is made anew there before anything can break).
+      const bool look_again = !woken && slice < left && !client_left() && !stopping;
+      if (look_again) look_every = std::min(look_every * 2, kLookAtMost);
+      if (!look_again && (!woken || handed(ticket))) {
         ticket.reset();  // out of the waiters already
         // Waited out: the answer says what the job is now (started, cancelled, finished while
         // its "r" event was lost), not what the look before the wait found.
