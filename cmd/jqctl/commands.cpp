@@ -154,7 +154,15 @@ void add_global_flags(CLI::App& app, GlobalFlags& g) {
                  "verified against (default: the system's)")
       ->envname("JQ_CACERT");
   app.add_option("--timeout", g.timeout_s, "seconds the whole HTTP request may take")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double seconds = 0;
+            const bool number = CLI::detail::lexical_cast(text, seconds);
+            return number && seconds > 0 && std::isfinite(seconds)
+                       ? std::string()
+                       : "must be a number of seconds above 0, got " + text;
+          },
+          "SECONDS > 0"))
       ->capture_default_str();
 }
 
@@ -415,16 +423,29 @@ void add_schedule_create(Table& t, CLI::App& parent, State& s) {
       [&f] { return schedule_body_from_flags(f); });
   create->add_option("--name", f.name, "the schedule's name");
   add_timetable_flags(create, f);
-  create->add_option("--job", f.job_json, "the job each tick makes, as in push: a JSON object")
-      ->type_name("JSON");
-  create->add_option("--job-name", f.job_name, "or only the job's name ...");
-  create->add_option("--argument", f.argument_json, "... and its argument")->type_name("JSON");
+  CLI::Option* job =
+      create->add_option("--job", f.job_json, "the job each tick makes, as in push: a JSON object")
+          ->type_name("JSON");
+  job->excludes(create->add_option("--job-name", f.job_name, "or only the job's name ..."));
+  job->excludes(
+      create->add_option("--argument", f.argument_json, "... and its argument")->type_name("JSON"));
   create->add_option("--overlap", f.overlap, "allow (default), or skip while the last job runs")
       ->type_name("allow|skip");
   create->add_option("--missed", f.missed, "ticks no master could run: run_once (default), skip")
       ->type_name("run_once|skip");
   create->add_option("--end-at", f.end_at, "no tick after TIME")->type_name("TIME");
   create->add_flag("--paused", f.paused, "create it paused");
+  // A body from --file or --json is sent as it is: a flag beside it would be dropped unsaid (a
+  // --paused schedule created running).
+  for (const char* whole : {"--file", "--json"}) {
+    CLI::Option* given = create->get_option(whole);
+    for (CLI::Option* flag : create->get_options()) {
+      if (flag != given && flag->get_name() != "--file" && flag->get_name() != "--json" &&
+          flag->get_name() != "--help") {
+        given->excludes(flag);
+      }
+    }
+  }
 }
 
 void add_schedules(Table& t, CLI::App& app, State& s) {

@@ -1,6 +1,10 @@
 #include "cmd/jqctl/http_call.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include <openssl/ssl.h>
@@ -196,6 +200,17 @@ std::string describe_handshake(error_code ec, SSL* ssl, const std::string& where
 
 }  // namespace
 
+Expected<void, std::string> check_ca_file(const std::string& path) {
+  if (access(path.c_str(), R_OK) != 0) return unexpected(path + ": " + std::strerror(errno));
+  ssl::context context(ssl::context::tls_client);
+  error_code ec;
+  context.load_verify_file(path, ec);
+  if (ec) {
+    return unexpected(path + ": not a PEM file of CA certificates (" + ec.message() + ")");
+  }
+  return {};
+}
+
 Expected<BaseUrl, std::string> parse_base_url(std::string_view url) {
   // The API's parser takes http:// URLs (what workers register); an https:// master has the
   // same shape, with port 443 by default.
@@ -204,6 +219,10 @@ Expected<BaseUrl, std::string> parse_base_url(std::string_view url) {
     return unexpected(std::string("must start with http:// or https://"));
   }
   const std::string after_scheme(url.substr(tls ? 8 : 7));
+  if (after_scheme.substr(0, after_scheme.find_first_of("/?#")).find('@') != std::string::npos) {
+    return unexpected(std::string(
+        "must not contain user:password@: give the token with --token TOKEN (or $JQ_TOKEN)"));
+  }
   auto parsed = api::parse_http_url("http://" + after_scheme);
   if (!parsed) return unexpected(std::string(parsed.error()));
   if (parsed->target.find('?') != std::string::npos) {

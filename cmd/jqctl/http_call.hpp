@@ -47,6 +47,9 @@ struct CallOptions {
       ca_file;  // https: PEM CAs the master's certificate must chain to; empty: the system's
 };
 
+// Whether `path` is a readable PEM file of CA certificates (--cacert), whatever the URL's scheme.
+Expected<void, std::string> check_ca_file(const std::string& path);
+
 // Sends `request` with Accept: application/json and returns the master's answer, whatever its
 // status. The error (no answer at all: refused, unresolvable, timed out, dropped, a certificate
 // that does not verify) is a sentence for people, e.g. "cannot connect to 127.0.0.1:8080:

@@ -2,9 +2,6 @@
 // code. The subcommands are in commands.cpp, the exit codes in exit_codes.hpp.
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <CLI/CLI.hpp>
 
 #include "cmd/jqctl/commands.hpp"
@@ -16,6 +13,12 @@ using jq::ctl::Exit;
 
 int parse_failure(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help
+  // `jqctl stat`: CLI11 says only that a subcommand is required; name the word it did not know.
+  if (const auto extra = app.remaining(true);
+      !extra.empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    return to_int(
+        jq::ctl::fail(Exit::bad_input, "unknown subcommand '" + extra.front() + "' (see --help)"));
+  }
   return to_int(jq::ctl::fail(Exit::bad_input, std::string(e.what()) + " (see --help)"));
 }
 
@@ -24,9 +27,10 @@ Exit run(const jq::ctl::Commands& commands) {
   if (!request) return jq::ctl::fail(Exit::bad_input, request.error());
   auto base = jq::ctl::parse_base_url(commands.globals().url);
   if (!base) return jq::ctl::fail(Exit::bad_input, "--url " + base.error());
-  const std::string& ca_file = commands.globals().ca_file;
-  if (!ca_file.empty() && access(ca_file.c_str(), R_OK) != 0) {
-    return jq::ctl::fail(Exit::bad_input, "--cacert " + ca_file + ": " + std::strerror(errno));
+  if (const std::string& ca_file = commands.globals().ca_file; !ca_file.empty()) {
+    if (auto usable = jq::ctl::check_ca_file(ca_file); !usable) {
+      return jq::ctl::fail(Exit::bad_input, "--cacert " + usable.error());
+    }
   }
   const jq::ctl::CallOptions options{*base, commands.globals().token, commands.timeout(),
                                      commands.globals().ca_file};

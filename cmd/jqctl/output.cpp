@@ -43,7 +43,10 @@ Exit report(const HttpResponse& response, bool pretty) {
   if (code == Exit::ok) {
     print_body(response.body, pretty);
   } else {
-    fail(code, error_message(response));
+    // The master says which header to send; with jqctl that is a flag.
+    const char* hint =
+        response.status == 401 ? " (jqctl sends the token of --token or $JQ_TOKEN)" : "";
+    fail(code, error_message(response) + hint);
   }
   return code;
 }

@@ -331,8 +331,13 @@ async function main() {
       token: { type: "string" },
       constraints: { type: "boolean" }, // also show the constraints API (an admin operation)
       "admin-token": { type: "string" }, // bearer token for --constraints; default --token
+      help: { type: "boolean" },
     },
   });
+  if (args.help) {
+    console.log("usage: node pusher.mjs [--master URL] [--token TOKEN] [--constraints [--admin-token TOKEN]]");
+    return;
+  }
   const master = args.master ?? process.env.JQ_URL ?? "http://127.0.0.1:8080";
   const jq = new JqClient(master, args.token ?? process.env.JQ_TOKEN); // the token: if auth is on
 

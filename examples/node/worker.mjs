@@ -118,11 +118,18 @@ async function registerUntilDone(master, url, names, concurrency, token) {
 }
 
 const { values: opts } = parseArgs({
-  options: Object.fromEntries(["listen", "master", "names", "concurrency", "token"].map((o) => [o, { type: "string" }])),
+  options: {
+    ...Object.fromEntries(["listen", "master", "names", "concurrency", "token"].map((o) => [o, { type: "string" }])),
+    help: { type: "boolean" },
+  },
 });
+if (opts.help) {
+  console.log("usage: node worker.mjs [--listen HOST:PORT] [--master URL] [--names a,b] [--concurrency N] [--token TOKEN]");
+  process.exit(0);
+}
 const args = {
   listen: opts.listen ?? "127.0.0.1:9002", // host:port; port 0 picks one
-  master: opts.master, // master URL to register with, e.g. http://127.0.0.1:8080
+  master: opts.master ?? process.env.JQ_URL, // master URL to register with, e.g. http://127.0.0.1:8080
   names: opts.names ?? "*", // job names served, comma-separated
   concurrency: Number(opts.concurrency ?? 4), // jobs at once
   token: opts.token ?? process.env.JQ_TOKEN, // bearer token (worker role) when the master has auth
@@ -146,6 +153,8 @@ server.listen(Number(args.listen.slice(at + 1)), host, () => {
   if (args.master) {
     const names = args.names.split(",");
     registerUntilDone(args.master, `http://${own}/`, names, args.concurrency, args.token);
+  } else {
+    console.error("not registering (no --master, no JQ_URL): register this worker's URL yourself (jqctl workers register, or POST /v1/workers)");
   }
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(0));

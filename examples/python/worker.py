@@ -139,7 +139,8 @@ def register_until_done(master, own_url, names, concurrency, token=None, secret=
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--listen", default="127.0.0.1:9001", help="host:port; port 0 picks one")
-    parser.add_argument("--master", help="master URL to register with, e.g. http://127.0.0.1:8080")
+    parser.add_argument("--master", default=os.environ.get("JQ_URL"),
+                        help="master URL to register with, e.g. http://127.0.0.1:8080; env JQ_URL")
     parser.add_argument("--names", default="*", help="job names served, comma-separated")
     parser.add_argument("--concurrency", type=int, default=4, help="jobs at once")
     parser.add_argument("--token", default=os.environ.get("JQ_TOKEN"),
@@ -164,6 +165,9 @@ def main():
                   JobHandler.secret),
             daemon=True,
         ).start()
+    else:
+        print("not registering (no --master, no JQ_URL): register this worker's URL yourself "
+              "(jqctl workers register, or POST /v1/workers)", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -507,6 +507,32 @@ TEST_CASE("jqctl exits 4 for bad input: its own checks, CLI flags and the master
              "--argument", R"({"n": 18446744073709551616})"});
   CHECK(schedule_too_big.exit_code == kExitBadInput);
   check_error_line(schedule_too_big, "64-bit");
+  // A body given whole is sent as it is: a flag beside it would be dropped unsaid (a schedule
+  // meant --paused created running), so jqctl refuses the pair.
+  const ProgramResult paused_dropped =
+      f.ctl({"schedules", "create", "--json", R"({"name": "p", "every": 60, "job": {"name": "a"}})",
+             "--paused"});
+  CHECK(paused_dropped.exit_code == kExitBadInput);
+  check_error_line(paused_dropped, "--paused");
+  const ProgramResult two_jobs = f.ctl({"schedules", "create", "--name", "two", "--every", "60",
+                                        "--job", R"({"name": "a"})", "--job-name", "b"});
+  CHECK(two_jobs.exit_code == kExitBadInput);
+  check_error_line(two_jobs, "--job-name");
+  CHECK(f.ok({"schedules", "list"}).empty());  // neither was created
+
+  const ProgramResult unknown_command = f.ctl({"stat"});
+  CHECK(unknown_command.exit_code == kExitBadInput);
+  check_error_line(unknown_command, "unknown subcommand 'stat'");
+  const ProgramResult zero_timeout = f.ctl({"--timeout", "0", "stats"});
+  CHECK(zero_timeout.exit_code == kExitBadInput);
+  check_error_line(zero_timeout, "above 0");
+  // Not a CA file: bad input whatever the URL's scheme (the master here speaks http).
+  const std::string not_pem = dir.file("not.pem");
+  std::ofstream(not_pem) << "not a certificate\n";
+  const ProgramResult bad_ca = f.ctl({"--cacert", not_pem, "stats"});
+  CHECK(bad_ca.exit_code == kExitBadInput);
+  check_error_line(bad_ca, "not a PEM file");
+
   // A byte order mark (a file from a Windows editor) is dropped, not sent.
   CHECK(f.ctl({"push", "--name", "bom", "--argument", "\xEF\xBB\xBF{\"a\": 1}"}).exit_code == 0);
   CHECK(f.ok({"stats"})["pushed"] == 1);  // the one with a byte order mark
@@ -544,7 +570,7 @@ TEST_CASE("jqctl sends --token or JQ_TOKEN as a bearer token and exits 7 when re
       "    - {token: jqctl-admin-token, role: admin}\n");
   const ProgramResult anonymous = f.ctl({"stats"});
   CHECK(anonymous.exit_code == kExitAuth);
-  check_error_line(anonymous, "");
+  check_error_line(anonymous, "--token");
 
   CHECK(f.ctl({"--token", "jqctl-push-token", "push", "--name", "a"}).exit_code == 0);
   const ProgramResult wrong_role = f.ctl({"--token", "jqctl-push-token", "stats"});

@@ -126,7 +126,13 @@ function outcome(answer: JobResult | null): string {
 }
 
 async function main() {
-  const { values: args } = parseArgs({ options: { master: { type: "string" }, token: { type: "string" } } });
+  const { values: args } = parseArgs({
+    options: { master: { type: "string" }, token: { type: "string" }, help: { type: "boolean" } },
+  });
+  if (args.help) {
+    console.log("usage: node dist/pusher.js [--master URL] [--token TOKEN]");
+    return;
+  }
   const master = args.master ?? process.env.JQ_URL ?? "http://127.0.0.1:8080";
   const jq = new JqClient(master, args.token ?? process.env.JQ_TOKEN); // the token: if auth is on
 
