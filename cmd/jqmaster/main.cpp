@@ -13,8 +13,10 @@ int main(int argc, char** argv) {
   jq::config::Flags flags;
   cli.add_option("--config", flags.config_file, "YAML configuration file");
   cli.add_option("--listen", flags.listen, "HOST:PORT to serve HTTP on (env JQ_LISTEN)");
-  cli.add_option("--redis-url", flags.redis_url,
-                 "redis://host:port/db or unix:///path; empty: embedded Redis (env JQ_REDIS_URL)");
+  cli.add_option(
+      "--redis-url", flags.redis_url,
+      "redis://host:port/db or unix:///path; empty: embedded Redis (env JQ_REDIS_URL, when "
+      "not empty)");
   cli.add_option("--log-level", flags.log_level,
                  "trace, debug, info, warn or error (env JQ_LOG_LEVEL)");
   cli.set_version_flag("--version", std::string("jqmaster ") + JQ_VERSION);

@@ -547,10 +547,15 @@ class Daemon {
 
 int run(const config::Config& config) {
   // config::load refuses a non-loopback listen address without auth unless allow_open is set.
-  if (!config.auth.configured) {
-    spdlog::info(config.listen.is_loopback()
-                     ? "no auth configured: listening on loopback only"
-                     : "no auth configured and auth.allow_open is true: serving without auth");
+  if (!config.auth.enforced()) {
+    if (config.auth.allow_open) {
+      spdlog::warn(
+          "auth.allow_open is true and auth has no tokens: the API is open to anyone "
+          "who can connect to {}",
+          config::to_string(config.listen));
+    } else {
+      spdlog::info("no auth configured: listening on loopback only");
+    }
   }
   std::shared_ptr<http::TlsIdentity> tls;
   if (config.tls.serves_https()) {
@@ -574,9 +579,15 @@ int run(const config::Config& config) {
       return kExitBadConfig;
     }
     int code = Daemon(config, *target, std::move(tls)).run();
-    if (embedded) embedded->stop();
+    if (embedded) {
+      embedded->stop();
+      if (embedded->died()) code = kExitFailure;
+    }
     spdlog::info("jqmaster stopped");
     return code;
+  } catch (const redis::DataDirError& e) {
+    spdlog::critical("config: {}", e.what());
+    return kExitBadConfig;
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return kExitFailure;

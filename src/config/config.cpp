@@ -83,7 +83,20 @@ void check_exposure(const Config& config) {
                      to_string(config.listen));
 }
 
+// An auth section without tokens would refuse every /v1 request, with no token that could pass:
+// it serves only as the explicit choice of an open API (allow_open), else it is a mistake.
+void check_tokens(const Auth& auth) {
+  if (!auth.configured || !auth.tokens.empty() || auth.allow_open) return;
+  throw ConfigError("auth.tokens",
+                    "no tokens: every /v1 request would be refused; add tokens, or set "
+                    "auth.allow_open: true to serve the API without them");
+}
+
 }  // namespace
+
+bool Auth::enforced() const {
+  return configured && !(tokens.empty() && allow_open);
+}
 
 std::chrono::milliseconds Defaults::timeout() const {
   return api::milliseconds_from_seconds(timeout_s);
@@ -104,6 +117,7 @@ Config load(const Flags& flags, const Getenv& getenv) {
   }
   apply_overrides(config, flags, getenv);
   check_exposure(config);
+  check_tokens(config.auth);
   return config;
 }
 

@@ -115,7 +115,10 @@ struct Token {
 struct Auth {
   bool configured = false;  // the `auth` section is present
   std::vector<Token> tokens;
-  bool allow_open = false;  // listen on a non-loopback address without auth
+  bool allow_open = false;  // serve without tokens, on a non-loopback address too
+  // Whether /v1 requests need a token: a section with tokens; one with allow_open and no tokens
+  // is the explicit choice of an open API (config::load refuses a section with neither).
+  bool enforced() const;
   bool operator==(const Auth&) const = default;
 };
 

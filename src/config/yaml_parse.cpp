@@ -25,10 +25,13 @@ constexpr long long kMaxConnections = 1'000'000;
 constexpr long long kMaxJobNameLabels = 10'000;
 
 constexpr std::string_view kString = "must be a string";
-constexpr std::string_view kPositiveSeconds = "must be a number of seconds greater than 0";
+// Durations in seconds: at most a year, so that every one fits the clocks' integer counts
+// (retry.base: 1e15 made a retry due in the year 765).
+constexpr std::string_view kPositiveSeconds =
+    "must be a number of seconds greater than 0 and at most 31536000 (365 days)";
 
 bool positive(double value) {
-  return value > 0;
+  return value > 0 && value <= 31'536'000;
 }
 
 bool up_to_a_second(double value) {

@@ -59,7 +59,7 @@ std::string unauthorized_message(std::string_view authorization) {
 
 }  // namespace
 
-Authenticator::Authenticator(const config::Auth& auth) : enabled_(auth.configured) {
+Authenticator::Authenticator(const config::Auth& auth) : enabled_(auth.enforced()) {
   for (const config::Token& t : auth.tokens) width_ = std::max(width_, t.token.size());
   for (const config::Token& t : auth.tokens) {
     std::string padded = t.token;

@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -71,20 +74,50 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
   }
   std::error_code ec;
   fs::create_directories(options_.data_dir, ec);
+  if (ec || !fs::is_directory(options_.data_dir)) {
+    throw DataDirError("data_dir " + options_.data_dir + ": " +
+                       (ec ? ec.message() : std::string("not a directory")) +
+                       "; give a directory the master may create and write in");
+  }
   const fs::path dir = fs::absolute(options_.data_dir, ec).lexically_normal();
-  if (ec)
-    throw std::runtime_error("cannot create data_dir " + options_.data_dir + ": " + ec.message());
+  if (ec) throw DataDirError("data_dir " + options_.data_dir + ": " + ec.message());
+  const std::string lock_file = (dir / "jqmaster.lock").string();
+  lock_fd_ = open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) {
+    throw DataDirError("data_dir " + dir.string() + ": cannot open " + lock_file + ": " +
+                       std::strerror(errno));
+  }
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    close(lock_fd_);
+    lock_fd_ = -1;
+    throw DataDirError("data_dir " + dir.string() + " is in use by another jqmaster (it holds " +
+                       lock_file +
+                       "): give each master its own data_dir, or run one Redis for all of them "
+                       "and set redis.url");
+  }
+  try {
+    start(exe, dir);
+  } catch (...) {
+    if (lock_fd_ >= 0) close(lock_fd_);
+    lock_fd_ = -1;
+    throw;
+  }
+  reaper_ = std::thread([this] { reap(); });
+  spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
+}
+
+void EmbeddedServer::start(const std::string& exe, const fs::path& dir) {
   socket_path_ = (dir / "redis.sock").string();
-  const std::string log_file = (dir / "redis.log").string();
+  log_file_ = (dir / "redis.log").string();
   // Job records share small hashes (src/redis/keys.hpp) that stay compact while each record
   // fits: 256 bytes keeps jobs with arguments of ~200 bytes there, not only the smallest (the
   // default is 64; the ziplist name is the one Redis 6 and 7 both accept).
   std::vector<std::string> args = {
-      exe,          "--port",           "0",      "--unixsocket",
-      socket_path_, "--unixsocketperm", "700",    "--dir",
-      dir.string(), "--appendonly",     "yes",    "--appendfsync",
-      "everysec",   "--save",           "",       "--daemonize",
-      "no",         "--logfile",        log_file, "--hash-max-ziplist-value",
+      exe,          "--port",           "0",       "--unixsocket",
+      socket_path_, "--unixsocketperm", "700",     "--dir",
+      dir.string(), "--appendonly",     "yes",     "--appendfsync",
+      "everysec",   "--save",           "",        "--daemonize",
+      "no",         "--logfile",        log_file_, "--hash-max-ziplist-value",
       "256"};
   // No maxmemory: the machine's memory is the limit. noeviction is Redis's default, stated
   // because it matters: a full Redis refuses new jobs and never deletes any.
@@ -108,40 +141,74 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      throw std::runtime_error("redis-server exited during start-up; its log " + log_file +
-                               " ends with:" + tail_of(log_file));
+      throw std::runtime_error("redis-server exited during start-up; its log " + log_file_ +
+                               " ends with:" + tail_of(log_file_));
     }
     if (std::chrono::steady_clock::now() > deadline) {
       stop();
       throw std::runtime_error("redis-server did not answer within " +
                                std::to_string(options_.start_timeout.count()) + " ms; see " +
-                               log_file);
+                               log_file_);
     }
     std::this_thread::sleep_for(20ms);
   }
-  spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
+}
+
+void EmbeddedServer::reap() {
+  // WNOWAIT leaves the child a zombie, so its pid is not reused before stop() reaps it.
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  exited_ = true;
+  if (stopping_) return;
+  died_ = true;
+  const std::string how = info.si_code == CLD_EXITED
+                              ? "exit status " + std::to_string(info.si_status)
+                              : "killed by signal " + std::to_string(info.si_status);
+  spdlog::critical(
+      "the embedded redis-server (pid {}) exited ({}) while the master ran; its log {} ends "
+      "with:{}\njqmaster stops, as it can store nothing without it: start it again (the jobs "
+      "stored are in data_dir's append-only file)",
+      pid_, how, log_file_, tail_of(log_file_));
+  if (!stopping_) kill(getpid(), SIGTERM);
 }
 
 EmbeddedServer::~EmbeddedServer() {
   stop();
 }
 
-void EmbeddedServer::stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
+bool EmbeddedServer::child_gone() {
+  if (reaper_.joinable()) return exited_;
   int status = 0;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      spdlog::warn("embedded redis-server did not stop in 10 s; killing it");
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
+  return waitpid(pid_, &status, WNOHANG) == pid_;
+}
+
+void EmbeddedServer::stop() {
+  if (pid_ > 0) {
+    stopping_ = true;
+    if (!exited_) kill(pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    bool killed = false;
+    while (!child_gone()) {
+      if (!killed && std::chrono::steady_clock::now() > deadline) {
+        spdlog::warn("embedded redis-server did not stop in 10 s; killing it");
+        kill(pid_, SIGKILL);
+        killed = true;
+      }
+      std::this_thread::sleep_for(10ms);
     }
-    std::this_thread::sleep_for(10ms);
+    if (reaper_.joinable()) {
+      reaper_.join();
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    spdlog::info("embedded redis-server stopped");
+    pid_ = -1;
   }
-  spdlog::info("embedded redis-server stopped");
-  pid_ = -1;
+  if (lock_fd_ >= 0) {
+    close(lock_fd_);
+    lock_fd_ = -1;
+  }
 }
 
 }  // namespace jq::redis

@@ -4,8 +4,12 @@
 #pragma once
 
 #include <sys/types.h>
+#include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace jq::redis {
 
@@ -15,10 +19,18 @@ struct EmbeddedOptions {
   std::chrono::milliseconds start_timeout{15'000};
 };
 
+// data_dir cannot be used: not a directory that can be made, or in use by another master.
+class DataDirError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class EmbeddedServer {
  public:
-  // Starts the child and waits until it answers PING. Throws std::runtime_error saying what to
-  // do: install redis-server, set redis.server_path, or set redis.url.
+  // Takes data_dir for this master alone (a lock file: a second master there would connect to
+  // this one's Redis, and lose it when this one stops), starts the child and waits until it
+  // answers PING. Throws DataDirError, or std::runtime_error saying what to do: install
+  // redis-server, set redis.server_path, or set redis.url.
   explicit EmbeddedServer(EmbeddedOptions options);
   ~EmbeddedServer();
   EmbeddedServer(const EmbeddedServer&) = delete;
@@ -28,11 +40,25 @@ class EmbeddedServer {
   pid_t pid() const { return pid_; }
   // SIGTERM (Redis writes and syncs its append-only file), then waits; SIGKILL after 10 s.
   void stop();
+  // Whether the child exited while the master ran (not stopped by stop()). It then logs why and
+  // sends the master SIGTERM: without its Redis the master can store nothing, and a master that
+  // stops is what a supervisor (or the person at the terminal) sees and starts again.
+  bool died() const { return died_; }
 
  private:
+  void start(const std::string& exe, const std::filesystem::path& dir);
+  void reap();  // the reaper thread: waits for the child's exit
+  bool child_gone();
+
   EmbeddedOptions options_;
   std::string socket_path_;
+  std::string log_file_;
+  int lock_fd_ = -1;
   pid_t pid_ = -1;
+  std::thread reaper_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> exited_{false};
+  std::atomic<bool> died_{false};
 };
 
 }  // namespace jq::redis

@@ -236,6 +236,36 @@ TEST_CASE("a non-loopback listen address is served with auth and refused without
   CHECK(master.wait(15s) == 0);
 }
 
+// docker/jqmaster.image.yaml's choice: an API open on purpose, on every interface. Every /v1
+// request was refused (401) while an auth section turned the checks on without tokens.
+TEST_CASE("auth.allow_open with no tokens serves the API without tokens on every interface",
+          "[http]") {
+  RedisServer redis;
+  jq::test::TempDir dir;
+  std::ofstream(dir.file("open.yaml"))
+      << "redis:\n  url: " << redis.url() << "\nauth:\n  allow_open: true\n";
+  const std::uint16_t port = jq::test::free_port();
+  jq::test::ChildProcess master({jq::test::master_binary(), "--config", dir.file("open.yaml"),
+                                 "--listen", "0.0.0.0:" + std::to_string(port)},
+                                dir.file("master.log"));
+  HttpClient http(port);
+  const bool up = jq::test::wait_until(
+      [&] {
+        try {
+          return master.running() && http.get("/readyz").status == 200;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      20s);
+  REQUIRE(up);
+  CHECK(call(http, "POST", "/v1/jobs", "", json{{"name", "open.job"}}).status == 201);
+  CHECK(call(http, "GET", "/v1/stats", "").status == 200);
+  master.signal(SIGTERM);
+  CHECK(master.wait(15s) == 0);
+  CHECK(jq::test::read_file(dir.file("master.log")).find("open to anyone") != std::string::npos);
+}
+
 TEST_CASE("tokens, good or bad, never appear in the master's log", "[http]") {
   const std::string bad_token = "guessed-token-5d8e2b7a1c";
   Fixture f;

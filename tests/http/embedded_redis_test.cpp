@@ -62,3 +62,45 @@ TEST_CASE("a missing redis-server is reported with what to do", "[http]") {
   CHECK(run.output.find("apt-get install redis-server") != std::string::npos);
   CHECK(run.output.find("redis.url") != std::string::npos);
 }
+
+// Without its Redis the master can store nothing: it stops, non-zero, saying why, so that a
+// supervisor (or whoever started it) starts it again. It used to answer 503 for ever, the dead
+// redis-server a zombie beside it.
+TEST_CASE("a master whose embedded Redis dies stops with a non-zero exit code saying why",
+          "[http]") {
+  jq::test::TempDir dir;
+  Daemon daemon({.data_dir = dir.file("data")});
+  const pid_t redis_pid = embedded_pid(daemon.log());
+  REQUIRE(process_exists(redis_pid));
+  kill(redis_pid, SIGKILL);
+  const auto code = daemon.wait_exit(20s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(daemon.log().find("exited (killed by signal 9) while the master ran") != std::string::npos);
+}
+
+// A second master on the same data_dir used to connect to the first one's Redis (its socket
+// answers), start a redis-server of its own on the same append-only file, and lose its store
+// when the first stopped.
+TEST_CASE("a second master on the same data_dir is refused, naming it", "[http]") {
+  jq::test::TempDir dir;
+  const std::string data = dir.file("data");
+  Daemon first({.data_dir = data});
+  std::ofstream(dir.file("c.yaml")) << "data_dir: " << data << "\n";
+  auto second = jq::test::run_master({"--config", dir.file("c.yaml"), "--listen",
+                                      "127.0.0.1:" + std::to_string(jq::test::free_port())});
+  CHECK(second.exit_code == 2);
+  CHECK(second.output.find("is in use by another jqmaster") != std::string::npos);
+  CHECK(first.ready());
+  CHECK(first.http().post("/v1/jobs", {{"name", "n"}}).status == 201);
+}
+
+TEST_CASE("a data_dir that is not a directory stops the start, naming data_dir", "[http]") {
+  jq::test::TempDir dir;
+  std::ofstream(dir.file("a-file")) << "x";
+  std::ofstream(dir.file("c.yaml")) << "data_dir: " << dir.file("a-file") << "\n";
+  auto run = jq::test::run_master({"--config", dir.file("c.yaml"), "--listen",
+                                   "127.0.0.1:" + std::to_string(jq::test::free_port())});
+  CHECK(run.exit_code == 2);
+  CHECK(run.output.find("config: data_dir " + dir.file("a-file")) != std::string::npos);
+}

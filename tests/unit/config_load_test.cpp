@@ -159,6 +159,23 @@ TEST_CASE("a non-loopback listen address needs tokens or allow_open", "[unit]") 
         "::");
 }
 
+TEST_CASE("an auth section needs tokens, or allow_open for an API open on purpose", "[unit]") {
+  // Without either it would refuse every request, with no token that could pass.
+  for (const char* yaml : {"auth:\n", "auth: {tokens: []}\n", "auth: {allow_open: false}\n"}) {
+    INFO(yaml);
+    const TempFile file(yaml);
+    const auto error = raised_by([&] { load(Flags{.config_file = file.path()}, kNoEnv); });
+    CHECK(error.key == "auth.tokens");
+    CHECK(error.message.find("allow_open") != std::string::npos);
+  }
+  const TempFile open("auth: {allow_open: true}\n");
+  CHECK_FALSE(load(Flags{.config_file = open.path()}, kNoEnv).auth.enforced());
+  const TempFile both(
+      "auth: {allow_open: true, tokens: [{token: 0123456789abcdef, role: push}]}\n");
+  CHECK(load(Flags{.config_file = both.path()}, kNoEnv).auth.enforced());
+  CHECK_FALSE(Config{}.auth.enforced());
+}
+
 TEST_CASE("the documented example config/jqmaster.yaml gives exactly the defaults", "[unit]") {
   const std::string path = std::string(JQ_SOURCE_DIR) + "/config/jqmaster.yaml";
   const Config config = load(Flags{.config_file = path}, kNoEnv);

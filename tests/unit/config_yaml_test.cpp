@@ -190,6 +190,9 @@ TEST_CASE("a value out of range names its key", "[unit]") {
       {"retry: {base: 0}", "retry.base"},
       {"retry: {base: 10, max: 5}", "retry.max"},
       {"retry: {base: 500}", "retry.base"},
+      {"retry: {base: 1e15, max: 1e15}", "retry.base"},
+      {"retry: {max: 31536001}", "retry.max"},
+      {"dispatch: {max_busy_pause: 1e300}", "dispatch.max_busy_pause"},
       {"retry: {jitter: 1.5}", "retry.jitter"},
       {"retry: {jitter: -0.1}", "retry.jitter"},
       {"limits: {max_body_bytes: 1023}", "limits.max_body_bytes"},
@@ -242,7 +245,8 @@ TEST_CASE("a value of the wrong type names its key", "[unit]") {
 
 TEST_CASE("error messages say what is wrong and what was given", "[unit]") {
   CHECK(yaml_error("retry: {base: abc}").message ==
-        "config: retry.base: must be a number of seconds greater than 0, got \"abc\"");
+        "config: retry.base: must be a number of seconds greater than 0 and at most 31536000 (365 "
+        "days), got \"abc\"");
   CHECK(yaml_error("shards: 0").message ==
         "config: shards: must be an integer between 1 and 1024 (fixed when the data store is "
         "created), got 0");

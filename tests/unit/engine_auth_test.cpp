@@ -126,3 +126,12 @@ TEST_CASE("auth on with no tokens refuses every /v1 request", "[unit]") {
   CHECK(status_of(router, Method::post, "/v1/jobs", kAdmin) == 401);
   CHECK(status_of(router, Method::get, "/healthz", "") == 200);
 }
+
+TEST_CASE("an auth section with allow_open and no tokens checks none", "[unit]") {
+  Auth open;
+  open.configured = true;
+  open.allow_open = true;
+  const Router router = make_router(Authenticator(open));
+  CHECK(status_of(router, Method::post, "/v1/jobs", "") == 201);
+  CHECK(status_of(router, Method::get, "/v1/unannotated", "") == 204);
+}
