@@ -78,9 +78,10 @@ dispatch::PoolOptions pool_options(const config::Config& c) {
   return dispatch::PoolOptions{io_threads_of(c) == 1, positive_ms(c.dispatch.connect_timeout_s)};
 }
 
-http::ServerOptions server_options(const config::Config& c,
-                                   std::shared_ptr<http::TlsIdentity> tls) {
+http::ServerOptions server_options(const config::Config& c, std::shared_ptr<http::TlsIdentity> tls,
+                                   std::function<void(const http::Request&, int)> on_refused) {
   http::ServerOptions o;
+  o.on_refused = std::move(on_refused);
   o.host = c.listen.host;
   o.port = c.listen.port;
   o.max_body_bytes = c.limits.max_body_bytes;
@@ -142,7 +143,15 @@ class Daemon {
         promoter_(io_, redis_, dispatch_store_),
         maintenance_(io_, redis_, keys_, dispatch_store_, workers_, clock_, metrics_.clock_offset(),
                      [this] { scheduler_.leases_unsure(); }),
-        server_(io_, server_options(config, std::move(tls)),
+        server_(io_,
+                server_options(config, std::move(tls),
+                               [this](const http::Request& r, int status) {
+                                 // Refused before routing: a limit or not HTTP at all.
+                                 const std::string_view method = r.path.empty()
+                                                                     ? std::string_view("unknown")
+                                                                     : http::to_string(r.method);
+                                 metrics_.http_request("refused", method, status).inc();
+                               }),
                 [this](http::Request& r) { return router_.handle(r); }),
         signals_(io_, SIGINT, SIGTERM),
         hangups_(io_, SIGHUP) {

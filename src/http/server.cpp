@@ -315,7 +315,11 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
                                            AsyncStream& stream, Request req, api::ErrorCode code,
                                            std::string message) {
   c->idle = false;
-  if (co_await write(*c, stream, respond_error(req, code, std::move(message)), 11, false, false)) {
+  const auto started = std::chrono::steady_clock::now();
+  Response answer = respond_error(req, code, std::move(message));
+  if (options.access_log) log_access(req, answer.status, started);
+  if (options.on_refused) options.on_refused(req, answer.status);
+  if (co_await write(*c, stream, std::move(answer), 11, false, false)) {
     boost::system::error_code ec;
     c->socket().shutdown(tcp::socket::shutdown_send, ec);
     c->deadline->expire_after(kDrainTimeout);

@@ -34,6 +34,11 @@ struct ServerOptions {
   // handlers one at a time, and a strand per connection only costs: its lock and reference
   // counts took 6 % of a single push's CPU in the master (docs/BENCHMARKS.md).
   bool one_io_thread = false;
+  // Told of each request the server answers itself with an error and a close (a body over
+  // max_body_bytes, a header too large or not HTTP, plain HTTP on the TLS port, a connection over
+  // max_connections), which never reach the router: `path` is empty when the header was never
+  // read. For the metrics; such answers are in the access log too.
+  std::function<void(const Request& req, int status)> on_refused;
 };
 
 using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;

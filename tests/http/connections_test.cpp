@@ -206,14 +206,40 @@ TEST_CASE("bytes that are not HTTP get 400 and the connection closes", "[http]")
 TEST_CASE("connections over limits.max_connections get 503", "[http]") {
   RedisServer redis;
   Daemon daemon({redis.url(), 4, "limits:\n  max_connections: 2\n"});
-  RawConnection a(daemon.port());
-  RawConnection b(daemon.port());
-  REQUIRE(a.send(kHealth));  // make sure both are accepted before the third
-  REQUIRE(b.send(kHealth));
-  RawConnection c(daemon.port());
-  const std::string refused = c.read_until_closed(5s);
-  CHECK(refused.starts_with("HTTP/1.1 503"));
-  CHECK(refused.find("unavailable") != std::string::npos);
+  {
+    RawConnection a(daemon.port());
+    RawConnection b(daemon.port());
+    REQUIRE(a.send(kHealth));  // make sure both are accepted before the third
+    REQUIRE(b.send(kHealth));
+    RawConnection c(daemon.port());
+    const std::string refused = c.read_until_closed(5s);
+    CHECK(refused.starts_with("HTTP/1.1 503"));
+    CHECK(refused.find("unavailable") != std::string::npos);
+  }
+  // Refusals before routing are counted, so an operator sees clients hitting the limits.
+  CHECK(jq::test::wait_until(
+      [&] {
+        return daemon.http()
+                   .get("/metrics")
+                   .body.find(
+                       R"(jq_http_requests_total{route="refused",method="unknown",status="503"} 1)") !=
+               std::string::npos;
+      },
+      5s));
+}
+
+TEST_CASE("a body over limits.max_body_bytes is counted and logged though no route saw it",
+          "[http]") {
+  RedisServer redis;
+  Daemon daemon({redis.url(), 4, "limits:\n  max_body_bytes: 2048\nlog:\n  access: true\n"});
+  const auto res =
+      daemon.http().post("/v1/jobs", {{"name", "big"}, {"argument", std::string(3000, 'x')}});
+  CHECK(res.status == 413);
+  CHECK(daemon.http()
+            .get("/metrics")
+            .body.find(R"(jq_http_requests_total{route="refused",method="POST",status="413"} 1)") !=
+        std::string::npos);
+  CHECK(daemon.logged("413", 5s));
 }
 
 namespace {
