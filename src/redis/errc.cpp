@@ -39,6 +39,9 @@ constexpr std::array kKinds = {
          "a script's keys are in different Redis Cluster hash slots"},
     Kind{Errc::not_replicated, "", "not_replicated",
          "fewer Redis replicas than redis.replicas_ack confirmed the write in time"},
+    Kind{Errc::setup_refused, "", "setup_refused",
+         "Redis refused the connection's set-up (AUTH, SELECT or the script library; the log "
+         "says which): check redis.url's password and database, and the Redis user's rights"},
 };
 
 const Kind* kind_of(int value) {

@@ -29,6 +29,9 @@ enum class Errc {
   cross_slot,    // a script's keys are in several hash slots: a bug, refused before sending
   // WAIT (redis.replicas_ack): the write ran, but fewer replicas than asked confirmed it in time.
   not_replicated,
+  // A new connection's AUTH, SELECT or script library was refused (a wrong password, a database
+  // or command the server does not allow): the reconnects go on, as it may be fixed there.
+  setup_refused,
 };
 
 const std::error_category& redis_category();

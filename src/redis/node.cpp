@@ -343,7 +343,7 @@ asio::awaitable<std::error_code> Node::handshake() {
       hint = " (give jqmaster's Redis user FUNCTION LIST, FUNCTION LOAD and FCALL)";
     }
     spdlog::error("Redis refused the connection set-up: {}{}", r.str, hint);
-    co_return make_error_code(Errc::protocol_error);
+    co_return make_error_code(Errc::setup_refused);
   }
   if (missing) {
     auto loaded = co_await load_library(Phase::handshake);
@@ -361,7 +361,7 @@ asio::awaitable<std::error_code> Node::handshake() {
       scripts_by_source_from_now();
     } else if (!library_loaded(*loaded)) {
       spdlog::error("Redis refused the script library {}: {}", library_name(), loaded->str);
-      co_return make_error_code(Errc::protocol_error);
+      co_return make_error_code(Errc::setup_refused);
     }
   }
   if (on_connect_) co_return co_await on_connect_(*this);

@@ -531,3 +531,17 @@ TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {
   CHECK(daemon.stop(SIGTERM, 15s) == 0);
   CHECK(daemon.log().find("jqmaster stopped") != std::string::npos);
 }
+
+// A wrong password is a refusal the operator must fix, not a malformed reply: the log and
+// /readyz say what Redis answered and what to check, while the master goes on trying.
+TEST_CASE("a wrong Redis password is reported as a refused set-up, naming what to check",
+          "[http]") {
+  RedisServer redis({"--user", "jq", "on", ">right-password", "~*", "&*", "+@all"});
+  std::string url = redis.url();
+  url.insert(url.find("//") + 2, "jq:wrong-password@");
+  Daemon daemon({.redis_url = url, .wait_ready = false});
+  CHECK(daemon.logged("Redis refused the connection set-up: WRONGPASS", 10s));
+  CHECK(daemon.logged("check redis.url's password", 10s));
+  CHECK(daemon.log().find("malformed") == std::string::npos);
+  CHECK(daemon.http().get("/readyz").status == 503);
+}

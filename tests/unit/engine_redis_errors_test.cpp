@@ -35,6 +35,6 @@ TEST_CASE("every failure of a Redis call has a metric kind, the client's own sto
   const auto kinds = jq::redis::error_kinds();
   CHECK(std::find(kinds.begin(), kinds.end(), "oom") != kinds.end());
   CHECK(std::find(kinds.begin(), kinds.end(), "") == kinds.end());
-  CHECK(kinds.size() == 14);
+  CHECK(kinds.size() == 15);
   CHECK(std::error_code(Errc::out_of_memory).message().find("out of memory") != std::string::npos);
 }
