@@ -226,12 +226,7 @@ class Daemon {
     maintenance_.start();
     constraint_cache_.start();
     runner_.start();
-    signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
-      if (!ec) {
-        spdlog::info("received {}; shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-        begin_shutdown(kExitOk);
-      }
-    });
+    await_stop_signal();
     await_hangup();
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < io_threads_of(config_); ++i)
@@ -422,6 +417,27 @@ class Daemon {
                  tls_->describe());
   }
 
+  // The first SIGINT or SIGTERM stops in order, within shutdown_grace; a second one (Ctrl-C
+  // again) stops at once: what runs then is not lost, it runs again after its deadline, and the
+  // embedded Redis, told by its parent's death, writes its append-only file and exits.
+  void await_stop_signal() {
+    signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+      if (ec) return;
+      const char* name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+      if (stopping_) {
+        spdlog::warn(
+            "received {} again: stopping at once; the attempts still running run again "
+            "once their deadline passes",
+            name);
+        spdlog::default_logger()->flush();
+        std::_Exit(kExitFailure);
+      }
+      spdlog::info("received {}; shutting down (again to stop at once)", name);
+      begin_shutdown(kExitOk);
+      await_stop_signal();
+    });
+  }
+
   void begin_shutdown(int exit_code) {
     if (stopping_.exchange(true)) return;
     exit_code_ = exit_code;
@@ -477,8 +493,7 @@ class Daemon {
     server_.stop_accepting();
     server_.close_connections();
     waiters_.notify_all();  // long polls look once more and answer (jobs.cpp)
-    signals_.cancel();
-    hangups_.cancel();
+    hangups_.cancel();  // signals_ still waits: a second SIGINT or SIGTERM stops at once
     const auto deadline = std::chrono::steady_clock::now() +
                           milliseconds(static_cast<std::int64_t>(config_.shutdown_grace_s * 1000));
     co_await drain([this] { return server_.open_connections(); }, deadline);

@@ -532,6 +532,29 @@ TEST_CASE("SIGTERM stops the daemon cleanly with exit code 0", "[http]") {
   CHECK(daemon.log().find("jqmaster stopped") != std::string::npos);
 }
 
+// Ctrl-C twice: the first waits for the running attempt (shutdown_grace), the second does not.
+TEST_CASE("a second SIGINT stops at once what the first stops in order", "[http]") {
+  RedisServer redis;
+  Worker worker;
+  Daemon daemon({redis.url(), 4, "shutdown_grace: 60\n"});
+  jq::test::register_worker(daemon.http(), worker, {"slow"}, 1);
+  REQUIRE(daemon.http()
+              .post("/v1/jobs",
+                    {{"name", "slow"}, {"timeout", 120}, {"argument", {{"sleep_ms", 60000}}}})
+              .status == 201);
+  REQUIRE(wait_until([&] { return worker.stats()["received"].get<int>() == 1; }, 10s));
+  kill(daemon.pid(), SIGTERM);
+  REQUIRE(daemon.logged("shutting down", 10s));
+  CHECK_FALSE(daemon.wait_exit(300ms).has_value());  // the attempt has a minute to finish
+  const auto began = std::chrono::steady_clock::now();
+  kill(daemon.pid(), SIGINT);
+  const auto code = daemon.wait_exit(10s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(std::chrono::steady_clock::now() - began < 5s);
+  CHECK(daemon.log().find("received SIGINT again: stopping at once") != std::string::npos);
+}
+
 // A wrong password is a refusal the operator must fix, not a malformed reply: the log and
 // /readyz say what Redis answered and what to check, while the master goes on trying.
 TEST_CASE("a wrong Redis password is reported as a refused set-up, naming what to check",
