@@ -402,16 +402,19 @@ void add_constraints(Table& t, CLI::App& app, State& s) {
   t.simple(*c, "delete", "Delete a constraint", Method::del, "/v1/constraints/{}", "NAME");
 }
 
-// The timetable's flags of `schedules create` and `schedules preview`.
-void add_timetable_flags(CLI::App* sub, ScheduleFlags& f) {
-  sub->add_option("--cron", f.cron, "5 fields, or 6 with seconds first, or a macro (@daily)")
-      ->type_name("EXPR");
-  sub->add_option("--every", f.every_s, "tick every SECONDS instead of a cron")
-      ->type_name("SECONDS");
-  sub->add_option("--timezone", f.timezone, "IANA zone the cron is read in (default UTC)")
-      ->type_name("ZONE");
-  sub->add_option("--start-at", f.start_at, "no tick before TIME (ISO 8601 with an offset)")
-      ->type_name("TIME");
+// The timetable's flags of `schedules create` and `schedules preview`, added to `added`.
+void add_timetable_flags(CLI::App* sub, ScheduleFlags& f, std::vector<CLI::Option*>& added) {
+  added.push_back(
+      sub->add_option("--cron", f.cron, "5 fields, or 6 with seconds first, or a macro (@daily)")
+          ->type_name("EXPR"));
+  added.push_back(sub->add_option("--every", f.every_s, "tick every SECONDS instead of a cron")
+                      ->type_name("SECONDS"));
+  added.push_back(
+      sub->add_option("--timezone", f.timezone, "IANA zone the cron is read in (default UTC)")
+          ->type_name("ZONE"));
+  added.push_back(
+      sub->add_option("--start-at", f.start_at, "no tick before TIME (ISO 8601 with an offset)")
+          ->type_name("TIME"));
 }
 
 void add_schedule_create(Table& t, CLI::App& parent, State& s) {
@@ -421,30 +424,31 @@ void add_schedule_create(Table& t, CLI::App& parent, State& s) {
       "Create a schedule from --file/--json, or from flags (409 if the name is taken); prints it",
       Method::post, "/v1/schedules", nullptr, "schedule",
       [&f] { return schedule_body_from_flags(f); });
-  create->add_option("--name", f.name, "the schedule's name");
-  add_timetable_flags(create, f);
+  std::vector<CLI::Option*> flags{create->add_option("--name", f.name, "the schedule's name")};
+  add_timetable_flags(create, f, flags);
   CLI::Option* job =
       create->add_option("--job", f.job_json, "the job each tick makes, as in push: a JSON object")
           ->type_name("JSON");
-  job->excludes(create->add_option("--job-name", f.job_name, "or only the job's name ..."));
-  job->excludes(
-      create->add_option("--argument", f.argument_json, "... and its argument")->type_name("JSON"));
-  create->add_option("--overlap", f.overlap, "allow (default), or skip while the last job runs")
-      ->type_name("allow|skip");
-  create->add_option("--missed", f.missed, "ticks no master could run: run_once (default), skip")
-      ->type_name("run_once|skip");
-  create->add_option("--end-at", f.end_at, "no tick after TIME")->type_name("TIME");
-  create->add_flag("--paused", f.paused, "create it paused");
+  CLI::Option* job_name =
+      create->add_option("--job-name", f.job_name, "or only the job's name ...");
+  CLI::Option* argument =
+      create->add_option("--argument", f.argument_json, "... and its argument")->type_name("JSON");
+  job->excludes(job_name)->excludes(argument);
+  flags.insert(flags.end(), {job, job_name, argument});
+  flags.push_back(
+      create->add_option("--overlap", f.overlap, "allow (default), or skip while the last job runs")
+          ->type_name("allow|skip"));
+  flags.push_back(
+      create
+          ->add_option("--missed", f.missed, "ticks no master could run: run_once (default), skip")
+          ->type_name("run_once|skip"));
+  flags.push_back(
+      create->add_option("--end-at", f.end_at, "no tick after TIME")->type_name("TIME"));
+  flags.push_back(create->add_flag("--paused", f.paused, "create it paused"));
   // A body from --file or --json is sent as it is: a flag beside it would be dropped unsaid (a
   // --paused schedule created running).
   for (const char* whole : {"--file", "--json"}) {
-    CLI::Option* given = create->get_option(whole);
-    for (CLI::Option* flag : create->get_options()) {
-      if (flag != given && flag->get_name() != "--file" && flag->get_name() != "--json" &&
-          flag->get_name() != "--help") {
-        given->excludes(flag);
-      }
-    }
+    for (CLI::Option* flag : flags) create->get_option(whole)->excludes(flag);
   }
 }
 
@@ -485,7 +489,8 @@ void add_schedules(Table& t, CLI::App& app, State& s) {
                return Expected<HttpRequest, std::string>(
                    HttpRequest{Method::post, "/v1/schedules/preview", std::move(*body)});
              });
-  add_timetable_flags(preview, s.schedule);
+  std::vector<CLI::Option*> timetable;
+  add_timetable_flags(preview, s.schedule, timetable);
   preview->add_option("--from", s.schedule.from, "the ticks after TIME (default now)")
       ->type_name("TIME");
   preview->add_option("--count", s.schedule.count, "how many (1-100, default 10)")->type_name("N");

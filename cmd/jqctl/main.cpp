@@ -13,9 +13,12 @@ using jq::ctl::Exit;
 
 int parse_failure(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help
-  // `jqctl stat`: CLI11 says only that a subcommand is required; name the word it did not know.
+  // `jqctl stat`: CLI11 says only that a subcommand is required; name the word it did not know
+  // (not for a missing option, nor for a misspelt flag, which its own error names).
+  const std::string what = e.what();
   if (const auto extra = app.remaining(true);
-      !extra.empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      !extra.empty() && !extra.front().starts_with("-") &&
+      what.find("subcommand is required") != std::string::npos) {
     return to_int(
         jq::ctl::fail(Exit::bad_input, "unknown subcommand '" + extra.front() + "' (see --help)"));
   }

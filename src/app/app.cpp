@@ -79,7 +79,7 @@ dispatch::PoolOptions pool_options(const config::Config& c) {
 }
 
 http::ServerOptions server_options(const config::Config& c, std::shared_ptr<http::TlsIdentity> tls,
-                                   std::function<void(const http::Request&, int)> on_refused) {
+                                   std::function<void(std::string_view, int)> on_refused) {
   http::ServerOptions o;
   o.on_refused = std::move(on_refused);
   o.host = c.listen.host;
@@ -145,11 +145,8 @@ class Daemon {
                      [this] { scheduler_.leases_unsure(); }),
         server_(io_,
                 server_options(config, std::move(tls),
-                               [this](const http::Request& r, int status) {
+                               [this](std::string_view method, int status) {
                                  // Refused before routing: a limit or not HTTP at all.
-                                 const std::string_view method = r.path.empty()
-                                                                     ? std::string_view("unknown")
-                                                                     : http::to_string(r.method);
                                  metrics_.http_request("refused", method, status).inc();
                                }),
                 [this](http::Request& r) { return router_.handle(r); }),
@@ -211,6 +208,13 @@ class Daemon {
       runner_.on_event(e);
     });
   }
+
+  // From any thread: stop in order with `exit_code` (the embedded Redis exited).
+  void stop_soon(int exit_code) {
+    asio::post(io_, [this, exit_code] { begin_shutdown(exit_code); });
+  }
+  // Called once when the stop begins, on an io thread.
+  void on_stopping(std::function<void()> hook) { on_stopping_ = std::move(hook); }
 
   int run() {
     fit_open_files(static_cast<std::size_t>(config_.limits.max_connections));
@@ -424,7 +428,7 @@ class Daemon {
     signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
       if (ec) return;
       const char* name = signo == SIGINT ? "SIGINT" : "SIGTERM";
-      if (stopping_) {
+      if (++stop_signals_ > 1) {
         spdlog::warn(
             "received {} again: stopping at once; the attempts still running run again "
             "once their deadline passes",
@@ -441,6 +445,7 @@ class Daemon {
   void begin_shutdown(int exit_code) {
     if (stopping_.exchange(true)) return;
     exit_code_ = exit_code;
+    if (on_stopping_) on_stopping_();
     asio::co_spawn(io_, shutdown(), asio::detached);
   }
 
@@ -493,7 +498,7 @@ class Daemon {
     server_.stop_accepting();
     server_.close_connections();
     waiters_.notify_all();  // long polls look once more and answer (jobs.cpp)
-    hangups_.cancel();  // signals_ still waits: a second SIGINT or SIGTERM stops at once
+    hangups_.cancel();      // signals_ still waits: a second SIGINT or SIGTERM stops at once
     const auto deadline = std::chrono::steady_clock::now() +
                           milliseconds(static_cast<std::int64_t>(config_.shutdown_grace_s * 1000));
     co_await drain([this] { return server_.open_connections(); }, deadline);
@@ -529,6 +534,8 @@ class Daemon {
   std::shared_ptr<http::TlsIdentity> tls_;  // the listener's certificate; null: plain HTTP
   asio::io_context io_;
   std::atomic<bool> stopping_{false};
+  int stop_signals_ = 0;  // SIGINT and SIGTERM received: the second stops at once
+  std::function<void()> on_stopping_;
   int exit_code_ = kExitOk;
   metrics::Metrics metrics_;
   // Every store's wall clock: this machine's set by Redis's at each heartbeat (Maintenance).
@@ -570,7 +577,7 @@ class Daemon {
 }  // namespace
 
 int run(const config::Config& config) {
-  // config::load refuses a non-loopback listen address without auth unless allow_open is set.
+  // config::load refuses a non-loopback listen address without tokens unless allow_open is set.
   if (!config.auth.enforced()) {
     if (config.auth.allow_open) {
       spdlog::warn(
@@ -602,11 +609,18 @@ int run(const config::Config& config) {
       spdlog::critical("{}", target.error());
       return kExitBadConfig;
     }
-    int code = Daemon(config, *target, std::move(tls)).run();
-    if (embedded) {
-      embedded->stop();
-      if (embedded->died()) code = kExitFailure;
+    int code = kExitOk;
+    {
+      Daemon daemon(config, *target, std::move(tls));
+      if (embedded) {
+        daemon.on_stopping([&embedded] { embedded->expect_exit(); });
+        embedded->on_exit(
+            [&daemon](bool crashed) { daemon.stop_soon(crashed ? kExitFailure : kExitOk); });
+      }
+      code = daemon.run();
+      if (embedded) embedded->expect_exit();  // before the daemon it would tell is gone
     }
+    if (embedded) embedded->stop();
     spdlog::info("jqmaster stopped");
     return code;
   } catch (const redis::DataDirError& e) {

@@ -1,5 +1,6 @@
 // The YAML document onto the defaults. A section that is absent or null keeps its defaults
-// (except `auth`, whose mere presence turns auth on); every key present is checked.
+// (`auth` is marked present: config::load refuses one with neither tokens nor allow_open); every
+// key present is checked.
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -25,13 +26,13 @@ constexpr long long kMaxConnections = 1'000'000;
 constexpr long long kMaxJobNameLabels = 10'000;
 
 constexpr std::string_view kString = "must be a string";
-// Durations in seconds: at most a year, so that every one fits the clocks' integer counts
-// (retry.base: 1e15 made a retry due in the year 765).
+// Durations in seconds: at most a year, as a job's unique_for, so that every one fits the
+// clocks' integer counts (retry.base: 1e15 made a retry due in the year 765).
 constexpr std::string_view kPositiveSeconds =
     "must be a number of seconds greater than 0 and at most 31536000 (365 days)";
 
 bool positive(double value) {
-  return value > 0 && value <= 31'536'000;
+  return value > 0 && value <= api::kMaxUniqueForSeconds;
 }
 
 bool up_to_a_second(double value) {
@@ -83,9 +84,7 @@ Defaults parse_defaults(const At& at) {
         integer(*v, 1, INT_MAX, "must be a whole number of seconds greater than 0"));
   }
   if (auto v = field(at, "unique_for")) {
-    defaults.unique_for_s = number(
-        *v, [](double s) { return s > 0 && s <= api::kMaxUniqueForSeconds; },
-        "must be a number of seconds greater than 0 and at most 31536000 (365 days)");
+    defaults.unique_for_s = number(*v, positive, kPositiveSeconds);
   }
   return defaults;
 }

@@ -72,10 +72,11 @@ bool wants_continue(Parser& parser, std::size_t max_body_bytes) {
          !(parser.content_length() && *parser.content_length() > max_body_bytes);
 }
 
-void log_access(const Request& req, int status, std::chrono::steady_clock::time_point started) {
+void log_access(std::string_view method, const std::string& path, int status,
+                std::chrono::steady_clock::time_point started) {
   log::event(spdlog::level::info, "http request",
-             {{"method", to_string(req.method)},
-              {"path", req.path},
+             {{"method", method},
+              {"path", path},
               {"status", status},
               {"duration_ms",
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
@@ -145,6 +146,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     Kind kind = Kind::handle;
     api::ErrorCode code{};
     std::string message;
+    bool header_read = false;  // the request's method and path are known
   };
 
   asio::awaitable<void> accept_loop();
@@ -171,7 +173,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   asio::awaitable<Response> handle(Request& req);
   template <class Stream, class AsyncStream>
   asio::awaitable<void> refuse(std::shared_ptr<Connection<Stream>> c, AsyncStream& stream,
-                               Request req, api::ErrorCode code, std::string message);
+                               Request req, bool header_read, api::ErrorCode code,
+                               std::string message);
+  void note_refusal(const Request& req, bool header_read, int status);
   template <class AsyncStream>
   asio::awaitable<bool> write(ConnectionBase& c, AsyncStream& stream, Response r, unsigned version,
                               bool keep_alive, bool head);
@@ -278,10 +282,11 @@ void Server::Impl::start_session(tcp::socket socket, std::shared_ptr<ssl::contex
     asio::co_spawn(exec, serve(c), asio::detached);
   } else if constexpr (kIsTls<Stream>) {
     // An answer would need a handshake first: work an overloaded master should not take on.
+    note_refusal(Request{}, false, 503);
     asio::post(exec, [self = shared_from_this(), c] { self->forget(c); });
   } else {
     asio::co_spawn(exec,
-                   refuse(c, c->stream, Request{}, api::ErrorCode::unavailable,
+                   refuse(c, c->stream, Request{}, false, api::ErrorCode::unavailable,
                           too_many_connections(options.max_connections)),
                    asio::detached);
   }
@@ -312,13 +317,11 @@ asio::awaitable<bool> Server::Impl::write(ConnectionBase& c, AsyncStream& stream
 // class: g++ 12 destroys the temporary of such a conversion in a co_await expression twice.)
 template <class Stream, class AsyncStream>
 asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c,
-                                           AsyncStream& stream, Request req, api::ErrorCode code,
-                                           std::string message) {
+                                           AsyncStream& stream, Request req, bool header_read,
+                                           api::ErrorCode code, std::string message) {
   c->idle = false;
-  const auto started = std::chrono::steady_clock::now();
   Response answer = respond_error(req, code, std::move(message));
-  if (options.access_log) log_access(req, answer.status, started);
-  if (options.on_refused) options.on_refused(req, answer.status);
+  note_refusal(req, header_read, answer.status);
   if (co_await write(*c, stream, std::move(answer), 11, false, false)) {
     boost::system::error_code ec;
     c->socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -331,6 +334,14 @@ asio::awaitable<void> Server::Impl::refuse(std::shared_ptr<Connection<Stream>> c
     }
   }
   forget(c);
+}
+
+// A request answered (or a connection closed) before routing, in the access log and the
+// metrics: its method only when its header was read.
+void Server::Impl::note_refusal(const Request& req, bool header_read, int status) {
+  const std::string_view method = header_read ? to_string(req.method) : "unknown";
+  if (options.access_log) log_access(method, req.path, status, std::chrono::steady_clock::now());
+  if (options.on_refused) options.on_refused(method, status);
 }
 
 // Closes the socket and drops the connection from the ones shutdown must reach.
@@ -361,7 +372,8 @@ asio::awaitable<void> Server::Impl::serve(std::shared_ptr<Connection<Stream>> c)
     Request req;
     ReadOutcome read = co_await read_request(*c, buffer, parser, req);
     if (read.kind == ReadOutcome::Kind::refuse) {
-      co_await refuse(c, c->stream, std::move(req), read.code, std::move(read.message));
+      co_await refuse(c, c->stream, std::move(req), read.header_read, read.code,
+                      std::move(read.message));
       co_return;
     }
     if (read.kind == ReadOutcome::Kind::end) break;
@@ -393,7 +405,8 @@ asio::awaitable<bool> Server::Impl::handshake(std::shared_ptr<Connection<TlsStre
   if (!ec && !is_tls) {
     Request plain;
     std::string message = "this port serves HTTPS (tls.cert is set); use an https:// URL";
-    co_await refuse(c, tcp, std::move(plain), api::ErrorCode::bad_request, std::move(message));
+    co_await refuse(c, tcp, std::move(plain), false, api::ErrorCode::bad_request,
+                    std::move(message));
     co_return false;
   }
   if (!ec) {
@@ -430,13 +443,16 @@ asio::awaitable<Server::Impl::ReadOutcome> Server::Impl::read_request(Connection
   if (!ec) ec = co_await read_header(c, buffer, parser, began);
   // Also when the header announced a body over the limit: Beast fills the fields before it
   // checks Content-Length against the limit.
+  const bool header_read = !ec || ec == bhttp::error::body_limit;
   const bool header_ok = fill_request_header(parser, req);
   if (!ec && !header_ok) {
     co_return ReadOutcome{ReadOutcome::Kind::refuse, api::ErrorCode::bad_request,
-                          "the request path is badly encoded"};
+                          "the request path is badly encoded", true};
   }
   if (!ec) ec = co_await read_body(c, buffer, parser, began);
-  co_return outcome_of(ec);
+  ReadOutcome outcome = outcome_of(ec);
+  outcome.header_read = header_read;
+  co_return outcome;
 }
 
 // Parses what the buffer holds, and reads more only when the header is not whole yet: usually
@@ -502,7 +518,7 @@ asio::awaitable<bool> Server::Impl::answer(Connection<Stream>& c, Parser& parser
   const int status = res.status;
   const bool written =
       co_await write(c, c.stream, std::move(res), parser.version(), keep_alive, head);
-  if (options.access_log) log_access(req, status, started);
+  if (options.access_log) log_access(to_string(req.method), req.path, status, started);
   const bool go_on = written && keep_alive;
   co_return go_on;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -36,9 +37,10 @@ struct ServerOptions {
   bool one_io_thread = false;
   // Told of each request the server answers itself with an error and a close (a body over
   // max_body_bytes, a header too large or not HTTP, plain HTTP on the TLS port, a connection over
-  // max_connections), which never reach the router: `path` is empty when the header was never
-  // read. For the metrics; such answers are in the access log too.
-  std::function<void(const Request& req, int status)> on_refused;
+  // max_connections: 503, also for a TLS one closed unanswered), which never reach the router;
+  // `method` is "unknown" when the header was never read. For the metrics; such answers are in
+  // the access log too.
+  std::function<void(std::string_view method, int status)> on_refused;
 };
 
 using RequestHandler = std::function<boost::asio::awaitable<Response>(Request&)>;

@@ -81,29 +81,48 @@ EmbeddedServer::EmbeddedServer(EmbeddedOptions options) : options_(std::move(opt
   }
   const fs::path dir = fs::absolute(options_.data_dir, ec).lexically_normal();
   if (ec) throw DataDirError("data_dir " + options_.data_dir + ": " + ec.message());
+  lock_data_dir(dir);
+  // Inherited as "ignore", SIGCHLD would have the kernel reap the child unseen.
+  std::signal(SIGCHLD, SIG_DFL);
+  try {
+    start(exe, dir);
+    reaper_ = std::thread([this] { reap(); });
+  } catch (...) {
+    stop();
+    throw;
+  }
+  spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
+}
+
+void EmbeddedServer::LockFd::reset() {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// A redis-server of a master that was just killed may still be writing its last data (it holds
+// the lock too): a few seconds are given for that before the start is refused.
+void EmbeddedServer::lock_data_dir(const fs::path& dir) {
   const std::string lock_file = (dir / "jqmaster.lock").string();
-  lock_fd_ = open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd_ < 0) {
+  lock_.fd = open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_.fd < 0) {
     throw DataDirError("data_dir " + dir.string() + ": cannot open " + lock_file + ": " +
                        std::strerror(errno));
   }
-  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    close(lock_fd_);
-    lock_fd_ = -1;
-    throw DataDirError("data_dir " + dir.string() + " is in use by another jqmaster (it holds " +
-                       lock_file +
-                       "): give each master its own data_dir, or run one Redis for all of them "
-                       "and set redis.url");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) {
+      throw DataDirError("data_dir " + dir.string() + ": cannot lock " + lock_file + ": " +
+                         std::strerror(errno) + " (a file system without locks?)");
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw DataDirError("data_dir " + dir.string() +
+                         " is in use by another jqmaster or its redis-server (they hold " +
+                         lock_file +
+                         "): give each master its own data_dir, or run one Redis for all of "
+                         "them and set redis.url");
+    }
+    std::this_thread::sleep_for(50ms);
   }
-  try {
-    start(exe, dir);
-  } catch (...) {
-    if (lock_fd_ >= 0) close(lock_fd_);
-    lock_fd_ = -1;
-    throw;
-  }
-  reaper_ = std::thread([this] { reap(); });
-  spdlog::info("embedded redis-server (pid {}) serving {}", pid_, socket_path_);
 }
 
 void EmbeddedServer::start(const std::string& exe, const fs::path& dir) {
@@ -133,6 +152,7 @@ void EmbeddedServer::start(const std::string& exe, const fs::path& dir) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(1);  // the master died before prctl took effect
     setpgid(0, 0);  // Ctrl-C in the terminal goes to the master, which stops Redis in order
+    fcntl(lock_.fd, F_SETFD, 0);  // the lock stays held while this Redis runs
     execv(exe.c_str(), argv.data());
     _exit(127);
   }
@@ -145,7 +165,6 @@ void EmbeddedServer::start(const std::string& exe, const fs::path& dir) {
                                " ends with:" + tail_of(log_file_));
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      stop();
       throw std::runtime_error("redis-server did not answer within " +
                                std::to_string(options_.start_timeout.count()) + " ms; see " +
                                log_file_);
@@ -160,17 +179,32 @@ void EmbeddedServer::reap() {
   while (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
   exited_ = true;
-  if (stopping_) return;
-  died_ = true;
+  std::lock_guard lock(mutex_);
+  if (expected_) return;
+  const bool crashed = !(info.si_code == CLD_EXITED && info.si_status == 0);
   const std::string how = info.si_code == CLD_EXITED
                               ? "exit status " + std::to_string(info.si_status)
                               : "killed by signal " + std::to_string(info.si_status);
-  spdlog::critical(
-      "the embedded redis-server (pid {}) exited ({}) while the master ran; its log {} ends "
-      "with:{}\njqmaster stops, as it can store nothing without it: start it again (the jobs "
-      "stored are in data_dir's append-only file)",
-      pid_, how, log_file_, tail_of(log_file_));
-  if (!stopping_) kill(getpid(), SIGTERM);
+  spdlog::log(crashed ? spdlog::level::critical : spdlog::level::warn,
+              "the embedded redis-server (pid {}) exited ({}) while the master ran; its log {} "
+              "ends with:{}\njqmaster stops, as it can store nothing without it: start it again "
+              "(the jobs stored are in data_dir's append-only file)",
+              pid_, how, log_file_, tail_of(log_file_));
+  unexpected_exit_ = crashed;
+  if (on_exit_) on_exit_(crashed);
+}
+
+void EmbeddedServer::on_exit(std::function<void(bool crashed)> handler) {
+  std::lock_guard lock(mutex_);
+  if (expected_) return;
+  on_exit_ = std::move(handler);
+  if (unexpected_exit_ && on_exit_) on_exit_(*unexpected_exit_);
+}
+
+void EmbeddedServer::expect_exit() {
+  std::lock_guard lock(mutex_);
+  expected_ = true;
+  on_exit_ = nullptr;
 }
 
 EmbeddedServer::~EmbeddedServer() {
@@ -180,12 +214,12 @@ EmbeddedServer::~EmbeddedServer() {
 bool EmbeddedServer::child_gone() {
   if (reaper_.joinable()) return exited_;
   int status = 0;
-  return waitpid(pid_, &status, WNOHANG) == pid_;
+  return waitpid(pid_, &status, WNOHANG) != 0;  // its pid (reaped) or -1 (not ours any more)
 }
 
 void EmbeddedServer::stop() {
+  expect_exit();
   if (pid_ > 0) {
-    stopping_ = true;
     if (!exited_) kill(pid_, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     bool killed = false;
@@ -205,10 +239,7 @@ void EmbeddedServer::stop() {
     spdlog::info("embedded redis-server stopped");
     pid_ = -1;
   }
-  if (lock_fd_ >= 0) {
-    close(lock_fd_);
-    lock_fd_ = -1;
-  }
+  lock_.reset();
 }
 
 }  // namespace jq::redis

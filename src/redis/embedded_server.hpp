@@ -1,12 +1,16 @@
 // The default data store: a private redis-server child on a unix socket in data_dir, with the
 // append-only file on (appendfsync everysec), as Faktory runs its own. Started before anything
-// else and stopped last; the child is told to exit if the master dies (PR_SET_PDEATHSIG).
+// else and stopped last; the child is told to exit if the master dies (PR_SET_PDEATHSIG), and the
+// master stops if the child dies.
 #pragma once
 
 #include <sys/types.h>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -27,10 +31,11 @@ class DataDirError : public std::runtime_error {
 
 class EmbeddedServer {
  public:
-  // Takes data_dir for this master alone (a lock file: a second master there would connect to
-  // this one's Redis, and lose it when this one stops), starts the child and waits until it
-  // answers PING. Throws DataDirError, or std::runtime_error saying what to do: install
-  // redis-server, set redis.server_path, or set redis.url.
+  // Takes data_dir for this master alone (a lock file, held by the master and its redis-server:
+  // a second master there would connect to this one's Redis, and lose it when this one stops),
+  // starts the child and waits until it answers PING. Throws DataDirError, or
+  // std::runtime_error saying what to do: install redis-server, set redis.server_path, or set
+  // redis.url.
   explicit EmbeddedServer(EmbeddedOptions options);
   ~EmbeddedServer();
   EmbeddedServer(const EmbeddedServer&) = delete;
@@ -38,14 +43,30 @@ class EmbeddedServer {
 
   std::string url() const { return "unix://" + socket_path_; }
   pid_t pid() const { return pid_; }
+  // What to do when the child exits before expect_exit(): it is logged with the end of Redis's
+  // log, then `handler` is called (from another thread; at once if that already happened) with
+  // whether it crashed (false: it exited with status 0, i.e. someone stopped it). Without its
+  // Redis the master can store nothing: it stops, for its supervisor to start it again.
+  void on_exit(std::function<void(bool crashed)> handler);
+  // The master stops: an exit of the child from now on is expected (a service manager may stop
+  // every process of the service at once). The handler is not called after this returns.
+  void expect_exit();
   // SIGTERM (Redis writes and syncs its append-only file), then waits; SIGKILL after 10 s.
   void stop();
-  // Whether the child exited while the master ran (not stopped by stop()). It then logs why and
-  // sends the master SIGTERM: without its Redis the master can store nothing, and a master that
-  // stops is what a supervisor (or the person at the terminal) sees and starts again.
-  bool died() const { return died_; }
 
  private:
+  // The lock on data_dir/jqmaster.lock; the child inherits it, so the lock lasts while either
+  // runs (a redis-server writing its last append-only data after its master was killed too).
+  struct LockFd {
+    int fd = -1;
+    LockFd() = default;
+    LockFd(const LockFd&) = delete;
+    LockFd& operator=(const LockFd&) = delete;
+    ~LockFd() { reset(); }
+    void reset();
+  };
+
+  void lock_data_dir(const std::filesystem::path& dir);
   void start(const std::string& exe, const std::filesystem::path& dir);
   void reap();  // the reaper thread: waits for the child's exit
   bool child_gone();
@@ -53,12 +74,14 @@ class EmbeddedServer {
   EmbeddedOptions options_;
   std::string socket_path_;
   std::string log_file_;
-  int lock_fd_ = -1;
+  LockFd lock_;
   pid_t pid_ = -1;
   std::thread reaper_;
-  std::atomic<bool> stopping_{false};
   std::atomic<bool> exited_{false};
-  std::atomic<bool> died_{false};
+  std::mutex mutex_;  // guards the three below
+  bool expected_ = false;
+  std::optional<bool> unexpected_exit_;  // crashed?, when the child exited before expected
+  std::function<void(bool)> on_exit_;
 };
 
 }  // namespace jq::redis

@@ -79,6 +79,21 @@ TEST_CASE("a master whose embedded Redis dies stops with a non-zero exit code sa
   CHECK(daemon.log().find("exited (killed by signal 9) while the master ran") != std::string::npos);
 }
 
+// systemd stops a service by sending SIGTERM to each of its processes at once: the Redis exiting
+// first is no crash, and the stop is a clean one (it was an immediate exit 1 in review).
+TEST_CASE("SIGTERM to the master and its embedded Redis at once is a clean stop", "[http]") {
+  jq::test::TempDir dir;
+  Daemon daemon({.data_dir = dir.file("data")});
+  const pid_t redis_pid = embedded_pid(daemon.log());
+  REQUIRE(process_exists(redis_pid));
+  kill(redis_pid, SIGTERM);
+  kill(daemon.pid(), SIGTERM);
+  const auto code = daemon.wait_exit(20s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(daemon.log().find("again: stopping at once") == std::string::npos);
+}
+
 // A second master on the same data_dir used to connect to the first one's Redis (its socket
 // answers), start a redis-server of its own on the same append-only file, and lose its store
 // when the first stopped.

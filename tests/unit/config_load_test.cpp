@@ -216,6 +216,7 @@ TEST_CASE("the image's config loads: all interfaces, the embedded Redis in the v
   CHECK(config.redis.url.empty());
   CHECK(config.data_dir == "/var/lib/jqmaster/data");
   CHECK(config.auth.allow_open);
+  CHECK_FALSE(config.auth.enforced());  // served open: every /v1 request was a 401 before
 }
 
 TEST_CASE("the cluster compose file's config loads: the cluster's seeds, replicas_ack 1",

@@ -651,7 +651,7 @@ export interface paths {
          *     | `jq_dispatch_duration_seconds` | histogram | `worker` | worker round trip of an attempt (answer or timeout) |
          *     | `jq_job_latency_seconds` | histogram | | push to done: `enqueued_at` to success or death |
          *     | `jq_redis_command_duration_seconds` | histogram | | one Redis command, script call or pipeline |
-         *     | `jq_redis_errors_total` | counter | `kind` | Redis calls that failed: the connection (`not_connected`, `connection_lost`, `timed_out`, `protocol_error`) or a refusal by Redis (`oom`: over `maxmemory`; `loading`, `busy`, `read_only`, `master_down`, `cannot_persist`, `no_replicas`); on a Redis Cluster `cluster_down` (a slot not served after the retries: failover, resharding), `cross_slot` (a script's keys in several slots: a bug, not sent); `not_replicated` (a push fewer replicas than `redis.replicas_ack` confirmed in time); every kind is exposed from the start, at 0 |
+         *     | `jq_redis_errors_total` | counter | `kind` | Redis calls that failed: the connection (`not_connected`, `connection_lost`, `timed_out`, `protocol_error`) or a refusal by Redis (`oom`: over `maxmemory`; `loading`, `busy`, `read_only`, `master_down`, `cannot_persist`, `no_replicas`); on a Redis Cluster `cluster_down` (a slot not served after the retries: failover, resharding), `cross_slot` (a script's keys in several slots: a bug, not sent); `not_replicated` (a push fewer replicas than `redis.replicas_ack` confirmed in time); `setup_refused` (a new connection's `AUTH`, `SELECT` or script library refused: a wrong password, say); every kind is exposed from the start, at 0 |
          *     | `jq_http_requests_total` | counter | `route`, `method`, `status` | requests answered |
          *     | `jq_clock_offset_seconds` | gauge | | this machine's clock minus the clock of the Redis holding the masters' heartbeats, which job times (deadlines, retries, expiries, schedules) follow; set at each heartbeat |
          *     | `jq_constraint_waiting_jobs` | gauge | `constraint` | queued jobs the constraint holds back now, over all its keys |
@@ -666,9 +666,11 @@ export interface paths {
          *     `name` is a job name: the first `metrics.max_job_names` names seen (default 100) keep
          *     their own label; later ones are counted as `name="_other"` and have no queue gauges.
          *     `worker` is the endpoint's registered URL. `route` is the route's pattern, never the
-         *     raw path (`/v1/jobs/{id}`), or `unmatched` for a path no route has; requests refused
-         *     before routing (a body over `limits.max_body_bytes`, bytes that are not HTTP, one
-         *     connection too many) are not counted. `constraint` is a constraint's name: every
+         *     raw path (`/v1/jobs/{id}`), `unmatched` for a path no route has, or `refused` for a
+         *     request the server answered before routing (a body over `limits.max_body_bytes`, a
+         *     header too large or bytes that are not HTTP, plain HTTP on the TLS port, one connection
+         *     over `limits.max_connections`), whose `method` is `unknown` when its header was never
+         *     read. `constraint` is a constraint's name: every
          *     constraint has its own (constraints are made by admins, so they are not capped), and a
          *     deleted one drops out of these series.
          */
