@@ -437,6 +437,9 @@ class Daemon {
         std::_Exit(kExitFailure);
       }
       spdlog::info("received {}; shutting down (again to stop at once)", name);
+      // A stop asked for: exit code 0, also when the embedded Redis stopped first (a service
+      // manager stops every process of the service).
+      exit_code_ = kExitOk;
       begin_shutdown(kExitOk);
       await_stop_signal();
     });
@@ -536,7 +539,7 @@ class Daemon {
   std::atomic<bool> stopping_{false};
   int stop_signals_ = 0;  // SIGINT and SIGTERM received: the second stops at once
   std::function<void()> on_stopping_;
-  int exit_code_ = kExitOk;
+  std::atomic<int> exit_code_{kExitOk};
   metrics::Metrics metrics_;
   // Every store's wall clock: this machine's set by Redis's at each heartbeat (Maintenance).
   SharedClock clock_;
@@ -614,11 +617,17 @@ int run(const config::Config& config) {
       Daemon daemon(config, *target, std::move(tls));
       if (embedded) {
         daemon.on_stopping([&embedded] { embedded->expect_exit(); });
-        embedded->on_exit(
-            [&daemon](bool crashed) { daemon.stop_soon(crashed ? kExitFailure : kExitOk); });
+        // Exit code 1 even for a Redis someone stopped (status 0), so that a supervisor that
+        // restarts on failure restarts it; a stop signal to the master makes it 0.
+        embedded->on_exit([&daemon] { daemon.stop_soon(kExitFailure); });
       }
-      code = daemon.run();
-      if (embedded) embedded->expect_exit();  // before the daemon it would tell is gone
+      try {
+        code = daemon.run();
+      } catch (...) {
+        if (embedded) embedded->expect_exit();  // before the daemon it would tell is gone
+        throw;
+      }
+      if (embedded) embedded->expect_exit();
     }
     if (embedded) embedded->stop();
     spdlog::info("jqmaster stopped");

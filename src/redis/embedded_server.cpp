@@ -51,8 +51,12 @@ bool answers_ping(const std::string& socket_path) {
   return ok;
 }
 
+// The last five lines, read from the file's last 4 KiB (Redis's log is never truncated).
 std::string tail_of(const fs::path& file) {
   std::ifstream in(file);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(size > 4096 ? size - 4096 : 0);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;
@@ -109,7 +113,15 @@ void EmbeddedServer::lock_data_dir(const fs::path& dir) {
                        std::strerror(errno));
   }
   const auto deadline = std::chrono::steady_clock::now() + 5s;
+  bool said = false;
   while (flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK && !said) {
+      spdlog::info(
+          "data_dir {} is locked ({}): waiting up to 5 s for the master or redis-server "
+          "holding it to stop",
+          dir.string(), lock_file);
+      said = true;
+    }
     if (errno != EWOULDBLOCK) {
       throw DataDirError("data_dir " + dir.string() + ": cannot lock " + lock_file + ": " +
                          std::strerror(errno) + " (a file system without locks?)");
@@ -176,29 +188,41 @@ void EmbeddedServer::start(const std::string& exe, const fs::path& dir) {
 void EmbeddedServer::reap() {
   // WNOWAIT leaves the child a zombie, so its pid is not reused before stop() reaps it.
   siginfo_t info{};
-  while (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  int waited = 0;
+  while ((waited = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT)) < 0 &&
+         errno == EINTR) {
   }
   exited_ = true;
+  std::string how;
+  if (waited < 0) {
+    how = std::string("it can no longer be waited for: ") + std::strerror(errno);
+  } else if (info.si_code == CLD_EXITED) {
+    how = "exit status " + std::to_string(info.si_status);
+  } else {
+    how = "killed by signal " + std::to_string(info.si_status);
+  }
+  const bool clean = waited == 0 && info.si_code == CLD_EXITED && info.si_status == 0;
+  // Read before the lock, which the master's stop may be waiting for.
+  const std::string tail = tail_of(log_file_);
   std::lock_guard lock(mutex_);
-  if (expected_) return;
-  const bool crashed = !(info.si_code == CLD_EXITED && info.si_status == 0);
-  const std::string how = info.si_code == CLD_EXITED
-                              ? "exit status " + std::to_string(info.si_status)
-                              : "killed by signal " + std::to_string(info.si_status);
-  spdlog::log(crashed ? spdlog::level::critical : spdlog::level::warn,
+  if (expected_) {
+    if (!clean) spdlog::warn("the embedded redis-server exited ({}) during the stop", how);
+    return;
+  }
+  spdlog::log(clean ? spdlog::level::warn : spdlog::level::critical,
               "the embedded redis-server (pid {}) exited ({}) while the master ran; its log {} "
               "ends with:{}\njqmaster stops, as it can store nothing without it: start it again "
               "(the jobs stored are in data_dir's append-only file)",
-              pid_, how, log_file_, tail_of(log_file_));
-  unexpected_exit_ = crashed;
-  if (on_exit_) on_exit_(crashed);
+              pid_, how, log_file_, tail);
+  exited_early_ = true;
+  if (on_exit_) on_exit_();
 }
 
-void EmbeddedServer::on_exit(std::function<void(bool crashed)> handler) {
+void EmbeddedServer::on_exit(std::function<void()> handler) {
   std::lock_guard lock(mutex_);
   if (expected_) return;
   on_exit_ = std::move(handler);
-  if (unexpected_exit_ && on_exit_) on_exit_(*unexpected_exit_);
+  if (exited_early_ && on_exit_) on_exit_();
 }
 
 void EmbeddedServer::expect_exit() {

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -44,10 +43,10 @@ class EmbeddedServer {
   std::string url() const { return "unix://" + socket_path_; }
   pid_t pid() const { return pid_; }
   // What to do when the child exits before expect_exit(): it is logged with the end of Redis's
-  // log, then `handler` is called (from another thread; at once if that already happened) with
-  // whether it crashed (false: it exited with status 0, i.e. someone stopped it). Without its
-  // Redis the master can store nothing: it stops, for its supervisor to start it again.
-  void on_exit(std::function<void(bool crashed)> handler);
+  // log, then `handler` is called (from another thread; at once if that already happened).
+  // Without its Redis the master can store nothing: it stops, for its supervisor to start it
+  // again.
+  void on_exit(std::function<void()> handler);
   // The master stops: an exit of the child from now on is expected (a service manager may stop
   // every process of the service at once). The handler is not called after this returns.
   void expect_exit();
@@ -80,8 +79,8 @@ class EmbeddedServer {
   std::atomic<bool> exited_{false};
   std::mutex mutex_;  // guards the three below
   bool expected_ = false;
-  std::optional<bool> unexpected_exit_;  // crashed?, when the child exited before expected
-  std::function<void(bool)> on_exit_;
+  bool exited_early_ = false;  // the child exited before expect_exit()
+  std::function<void()> on_exit_;
 };
 
 }  // namespace jq::redis

@@ -79,6 +79,20 @@ TEST_CASE("a master whose embedded Redis dies stops with a non-zero exit code sa
   CHECK(daemon.log().find("exited (killed by signal 9) while the master ran") != std::string::npos);
 }
 
+// Stopped by someone (redis-cli shutdown, a stray kill): still a failure for the master, so that
+// a supervisor that restarts on failure starts it again.
+TEST_CASE("a master whose embedded Redis is stopped on its own stops with exit code 1", "[http]") {
+  jq::test::TempDir dir;
+  Daemon daemon({.data_dir = dir.file("data")});
+  const pid_t redis_pid = embedded_pid(daemon.log());
+  REQUIRE(process_exists(redis_pid));
+  kill(redis_pid, SIGTERM);
+  const auto code = daemon.wait_exit(20s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 1);
+  CHECK(daemon.log().find("exited (exit status 0) while the master ran") != std::string::npos);
+}
+
 // systemd stops a service by sending SIGTERM to each of its processes at once: the Redis exiting
 // first is no crash, and the stop is a clean one (it was an immediate exit 1 in review).
 TEST_CASE("SIGTERM to the master and its embedded Redis at once is a clean stop", "[http]") {
