@@ -123,8 +123,12 @@ void EmbeddedServer::lock_data_dir(const fs::path& dir) {
       said = true;
     }
     if (errno != EWOULDBLOCK) {
-      throw DataDirError("data_dir " + dir.string() + ": cannot lock " + lock_file + ": " +
-                         std::strerror(errno) + " (a file system without locks?)");
+      // A file system without locks (some NFS and FUSE mounts) served before the lock existed.
+      spdlog::warn(
+          "data_dir {}: cannot lock {} ({}); make sure no other master uses this "
+          "data_dir",
+          dir.string(), lock_file, std::strerror(errno));
+      return;
     }
     if (std::chrono::steady_clock::now() > deadline) {
       throw DataDirError("data_dir " + dir.string() +
