@@ -361,6 +361,11 @@ asio::awaitable<void> Dispatcher::run_attempt(const workers::Endpoint& endpoint,
       // Unreachable, the worker never got the job: its rate steps go back with its attempt (a
       // rate counts dispatches actually sent); a busy answer was a dispatch, and keeps them.
       const bool unsent = v.end.verdict == AttemptEnd::Verdict::unreachable;
+      if (v.end.verdict == AttemptEnd::Verdict::busy) {
+        // Announced before the job goes back, so that the other masters, woken by its return,
+        // have already heard to hold the endpoint back (on one Redis, in this order).
+        co_await workers_.mark_busy(endpoint.id, store_.now_ms() + v.end.hold_off.count());
+      }
       // The leases first, again while Redis refuses them (they are named by the attempt's
       // number, so a release refused before it ran may go again). Not when a release's answer
       // was lost: it may still run once the job is given back and reserved again under the

@@ -55,6 +55,8 @@ std::optional<Event> parse_event(std::string_view payload) {
       return Event{EventKind::constraints, std::string(rest)};
     case 't':
       return Event{EventKind::schedules, std::string(rest)};
+    case 'b':
+      return Event{EventKind::busy, std::string(rest)};
     default:
       return std::nullopt;
   }
@@ -83,6 +85,9 @@ std::string format_event(const Event& event) {
       break;
     case EventKind::schedules:
       tag = 't';
+      break;
+    case EventKind::busy:
+      tag = 'b';
       break;
   }
   std::string out(1, tag);

@@ -16,6 +16,7 @@ enum class EventKind {
   paused,       // "q": a queue was paused or resumed
   constraints,  // "c <version>": constraint definitions changed (version: the new one)
   schedules,    // "t <shard> <name>": a schedule's record in that shard changed; "t": any may have
+  busy,         // "b <worker id> <until_ms>": the endpoint answered busy, held back until then
 };
 
 // The best job that became ready in one queue (lua/lib/preamble_1_announce_ready.lua).
@@ -29,7 +30,7 @@ struct ReadyHead {
 struct Event {
   EventKind kind;
   // pushed: the name (empty: any name may have new jobs); constraints: version; schedules:
-  // "<shard> <name>" (empty: any)
+  // "<shard> <name>" (empty: any); busy: "<worker id> <until_ms>"
   std::string arg;
   std::optional<ReadyHead> head{};  // pushed: where; absent: any shard of the name
 };

@@ -1,6 +1,7 @@
 #include "src/scheduler/scheduler.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -73,11 +74,33 @@ void Scheduler::on_event(const events::Event& event) {
       case events::EventKind::paused:
         reload_names_ = true;
         break;
+      case events::EventKind::busy:
+        on_busy(event.arg);
+        break;
       default:
         return;
     }
     loop_.poke();
   });
+}
+
+// "b <worker id> <until_ms>": a master got a busy answer from the endpoint; this one holds it back
+// until then too (its own announcement included: the same hold), and gives back what it had
+// reserved ahead for it.
+void Scheduler::on_busy(std::string_view arg) {
+  const auto space = arg.find(' ');
+  if (space == std::string_view::npos) return;
+  std::int64_t until_ms = 0;
+  const std::string_view until = arg.substr(space + 1);
+  if (std::from_chars(until.data(), until.data() + until.size(), until_ms).ec != std::errc{}) {
+    return;
+  }
+  const std::int64_t left_ms = until_ms - store_.now_ms();
+  EndpointState* state = slots_.find(std::string(arg.substr(0, space)));
+  if (state == nullptr || left_ms <= 0) return;
+  state->hold_until = std::max(state->hold_until, clock_() + std::chrono::milliseconds(left_ms));
+  give_back_ahead(*state);
+  update_claimable();
 }
 
 // "p <name> <shard> <priority> <member>": the queue's head may be this job now. Without a usable
@@ -620,10 +643,7 @@ void Scheduler::finished(const std::string& attempt_endpoint_id, const dispatch:
     }
   }
   update_claimable();
-  if (follow->mark_busy) {
-    const auto until_ms = store_.now_ms() + follow->mark_busy->count();
-    asio::co_spawn(loop_.strand(), workers_.mark_busy(endpoint_id, until_ms), asio::detached);
-  }
+  // A busy mark was written and announced by the dispatcher, before the job went back.
   if (follow->mark_down) {
     const auto until_ms = store_.now_ms() + follow->mark_down->count();
     asio::co_spawn(loop_.strand(), workers_.mark_down(endpoint_id, until_ms, end.error),

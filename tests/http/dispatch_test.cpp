@@ -503,6 +503,28 @@ TEST_CASE("a busy worker (503) gets the job back without using an attempt", "[ht
   CHECK(until < jq::iso8601_utc(now_ms + 31'000));
 }
 
+// Every master holds a busy endpoint back, not only the one that got the answer: the job it gave
+// back was sent to the same worker by the other master ~20 ms later (an audit with two masters).
+TEST_CASE("a busy answer holds the endpoint back on every master for its Retry-After", "[http]") {
+  RedisServer redis;
+  Daemon first({redis.url(), 4, kFastRetry});
+  Daemon second({redis.url(), 4, kFastRetry});
+  Worker busy;
+  register_worker(first.http(), busy.url(), {"n"}, 2);
+  // Both masters know the endpoint (a job each), before the busy one.
+  for (const Daemon* m : {&first, &second}) {
+    CHECK(result_of(m->http(), push(m->http(), {{"name", "n"}, {"keep_result", true}}))["type"] ==
+          "success");
+  }
+  const int before = busy.stats()["received"].get<int>();
+  push(first.http(),
+       {{"name", "n"}, {"argument", {{"status", 429}, {"retry_after", 3}}}, {"max_retry", 0}});
+  REQUIRE(wait_until([&] { return busy.stats()["received"].get<int>() == before + 1; }, 5s));
+  // Not again within the 3 s it asked for, from either master; then again.
+  CHECK_FALSE(wait_until([&] { return busy.stats()["received"].get<int>() > before + 1; }, 2s));
+  CHECK(wait_until([&] { return busy.stats()["received"].get<int>() > before + 1; }, 5s));
+}
+
 TEST_CASE("a Retry-After of days holds the endpoint back only dispatch.max_busy_pause", "[http]") {
   RedisServer redis;
   DaemonOptions options{redis.url(), 4, kFastRetry};

@@ -10,11 +10,12 @@ namespace jq::redis::bindings {
 struct UpdateWorkerStats {
   static constexpr ScriptId id = ScriptId::update_worker_stats;
   static constexpr std::array<std::string_view, 2> key_names = {"workers", "stats_prefix"};
-  static constexpr std::array<std::string_view, 0> arg_names = {};
-  static constexpr std::size_t args_per_item = 7;  // seven per worker (Worker)
+  static constexpr std::array<std::string_view, 1> arg_names = {"channel"};
+  static constexpr std::size_t args_per_item = 7;  // then seven per worker (Worker)
 
   struct Keys {
     std::string workers, stats_prefix;
+    std::string channel;  // not a key: ARGV (a busy mark is announced there)
   };
   struct Worker {
     std::string id;
@@ -29,10 +30,13 @@ struct UpdateWorkerStats {
     std::vector<Worker> workers;
   };
 
-  static Keys keys(const redis::Keys& k) { return {k.workers(), k.worker_stats_prefix()}; }
+  static Keys keys(const redis::Keys& k) {
+    return {k.workers(), k.worker_stats_prefix(), k.control_channel()};
+  }
   static ScriptCall call(Keys k, Args a) {
     ScriptCall c{id, {std::move(k.workers), std::move(k.stats_prefix)}, {}};
-    c.args.reserve(a.workers.size() * args_per_item);
+    c.args.reserve(1 + a.workers.size() * args_per_item);
+    c.args.push_back(std::move(k.channel));
     for (Worker& w : a.workers) {
       c.args.push_back(std::move(w.id));
       c.args.push_back(arg(w.ended));
