@@ -37,6 +37,13 @@ std::optional<Event> parse_pushed(std::string_view rest) {
 
 }  // namespace
 
+// "b <worker id> <until_ms>"; anything else is no event.
+std::optional<Event> parse_busy(std::string_view rest) {
+  Event event{EventKind::busy, std::string(next_word(rest))};
+  if (event.arg.empty() || !parse_int(next_word(rest), event.until_ms)) return std::nullopt;
+  return event;
+}
+
 std::optional<Event> parse_event(std::string_view payload) {
   if (payload.empty()) return std::nullopt;
   const std::string_view rest = payload.size() > 2 ? payload.substr(2) : std::string_view{};
@@ -56,7 +63,7 @@ std::optional<Event> parse_event(std::string_view payload) {
     case 't':
       return Event{EventKind::schedules, std::string(rest)};
     case 'b':
-      return Event{EventKind::busy, std::string(rest)};
+      return parse_busy(rest);
     default:
       return std::nullopt;
   }
@@ -92,6 +99,7 @@ std::string format_event(const Event& event) {
   }
   std::string out(1, tag);
   if (!event.arg.empty()) out += " " + event.arg;
+  if (event.kind == EventKind::busy) out += " " + std::to_string(event.until_ms);
   if (event.kind == EventKind::pushed && event.head) {
     out += " " + std::to_string(event.head->shard) + " " + std::to_string(event.head->priority) +
            " " + event.head->member;

@@ -30,9 +30,10 @@ struct ReadyHead {
 struct Event {
   EventKind kind;
   // pushed: the name (empty: any name may have new jobs); constraints: version; schedules:
-  // "<shard> <name>" (empty: any); busy: "<worker id> <until_ms>"
+  // "<shard> <name>" (empty: any); busy: the worker's id
   std::string arg;
   std::optional<ReadyHead> head{};  // pushed: where; absent: any shard of the name
+  std::int64_t until_ms = 0;        // busy: held back until then (ms since the epoch)
 };
 
 std::optional<Event> parse_event(std::string_view payload);

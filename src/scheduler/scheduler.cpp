@@ -1,7 +1,6 @@
 #include "src/scheduler/scheduler.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -75,7 +74,7 @@ void Scheduler::on_event(const events::Event& event) {
         reload_names_ = true;
         break;
       case events::EventKind::busy:
-        on_busy(event.arg);
+        on_busy(event);
         break;
       default:
         return;
@@ -87,16 +86,9 @@ void Scheduler::on_event(const events::Event& event) {
 // "b <worker id> <until_ms>": a master got a busy answer from the endpoint; this one holds it back
 // until then too (its own announcement included: the same hold), and gives back what it had
 // reserved ahead for it.
-void Scheduler::on_busy(std::string_view arg) {
-  const auto space = arg.find(' ');
-  if (space == std::string_view::npos) return;
-  std::int64_t until_ms = 0;
-  const std::string_view until = arg.substr(space + 1);
-  if (std::from_chars(until.data(), until.data() + until.size(), until_ms).ec != std::errc{}) {
-    return;
-  }
-  const std::int64_t left_ms = until_ms - store_.now_ms();
-  EndpointState* state = slots_.find(std::string(arg.substr(0, space)));
+void Scheduler::on_busy(const events::Event& event) {
+  const std::int64_t left_ms = event.until_ms - store_.now_ms();
+  EndpointState* state = slots_.find(event.arg);
   if (state == nullptr || left_ms <= 0) return;
   state->hold_until = std::max(state->hold_until, clock_() + std::chrono::milliseconds(left_ms));
   give_back_ahead(*state);

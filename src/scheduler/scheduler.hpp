@@ -129,7 +129,7 @@ class Scheduler : public store::DirectDispatch {
   // (setSlots): a lease call's lost answer must not leave slots leased for ever or counted twice.
   asio::awaitable<void> restate_leases();
   void all_leases_unsure();  // on the strand: every endpoint's lease to be stated again
-  void on_busy(std::string_view arg);
+  void on_busy(const events::Event& event);
   void on_pushed(const events::Event& event);
   void finished(const std::string& endpoint_id, const dispatch::AttemptEnd& end);
   void dispatch(EndpointState& state, store::ReservedJob job);

@@ -63,3 +63,15 @@ TEST_CASE("a schedules event names the shard and the schedule, or none after a r
   CHECK(parse_event("t")->arg.empty());
   CHECK(format_event(Event{EventKind::schedules, {}}) == "t");
 }
+
+TEST_CASE("a busy event names the worker and until when it is held back", "[unit]") {
+  auto e = parse_event("b w12 1700000003000");
+  REQUIRE(e);
+  CHECK(e->kind == EventKind::busy);
+  CHECK(e->arg == "w12");
+  CHECK(e->until_ms == 1700000003000);
+  CHECK(format_event(*e) == "b w12 1700000003000");
+  CHECK_FALSE(parse_event("b w12"));
+  CHECK_FALSE(parse_event("b w12 soon"));
+  CHECK_FALSE(parse_event("b"));
+}
