@@ -95,7 +95,8 @@ struct AttemptFollowUp {
   // being down): the endpoint's health as other masters and GET /v1/workers see it.
   std::optional<std::chrono::milliseconds> mark_down;
   bool mark_up = false;
-  // Busy: held back for this long from now (its Retry-After, capped), for every master to see.
+  // Busy: held back for this long from now (its Retry-After, capped); what it had ahead goes
+  // back. Every master hears of it from the dispatcher's mark (Dispatcher::run_attempt).
   std::optional<std::chrono::milliseconds> mark_busy;
   // Unreachable: its pooled connections are not worth keeping.
   std::shared_ptr<dispatch::ConnectionPool> clear_connections;

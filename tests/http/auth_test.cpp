@@ -34,6 +34,19 @@ const std::string kAuthYaml =
     "    - {token: " +
     kAdminToken + ", role: admin}\n";
 
+// Whether a master started as a plain child process answers /readyz within 20 s.
+bool serves(jq::test::ChildProcess& master, const HttpClient& http) {
+  return jq::test::wait_until(
+      [&] {
+        try {
+          return master.running() && http.get("/readyz").status == 200;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      20s);
+}
+
 // A JSON request (JSON answer) with `token` as a bearer token; no Authorization when empty.
 HttpResult call(const HttpClient& http, const std::string& method, const std::string& target,
                 const std::string& token, const json& body = nullptr) {
@@ -220,16 +233,7 @@ TEST_CASE("a non-loopback listen address is served with auth and refused without
       {jq::test::master_binary(), "--config", dir.file("auth.yaml"), "--listen", listen},
       dir.file("master.log"));
   HttpClient http(port);
-  const bool up = jq::test::wait_until(
-      [&] {
-        try {
-          return master.running() && http.get("/readyz").status == 200;
-        } catch (const std::exception&) {
-          return false;
-        }
-      },
-      20s);
-  REQUIRE(up);
+  REQUIRE(serves(master, http));
   check_error(call(http, "GET", "/v1/stats", ""), 401, "unauthorized");
   CHECK(call(http, "GET", "/v1/stats", kAdminToken).status == 200);
   master.signal(SIGTERM);
@@ -249,16 +253,7 @@ TEST_CASE("auth.allow_open with no tokens serves the API without tokens on every
                                  "--listen", "0.0.0.0:" + std::to_string(port)},
                                 dir.file("master.log"));
   HttpClient http(port);
-  const bool up = jq::test::wait_until(
-      [&] {
-        try {
-          return master.running() && http.get("/readyz").status == 200;
-        } catch (const std::exception&) {
-          return false;
-        }
-      },
-      20s);
-  REQUIRE(up);
+  REQUIRE(serves(master, http));
   CHECK(call(http, "POST", "/v1/jobs", "", json{{"name", "open.job"}}).status == 201);
   CHECK(call(http, "GET", "/v1/stats", "").status == 200);
   master.signal(SIGTERM);

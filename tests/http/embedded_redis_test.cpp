@@ -4,6 +4,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "tests/support/daemon.hpp"
 
@@ -21,6 +22,16 @@ pid_t embedded_pid(const std::string& log) {
   auto at = log.find("embedded redis-server (pid ");
   if (at == std::string::npos) return -1;
   return static_cast<pid_t>(std::stol(log.substr(at + 27)));
+}
+
+// The exit code of a master whose embedded Redis got `signo` (and the master SIGTERM too when
+// `master_too`); nullopt when it did not stop within 20 s.
+std::optional<int> exit_after_redis_signal(Daemon& daemon, int signo, bool master_too) {
+  const pid_t redis_pid = embedded_pid(daemon.log());
+  REQUIRE(process_exists(redis_pid));
+  kill(redis_pid, signo);
+  if (master_too) kill(daemon.pid(), SIGTERM);
+  return daemon.wait_exit(20s);
 }
 
 }  // namespace
@@ -70,10 +81,7 @@ TEST_CASE("a master whose embedded Redis dies stops with a non-zero exit code sa
           "[http]") {
   jq::test::TempDir dir;
   Daemon daemon({.data_dir = dir.file("data")});
-  const pid_t redis_pid = embedded_pid(daemon.log());
-  REQUIRE(process_exists(redis_pid));
-  kill(redis_pid, SIGKILL);
-  const auto code = daemon.wait_exit(20s);
+  const auto code = exit_after_redis_signal(daemon, SIGKILL, false);
   REQUIRE(code.has_value());
   CHECK(*code == 1);
   CHECK(daemon.log().find("exited (killed by signal 9) while the master ran") != std::string::npos);
@@ -84,10 +92,7 @@ TEST_CASE("a master whose embedded Redis dies stops with a non-zero exit code sa
 TEST_CASE("a master whose embedded Redis is stopped on its own stops with exit code 1", "[http]") {
   jq::test::TempDir dir;
   Daemon daemon({.data_dir = dir.file("data")});
-  const pid_t redis_pid = embedded_pid(daemon.log());
-  REQUIRE(process_exists(redis_pid));
-  kill(redis_pid, SIGTERM);
-  const auto code = daemon.wait_exit(20s);
+  const auto code = exit_after_redis_signal(daemon, SIGTERM, false);
   REQUIRE(code.has_value());
   CHECK(*code == 1);
   CHECK(daemon.log().find("exited (exit status 0) while the master ran") != std::string::npos);
@@ -98,11 +103,7 @@ TEST_CASE("a master whose embedded Redis is stopped on its own stops with exit c
 TEST_CASE("SIGTERM to the master and its embedded Redis at once is a clean stop", "[http]") {
   jq::test::TempDir dir;
   Daemon daemon({.data_dir = dir.file("data")});
-  const pid_t redis_pid = embedded_pid(daemon.log());
-  REQUIRE(process_exists(redis_pid));
-  kill(redis_pid, SIGTERM);
-  kill(daemon.pid(), SIGTERM);
-  const auto code = daemon.wait_exit(20s);
+  const auto code = exit_after_redis_signal(daemon, SIGTERM, true);
   REQUIRE(code.has_value());
   CHECK(*code == 0);
   CHECK(daemon.log().find("again: stopping at once") == std::string::npos);
